@@ -1,0 +1,38 @@
+"""The ``drasat`` command: a thin layer of arguments in, rendering out.
+
+Each subcommand lives in its own module; this one only assembles the group and
+turns drasat's errors into messages and exit codes (never a traceback).
+"""
+
+from __future__ import annotations
+
+from importlib.metadata import PackageNotFoundError, version
+
+import click
+
+
+def _version() -> str:
+    try:
+        return version("drasat")
+    except PackageNotFoundError:  # running from a source tree that was not installed
+        return "unknown"
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(_version(), "--version", prog_name="drasat")
+def cli() -> None:
+    """Allocate Kubernetes DRA devices (resource.k8s.io/v1) with a constraint solver.
+
+    Feed drasat what `kubectl get -o yaml` prints: ResourceSlices, DeviceClasses,
+    ResourceClaims (allocated ones count as in use), Nodes, DeviceTaintRules.
+    """
+
+
+def _register() -> None:
+    from . import commands  # noqa: F401  (each command module adds itself to the group)
+
+
+def main() -> None:
+    """Console-script entry point."""
+    _register()
+    cli(prog_name="drasat")

@@ -1,0 +1,101 @@
+"""drasat's one error hierarchy.
+
+Every failure a user can cause maps to one of these classes, so the command line
+can turn each into a message and an exit code without ever printing a traceback,
+and library callers can catch exactly the family they care about.
+
+    DrasatError
+    ├── InputError          bad input: file, document, object, field (exit 2)
+    │   └── SelectorError   a CEL selector that does not compile (exit 2)
+    ├── EvaluationError     a CEL selector that fails at run time on a device (exit 2)
+    ├── AllocationError     Kubernetes' allocator would return an error (exit 2)
+    ├── Unschedulable       no allocation exists for all claims together (exit 1)
+    └── SolveTimeout        the solver ran out of time without an answer (exit 1)
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+class DrasatError(Exception):
+    """Base class of every error drasat raises on purpose."""
+
+    exit_code: int = 2
+
+
+@dataclass(frozen=True)
+class Location:
+    """Where in the input a problem sits: file, document index, object, field path."""
+
+    file: str | None = None
+    document: int | None = None
+    kind: str | None = None
+    name: str | None = None
+    path: str | None = None
+
+    def __str__(self) -> str:
+        parts: list[str] = []
+        if self.file is not None:
+            parts.append(self.file if self.document is None else f"{self.file}[{self.document}]")
+        if self.kind or self.name:
+            parts.append(f"{self.kind or '?'}/{self.name or '?'}")
+        if self.path:
+            parts.append(self.path)
+        return ": ".join(parts)
+
+    def child(self, path: str) -> "Location":
+        """The same object, one field deeper."""
+        joined = path if not self.path else (self.path + path if path.startswith("[") else f"{self.path}.{path}")
+        return Location(self.file, self.document, self.kind, self.name, joined)
+
+
+@dataclass
+class Problem:
+    """One thing wrong with the input, in plain words, and where it is."""
+
+    location: Location
+    message: str
+
+    def __str__(self) -> str:
+        where = str(self.location)
+        return f"{where}: {self.message}" if where else self.message
+
+
+class InputError(DrasatError):
+    """The input is malformed or breaks a Kubernetes rule."""
+
+    def __init__(self, problems: list[Problem] | str, location: Location | None = None) -> None:
+        if isinstance(problems, str):
+            problems = [Problem(location or Location(), problems)]
+        self.problems = problems
+        super().__init__("\n".join(str(p) for p in problems))
+
+
+class SelectorError(InputError):
+    """A CEL selector does not compile (syntax, types, limits)."""
+
+
+class EvaluationError(DrasatError):
+    """A CEL selector failed at run time; Kubernetes aborts the allocation then too."""
+
+
+class AllocationError(DrasatError):
+    """An error Kubernetes' allocator returns (unknown class, invalid pools, ...)."""
+
+
+class Unschedulable(DrasatError):
+    """No allocation exists for all the claims together on this node."""
+
+    exit_code = 1
+
+    def __init__(self, message: str = "no allocation exists for all claims together",
+                 reasons: list[str] | None = None) -> None:
+        self.reasons = reasons or []
+        super().__init__(message)
+
+
+class SolveTimeout(DrasatError):
+    """The solver hit its time limit before it found an answer or proved there is none."""
+
+    exit_code = 1

@@ -1,0 +1,132 @@
+"""Shared vocabulary of the Kubernetes API: the model base class, ObjectMeta, NodeSelector, Condition.
+
+Every API model derives from :class:`ApiModel`: Python attributes are snake_case,
+the wire names are Kubernetes' camelCase, unknown fields are errors (a typo in a
+manifest must not be silently dropped), and values are not coerced (``count: "2"``
+is an error, as it is for the API server).
+"""
+
+from __future__ import annotations
+
+from datetime import datetime, timezone
+from typing import Any, Annotated
+
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, PlainSerializer
+from pydantic.alias_generators import to_camel
+
+
+class ApiModel(BaseModel):
+    """Base of every API model: camelCase on the wire, strict, no unknown fields."""
+
+    model_config = ConfigDict(
+        extra="forbid",
+        alias_generator=to_camel,
+        populate_by_name=True,
+        strict=True,
+        validate_default=False,
+    )
+
+    def to_api(self) -> dict[str, Any]:
+        """The object as the API server would print it: camelCase, only the fields that were set."""
+        return self.model_dump(mode="json", by_alias=True, exclude_unset=True)
+
+
+def _timestamp(value: Any) -> str:
+    """YAML turns RFC 3339 text into datetime objects; keep the API's text form either way."""
+    if isinstance(value, datetime):
+        if value.tzinfo is None:
+            value = value.replace(tzinfo=timezone.utc)
+        return value.astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+    if isinstance(value, str):
+        return value
+    raise ValueError(f"a timestamp must be RFC 3339 text, not {type(value).__name__}")
+
+
+Timestamp = Annotated[str, BeforeValidator(_timestamp), PlainSerializer(str)]
+JsonObject = Annotated[Any, Field(description="any JSON value, kept verbatim")]
+
+
+class OwnerReference(ApiModel):
+    api_version: str
+    kind: str
+    name: str
+    uid: str
+    controller: bool | None = None
+    block_owner_deletion: bool | None = None
+
+
+class ManagedFieldsEntry(ApiModel):
+    manager: str | None = None
+    operation: str | None = None
+    api_version: str | None = None
+    time: Timestamp | None = None
+    fields_type: str | None = None
+    fields_v1: JsonObject | None = None
+    subresource: str | None = None
+
+
+class ObjectMeta(ApiModel):
+    """``metadata`` as ``kubectl get -o yaml`` prints it."""
+
+    name: str | None = None
+    generate_name: str | None = None
+    namespace: str | None = None
+    uid: str | None = None
+    resource_version: str | None = None
+    generation: int | None = None
+    creation_timestamp: Timestamp | None = None
+    deletion_timestamp: Timestamp | None = None
+    deletion_grace_period_seconds: int | None = None
+    labels: dict[str, str] = Field(default_factory=dict)
+    annotations: dict[str, str] = Field(default_factory=dict)
+    owner_references: list[OwnerReference] = Field(default_factory=list)
+    finalizers: list[str] = Field(default_factory=list)
+    managed_fields: list[ManagedFieldsEntry] = Field(default_factory=list)
+    self_link: str | None = None
+
+
+class ListMeta(ApiModel):
+    resource_version: str | None = None
+    continue_: str | None = Field(default=None, alias="continue")
+    remaining_item_count: int | None = None
+    self_link: str | None = None
+
+
+class Condition(ApiModel):
+    type: str
+    status: str
+    observed_generation: int | None = None
+    last_transition_time: Timestamp | None = None
+    reason: str | None = None
+    message: str | None = None
+
+
+class NodeSelectorRequirement(ApiModel):
+    key: str
+    operator: str
+    values: list[str] = Field(default_factory=list)
+
+
+class NodeSelectorTerm(ApiModel):
+    match_expressions: list[NodeSelectorRequirement] = Field(default_factory=list)
+    match_fields: list[NodeSelectorRequirement] = Field(default_factory=list)
+
+
+class NodeSelector(ApiModel):
+    node_selector_terms: list[NodeSelectorTerm] = Field(default_factory=list)
+
+
+class TypedObject(ApiModel):
+    """A top-level object: apiVersion, kind, metadata."""
+
+    api_version: str
+    kind: str
+    metadata: ObjectMeta = Field(default_factory=ObjectMeta)
+
+    @property
+    def name(self) -> str:
+        return self.metadata.name or ""
+
+    @property
+    def namespace(self) -> str:
+        return self.metadata.namespace or ""
