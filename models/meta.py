@@ -11,7 +11,7 @@ from __future__ import annotations
 from datetime import datetime, timezone
 from typing import Any, Annotated
 
-from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, PlainSerializer
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, PlainSerializer, model_validator
 from pydantic.alias_generators import to_camel
 
 
@@ -25,6 +25,18 @@ class ApiModel(BaseModel):
         strict=True,
         validate_default=False,
     )
+
+    @model_validator(mode="before")
+    @classmethod
+    def _null_means_absent(cls, data: Any) -> Any:
+        """Kubernetes reads ``field: null`` (YAML's bare ``field:``) as an absent field; so do we.
+
+        Without this, an empty ``selectors:`` line, which ``kubectl apply`` accepts,
+        would be a type error here.
+        """
+        if isinstance(data, dict) and None in data.values():
+            return {key: value for key, value in data.items() if value is not None}
+        return data
 
     def to_api(self) -> dict[str, Any]:
         """The object as the API server would print it: camelCase, only the fields that were set."""
@@ -90,6 +102,7 @@ class ListMeta(ApiModel):
     continue_: str | None = Field(default=None, alias="continue")
     remaining_item_count: int | None = None
     self_link: str | None = None
+    shard_info: JsonObject | None = None
 
 
 class Condition(ApiModel):
