@@ -1,0 +1,24 @@
+"""drasat's allocation engine: inventory, candidates, CP-SAT model, objectives, results; greedy; verify.
+
+``solver`` never reads files: it takes model objects (a :class:`Problem`) and returns
+model objects. Names are imported lazily so that ``import drasat.solver.cel`` does not
+pull in OR-Tools.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+_EXPORTS = {
+    "Allocation": "api", "Stats": "api", "allocate": "api",
+    "Features": "features", "NodeInfo": "problem", "Problem": "problem",
+}
+
+__all__ = sorted(_EXPORTS)
+
+
+def __getattr__(name: str) -> Any:
+    if name in _EXPORTS:
+        return getattr(importlib.import_module(f"{__name__}.{_EXPORTS[name]}"), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

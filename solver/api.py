@@ -1,0 +1,100 @@
+"""The library entry point: ``allocate(problem)`` returns one AllocationResult per claim.
+
+The stages run in one straight line — inventory, claims and candidates, then a search,
+then results — and only the search differs between solvers. The default ``cp-sat``
+solver first lets the greedy twin try with a small step budget: when it finishes, its
+answer *is* the first-fit answer (or the proof that none exists); only inputs where
+depth-first search would explode go to CP-SAT.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+
+from drasat.models.errors import AllocationError, InputError, Unschedulable
+from drasat.models.resource import AllocationResult
+
+from .cel import SelectorEvaluator
+from .claims import ClaimPlan, plan_claims
+from .greedy import BudgetExhausted, greedy_search
+from .inventory import Inventory, build_inventory
+from .model import build_model
+from .objectives import FIRST_FIT, PRIORITIZED, solve_staged
+from .problem import Problem
+from .results import allocation_results
+from .state import Pick, SearchState
+
+SOLVERS = ("cp-sat", "greedy")
+OBJECTIVES = (FIRST_FIT, PRIORITIZED)
+GREEDY_BUDGET = 5_000
+
+
+@dataclass
+class Stats:
+    """How the answer was found: which search, how many greedy steps and CP-SAT solves, how long."""
+
+    solver: str = ""
+    greedy_steps: int = 0
+    cp_sat_solves: int = 0
+    seconds: float = 0.0
+    notes: list[str] = field(default_factory=list)
+
+
+@dataclass
+class Allocation:
+    """The answer: claim name -> AllocationResult, in claim order."""
+
+    results: dict[str, AllocationResult]
+    stats: Stats
+
+
+def allocate(problem: Problem, *, solver: str = "cp-sat", objective: str = FIRST_FIT,
+             time_limit: float = 60.0, workers: int = 1, evaluator: SelectorEvaluator | None = None,
+             greedy_budget: int = GREEDY_BUDGET) -> Allocation:
+    """Allocate all of ``problem.claims`` together, or raise :class:`Unschedulable`.
+
+    Raises InputError / AllocationError / EvaluationError for inputs Kubernetes would
+    refuse, and SolveTimeout when ``time_limit`` seconds were not enough.
+    """
+    if solver not in SOLVERS:
+        raise InputError(f"unknown solver {solver!r} (choose from {', '.join(SOLVERS)})")
+    if objective not in OBJECTIVES:
+        raise InputError(f"unknown objective {objective!r} (choose from {', '.join(OBJECTIVES)})")
+    if solver == "greedy" and objective != FIRST_FIT:
+        raise InputError("the greedy solver only knows the first-fit objective; use --solver cp-sat")
+    started = time.monotonic()
+    stats = Stats(solver=solver)
+    inv = build_inventory(problem)
+    plans = plan_claims(problem, inv, evaluator or SelectorEvaluator())
+    picks = _search(inv, plans, solver, objective, time_limit, workers, greedy_budget, stats)
+    if picks is None:
+        if any(pool.state == "invalid" for pool in inv.pools):
+            raise AllocationError("invalid resource pools were encountered")
+        names = ", ".join(plan.label for plan in plans)
+        raise Unschedulable(f"no allocation exists for claims {names} together on node {problem.node.name}")
+    results = allocation_results(inv, plans, picks)
+    stats.seconds = time.monotonic() - started
+    return Allocation(results, stats)
+
+
+def _search(inv: Inventory, plans: list[ClaimPlan], solver: str, objective: str, time_limit: float,
+            workers: int, budget: int, stats: Stats) -> list[list[Pick]] | None:
+    deferred_errors = any(alt.errors for plan in plans for alt in plan.alternatives())
+    if solver == "greedy" or deferred_errors:
+        # A selector error only counts where the depth-first search reaches it, so only that search can tell.
+        result = greedy_search(SearchState(inv, plans))
+        stats.greedy_steps, stats.solver = result.steps, "greedy"
+        return result.picks
+    if objective == FIRST_FIT:
+        try:
+            result = greedy_search(SearchState(inv, plans), budget)
+            stats.greedy_steps, stats.solver = result.steps, "greedy (within budget)"
+            return result.picks
+        except BudgetExhausted:
+            stats.greedy_steps = budget
+            stats.notes.append(f"greedy search gave up after {budget} steps; CP-SAT took over")
+    model = build_model(inv, plans)
+    picks, stats.cp_sat_solves = solve_staged(model, objective, time_limit, workers)
+    stats.solver = "cp-sat"
+    return picks

@@ -1,0 +1,159 @@
+"""Stage 2 (per claim): check each claim as Kubernetes does before searching, and plan its alternatives.
+
+Errors here are the ones Kubernetes' allocator returns before any search — disabled
+features in use, unknown classes, unsupported modes, the 32-device claim limit —
+with its exact wording, because users grep for it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Sequence
+
+from drasat.models.errors import AllocationError
+from drasat.models.resource import DeviceAttribute, ExactDeviceRequest, DeviceSubRequest, ResourceClaim
+
+from .attributes import lookup
+from .candidates import Alternative, evaluate_all, evaluate_exact
+from .cel import SelectorEvaluator
+from .inventory import Inventory
+from .problem import Problem
+
+MAX_RESULTS = 32  # AllocationResultsMaxSize
+
+
+@dataclass
+class RequestPlan:
+    index: int
+    name: str
+    alternatives: list[Alternative]
+    first_available: bool
+
+
+@dataclass
+class ConstraintPlan:
+    """A matchAttribute or distinctAttribute constraint and the requests it covers (none named: all)."""
+
+    index: int
+    kind: str  # "match" | "distinct"
+    attribute: str
+    requests: frozenset[str]
+
+    def applies(self, alt: Alternative) -> bool:
+        if not self.requests:
+            return True
+        return alt.request_name in self.requests or (alt.sub_name is not None and alt.result_name in self.requests)
+
+
+@dataclass
+class ClaimPlan:
+    index: int
+    claim: ResourceClaim
+    label: str
+    requests: list[RequestPlan]
+    constraints: list[ConstraintPlan]
+
+    def alternatives(self) -> list[Alternative]:
+        return [alt for req in self.requests for alt in req.alternatives]
+
+
+def claim_label(claim: ResourceClaim) -> str:
+    return f"{claim.namespace}/{claim.name}" if claim.namespace else claim.name
+
+
+def plan_claims(problem: Problem, inv: Inventory, ev: SelectorEvaluator) -> list[ClaimPlan]:
+    """Every claim checked and planned, in order; the first problem aborts, as upstream."""
+    return [_plan_claim(problem, inv, ev, i, claim) for i, claim in enumerate(problem.claims)]
+
+
+def _plan_claim(problem: Problem, inv: Inventory, ev: SelectorEvaluator, index: int,
+                claim: ResourceClaim) -> ClaimPlan:
+    label = claim_label(claim)
+    requests = [_plan_request(problem, inv, ev, index, label, r, req)
+                for r, req in enumerate(claim.spec.devices.requests)]
+    minimum = sum(min(alt.count for alt in req.alternatives) for req in requests)
+    if minimum > MAX_RESULTS:
+        raise AllocationError(f"claim {label}: number of requested devices {minimum} exceeds "
+                              f"the claim limit of {MAX_RESULTS}")
+    constraints: list[ConstraintPlan] = []
+    for i, c in enumerate(claim.spec.devices.constraints):
+        if c.match_attribute:
+            constraints.append(ConstraintPlan(i, "match", c.match_attribute, frozenset(c.requests)))
+        elif c.distinct_attribute:
+            constraints.append(ConstraintPlan(i, "distinct", c.distinct_attribute, frozenset(c.requests)))
+        else:
+            raise AllocationError(f"claim {label}, constraint #{i}: empty constraint (unsupported constraint type?)")
+    return ClaimPlan(index, claim, label, requests, constraints)
+
+
+def _plan_request(problem: Problem, inv: Inventory, ev: SelectorEvaluator, claim: int, label: str,
+                  r: int, request) -> RequestPlan:
+    features = problem.features
+    has_sub = bool(request.first_available)
+    where = f"claim {label}, request {request.name}"
+    if has_sub and not features.prioritized_list:
+        raise AllocationError(f"{where}: has subrequests, but the DRAPrioritizedList feature is disabled")
+    if not has_sub and request.exactly is None:
+        raise AllocationError(f"{where}: unsupported request type (neither exactly nor firstAvailable)")
+    if not features.consumable_capacity:
+        if not has_sub and request.exactly.capacity is not None:
+            raise AllocationError(f"{where}: has capacity requests, but the DRAConsumableCapacity feature is disabled")
+        for sub in request.first_available:
+            if sub.capacity is not None:
+                raise AllocationError(f"claim {label}, subrequest {sub.name}: has capacity requests, "
+                                      "but the DRAConsumableCapacity feature is disabled")
+    bodies: Sequence[ExactDeviceRequest | DeviceSubRequest] = request.first_available or [request.exactly]
+    alternatives = [_alternative(problem, inv, ev, claim, label, r, request.name, rank, body, has_sub)
+                    for rank, body in enumerate(bodies)]
+    return RequestPlan(r, request.name, alternatives, has_sub)
+
+
+def _alternative(problem: Problem, inv: Inventory, ev: SelectorEvaluator, claim: int, label: str, r: int,
+                 request_name: str, rank: int, body, has_sub: bool) -> Alternative:
+    sub_name = body.name if has_sub else None
+    where = f"claim {label}, request {sub_name or request_name}"
+    for i, sel in enumerate(body.selectors):
+        if sel.cel is None:
+            raise AllocationError(f"{where}, selector #{i}: CEL expression empty (unsupported selector type?)")
+    admin = getattr(body, "admin_access", None)
+    if admin is not None and not problem.features.admin_access:
+        raise AllocationError(f"{where}: admin access is requested, but the feature is disabled")
+    if not body.device_class_name:
+        raise AllocationError(f"{where}: missing device class name (unsupported request type?)")
+    device_class = problem.device_class(body.device_class_name)
+    if device_class is None:
+        raise AllocationError(f"{where}: could not retrieve device class {body.device_class_name}: "
+                              f'deviceclass.resource.k8s.io "{body.device_class_name}" not found')
+    mode = body.allocation_mode or "ExactCount"
+    if mode not in ("ExactCount", "All"):
+        raise AllocationError(f"{where}: unsupported count mode {mode}")
+    alt = Alternative(claim, r, rank, request_name, sub_name, label, device_class, mode,
+                      body.count if body.count is not None else 1, bool(admin),
+                      list(body.tolerations), dict(body.capacity.requests) if body.capacity else {},
+                      [s.cel.expression for s in body.selectors])
+    if mode == "All":
+        _check_pools_for_all(inv, where)
+        evaluate_all(inv, ev, alt)
+        alt.count = len(alt.candidates)
+    else:
+        evaluate_exact(inv, ev, alt)
+    return alt
+
+
+def _check_pools_for_all(inv: Inventory, where: str) -> None:
+    for pool in inv.pools:
+        if pool.state == "incomplete":
+            raise AllocationError(f"{where}: asks for all devices, but resource pool {pool.label()} "
+                                  "is currently being updated")
+        if pool.state == "invalid":
+            raise AllocationError(f"{where}: asks for all devices, but resource pool {pool.label()} "
+                                  "is currently invalid")
+
+
+def constraint_attribute(inv: Inventory, alt: Alternative, device: int, name: str) -> DeviceAttribute | None:
+    """The attribute a constraint compares: a derived attribute of the request first, then the device's."""
+    derived = alt.derived.get(device, {})
+    if name in derived:
+        return derived[name]
+    dev = inv.devices[device]
+    return lookup(dev.device.attributes, dev.id[0], name)

@@ -1,0 +1,118 @@
+"""The greedy twin: Kubernetes' depth-first first-fit search with backtracking.
+
+Claims in order, requests in order, ``firstAvailable`` entries in order, devices in
+inventory order; slot k+1 only looks past slot k's device, so each request explores
+combinations, never permutations. The first complete allocation wins — which is
+exactly what Kubernetes returns, and the definition of drasat's first-fit answer.
+
+A step budget bounds the search: the default solver runs this first with a small
+budget and hands hard inputs (where depth-first search is exponential) to CP-SAT.
+"""
+
+from __future__ import annotations
+
+import bisect
+import sys
+from dataclasses import dataclass
+
+from .candidates import Alternative
+from .claims import MAX_RESULTS, ClaimPlan
+from .state import Pick, SearchState
+
+SUCCESS, FAIL, SIZE = "success", "fail", "size"
+
+
+class BudgetExhausted(Exception):
+    """The search used its whole step budget without an answer."""
+
+
+@dataclass
+class GreedyResult:
+    picks: list[list[Pick]] | None  # None: no allocation exists
+    steps: int
+
+
+class _Search:
+    def __init__(self, state: SearchState, budget: int | None) -> None:
+        self.state, self.plans, self.budget, self.steps = state, state.plans, budget, 0
+        self._order: dict[int, list[int]] = {}
+
+    def _tick(self) -> None:
+        self.steps += 1
+        if self.budget is not None and self.steps > self.budget:
+            raise BudgetExhausted()
+
+    def claim(self, c: int) -> str:
+        self._tick()
+        if c == len(self.plans):
+            return SUCCESS
+        return self.request(c, 0)
+
+    def request(self, c: int, r: int) -> str:
+        self._tick()
+        plan = self.plans[c]
+        if r == len(plan.requests):
+            result = self.claim(c + 1)
+            return FAIL if result == SIZE else result
+        exceeded = True
+        for alt in plan.requests[r].alternatives:
+            result = self.slot(plan, alt, 0, 0)
+            if result == SIZE:
+                continue
+            exceeded = False
+            if result == SUCCESS:
+                return SUCCESS
+        return SIZE if exceeded else FAIL
+
+    def slot(self, plan: ClaimPlan, alt: Alternative, k: int, start: int) -> str:
+        self._tick()
+        c = plan.index
+        if alt.mode == "All" and alt.blocked:
+            return FAIL
+        if k >= alt.count:
+            return self.request(c, alt.request + 1)
+        if len(self.state.picks[c]) + alt.count - k > MAX_RESULTS:
+            return SIZE
+        if alt.mode == "All":
+            return self._place(plan, alt, k, alt.candidates[k], must=True) or FAIL
+        order = self._devices(alt)
+        for device in order[bisect.bisect_left(order, start):]:
+            if device in alt.errors:
+                if self.state.busy(c, alt, self.state.inv.devices[device]):
+                    continue
+                raise alt.errors[device]
+            result = self._place(plan, alt, k, device, must=False)
+            if result in (SUCCESS, SIZE):
+                return result
+        return FAIL
+
+    def _place(self, plan: ClaimPlan, alt: Alternative, k: int, device: int, must: bool) -> str | None:
+        pick = self.state.try_add(plan.index, alt, device, must)
+        if pick is None:
+            return None
+        result = self.slot(plan, alt, k + 1, device + 1)
+        if result != SUCCESS:
+            self.state.remove(plan.index, pick)
+            return result if result == SIZE else (FAIL if alt.mode == "All" else None)
+        return SUCCESS
+
+    def _devices(self, alt: Alternative) -> list[int]:
+        """Candidates plus the devices whose selectors failed (raised only when reached), in order."""
+        key = id(alt)
+        if key not in self._order:
+            self._order[key] = sorted([*alt.candidates, *alt.errors])
+        return self._order[key]
+
+
+def greedy_search(state: SearchState, budget: int | None = None) -> GreedyResult:
+    """Run the depth-first search on a fresh ``state``; raises :class:`BudgetExhausted` past ``budget`` steps."""
+    search = _Search(state, budget)
+    limit = sys.getrecursionlimit()
+    sys.setrecursionlimit(max(limit, 20000))
+    try:
+        result = search.claim(0)
+    finally:
+        sys.setrecursionlimit(limit)
+    if result == SUCCESS:
+        return GreedyResult([list(p) for p in state.picks], search.steps)
+    return GreedyResult(None, search.steps)

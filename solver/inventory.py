@@ -1,0 +1,274 @@
+"""Stage 1: the devices one node can use, in the order Kubernetes tries them, and what is in use.
+
+Pools come from slices grouped by (driver, pool); only the newest generation counts;
+a pool missing slices is incomplete and one with contradictory slices is invalid
+(both contribute no devices). Devices are enumerated as Kubernetes' allocator
+enumerates them — pools by (driver, name) with binding-condition pools last, slices
+by name, devices as listed — because first-fit is defined by that order.
+
+Where Kubernetes' code has a marked bug, this stage does the intended thing: a
+newer generation published for another node makes an older one obsolete, slices
+holding both devices and counter sets keep their devices, and counters are kept
+per (driver, pool), not per pool name.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from fractions import Fraction
+from typing import Iterable, Sequence
+
+from drasat.models.resource import Device, DeviceTaint, DeviceTaintRule, ResourceClaim, ResourceSlice
+
+from .cel import CelDevice
+from .features import Features
+from .nodes import checked_reaches
+from .problem import NodeInfo, Problem
+
+DeviceId = tuple[str, str, str]
+PoolKey = tuple[str, str]
+Counters = dict[str, dict[str, Fraction]]
+
+
+@dataclass(frozen=True)
+class InventoryDevice:
+    """One device the node can use, with everything the later stages ask of it."""
+
+    index: int
+    id: DeviceId
+    slice: ResourceSlice
+    device: Device
+    taints: tuple[DeviceTaint, ...]
+    cel: CelDevice
+    pool_has_binding_conditions: bool
+
+    @property
+    def name(self) -> str:
+        return self.id[2]
+
+    @property
+    def pool_key(self) -> PoolKey:
+        return self.id[0], self.id[1]
+
+    def label(self) -> str:
+        return "/".join(self.id)
+
+
+@dataclass
+class Pool:
+    """A gathered pool: usable, incomplete or invalid, with its counters left after what is in use."""
+
+    key: PoolKey
+    state: str  # "usable" | "incomplete" | "invalid"
+    has_binding_conditions: bool = False
+    counters: Counters = field(default_factory=dict)
+    allocated_groups: dict[str, list[frozenset[str]]] = field(default_factory=dict)
+    problem: str = ""
+
+    @property
+    def overcommitted(self) -> bool:
+        """An over-committed counter blocks every counter-consuming device of the pool (as upstream)."""
+        return any(v < 0 for counters in self.counters.values() for v in counters.values())
+
+    def label(self) -> str:
+        return "/".join(self.key)
+
+
+@dataclass
+class InUse:
+    """Devices already allocated by claims that have ``status.allocation``."""
+
+    exclusive: set[DeviceId] = field(default_factory=set)
+    shared: set[tuple[DeviceId, str]] = field(default_factory=set)
+    capacity: dict[DeviceId, dict[str, Fraction]] = field(default_factory=dict)
+
+    def allocated(self, device: DeviceId) -> bool:
+        """Whether the device holds anything at all (counters count it as consumed then)."""
+        return device in self.exclusive or device in self.capacity or any(d == device for d, _ in self.shared)
+
+
+@dataclass
+class Inventory:
+    node: NodeInfo
+    features: Features
+    pools: list[Pool]
+    devices: list[InventoryDevice]
+    in_use: InUse
+
+    def pool(self, key: PoolKey) -> Pool:
+        return next(p for p in self.pools if p.key == key)
+
+
+def build_inventory(problem: Problem) -> Inventory:
+    """Pools, devices in enumeration order, and the in-use state, for ``problem.node``."""
+    features = problem.features
+    in_use = in_use_state(problem.allocated, features)
+    pools: list[Pool] = []
+    usable: list[tuple[Pool, list[ResourceSlice]]] = []
+    for key, relevant, others in _gather(problem.slices, problem.node, features):
+        pool, device_slices = _build_pool(key, relevant, others, features, in_use)
+        pools.append(pool)
+        if pool.state == "usable":
+            usable.append((pool, device_slices))
+    order = sorted(range(len(pools)), key=lambda i: (pools[i].has_binding_conditions, pools[i].key))
+    pools = [pools[i] for i in order]
+    usable.sort(key=lambda item: (item[0].has_binding_conditions, item[0].key))
+    rules = problem.taint_rules if features.taint_rules else ()
+    devices = list(_enumerate(usable, problem.node, rules))
+    return Inventory(problem.node, features, pools, devices, in_use)
+
+
+def in_use_state(allocated: Iterable[ResourceClaim], features: Features) -> InUse:
+    """Kubernetes' allocated state: admin results never block; shares only with consumable capacity."""
+    state = InUse()
+    for claim in allocated:
+        allocation = claim.status.allocation if claim.status else None
+        for result in allocation.devices.results if allocation else ():
+            device = (result.driver, result.pool, result.device)
+            if result.admin_access:
+                continue
+            if features.consumable_capacity and result.share_id:
+                state.shared.add((device, result.share_id))
+                if result.consumed_capacity:
+                    sums = state.capacity.setdefault(device, {})
+                    for name, q in result.consumed_capacity.items():
+                        sums[name] = sums.get(name, Fraction(0)) + q.value
+            else:
+                state.exclusive.add(device)
+    return state
+
+
+def _gather(slices: Sequence[ResourceSlice], node: NodeInfo,
+            features: Features) -> Iterable[tuple[PoolKey, list[ResourceSlice], list[ResourceSlice]]]:
+    """Per pool: the relevant slices of its newest generation, and that generation's other slices."""
+    newest: dict[PoolKey, int] = {}
+    for s in slices:
+        key = (s.spec.driver, s.spec.pool.name)
+        newest[key] = max(newest.get(key, s.spec.pool.generation), s.spec.pool.generation)
+    local = [s for s in slices if s.spec.node_name == node.name]
+    shared = [s for s in slices if not s.spec.node_name]
+    relevant: dict[PoolKey, list[ResourceSlice]] = {}
+    for s in local + shared:
+        key = (s.spec.driver, s.spec.pool.name)
+        if s.spec.pool.generation == newest[key] and _relevant(s, node, features):
+            relevant.setdefault(key, []).append(s)
+    for key, chosen in relevant.items():
+        names = {id(s) for s in chosen}
+        others = [s for s in slices if (s.spec.driver, s.spec.pool.name) == key
+                  and s.spec.pool.generation == newest[key] and id(s) not in names]
+        yield key, chosen, others
+
+
+def _relevant(s: ResourceSlice, node: NodeInfo, features: Features) -> bool:
+    spec = s.spec
+    if not features.partitionable and (spec.per_device_node_selection is not None or spec.shared_counters):
+        return False
+    what = f"slice {s.name}"
+    if spec.node_name or spec.all_nodes or spec.node_selector is not None:
+        return checked_reaches(node, what, spec.node_name, spec.all_nodes, spec.node_selector)
+    if spec.per_device_node_selection:
+        return any(_device_reaches(node, s, d) for d in spec.devices)
+    return False
+
+
+def _device_reaches(node: NodeInfo, s: ResourceSlice, d: Device) -> bool:
+    what = f"device {d.name} in slice {s.name}"
+    return checked_reaches(node, what, d.node_name, d.all_nodes, d.node_selector)
+
+
+def _build_pool(key: PoolKey, relevant: list[ResourceSlice], others: list[ResourceSlice],
+                features: Features, in_use: InUse) -> tuple[Pool, list[ResourceSlice]]:
+    relevant = sorted(relevant, key=lambda s: s.name)
+    reference = relevant[0].spec.pool
+    binding = any(d.binding_conditions for s in relevant for d in s.spec.devices)
+    pool = Pool(key, "usable", binding)
+    if len(relevant) + len(others) != reference.resource_slice_count:
+        pool.state = "incomplete"
+        return pool, []
+    every = relevant + others
+    problem = _pool_problem(relevant, every, features)
+    if problem:
+        pool.state, pool.problem = "invalid", problem
+        return pool, []
+    if features.partitionable:
+        pool.counters = _available_counters(key, every, in_use)
+        pool.allocated_groups = _allocated_groups(key, every, in_use)
+    return pool, [s for s in relevant if s.spec.devices]
+
+
+def _pool_problem(relevant: list[ResourceSlice], every: list[ResourceSlice], features: Features) -> str:
+    """Why Kubernetes would call the pool invalid, or "" when it is fine."""
+    seen: set[str] = set()
+    for s in relevant:
+        for d in s.spec.devices:
+            if d.name in seen:
+                return f"device name {d.name} is not unique in the pool"
+            seen.add(d.name)
+    if not features.partitionable:
+        return ""
+    sets: dict[str, set[str]] = {}
+    for s in every:
+        for cs in s.spec.shared_counters:
+            if cs.name in sets:
+                return f"counter set {cs.name} is defined twice"
+            sets[cs.name] = set(cs.counters)
+    for s in every:
+        for d in s.spec.devices:
+            for use in d.consumes_counters:
+                if use.counter_set not in sets:
+                    return f"device {d.name} consumes from unknown counter set {use.counter_set}"
+                missing = set(use.counters) - sets[use.counter_set]
+                if missing:
+                    return f"device {d.name} consumes unknown counter {sorted(missing)[0]} of {use.counter_set}"
+    return ""
+
+
+def _available_counters(key: PoolKey, every: list[ResourceSlice], in_use: InUse) -> Counters:
+    counters: Counters = {cs.name: {n: c.value.value for n, c in cs.counters.items()}
+                          for s in every for cs in s.spec.shared_counters}
+    for s in every:
+        for d in s.spec.devices:
+            if in_use.allocated((key[0], key[1], d.name)):
+                for use in d.consumes_counters:
+                    for name, c in use.counters.items():
+                        counters[use.counter_set][name] -= c.value.value
+    return counters
+
+
+def _allocated_groups(key: PoolKey, every: list[ResourceSlice], in_use: InUse) -> dict[str, list[frozenset[str]]]:
+    groups: dict[str, list[frozenset[str]]] = {}
+    for s in every:
+        for d in s.spec.devices:
+            if in_use.allocated((key[0], key[1], d.name)):
+                for use in d.consumes_counters:
+                    groups.setdefault(use.counter_set, []).append(frozenset(use.compatibility_groups or ()))
+    return groups
+
+
+def _enumerate(usable: list[tuple[Pool, list[ResourceSlice]]], node: NodeInfo,
+               rules: Sequence[DeviceTaintRule]) -> Iterable[InventoryDevice]:
+    index = 0
+    for pool, device_slices in usable:
+        for s in sorted(device_slices, key=lambda s: s.name):
+            for d in s.spec.devices:
+                if s.spec.per_device_node_selection and not _device_reaches(node, s, d):
+                    continue
+                device_id = (pool.key[0], pool.key[1], d.name)
+                taints = tuple(d.taints) + tuple(_rule_taints(rules, device_id))
+                cel = CelDevice(key=(pool.key[0], pool.key[1], s.name, d.name), driver=s.spec.driver,
+                                attributes={k: v.raw() for k, v in d.attributes.items()},
+                                capacity={k: v.value for k, v in d.capacity.items()},
+                                allow_multiple_allocations=bool(d.allow_multiple_allocations))
+                yield InventoryDevice(index, device_id, s, d, taints, cel, pool.has_binding_conditions)
+                index += 1
+
+
+def _rule_taints(rules: Sequence[DeviceTaintRule], device: DeviceId) -> Iterable[DeviceTaint]:
+    """DeviceTaintRules as kube-scheduler applies them (a rule without a selector taints every device)."""
+    driver, pool, name = device
+    for rule in rules:
+        sel = rule.spec.device_selector
+        if sel is not None and ((sel.driver and sel.driver != driver) or (sel.pool and sel.pool != pool)
+                                or (sel.device and sel.device != name)):
+            continue
+        yield rule.spec.taint

@@ -1,0 +1,127 @@
+"""Stage 5: turn chosen devices into ``status.allocation`` exactly as Kubernetes writes it.
+
+Results per device in search order, configuration from classes then claims, and the
+node selector that tells the scheduler where the allocation is usable.
+"""
+
+from __future__ import annotations
+
+import uuid
+from typing import Sequence
+
+from drasat.models.errors import AllocationError
+from drasat.models.meta import NodeSelector, NodeSelectorRequirement, NodeSelectorTerm
+from drasat.models.quantity import Quantity
+from drasat.models.resource import (
+    AllocationResult, DeviceAllocationConfiguration, DeviceAllocationResult, DeviceRequestAllocationResult,
+)
+
+from .claims import ClaimPlan
+from .inventory import Inventory
+from .state import Pick
+
+
+def allocation_results(inv: Inventory, plans: Sequence[ClaimPlan],
+                       picks: Sequence[Sequence[Pick]]) -> dict[str, AllocationResult]:
+    """One AllocationResult per claim, keyed by claim name, in claim order."""
+    return {plan.claim.name: allocation_result(inv, plan, claim_picks) for plan, claim_picks in zip(plans, picks)}
+
+
+def allocation_result(inv: Inventory, plan: ClaimPlan, picks: Sequence[Pick]) -> AllocationResult:
+    ordered = sorted(picks, key=lambda p: (p.alt.request, p.device))
+    results = [_result(inv, pick) for pick in ordered]
+    selected = {p.alt.request: p.alt for p in ordered}
+    devices = DeviceAllocationResult(results=results)
+    config = _config(plan, selected)
+    if config:
+        devices.config = config
+    allocation = AllocationResult(devices=devices)
+    selector = node_selector(inv, plan, ordered)
+    if selector is not None:
+        allocation.node_selector = selector
+    return allocation
+
+
+def _result(inv: Inventory, pick: Pick) -> DeviceRequestAllocationResult:
+    dev = inv.devices[pick.device]
+    fields: dict = {"request": pick.alt.result_name, "driver": dev.id[0], "pool": dev.id[1], "device": dev.name}
+    if pick.alt.admin:
+        fields["admin_access"] = True
+    if pick.alt.tolerations:
+        fields["tolerations"] = [t.model_copy() for t in pick.alt.tolerations]
+    if inv.features.binding_conditions and dev.device.binding_conditions:
+        fields["binding_conditions"] = list(dev.device.binding_conditions)
+        fields["binding_failure_conditions"] = list(dev.device.binding_failure_conditions)
+    if pick.share is not None:
+        fields["share_id"] = str(uuid.uuid4())
+        if pick.share:
+            fields["consumed_capacity"] = {
+                name: Quantity(amount, dev.device.capacity[name].value.format) for name, amount in pick.share.items()}
+    if inv.features["DRAOptionalNodeOperations"] and dev.slice.spec.skip_node_operations:
+        fields["skip_node_operations"] = list(dev.slice.spec.skip_node_operations)
+    return DeviceRequestAllocationResult(**fields)
+
+
+def _config(plan: ClaimPlan, selected: dict) -> list[DeviceAllocationConfiguration]:
+    """Class configs (FromClass) for the classes used, then claim configs (FromClaim) that apply."""
+    names = {r: alt.result_name for r, alt in selected.items()}
+    entries: list[DeviceAllocationConfiguration] = []
+    by_class: dict[str, list[DeviceAllocationConfiguration]] = {}
+    for r in sorted(selected):
+        cls = selected[r].device_class
+        if cls.name in by_class:
+            for entry in by_class[cls.name]:
+                entry.requests.append(names[r])
+            continue
+        by_class[cls.name] = [DeviceAllocationConfiguration(source="FromClass", requests=[names[r]],
+                                                            opaque=c.opaque.model_copy(deep=True))
+                              for c in cls.spec.config if c.opaque is not None]
+        entries.extend(by_class[cls.name])
+    for c in plan.claim.spec.devices.config:
+        if c.opaque is None:
+            continue
+        if not c.requests or any(req.name in c.requests or names.get(req.index) in c.requests
+                                 for req in plan.requests if req.index in names):
+            entries.append(DeviceAllocationConfiguration(source="FromClaim", requests=list(c.requests),
+                                                         opaque=c.opaque.model_copy(deep=True)))
+    for entry in entries:
+        if entry.requests and all(req.name in entry.requests or names.get(req.index) in entry.requests
+                                  for req in plan.requests):
+            entry.requests = []
+    return entries
+
+
+def node_selector(inv: Inventory, plan: ClaimPlan, picks: Sequence[Pick]) -> NodeSelector | None:
+    """Where the allocation can be used: the node itself if any device is node-local, else merged labels."""
+    expressions: list[NodeSelectorRequirement] = []
+    fields: list[NodeSelectorRequirement] = []
+    for pick in picks:
+        dev = inv.devices[pick.device]
+        owner = dev.device if dev.slice.spec.per_device_node_selection else dev.slice.spec
+        if owner.node_name is not None or dev.device.binds_to_node:
+            return NodeSelector(node_selector_terms=[NodeSelectorTerm(match_fields=[
+                NodeSelectorRequirement(key="metadata.name", operator="In", values=[inv.node.name])])])
+        selector = owner.node_selector
+        if selector is None or not selector.node_selector_terms:
+            continue
+        if len(selector.node_selector_terms) > 1:
+            raise AllocationError(f"create NodeSelector for claim {plan.claim.name}: unsupported "
+                                  f"ResourceSlice.NodeSelector with {len(selector.node_selector_terms)} terms")
+        term = selector.node_selector_terms[0]
+        _merge(fields, term.match_fields)
+        _merge(expressions, term.match_expressions)
+    if not expressions and not fields:
+        return None
+    term = NodeSelectorTerm()
+    if expressions:
+        term.match_expressions = expressions
+    if fields:
+        term.match_fields = fields
+    return NodeSelector(node_selector_terms=[term])
+
+
+def _merge(into: list[NodeSelectorRequirement], new: Sequence[NodeSelectorRequirement]) -> None:
+    for req in new:
+        if not any(r.key == req.key and r.operator == req.operator and set(r.values) == set(req.values)
+                   for r in into):
+            into.append(req.model_copy(deep=True))
