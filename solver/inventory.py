@@ -6,10 +6,9 @@ a pool missing slices is incomplete and one with contradictory slices is invalid
 enumerates them — pools by (driver, name) with binding-condition pools last, slices
 by name, devices as listed — because first-fit is defined by that order.
 
-Where Kubernetes' code has a marked bug, this stage does the intended thing: a
-newer generation published for another node makes an older one obsolete, slices
-holding both devices and counter sets keep their devices, and counters are kept
-per (driver, pool), not per pool name.
+Where Kubernetes' code has a marked bug, this stage does the intended thing: slices
+holding both devices and counter sets keep their devices, and counters are kept per
+(driver, pool), not per pool name.
 """
 
 from __future__ import annotations
@@ -140,22 +139,37 @@ def in_use_state(allocated: Iterable[ResourceClaim], features: Features) -> InUs
 
 def _gather(slices: Sequence[ResourceSlice], node: NodeInfo,
             features: Features) -> Iterable[tuple[PoolKey, list[ResourceSlice], list[ResourceSlice]]]:
-    """Per pool: the relevant slices of its newest generation, and that generation's other slices."""
-    newest: dict[PoolKey, int] = {}
-    for s in slices:
-        key = (s.spec.driver, s.spec.pool.name)
-        newest[key] = max(newest.get(key, s.spec.pool.generation), s.spec.pool.generation)
+    """Per pool: its relevant slices of the newest generation seen on this node, and the other slices
+    of that generation (needed for completeness and counters). Obsolete pools are dropped.
+
+    As in Kubernetes, a generation that is complete from this node's point of view is used
+    even while a newer one is being published elsewhere (the conformance scenario
+    multi-host-resource-pool-incomplete-update-from-node-1-to-node-2 pins this).
+    """
     local = [s for s in slices if s.spec.node_name == node.name]
     shared = [s for s in slices if not s.spec.node_name]
     relevant: dict[PoolKey, list[ResourceSlice]] = {}
     for s in local + shared:
+        if not _relevant(s, node, features):
+            continue
         key = (s.spec.driver, s.spec.pool.name)
-        if s.spec.pool.generation == newest[key] and _relevant(s, node, features):
-            relevant.setdefault(key, []).append(s)
+        current = relevant.setdefault(key, [s])
+        if current[0] is s:
+            continue
+        if s.spec.pool.generation > current[0].spec.pool.generation:
+            relevant[key] = [s]
+        elif s.spec.pool.generation == current[0].spec.pool.generation:
+            current.append(s)
     for key, chosen in relevant.items():
-        names = {id(s) for s in chosen}
-        others = [s for s in slices if (s.spec.driver, s.spec.pool.name) == key
-                  and s.spec.pool.generation == newest[key] and id(s) not in names]
+        reference = chosen[0].spec.pool
+        if len(chosen) == reference.resource_slice_count:
+            yield key, chosen, []
+            continue
+        same_pool = [s for s in slices if (s.spec.driver, s.spec.pool.name) == key]
+        if any(s.spec.pool.generation > reference.generation for s in same_pool):
+            continue  # obsolete: a newer generation exists
+        others = [s for s in same_pool if s.spec.pool.generation == reference.generation
+                  and not any(s is c for c in chosen)]
         yield key, chosen, others
 
 
@@ -178,8 +192,8 @@ def _device_reaches(node: NodeInfo, s: ResourceSlice, d: Device) -> bool:
 
 def _build_pool(key: PoolKey, relevant: list[ResourceSlice], others: list[ResourceSlice],
                 features: Features, in_use: InUse) -> tuple[Pool, list[ResourceSlice]]:
+    reference = relevant[0].spec.pool  # the first slice seen, as upstream
     relevant = sorted(relevant, key=lambda s: s.name)
-    reference = relevant[0].spec.pool
     binding = any(d.binding_conditions for s in relevant for d in s.spec.devices)
     pool = Pool(key, "usable", binding)
     if len(relevant) + len(others) != reference.resource_slice_count:

@@ -1,0 +1,21 @@
+"""Reading the command line's FILE arguments into model objects, shared by the commands."""
+
+from __future__ import annotations
+
+import sys
+
+import click
+
+from drasat.models.errors import InputError
+
+
+def load_or_raise(files: tuple[str, ...] | list[str]) -> list:
+    """All objects drasat uses from ``files``; notices go to stderr; any problem raises InputError."""
+    from drasat.models.loader import load_paths
+
+    bundle = load_paths(list(files), stdin=sys.stdin)
+    for notice in bundle.notices:
+        click.echo(f"notice: {notice}", err=True)
+    if bundle.problems:
+        raise InputError(bundle.problems)
+    return [loaded.obj for loaded in bundle.objects]

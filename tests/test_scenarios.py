@@ -1,0 +1,69 @@
+"""Every conformance scenario through the public CLI, with both solvers, every answer verified.
+
+The upstream scenarios come from Kubernetes' own allocator test suite and their
+expectations were checked against the running allocator; the CEL scenarios pin
+selector semantics; the perf inputs must at least be answered correctly.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from drasat.models.loader import load_paths
+from drasat.models.resource import AllocationResult
+from drasat.solver import Features
+from drasat.solver.problem import problem_from_objects
+from drasat.solver.verify import verify
+
+from .scenario_runner import OWN, SHARED, SKIP, mismatches, run, scenario_doc, scenario_files
+
+UPSTREAM = scenario_files(SHARED / "scenarios" / "upstream", SHARED / "scenarios" / "cel", OWN)
+PERF = scenario_files(SHARED / "scenarios" / "perf")
+# Depth-first search is exponential on these (Kubernetes itself needs seconds to minutes).
+GREEDY_TOO_SLOW = ("pigeon-", "slow-")
+
+
+def _verified(path, outcome) -> list[str]:
+    """The verifier's complaints about an answer (allocations only)."""
+    if outcome.exit_code != 0:
+        return []
+    doc = scenario_doc(path)
+    spec = doc.get("spec") or {}
+    objects = [loaded.obj for loaded in load_paths([str(path)]).objects]
+    problem = problem_from_objects(objects, node=spec.get("node"), claims=spec.get("claims"),
+                                   features=Features.from_mapping(spec.get("featureGates") or {}))
+    proposed = {name: AllocationResult.model_validate(body) for name, body in outcome.allocations().items()}
+    return verify(problem, proposed)
+
+
+def _check(path, solver: str) -> None:
+    doc = scenario_doc(path)
+    if SKIP in (doc.get("metadata", {}).get("annotations") or {}) and path.parent.name != "perf":
+        pytest.skip(doc["metadata"]["annotations"][SKIP])
+    outcome = run(path, solver)
+    if not (doc.get("metadata", {}).get("annotations") or {}).get(SKIP):
+        assert mismatches(doc.get("expect") or {}, outcome) == []
+    elif outcome.exit_code not in (0, 1):
+        pytest.fail(f"no answer: exit {outcome.exit_code}: {outcome.stderr}")
+    assert _verified(path, outcome) == []
+
+
+@pytest.mark.parametrize("solver", ["cp-sat", "greedy"])
+@pytest.mark.parametrize("path", UPSTREAM, ids=lambda p: f"{p.parent.name}/{p.stem}")
+def test_scenario(path, solver):
+    _check(path, solver)
+
+
+@pytest.mark.parametrize("path", PERF, ids=lambda p: p.stem)
+def test_perf_scenario_cp_sat(path):
+    _check(path, "cp-sat")
+
+
+@pytest.mark.parametrize("path", [p for p in PERF if not p.stem.startswith(GREEDY_TOO_SLOW)], ids=lambda p: p.stem)
+def test_perf_scenario_greedy(path):
+    _check(path, "greedy")
+
+
+def test_scenarios_exist():
+    """The shared scenarios must be found: a run that silently tests nothing must fail."""
+    assert len(UPSTREAM) >= 177 and len(PERF) >= 9, f"scenarios not found under {SHARED}"
