@@ -63,7 +63,31 @@ def claim_label(claim: ResourceClaim) -> str:
 
 def plan_claims(problem: Problem, inv: Inventory, ev: SelectorEvaluator) -> list[ClaimPlan]:
     """Every claim checked and planned, in order; the first problem aborts, as upstream."""
+    ev = _SharedCandidates(inv, ev)
     return [_plan_claim(problem, inv, ev, i, claim) for i, claim in enumerate(problem.claims)]
+
+
+class _SharedCandidates:
+    """Alternatives that ask the same of the same devices share one candidate evaluation.
+
+    Sixty claims for "one GPU of class X" then cost one pass over the devices, not sixty.
+    """
+
+    def __init__(self, inv: Inventory, ev: SelectorEvaluator) -> None:
+        self.inv, self.ev = inv, ev
+        self.done: dict[tuple, Alternative] = {}
+
+    def fill(self, alt: Alternative) -> None:
+        key = (alt.mode, alt.device_class.name, tuple(alt.selectors), alt.admin, alt.claim_label if alt.selectors else "",
+               tuple(sorted((k, q.value) for k, q in alt.capacity.items())),
+               tuple(t.model_dump_json() for t in alt.tolerations))
+        known = self.done.get(key)
+        if known is None:
+            (evaluate_all if alt.mode == "All" else evaluate_exact)(self.inv, self.ev, alt)
+            self.done[key] = alt
+            return
+        alt.candidates, alt.share, alt.errors = known.candidates, known.share, known.errors
+        alt.excluded, alt.blocked = known.excluded, known.blocked
 
 
 def _plan_claim(problem: Problem, inv: Inventory, ev: SelectorEvaluator, index: int,
@@ -133,10 +157,9 @@ def _alternative(problem: Problem, inv: Inventory, ev: SelectorEvaluator, claim:
                       [s.cel.expression for s in body.selectors])
     if mode == "All":
         _check_pools_for_all(inv, where)
-        evaluate_all(inv, ev, alt)
+    ev.fill(alt)
+    if mode == "All":
         alt.count = len(alt.candidates)
-    else:
-        evaluate_exact(inv, ev, alt)
     return alt
 
 

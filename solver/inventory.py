@@ -200,6 +200,10 @@ def _build_pool(key: PoolKey, relevant: list[ResourceSlice], others: list[Resour
         pool.state = "incomplete"
         return pool, []
     every = relevant + others
+    if not features.compatibility_groups and any(
+            use.compatibility_groups for s in every for d in s.spec.devices for use in d.consumes_counters):
+        pool.state = "incomplete"  # the seed: with the gate off, grouped pools are skipped as incomplete
+        return pool, []
     problem = _pool_problem(relevant, every, features)
     if problem:
         pool.state, pool.problem = "invalid", problem

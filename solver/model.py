@@ -187,7 +187,8 @@ def _attribute_constraint(m: AllocationModel, state: SearchState, plan: ClaimPla
 
 
 def _upper(model: cp_model.CpModel, var: cp_model.IntVar) -> int:
-    return model.proto.variables[var.index].domain[-1]
+    domain = model.proto.variables[var.index].domain
+    return domain[len(domain) - 1]  # protobuf containers do not all support negative indices
 
 
 def _add_scaled(model: cp_model.CpModel, terms: Iterable[Term], bound: Fraction) -> None:
