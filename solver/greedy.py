@@ -108,11 +108,15 @@ def greedy_search(state: SearchState, budget: int | None = None) -> GreedyResult
     """Run the depth-first search on a fresh ``state``; raises :class:`BudgetExhausted` past ``budget`` steps."""
     search = _Search(state, budget)
     limit = sys.getrecursionlimit()
-    sys.setrecursionlimit(max(limit, 20000))
+    depth = sum(3 * len(plan.requests) + 3 * sum(max(a.count for a in r.alternatives) for r in plan.requests) + 3
+                for plan in state.plans) + 200
+    if depth > limit:
+        sys.setrecursionlimit(depth)  # each pick is a few frames deep; only raised when needed
     try:
         result = search.claim(0)
     finally:
-        sys.setrecursionlimit(limit)
+        if depth > limit:
+            sys.setrecursionlimit(limit)
     if result == SUCCESS:
         return GreedyResult([list(p) for p in state.picks], search.steps)
     return GreedyResult(None, search.steps)

@@ -1,0 +1,85 @@
+"""Random small DRA problems for property tests: devices, counters, shared devices, constraints, alternatives.
+
+Classes have no selectors, so these problems exercise the search, not CEL.
+"""
+
+from __future__ import annotations
+
+from hypothesis import strategies as st
+
+from drasat.models.resource import DeviceClass, ResourceClaim, ResourceSlice
+from drasat.solver import Features, NodeInfo, Problem
+
+NODE = NodeInfo("node-1", {"zone": "a"})
+
+
+@st.composite
+def devices(draw, pool: int, counters: bool) -> list[dict]:
+    out = []
+    for i in range(draw(st.integers(1, 5))):
+        device: dict = {"name": f"dev-{pool}-{i}", "attributes": {
+            "numa": {"int": draw(st.integers(0, 1))}, "kind": {"string": draw(st.sampled_from(["a", "b", "c"]))}}}
+        if counters and draw(st.booleans()):
+            device["consumesCounters"] = [{"counterSet": "mem", "counters": {
+                "gib": {"value": str(draw(st.integers(1, 4)))}}}]
+        if draw(st.integers(0, 5)) == 0:
+            device["allowMultipleAllocations"] = True
+            device["capacity"] = {"bw": {"value": "10"}}
+        out.append(device)
+    return out
+
+
+@st.composite
+def slices(draw) -> list[ResourceSlice]:
+    out = []
+    for pool in range(draw(st.integers(1, 2))):
+        counters = draw(st.booleans())
+        spec: dict = {"driver": "d.example.com", "nodeName": NODE.name,
+                      "pool": {"name": f"pool-{pool}", "generation": 1, "resourceSliceCount": 2 if counters else 1},
+                      "devices": draw(devices(pool, counters))}
+        out.append(ResourceSlice.model_validate({"apiVersion": "resource.k8s.io/v1", "kind": "ResourceSlice",
+                                                 "metadata": {"name": f"slice-{pool}"}, "spec": spec}))
+        if counters:
+            out.append(ResourceSlice.model_validate({
+                "apiVersion": "resource.k8s.io/v1", "kind": "ResourceSlice", "metadata": {"name": f"counters-{pool}"},
+                "spec": {"driver": "d.example.com", "nodeName": NODE.name,
+                         "pool": {"name": f"pool-{pool}", "generation": 1, "resourceSliceCount": 2},
+                         "sharedCounters": [{"name": "mem", "counters": {"gib": {"value": str(draw(st.integers(2, 8)))}}}]}}))
+    return out
+
+
+@st.composite
+def request(draw, index: int) -> dict:
+    def body() -> dict:
+        b: dict = {"deviceClassName": "any", "count": draw(st.integers(1, 3))}
+        if draw(st.integers(0, 4)) == 0:
+            b["capacity"] = {"requests": {"bw": str(draw(st.integers(1, 6)))}}
+        return b
+    if draw(st.integers(0, 2)) == 0:
+        return {"name": f"r{index}", "firstAvailable": [{"name": f"s{j}", **body()} for j in range(2)]}
+    return {"name": f"r{index}", "exactly": body()}
+
+
+@st.composite
+def claims(draw) -> list[ResourceClaim]:
+    out = []
+    for c in range(draw(st.integers(1, 3))):
+        requests = [draw(request(i)) for i in range(draw(st.integers(1, 2)))]
+        constraints = []
+        kind = draw(st.sampled_from(["none", "match", "distinct"]))
+        if kind == "match":
+            constraints.append({"matchAttribute": "d.example.com/numa"})
+        elif kind == "distinct":
+            constraints.append({"distinctAttribute": "d.example.com/kind"})
+        out.append(ResourceClaim.model_validate({
+            "apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaim", "metadata": {"name": f"claim-{c}"},
+            "spec": {"devices": {"requests": requests, "constraints": constraints}}}))
+    return out
+
+
+@st.composite
+def problems(draw) -> Problem:
+    any_class = DeviceClass.model_validate({"apiVersion": "resource.k8s.io/v1", "kind": "DeviceClass",
+                                            "metadata": {"name": "any"}})
+    return Problem(node=NODE, slices=draw(slices()), classes=[any_class], claims=draw(claims()),
+                   features=Features.from_mapping({"DRAListTypeAttributes": draw(st.booleans())}))
