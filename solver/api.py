@@ -83,7 +83,7 @@ def _search(inv: Inventory, plans: list[ClaimPlan], solver: str, objective: str,
     deferred_errors = any(alt.errors for plan in plans for alt in plan.alternatives())
     if solver == "greedy" or deferred_errors:
         # A selector error only counts where the depth-first search reaches it, so only that search can tell.
-        result = greedy_search(SearchState(inv, plans))
+        result = greedy_search(SearchState(inv, plans), deadline=time.monotonic() + time_limit)
         stats.greedy_steps, stats.solver = result.steps, "greedy"
         return result.picks
     if objective == FIRST_FIT:

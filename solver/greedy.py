@@ -13,7 +13,10 @@ from __future__ import annotations
 
 import bisect
 import sys
+import time
 from dataclasses import dataclass
+
+from drasat.models.errors import SolveTimeout
 
 from .candidates import Alternative
 from .claims import MAX_RESULTS, ClaimPlan
@@ -33,14 +36,16 @@ class GreedyResult:
 
 
 class _Search:
-    def __init__(self, state: SearchState, budget: int | None) -> None:
-        self.state, self.plans, self.budget, self.steps = state, state.plans, budget, 0
+    def __init__(self, state: SearchState, budget: int | None, deadline: float | None) -> None:
+        self.state, self.plans, self.budget, self.deadline, self.steps = state, state.plans, budget, deadline, 0
         self._order: dict[int, list[int]] = {}
 
     def _tick(self) -> None:
         self.steps += 1
         if self.budget is not None and self.steps > self.budget:
             raise BudgetExhausted()
+        if self.deadline is not None and self.steps % 1024 == 0 and time.monotonic() > self.deadline:
+            raise SolveTimeout(f"the greedy search gave up after {self.steps} steps (time limit reached)")
 
     def claim(self, c: int) -> str:
         self._tick()
@@ -104,9 +109,13 @@ class _Search:
         return self._order[key]
 
 
-def greedy_search(state: SearchState, budget: int | None = None) -> GreedyResult:
-    """Run the depth-first search on a fresh ``state``; raises :class:`BudgetExhausted` past ``budget`` steps."""
-    search = _Search(state, budget)
+def greedy_search(state: SearchState, budget: int | None = None, deadline: float | None = None) -> GreedyResult:
+    """Run the depth-first search on a fresh ``state``.
+
+    Raises :class:`BudgetExhausted` past ``budget`` steps and SolveTimeout past ``deadline``
+    (a ``time.monotonic()`` value).
+    """
+    search = _Search(state, budget, deadline)
     limit = sys.getrecursionlimit()
     depth = sum(3 * len(plan.requests) + 3 * sum(max(a.count for a in r.alternatives) for r in plan.requests) + 3
                 for plan in state.plans) + 200
