@@ -1,0 +1,107 @@
+"""The device as a selector sees it, and its one-time conversion to plain values.
+
+Kubernetes' allocator groups attributes and capacities by domain (split at the first
+``/``; an unqualified name belongs to the driver's domain) and converts every attribute
+before evaluating anything, so a malformed attribute fails *every* selector on that
+device. ``DeviceData`` holds that conversion, done once per device and shared by both
+engines; each engine then builds its own cheap carriers from it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Mapping, Union
+
+from drasat.models.quantity import Quantity
+from drasat.models.semver import Semver, SemverError
+
+Scalar = Union[int, bool, str, Semver]
+AttributeValue = Union[Scalar, list[Scalar]]
+
+# Kubernetes' order: list fields first, then scalars; the first one that is set wins.
+_LIST_FIELDS = (("ints", int), ("bools", bool), ("strings", str), ("versions", Semver))
+_SCALAR_FIELDS = (("int", int), ("bool", bool), ("string", str), ("version", Semver))
+
+
+@dataclass(frozen=True)
+class CelDevice:
+    """One device, in the raw shape the API gives (attribute objects, capacity quantities)."""
+
+    key: tuple[str, ...]
+    driver: str
+    attributes: Mapping[str, Mapping[str, Any]]
+    capacity: Mapping[str, Quantity]
+    allow_multiple_allocations: bool = False
+
+
+@dataclass
+class DeviceData:
+    """A device converted once: grouped by domain, values typed, or the conversion error."""
+
+    driver: str
+    allow_multiple_allocations: bool
+    attributes: dict[str, dict[str, AttributeValue]] = field(default_factory=dict)
+    capacity: dict[str, dict[str, Quantity]] = field(default_factory=dict)
+    error: str | None = None
+
+
+class _ConversionError(Exception):
+    pass
+
+
+def split_qualified(name: str, driver: str) -> tuple[str, str]:
+    """Kubernetes' ``parseQualifiedName``: domain and identifier, the driver being the default domain."""
+    domain, slash, ident = name.partition("/")
+    return (domain, ident) if slash else (driver, name)
+
+
+def convert(device: CelDevice) -> DeviceData:
+    """Group and type a device's attributes and capacities as Kubernetes' ``DeviceMatches`` does."""
+    data = DeviceData(device.driver, bool(device.allow_multiple_allocations))
+    for name, raw in device.attributes.items():
+        try:
+            value = attribute_value(raw)
+        except _ConversionError as exc:
+            data.error = f"attribute {name}: {exc}"
+            return data
+        domain, ident = split_qualified(name, device.driver)
+        data.attributes.setdefault(domain, {})[ident] = value
+    for name, quantity in device.capacity.items():
+        domain, ident = split_qualified(name, device.driver)
+        if not isinstance(quantity, Quantity):
+            quantity = Quantity.parse(quantity)
+        data.capacity.setdefault(domain, {})[ident] = quantity
+    return data
+
+
+def attribute_value(raw: Mapping[str, Any]) -> AttributeValue:
+    """The one value an API attribute object holds; lists win over scalars, as in Kubernetes."""
+    if not isinstance(raw, Mapping):
+        raw = getattr(raw, "raw", lambda: {})()
+    for key, kind in _LIST_FIELDS:
+        values = raw.get(key)
+        if values is not None:
+            if not isinstance(values, (list, tuple)):
+                raise _ConversionError("unsupported attribute value")
+            return [_typed(v, kind) for v in values]
+    for key, kind in _SCALAR_FIELDS:
+        value = raw.get(key)
+        if value is not None:
+            return _typed(value, kind)
+    raise _ConversionError("unsupported attribute value")
+
+
+def _typed(value: Any, kind: type) -> Scalar:
+    """Check a JSON value against its field's type; versions are parsed strictly (no normalizing)."""
+    if kind is Semver:
+        if not isinstance(value, str):
+            raise _ConversionError("unsupported attribute value")
+        try:
+            return Semver.parse(value)
+        except SemverError as exc:
+            raise _ConversionError(f"parse semantic version: {exc}") from None
+    if kind is int and (isinstance(value, bool) or not isinstance(value, int)):
+        raise _ConversionError("unsupported attribute value")
+    if not isinstance(value, kind):
+        raise _ConversionError("unsupported attribute value")
+    return value

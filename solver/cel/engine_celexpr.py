@@ -1,0 +1,311 @@
+"""The cel-expr-python engine (Google's C++ CEL runtime), in the "checked-fast" design.
+
+Two environments, one per job:
+
+* the *check* environment types ``device`` as the message ``kubernetes.DRADevice`` and
+  Quantity/Semver as messages, so ``quantity("1") == 1``, ``device.nosuch`` and
+  undeclared names fail at compile time with cel's own texts, as in Kubernetes;
+* the *run* environment sees ``device`` as a plain map and carries Quantity and Semver as
+  tagged ``bytes`` (a distinct runtime kind, which attributes never produce), so
+  evaluation needs no protobuf messages and the library overloads can be told apart by
+  kind (``add(quantity)`` vs ``add(int)``).
+
+cel-expr-python 0.1.3 leaks a reference per call into a Python function; drasat caches
+every (expression, device) result, so each pair pays that at most once.
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+from functools import lru_cache
+from typing import Any, Callable
+
+from google.protobuf import descriptor_pb2, descriptor_pool, struct_pb2
+
+from drasat.models.quantity import Quantity
+from drasat.models.semver import Semver
+
+from . import library as lib
+from .analysis import Analysis, Needs, analyse
+from .device import DeviceData
+from .errors import (COST_EXCEEDED, CelCompileError, CelRuntimeError, compilation_failed, missing_key,
+                     non_bool_result, result_type_error)
+from .syntax import parse
+
+NAME = "cel-expr"
+_Q, _S = b"\xff\xfeQ", b"\xff\xfeS"  # no NUL: cel-expr cuts bytes at NUL
+
+
+def available() -> bool:
+    try:
+        import cel_expr_python.cel  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
+# --- carriers -------------------------------------------------------------------------
+def encode(value: Any) -> Any:
+    """A plain value as the run environment carries it."""
+    if isinstance(value, Quantity):
+        return _Q + str(value.value).encode()
+    if isinstance(value, Semver):
+        return _S + Semver(value.major, value.minor, value.patch, value.prerelease).text.encode()
+    if isinstance(value, list):
+        return [encode(v) for v in value]
+    return value
+
+
+@lru_cache(maxsize=65536)
+def _decode_bytes(raw: bytes) -> Any:
+    if raw.startswith(_Q):
+        return Quantity.parse(raw[len(_Q):].decode()) if b"/" not in raw else _fraction(raw)
+    if raw.startswith(_S):
+        return Semver.parse(raw[len(_S):].decode())
+    return raw
+
+
+def _fraction(raw: bytes) -> Quantity:
+    from fractions import Fraction
+    return Quantity(Fraction(raw[len(_Q):].decode()))
+
+
+def decode(value: Any) -> Any:
+    """A run-environment value back to a plain one (bytes carriers -> Quantity/Semver)."""
+    if isinstance(value, (bytes, bytearray)):
+        return _decode_bytes(bytes(value))
+    if isinstance(value, list):
+        return [decode(v) for v in value]
+    return value
+
+
+def _impl(function: Callable[..., Any]) -> Callable[..., Any]:
+    """Adapt a library function: decode arguments, encode the result, LibError -> CEL error."""
+    def call(*args: Any) -> Any:
+        try:
+            return encode(function(*(decode(a) for a in args)))
+        except lib.LibError as exc:
+            raise ValueError(str(exc)) from None
+    call.__name__ = function.__name__
+    return call
+
+
+# --- environments ---------------------------------------------------------------------
+def _pool() -> descriptor_pool.DescriptorPool:
+    """Quantity, Semver and DRADevice as messages, built at run time (no protoc needed)."""
+    pool = descriptor_pool.DescriptorPool()
+    struct = descriptor_pb2.FileDescriptorProto()
+    struct_pb2.DESCRIPTOR.CopyToProto(struct)
+    pool.Add(struct)
+    fdp = descriptor_pb2.FileDescriptorProto(name="drasat/cel_check.proto", package="kubernetes",
+                                             syntax="proto3", dependency=["google/protobuf/struct.proto"])
+    for name in ("Quantity", "Semver"):
+        fdp.message_type.add(name=name).field.add(name="text", number=1, type=9, label=1)
+    dev = fdp.message_type.add(name="DRADevice")
+    dev.field.add(name="driver", number=1, type=9, label=1)
+    dev.field.add(name="allowMultipleAllocations", number=2, type=8, label=1)
+    for number, field in ((3, "attributes"), (4, "capacity")):
+        entry = dev.nested_type.add(name=field.capitalize() + "Entry")
+        entry.options.map_entry = True
+        entry.field.add(name="key", number=1, type=9, label=1)
+        entry.field.add(name="value", number=2, type=11, label=1, type_name=".google.protobuf.Struct")
+        dev.field.add(name=field, number=number, type=11, label=3,
+                      type_name=f".kubernetes.DRADevice.{entry.name}")
+    pool.Add(fdp)
+    return pool
+
+
+def _declarations(check: bool) -> list[Any]:
+    """Kubernetes' quantity, semver and includes functions; typed faithfully only for checking."""
+    from cel_expr_python import cel
+    T = cel.Type
+    q = T("kubernetes.Quantity") if check else T.BYTES
+    s = T("kubernetes.Semver") if check else T.BYTES
+    B, I, D, STR = T.BOOL, T.INT, T.DOUBLE, T.STRING
+
+    def ov(oid: str, ret: Any, params: list[Any], member: bool, fn: Callable[..., Any] | None) -> Any:
+        kwargs = {} if check or fn is None else {"impl": _impl(fn)}
+        return cel.Overload(oid, ret, params, is_member=member, **kwargs)
+
+    cmp_impl = lib.compare_to
+    table = {
+        "quantity": [ov("string_to_quantity", q, [STR], False, lib.quantity)],
+        "isQuantity": [ov("is_quantity_string", B, [STR], False, lib.is_quantity)],
+        "isInteger": [ov("quantity_is_integer", B, [q], True, lib.is_integer)],
+        "asInteger": [ov("quantity_get_int", I, [q], True, lib.as_integer)],
+        "asApproximateFloat": [ov("quantity_get_float", D, [q], True, lib.as_approximate_float)],
+        "add": [ov("quantity_add", q, [q, q], True, lib.add), ov("quantity_add_int", q, [q, I], True, lib.add)],
+        "sub": [ov("quantity_sub", q, [q, q], True, lib.sub), ov("quantity_sub_int", q, [q, I], True, lib.sub)],
+        "semver": [ov("string_to_semver", s, [STR], False, lib.semver),
+                   ov("string_bool_to_semver", s, [STR, B], False, lib.semver)],
+        "isSemver": [ov("is_semver_string", B, [STR], False, lib.is_semver),
+                     ov("is_semver_string_bool", B, [STR, B], False, lib.is_semver)],
+        "major": [ov("semver_major", I, [s], True, lambda v: lib.semver_part(v, "major"))],
+        "minor": [ov("semver_minor", I, [s], True, lambda v: lib.semver_part(v, "minor"))],
+        "patch": [ov("semver_patch", I, [s], True, lambda v: lib.semver_part(v, "patch"))],
+    }
+    for name, fn in (("compareTo", cmp_impl), ("isGreaterThan", lambda a, b: cmp_impl(a, b) > 0),
+                     ("isLessThan", lambda a, b: cmp_impl(a, b) < 0)):
+        ret = I if name == "compareTo" else B
+        table[name] = [ov(f"quantity_{name}", ret, [q, q], True, fn)]
+        if check:  # in the run environment one bytes/bytes overload serves both
+            table[name].append(ov(f"semver_{name}", ret, [s, s], True, fn))
+    table["includes"] = _includes(check, ov)
+    return [cel.FunctionDecl(name, overloads) for name, overloads in table.items()]
+
+
+def _includes(check: bool, ov: Callable[..., Any]) -> list[Any]:
+    """DRA's ``dyn.includes(dyn)``; at run time one overload per kind pair (dyn never matches)."""
+    from cel_expr_python import cel
+    T = cel.Type
+    if check:
+        return [ov("dra_includes_dyn_dyn", T.BOOL, [T.DYN, T.DYN], True, None)]
+    kinds = {"string": T.STRING, "int": T.INT, "uint": T.UINT, "bool": T.BOOL, "double": T.DOUBLE,
+             "bytes": T.BYTES, "list": T.List(T.DYN)}
+    return [ov(f"dra_includes_{a}_{b}", T.BOOL, [ta, tb], True, lib.includes)
+            for a, ta in kinds.items() for b, tb in kinds.items()]
+
+
+class _Envs:
+    """Both environments, built once per process on first use."""
+
+    def __init__(self) -> None:
+        from cel_expr_python import cel
+        from cel_expr_python.ext import ext_bindings, ext_optional, ext_strings
+
+        def extensions() -> list[Any]:
+            return [ext_bindings.ExtBindings(), ext_strings.ExtStrings(version=2), ext_optional.ExtOptional()]
+
+        self.check = cel.NewEnv(descriptor_pool=_pool(), variables={"device": cel.Type("kubernetes.DRADevice")},
+                                extensions=extensions(), functions=_declarations(check=True))
+        self.run = cel.NewEnv(variables={"device": cel.Type.Map(cel.Type.STRING, cel.Type.DYN)},
+                              extensions=extensions(), functions=_declarations(check=False))
+
+
+# --- compile and evaluate ----------------------------------------------------------------
+_STATUS = re.compile(r"^[A-Z_]+: ")
+_SUFFIX = re.compile(r" \[[A-Z_]+\]$")
+
+
+def _clean(message: str) -> str:
+    return _SUFFIX.sub("", _STATUS.sub("", message.strip()))
+
+
+def _go_type(name: str) -> str:
+    """cel-cpp's type names (``LIST<INT>``) in cel-go's spelling (``list(int)``)."""
+    special = {"NULL": "null_type", "DURATION": "google.protobuf.Duration",
+               "TIMESTAMP": "google.protobuf.Timestamp", "optional_type": "optional_type"}
+    out = re.sub(r"[A-Za-z_][A-Za-z_0-9.]*", lambda m: special.get(m.group(0), m.group(0).lower()
+                 if m.group(0).isupper() else m.group(0)), name)
+    return out.replace("<", "(").replace(">", ")")
+
+
+class Program:
+    """A compiled selector: the run-environment program and what it reads of a device."""
+
+    __slots__ = ("expression", "needs")
+
+    def __init__(self, expression: Any, needs: Needs) -> None:
+        self.expression, self.needs = expression, needs
+
+
+class CelExprEngine:
+    """Compiles selectors and evaluates them on device data; stateless apart from the envs."""
+
+    name = NAME
+
+    def __init__(self) -> None:
+        self._envs: _Envs | None = None
+        self._lock = threading.Lock()
+
+    def _env(self) -> _Envs:
+        with self._lock:
+            if self._envs is None:
+                self._envs = _Envs()
+            return self._envs
+
+    def compile(self, text: str) -> Program:
+        envs = self._env()
+        try:
+            analysis: Analysis | None = analyse(parse(text))
+        except CelCompileError:
+            analysis = None  # cel-expr's own parser reports the problem below, in its words
+        try:
+            checked = envs.check.compile(text)
+        except RuntimeError as exc:
+            raise CelCompileError(compilation_failed(_clean(str(exc))), text) from None
+        if analysis is None:  # cel-expr accepts what the neutral parser rejected: limits first
+            analyse(parse(text))
+        kind = checked.return_type().name()
+        if kind not in ("BOOL", "DYN"):
+            raise CelCompileError(result_type_error(_go_type(kind)), text)
+        assert analysis is not None
+        try:
+            program = envs.run.compile(analysis.rewritten)
+        except RuntimeError as exc:  # pragma: no cover - the check environment accepted it
+            raise CelCompileError(compilation_failed(_clean(str(exc))), text) from None
+        return Program(program, analysis.needs)
+
+    def prepare(self, data: DeviceData) -> dict[str, Any]:
+        """The device with carriers, built once per device and projected per expression."""
+        return {"driver": data.driver, "allowMultipleAllocations": data.allow_multiple_allocations,
+                "attributes": {d: {i: encode(v) for i, v in ids.items()} for d, ids in data.attributes.items()},
+                "capacity": {d: {i: encode(v) for i, v in ids.items()} for d, ids in data.capacity.items()}}
+
+    def evaluate(self, program: Program, device: dict[str, Any]) -> bool:
+        data = device if program.needs.full else _project(device, program.needs)
+        try:
+            value = program.expression.eval(data={"device": data})
+        except RuntimeError as exc:
+            raise CelRuntimeError(_runtime_text(str(exc))) from None
+        kind = value.type().name()
+        if kind == "BOOL":
+            return bool(value.value())
+        if kind == "ERROR":
+            raise CelRuntimeError(_runtime_text(str(value.value())))
+        raise CelRuntimeError(non_bool_result(_result_type(kind, value)))
+
+
+def _result_type(kind: str, value: Any) -> str:
+    if kind == "BYTES":
+        return lib.type_name(decode(value.value()))
+    return _go_type(kind).split("(")[0]
+
+
+def _project(device: dict[str, Any], needs: Needs) -> dict[str, Any]:
+    return {"driver": device["driver"], "allowMultipleAllocations": device["allowMultipleAllocations"],
+            "attributes": _section(device["attributes"], needs.attributes),
+            "capacity": _section(device["capacity"], needs.capacity)}
+
+
+def _section(values: dict[str, dict[str, Any]], wanted: dict[str, frozenset[str] | None] | None
+             ) -> dict[str, dict[str, Any]]:
+    if wanted is None:
+        return values
+    out: dict[str, dict[str, Any]] = {}
+    for domain, ids in wanted.items():
+        have = values.get(domain)
+        if have is not None:
+            out[domain] = have if ids is None else {i: have[i] for i in ids if i in have}
+    return out
+
+
+_KEY = re.compile(r'Key not found in map : "?(.*?)"?$')
+
+
+def _runtime_text(message: str) -> str:
+    """cel-cpp's run-time texts in Kubernetes' (cel-go's) words where they differ."""
+    text = _clean(message)
+    if "Iteration budget exceeded" in text:
+        return COST_EXCEEDED
+    found = _KEY.search(text)
+    if found:
+        return missing_key(found.group(1))
+    if text.startswith("No matching overloads found"):
+        return lib.NO_SUCH_OVERLOAD
+    if text == "divide by zero":
+        return "division by zero"
+    if text.startswith("modulus by zero"):
+        return "modulus by zero"
+    return text

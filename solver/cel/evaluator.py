@@ -1,0 +1,157 @@
+"""The caching front of the CEL layer: which engine, and what is remembered.
+
+Three caches, each at the level where its contents stay true:
+
+* compiled programs (and compile errors) per engine, for the whole process -- the same
+  selector text compiles the same way everywhere;
+* each device's converted data (or its conversion error) per evaluator, built once;
+* each (expression, device) result (or run-time error) per evaluator. Devices do not
+  change while an evaluator lives, and this also bounds cel-expr-python's per-call
+  reference leak to one evaluation per pair.
+
+Callers create one evaluator per allocation run (or per set of ResourceSlices) and
+throw it away when slices change.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from collections import OrderedDict
+from typing import Any, Protocol
+
+from .device import CelDevice, convert
+from .errors import MAX_EXPRESSION_BYTES, CelCompileError, CelRuntimeError, compilation_failed, issue
+
+ENV_VAR = "DRASAT_CEL_ENGINE"
+_ENGINES = ("cel-expr", "celpy")
+_COMPILE_CACHE_SIZE = 4096
+
+
+class Engine(Protocol):
+    """What an engine offers the evaluator; programs and device forms are the engine's own."""
+
+    name: str
+
+    def compile(self, text: str) -> Any: ...
+
+    def prepare(self, data: Any) -> Any: ...
+
+    def evaluate(self, program: Any, device: Any) -> bool: ...
+
+
+def available_engines() -> list[str]:
+    """The engines whose library can be imported here, preferred first."""
+    from . import engine_celexpr, engine_celpy
+    return [name for name, mod in (("cel-expr", engine_celexpr), ("celpy", engine_celpy)) if mod.available()]
+
+
+def default_engine_name() -> str:
+    """``$DRASAT_CEL_ENGINE`` if set, else cel-expr when importable, else celpy."""
+    chosen = os.environ.get(ENV_VAR, "").strip()
+    if chosen:
+        if chosen not in _ENGINES:
+            raise ValueError(f"{ENV_VAR}={chosen!r}: expected one of {', '.join(_ENGINES)}")
+        return chosen
+    return available_engines()[0]
+
+
+class _Compiled:
+    """One engine and its process-wide program cache (an LRU that also remembers errors)."""
+
+    def __init__(self, engine: Engine) -> None:
+        self.engine = engine
+        self.lock = threading.Lock()
+        self.cache: OrderedDict[str, Any] = OrderedDict()
+
+    def program(self, text: str) -> Any:
+        with self.lock:
+            hit = self.cache.get(text)
+            if hit is not None:
+                self.cache.move_to_end(text)
+        if hit is None:
+            hit = self._compile(text)
+            with self.lock:
+                self.cache[text] = hit
+                if len(self.cache) > _COMPILE_CACHE_SIZE:
+                    self.cache.popitem(last=False)
+        if isinstance(hit, str):
+            raise CelCompileError(hit, text)
+        return hit
+
+    def _compile(self, text: str) -> Any:
+        size = len(text.encode())
+        if size > MAX_EXPRESSION_BYTES:
+            return compilation_failed(issue(text, None, f"expression is too long: {size} bytes, "
+                                                        f"may not be more than {MAX_EXPRESSION_BYTES} bytes"))
+        try:
+            return self.engine.compile(text)
+        except CelCompileError as exc:
+            return exc.detail
+
+
+_REGISTRY: dict[str, _Compiled] = {}
+_REGISTRY_LOCK = threading.Lock()
+
+
+def _compiled(name: str) -> _Compiled:
+    with _REGISTRY_LOCK:
+        if name not in _REGISTRY:
+            _REGISTRY[name] = _Compiled(_make_engine(name))
+        return _REGISTRY[name]
+
+
+def _make_engine(name: str) -> Engine:
+    from . import engine_celexpr, engine_celpy
+    if name == "cel-expr":
+        if not engine_celexpr.available():
+            raise ValueError("CEL engine 'cel-expr' is not available: cel-expr-python is not installed")
+        return engine_celexpr.CelExprEngine()
+    if name == "celpy":
+        return engine_celpy.CelpyEngine()
+    raise ValueError(f"unknown CEL engine {name!r}: expected one of {', '.join(_ENGINES)}")
+
+
+class SelectorEvaluator:
+    """Compiles DRA selectors and evaluates them on devices, remembering every answer."""
+
+    def __init__(self, engine: str | None = None) -> None:
+        self.engine_name = engine or default_engine_name()
+        self._compiled = _compiled(self.engine_name)
+        self._engine = self._compiled.engine
+        self._devices: dict[Any, Any] = {}
+        self._results: dict[tuple[str, Any], Any] = {}
+
+    def compile(self, expression: str) -> None:
+        """Raise :class:`CelCompileError` if the selector does not compile."""
+        self._compiled.program(expression)
+
+    def matches(self, expression: str, device: CelDevice) -> bool:
+        """Whether the selector accepts the device; compile and run-time errors are raised."""
+        key = (expression, device.key)
+        hit = self._results.get(key)
+        if hit is None:
+            hit = self._results[key] = self._evaluate(expression, device)
+        if hit.__class__ is bool:
+            return hit
+        raise hit[0](hit[1]) if hit[0] is CelRuntimeError else hit[0](hit[1], expression)
+
+    def _evaluate(self, expression: str, device: CelDevice) -> Any:
+        try:
+            program = self._compiled.program(expression)
+            prepared = self._device(device)
+            return self._engine.evaluate(program, prepared)
+        except CelCompileError as exc:
+            return (CelCompileError, exc.detail)
+        except CelRuntimeError as exc:
+            return (CelRuntimeError, exc.detail)
+
+    def _device(self, device: CelDevice) -> Any:
+        prepared = self._devices.get(device.key)
+        if prepared is None:
+            data = convert(device)
+            prepared = data.error if data.error is not None else self._engine.prepare(data)
+            self._devices[device.key] = prepared
+        if isinstance(prepared, str):
+            raise CelRuntimeError(prepared)
+        return prepared
