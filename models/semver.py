@@ -105,18 +105,22 @@ def _parse(text: str, normalize: bool) -> Semver:
 
 
 def _normalized(text: str) -> str:
-    """Kubernetes' ``semver(s, true)``: drop a leading v, fill in minor/patch, strip leading zeros."""
-    text = text[1:] if text[:1] in ("v", "V") else text
-    core, sep, rest = _split_core(text)
-    parts = core.split(".")
-    if len(parts) > 3 or not all(p.isdigit() for p in parts):
-        return text
-    parts = [str(int(p)) for p in parts] + ["0"] * (3 - len(parts))
-    return ".".join(parts) + sep + rest
+    """Kubernetes' ``normalizeAndParse``: drop a leading ``v``, strip leading zeros, fill in minor/patch.
 
-
-def _split_core(text: str) -> tuple[str, str, str]:
-    for i, ch in enumerate(text):
-        if ch in "-+":
-            return text[:i], ch, text[i + 1:]
-    return text, "", ""
+    Mirrors apiserver's ``library/semverlib.go`` exactly: only a lower-case ``v`` is
+    dropped, zeros are stripped from each of the (at most three) dot-separated parts,
+    and a shortened version may not carry pre-release or build metadata.
+    """
+    text = text[1:] if text.startswith("v") else text
+    parts = text.split(".", 2)
+    for i, part in enumerate(parts):
+        if len(part) > 1:
+            part = part.lstrip("0")
+            if not part or part[0] not in "0123456789":
+                part = "0" + part
+            parts[i] = part
+    if len(parts) < 3:
+        if any(c in parts[-1] for c in "+-"):
+            raise SemverError("short version cannot contain PreRelease/Build meta data")
+        parts += ["0"] * (3 - len(parts))
+    return ".".join(parts)
