@@ -1,0 +1,128 @@
+"""The inventory of everything loaded: objects in input order, their problems, notices, lookups.
+
+A :class:`Bundle` is what the loader returns and what the command line and the
+solver consume. It keeps input order (first-fit allocation depends on it), finds
+objects by kind and name, and reports a second object with the same kind,
+namespace and name as a problem: which of the two should count is ambiguous, and
+the API server would not store both.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Iterator, TypeVar, Union
+
+from .errors import Location, Problem
+from .kinds import info_for, is_namespaced
+from .meta import TypedObject
+
+T = TypeVar("T", bound=TypedObject)
+
+
+@dataclass
+class Loaded:
+    """One object and where it came from; ``converted_from`` is the original apiVersion if it was older."""
+
+    obj: TypedObject
+    location: Location
+    converted_from: str | None = None
+    problems: list[Problem] = field(default_factory=list)
+
+
+Entry = Union[Loaded, Problem]
+"""An input document in reading order: a loaded object, or the problem that kept a document from loading."""
+
+
+@dataclass
+class Bundle:
+    """Objects in input order, every problem found while reading, and notices for the user."""
+
+    objects: list[Loaded] = field(default_factory=list)
+    problems: list[Problem] = field(default_factory=list)
+    notices: list[str] = field(default_factory=list)
+    entries: list[Entry] = field(default_factory=list)
+    _index: dict[tuple[str, str, str, str], Loaded] = field(default_factory=dict, repr=False)
+
+    # --- building ---------------------------------------------------------------------------
+
+    def add(self, loaded: Loaded) -> None:
+        """Append an object; a second object with the same identity is kept but reported."""
+        self.objects.append(loaded)
+        self.entries.append(loaded)
+        identity = _identity(loaded.obj)
+        if identity is None:
+            return
+        first = self._index.get(identity)
+        if first is None:
+            self._index[identity] = loaded
+            return
+        problem = Problem(loaded.location, f"duplicate: {loaded.obj.kind} {identity[3]!r}"
+                                           f"{' in namespace ' + repr(identity[2]) if identity[2] else ''} "
+                                           f"is already defined at {_place(first.location)}")
+        loaded.problems.append(problem)
+        self.problems.append(problem)
+
+    def add_problem(self, problem: Problem) -> None:
+        """Record a problem of a document that did not become an object."""
+        self.problems.append(problem)
+        self.entries.append(problem)
+
+    def extend(self, other: "Bundle") -> None:
+        """Append everything of another bundle (duplicates across the two are reported)."""
+        for entry in other.entries:
+            if isinstance(entry, Loaded):
+                self.add(Loaded(entry.obj, entry.location, entry.converted_from))
+            else:
+                self.add_problem(entry)
+        self.notices.extend(other.notices)
+
+    # --- reading -----------------------------------------------------------------------------
+
+    @property
+    def ok(self) -> bool:
+        """True when everything was read without a problem."""
+        return not self.problems
+
+    def of_kind(self, cls: type[T]) -> list[T]:
+        """All objects of one model class, in input order."""
+        return [loaded.obj for loaded in self.objects if type(loaded.obj) is cls]  # type: ignore[misc]
+
+    def loaded_of_kind(self, cls: type[TypedObject]) -> list[Loaded]:
+        """Like :meth:`of_kind`, with each object's location."""
+        return [loaded for loaded in self.objects if type(loaded.obj) is cls]
+
+    def by_name(self, cls: type[T], name: str, namespace: str | None = None) -> T | None:
+        """The first object of that class and name (and namespace, if given), or None."""
+        for loaded in self.objects:
+            obj = loaded.obj
+            if type(obj) is cls and obj.name == name and (namespace is None or obj.namespace == namespace):
+                return obj  # type: ignore[return-value]
+        return None
+
+    def location_of(self, obj: TypedObject) -> Location | None:
+        """Where an object of this bundle was read."""
+        for loaded in self.objects:
+            if loaded.obj is obj:
+                return loaded.location
+        return None
+
+    def __iter__(self) -> Iterator[TypedObject]:
+        return (loaded.obj for loaded in self.objects)
+
+    def __len__(self) -> int:
+        return len(self.objects)
+
+
+def _identity(obj: TypedObject) -> tuple[str, str, str, str] | None:
+    """(group, kind, namespace, name); unnamed objects (generateName only) have none."""
+    if not obj.name:
+        return None
+    group = info_for(type(obj)).group
+    return group, obj.kind, obj.namespace if is_namespaced(obj) else "", obj.name
+
+
+def _place(location: Location) -> str:
+    place = location.file or "?"
+    if location.document is not None:
+        place += f"[{location.document}]"
+    return place + (f" {location.path}" if location.path else "")

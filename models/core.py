@@ -1,0 +1,252 @@
+"""Core (``v1``) and ``scheduling.k8s.io`` kinds, as far as device allocation needs them.
+
+Node, Namespace, Pod and PodGroup are large kinds of which drasat reads a small
+part: a node's name, labels, taints and allocatable resources; a namespace's
+labels (admin access is granted per namespace); a pod's node placement, its
+resource claims and the resources its containers ask for; a pod group's claims.
+
+Those parts are typed and strict like every other model. The *rest* of a Node's
+or Pod's ``spec`` and ``status`` (volumes, probes, images, conditions, ...) is
+not modelled: those outer parts accept any other field and keep it verbatim
+(``extra="allow"``), so that ``kubectl get -o yaml`` output loads unchanged and
+dumps back to what was read, without drasat having to track every field the
+core API gains in each release. Typos in those untyped fields are therefore not
+caught; typos in the typed ones are.
+"""
+
+from __future__ import annotations
+
+from pydantic import ConfigDict, Field
+
+from .meta import ApiModel, Condition, JsonObject, NodeSelector, NodeSelectorTerm, Timestamp, TypedObject
+from .quantity import Quantity
+
+CORE_API_VERSION = "v1"
+SCHEDULING_GROUP = "scheduling.k8s.io"
+
+_OPEN = ConfigDict(extra="allow")
+"""For the outer parts of large kinds: unknown fields are kept verbatim, not checked."""
+
+
+# --- Node -----------------------------------------------------------------------------------
+
+
+class Taint(ApiModel):
+    """A node taint (not a device taint: those live in resource.k8s.io)."""
+
+    key: str
+    value: str | None = None
+    effect: str
+    time_added: Timestamp | None = None
+
+
+class NodeSpec(ApiModel):
+    """The scheduling-relevant part of a node's spec; other fields are kept untyped."""
+
+    model_config = _OPEN
+
+    taints: list[Taint] = Field(default_factory=list)
+    unschedulable: bool | None = None
+
+
+class NodeStatus(ApiModel):
+    """Allocatable and capacity resources; other status fields are kept untyped."""
+
+    model_config = _OPEN
+
+    allocatable: dict[str, Quantity] = Field(default_factory=dict)
+    capacity: dict[str, Quantity] = Field(default_factory=dict)
+
+
+class Node(TypedObject):
+    """A candidate node: slices' node selectors match its name and labels."""
+
+    spec: NodeSpec | None = None
+    status: NodeStatus | None = None
+
+
+# --- Namespace ------------------------------------------------------------------------------
+
+
+class NamespaceSpec(ApiModel):
+    finalizers: list[str] = Field(default_factory=list)
+
+
+class NamespaceCondition(ApiModel):
+    type: str
+    status: str
+    last_transition_time: Timestamp | None = None
+    reason: str | None = None
+    message: str | None = None
+
+
+class NamespaceStatus(ApiModel):
+    phase: str | None = None
+    conditions: list[NamespaceCondition] = Field(default_factory=list)
+
+
+class Namespace(TypedObject):
+    """A namespace; its labels decide whether claims in it may ask for admin access."""
+
+    spec: NamespaceSpec | None = None
+    status: NamespaceStatus | None = None
+
+
+# --- Pod ------------------------------------------------------------------------------------
+
+
+class ContainerResourceClaim(ApiModel):
+    """``resources.claims[]``: a container uses a pod claim (or one request of it)."""
+
+    name: str
+    request: str | None = None
+
+
+class ResourceRequirements(ApiModel):
+    limits: dict[str, Quantity] = Field(default_factory=dict)
+    requests: dict[str, Quantity] = Field(default_factory=dict)
+    claims: list[ContainerResourceClaim] = Field(default_factory=list)
+
+
+class Container(ApiModel):
+    """A container's name and resources; image, command, probes, ... are kept untyped."""
+
+    model_config = _OPEN
+
+    name: str
+    resources: ResourceRequirements | None = None
+    restart_policy: str | None = None
+
+
+class PodResourceClaim(ApiModel):
+    """``spec.resourceClaims[]``: exactly one of a claim name or a template name (validation checks)."""
+
+    name: str
+    resource_claim_name: str | None = None
+    resource_claim_template_name: str | None = None
+
+
+class Toleration(ApiModel):
+    """A pod's toleration of node taints."""
+
+    key: str | None = None
+    operator: str | None = None
+    value: str | None = None
+    effect: str | None = None
+    toleration_seconds: int | None = None
+
+
+class NodeAffinity(ApiModel):
+    """Required node selector terms are typed; preferences (scoring) are kept untyped."""
+
+    model_config = _OPEN
+
+    required_during_scheduling_ignored_during_execution: NodeSelector | None = None
+
+
+class Affinity(ApiModel):
+    """Only node affinity matters for where devices can be allocated."""
+
+    model_config = _OPEN
+
+    node_affinity: NodeAffinity | None = None
+
+
+class PodSchedulingGroup(ApiModel):
+    """``spec.schedulingGroup``: the PodGroup a pod belongs to (its claims are shared)."""
+
+    pod_group_name: str | None = None
+
+
+class PodSpec(ApiModel):
+    """Where a pod may run and what it asks for; every other pod field is kept untyped."""
+
+    model_config = _OPEN
+
+    node_name: str | None = None
+    node_selector: dict[str, str] = Field(default_factory=dict)
+    affinity: Affinity | None = None
+    tolerations: list[Toleration] = Field(default_factory=list)
+    resource_claims: list[PodResourceClaim] = Field(default_factory=list)
+    containers: list[Container] = Field(default_factory=list)
+    init_containers: list[Container] = Field(default_factory=list)
+    resources: ResourceRequirements | None = None
+    overhead: dict[str, Quantity] = Field(default_factory=dict)
+    scheduling_group: PodSchedulingGroup | None = None
+
+
+class PodResourceClaimStatus(ApiModel):
+    """Which generated ResourceClaim stands for a template-based pod claim."""
+
+    name: str
+    resource_claim_name: str | None = None
+
+
+class PodStatus(ApiModel):
+    """Generated claim names; every other status field is kept untyped."""
+
+    model_config = _OPEN
+
+    resource_claim_statuses: list[PodResourceClaimStatus] = Field(default_factory=list)
+
+
+class Pod(TypedObject):
+    """A pod, reduced to what decides which devices it needs and on which nodes."""
+
+    spec: PodSpec = Field(default_factory=PodSpec)
+    status: PodStatus | None = None
+
+    def required_node_terms(self) -> list[NodeSelectorTerm]:
+        """The required node affinity terms (ORed), or none when the pod has no such affinity."""
+        affinity = self.spec.affinity
+        if affinity is None or affinity.node_affinity is None:
+            return []
+        selector = affinity.node_affinity.required_during_scheduling_ignored_during_execution
+        return list(selector.node_selector_terms) if selector else []
+
+
+# --- PodGroup (scheduling.k8s.io) -----------------------------------------------------------
+
+
+class PodGroupResourceClaim(ApiModel):
+    """A claim shared by all pods of the group: exactly one of a claim or a template name."""
+
+    name: str
+    resource_claim_name: str | None = None
+    resource_claim_template_name: str | None = None
+
+
+class PodGroupSpec(ApiModel):
+    """The group's claims are typed; scheduling policy and constraints are kept as written.
+
+    The nested scheduling structures (gang policy, topology constraints, workload
+    reference) do not influence device allocation, so they are stored verbatim
+    (any JSON) rather than modelled; the spec's own field names stay strict.
+    """
+
+    resource_claims: list[PodGroupResourceClaim] = Field(default_factory=list)
+    scheduling_policy: JsonObject | None = None
+    scheduling_constraints: JsonObject | None = None
+    disruption_mode: JsonObject | None = None
+    workload_ref: JsonObject | None = None
+    parent_composite_pod_group_name: str | None = None
+    priority_class_name: str | None = None
+    priority: int | None = None
+    preemption_policy: str | None = None
+
+
+class PodGroupResourceClaimStatus(ApiModel):
+    name: str
+    resource_claim_name: str | None = None
+
+
+class PodGroupStatus(ApiModel):
+    conditions: list[Condition] = Field(default_factory=list)
+    resource_claim_statuses: list[PodGroupResourceClaimStatus] = Field(default_factory=list)
+
+
+class PodGroup(TypedObject):
+    """``scheduling.k8s.io`` PodGroup (v1alpha3, v1beta1): claims shared by a group of pods."""
+
+    spec: PodGroupSpec = Field(default_factory=PodGroupSpec)
+    status: PodGroupStatus | None = None

@@ -1,0 +1,218 @@
+"""Reading what users feed drasat: files, directories, stdin → a :class:`Bundle` of typed objects.
+
+Input is what ``kubectl get -o yaml`` prints or what people write by hand:
+multi-document YAML, JSON, ``kind: List`` and typed lists (``ResourceSliceList``),
+older API versions (converted to v1), and kinds drasat does not use (skipped with
+one notice each). Reading never raises for bad input: every problem (broken
+YAML, wrong types, unknown fields, huge or binary files, alias bombs) is recorded
+with file, document index, kind/name and field path, and one bad object does not
+stop the others from loading.
+
+Loading checks structure only (types, required and unknown fields). Whether an
+object follows Kubernetes' semantic rules is :mod:`drasat.models.validation`'s
+question, asked separately, because the solver must be able to reproduce what
+Kubernetes does even with objects the API server would have refused.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from typing import Any, Iterator, TextIO
+
+from pydantic import ValidationError
+
+from .bundle import Bundle, Loaded
+from .convert import needs_conversion, to_v1
+from .errors import InputError, Location, Problem
+from .kinds import KindInfo, lookup, split_api_version
+from .pydantic_problems import problems_from
+from .yaml_io import MAX_FILE_BYTES, Document, decode, parse_documents, read_file
+
+STDIN = "-"
+STDIN_NAME = "<stdin>"
+EXTENSIONS = (".yaml", ".yml", ".json")
+
+__all__ = ["Bundle", "Loaded", "load_paths", "load_text", "manifest_files"]
+
+
+def load_paths(paths: list[str], stdin: TextIO | None = None, *, max_bytes: int = MAX_FILE_BYTES) -> Bundle:
+    """Everything in ``paths``: files, directories (recursively, sorted) and ``-`` for ``stdin``."""
+    bundle = Bundle()
+    for path in paths:
+        if path == STDIN:
+            text, problem = _read_stream(stdin if stdin is not None else sys.stdin, max_bytes)
+            _add_text(bundle, text, problem, STDIN_NAME)
+        elif os.path.isdir(path):
+            files = manifest_files(path)
+            if not files:
+                bundle.notices.append(f"{path}: no *.yaml, *.yml or *.json files in this directory")
+            for name in files:
+                _add_text(bundle, *read_file(name, max_bytes), name)
+        elif os.path.exists(path):
+            _add_text(bundle, *read_file(path, max_bytes), path)
+        else:
+            bundle.add_problem(Problem(Location(path), "no such file or directory"))
+    return bundle
+
+
+def load_text(text: str, name: str = "<string>") -> Bundle:
+    """The objects in one YAML or JSON text (for library users and tests)."""
+    bundle = Bundle()
+    _add_documents(bundle, parse_documents(text, name), name)
+    return bundle
+
+
+def manifest_files(directory: str) -> list[str]:
+    """Manifest files below ``directory``, sorted; hidden files and directories are left out."""
+    found = []
+    for root, dirs, files in os.walk(directory):
+        dirs[:] = sorted(d for d in dirs if not d.startswith("."))
+        found.extend(os.path.join(root, f) for f in files
+                     if not f.startswith(".") and f.lower().endswith(EXTENSIONS))
+    return sorted(found)
+
+
+def _read_stream(stream: TextIO, max_bytes: int) -> tuple[str | None, Problem | None]:
+    buffer = getattr(stream, "buffer", None)
+    try:
+        if buffer is not None:
+            return decode(buffer.read(max_bytes + 1), STDIN_NAME, max_bytes)
+        text = stream.read(max_bytes + 1)
+    except (OSError, UnicodeDecodeError) as exc:
+        return None, Problem(Location(STDIN_NAME), f"cannot read standard input: {exc}")
+    if isinstance(text, bytes):
+        return decode(text, STDIN_NAME, max_bytes)
+    if len(text) > max_bytes:
+        return None, Problem(Location(STDIN_NAME), f"is larger than {max_bytes // (1024 * 1024)} MiB")
+    return text, None
+
+
+def _add_text(bundle: Bundle, text: str | None, problem: Problem | None, name: str) -> None:
+    if problem is not None or text is None:
+        bundle.add_problem(problem or Problem(Location(name), "could not be read"))
+        return
+    _add_documents(bundle, parse_documents(text, name), name)
+
+
+def _add_documents(bundle: Bundle, documents: Iterator[Document], name: str) -> None:
+    converted: dict[str, int] = {}
+    for document in documents:
+        if document.problem is not None:
+            bundle.add_problem(document.problem)
+            continue
+        if document.data is None:
+            continue  # an empty document, e.g. after a trailing '---'
+        where = Location(name, document.index)
+        try:
+            _add_document(bundle, document.data, where, converted)
+        except RecursionError:
+            bundle.add_problem(Problem(where, "is nested too deeply to read"))
+        except Exception as exc:  # noqa: BLE001  (never a traceback: a bug here still gets reported)
+            bundle.add_problem(Problem(where, f"could not be read because of an internal error in drasat "
+                                              f"({type(exc).__name__}: {exc}); please report it"))
+    for version, count in sorted(converted.items()):
+        bundle.notices.append(f"{name}: converted {count} object{'s' if count > 1 else ''} from {version} to "
+                              "resource.k8s.io/v1; messages name the fields as v1 spells them")
+
+
+def _add_document(bundle: Bundle, data: Any, where: Location, converted: dict[str, int]) -> None:
+    if not isinstance(data, dict):
+        bundle.add_problem(Problem(where, f"is not a Kubernetes object: expected a mapping with apiVersion and "
+                                          f"kind, found {_shape(data)}"))
+        return
+    api_version, kind = data.get("apiVersion"), data.get("kind")
+    if not isinstance(api_version, str) or not isinstance(kind, str) or not api_version or not kind:
+        bundle.add_problem(Problem(where, "is not a Kubernetes object: apiVersion and kind must both be given "
+                                          "as text"))
+        return
+    item_kind = _list_item_kind(api_version, kind, data)
+    if item_kind is not None:
+        _add_list(bundle, data, where, item_kind, converted)
+        return
+    info = lookup(api_version, kind)
+    named = Location(where.file, where.document, kind, _display_name(data), where.path)
+    if info is None:
+        bundle.notices.append(f"{_prefix(named)}skipped {api_version} {kind}/{named.name or '?'}: "
+                              "drasat does not use this kind")
+        return
+    _add_object(bundle, data, named, info, converted)
+
+
+def _list_item_kind(api_version: str, kind: str, data: dict[str, Any]) -> str | None:
+    """``List`` → "" (items name their kind); ``ResourceSliceList`` → ``ResourceSlice``; else None."""
+    if kind == "List" and split_api_version(api_version)[0] == "":
+        return ""
+    if kind.endswith("List") and "items" in data and lookup(api_version, kind[:-4]) is not None:
+        return kind[:-4]
+    return None
+
+
+def _add_list(bundle: Bundle, data: dict[str, Any], where: Location, item_kind: str,
+              converted: dict[str, int]) -> None:
+    items = data.get("items")
+    if items is None:
+        return
+    if not isinstance(items, list):
+        bundle.add_problem(Problem(where.child("items"), f"must be a list, not {_shape(items)}"))
+        return
+    for i, item in enumerate(items):
+        at = Location(where.file, where.document, path=f"{where.path + '.' if where.path else ''}items[{i}]")
+        if item_kind and isinstance(item, dict):
+            item = {"apiVersion": data["apiVersion"], "kind": item_kind, **item}
+        if isinstance(item, dict) and _list_item_kind(str(item.get("apiVersion")), str(item.get("kind")), item):
+            bundle.add_problem(Problem(at, "a list inside a list is not a Kubernetes object"))
+            continue
+        _add_document(bundle, item, at, converted)
+
+
+def _add_object(bundle: Bundle, data: dict[str, Any], where: Location, info: KindInfo,
+                converted: dict[str, int]) -> None:
+    api_version = data["apiVersion"]
+    _, version = split_api_version(api_version)
+    if not info.reads(version):
+        versions = ", ".join(f"{info.group + '/' if info.group else ''}{v}" for v in (info.version, *info.older))
+        bundle.add_problem(Problem(where.child("apiVersion"), f"drasat does not know {info.kind} in "
+                                                              f"{api_version}; it reads {versions}"))
+        return
+    source = None
+    if needs_conversion(api_version):
+        try:
+            data = to_v1(data, where)
+        except InputError as exc:
+            for problem in exc.problems:
+                bundle.add_problem(problem)
+            return
+        source = api_version
+        converted[api_version] = converted.get(api_version, 0) + 1
+    try:
+        obj = info.model.model_validate(data, by_alias=True, by_name=False)
+    except ValidationError as exc:
+        for problem in problems_from(exc, info.model, where):
+            bundle.add_problem(problem)
+        return
+    bundle.add(Loaded(obj, where, source))
+
+
+def _display_name(data: dict[str, Any]) -> str | None:
+    """``name`` or ``namespace/name`` from metadata, if they are there as text."""
+    metadata = data.get("metadata")
+    if not isinstance(metadata, dict):
+        return None
+    name, namespace = metadata.get("name"), metadata.get("namespace")
+    if not isinstance(name, str) or not name:
+        return None
+    return f"{namespace}/{name}" if isinstance(namespace, str) and namespace else name
+
+
+def _prefix(where: Location) -> str:
+    place = where.file if where.document is None else f"{where.file}[{where.document}]"
+    return f"{place}{': ' + where.path if where.path else ''}: "
+
+
+def _shape(value: Any) -> str:
+    if isinstance(value, list):
+        return "a list"
+    if isinstance(value, str):
+        return "text"
+    return "a number" if isinstance(value, (int, float)) and not isinstance(value, bool) else type(value).__name__

@@ -1,0 +1,221 @@
+"""Reading manifest text safely: size caps, text decoding, YAML/JSON parsing, expansion limits.
+
+Everything here turns hostile or broken input into :class:`Problem` values with a
+file name, a document index and, for syntax errors, a line and column — never an
+exception. The parser is PyYAML's safe loader (the C one when libyaml is there)
+with three changes that make it read manifests the way ``kubectl`` does:
+
+- timestamps stay text (``creationTimestamp: 2024-01-01T00:00:00Z`` is a string in
+  the API, and a label value ``2024-01-01`` must not turn into a date);
+- a key given twice in one mapping is an error (``kubectl apply`` rejects it too,
+  and silently keeping the last value hides mistakes);
+- documents nested more than :data:`MAX_DEPTH` levels deep are refused before the
+  C loader sees them (its recursive composer would overflow the C stack and crash
+  the process);
+- after parsing, a document may expand to at most :data:`MAX_NODES` values and
+  :data:`MAX_EXPANDED_BYTES` of text, counting every use of a YAML alias: that
+  stops "billion laughs" alias bombs and self-referencing aliases, which would
+  otherwise exhaust memory later, when the document is validated or printed.
+"""
+
+from __future__ import annotations
+
+import gc
+import json
+import re
+from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import Any, Iterator
+
+import yaml
+
+from .errors import Location, Problem
+
+MAX_FILE_BYTES = 32 * 1024 * 1024
+MAX_NODES = 2_000_000
+MAX_EXPANDED_BYTES = 128 * 1024 * 1024
+MAX_DEPTH = 1000
+_QUICK_DEPTH_BOUND = 2000
+_LEADING = re.compile(r"^[ \t?:-]*", re.MULTILINE)
+
+_BaseLoader: type = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+
+class _ManifestLoader(_BaseLoader):  # type: ignore[misc,valid-type]
+    """Safe loading, timestamps as text, duplicate keys rejected."""
+
+    def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict[Any, Any]:
+        seen: dict[Any, yaml.Node] = {}
+        for key_node, _ in node.value:
+            if isinstance(key_node, yaml.ScalarNode) and key_node.tag != "tag:yaml.org,2002:merge":
+                if key_node.value in seen:
+                    raise yaml.constructor.ConstructorError(
+                        "while reading a mapping", node.start_mark,
+                        f"the key {key_node.value!r} appears twice", key_node.start_mark)
+                seen[key_node.value] = key_node
+        return super().construct_mapping(node, deep=deep)
+
+
+_ManifestLoader.yaml_implicit_resolvers = {
+    first: [(tag, regexp) for tag, regexp in resolvers if tag != "tag:yaml.org,2002:timestamp"]
+    for first, resolvers in _BaseLoader.yaml_implicit_resolvers.items()
+}
+
+
+@dataclass
+class Document:
+    """One parsed document of a stream, or the problem that stopped it."""
+
+    index: int
+    data: Any = None
+    problem: Problem | None = None
+
+
+def read_file(path: str, max_bytes: int = MAX_FILE_BYTES) -> tuple[str | None, Problem | None]:
+    """The text of a file, or a problem (missing, unreadable, too large, binary, not UTF-8)."""
+    try:
+        with open(path, "rb") as handle:
+            raw = handle.read(max_bytes + 1)
+    except OSError as exc:
+        return None, Problem(Location(path), f"cannot read the file: {exc.strerror or exc}")
+    return decode(raw, path, max_bytes)
+
+
+def decode(raw: bytes, name: str, max_bytes: int = MAX_FILE_BYTES) -> tuple[str | None, Problem | None]:
+    """UTF-8 text (a byte-order mark is allowed), or a problem that says why not."""
+    where = Location(name)
+    if len(raw) > max_bytes:
+        return None, Problem(where, f"is larger than {max_bytes // (1024 * 1024)} MiB; drasat reads manifests "
+                                    "up to that size (split the input into several files)")
+    if b"\x00" in raw[:8192] and not raw.startswith((b"\xff\xfe", b"\xfe\xff")):
+        return None, Problem(where, "looks like a binary file (it contains NUL bytes), not YAML or JSON")
+    try:
+        return raw.decode("utf-8-sig"), None
+    except UnicodeDecodeError as exc:
+        line = raw[:exc.start].count(b"\n") + 1
+        return None, Problem(where, f"is not UTF-8 text: byte 0x{raw[exc.start]:02x} on line {line} cannot be "
+                                    "decoded (save the file as UTF-8)")
+
+
+def parse_documents(text: str, name: str) -> Iterator[Document]:
+    """The documents of a YAML (or JSON) stream in order; a syntax error ends the stream."""
+    stripped = text.lstrip()
+    if stripped.startswith(("{", "[")):
+        try:
+            yield _checked(Document(0, json.loads(text)), name)
+            return
+        except (json.JSONDecodeError, RecursionError):
+            pass  # not plain JSON after all (or too deep for json): YAML reports it properly
+    index = 0
+    try:
+        if _depth_bound(text) > _QUICK_DEPTH_BOUND and _deeper_than(text, MAX_DEPTH):
+            yield Document(0, problem=Problem(Location(name), f"is nested more than {MAX_DEPTH} levels deep; "
+                                                              "drasat does not read it"))
+            return
+        documents = yaml.load_all(text, Loader=_ManifestLoader)
+        while True:
+            with _collector_paused():
+                data = next(documents, _END)
+            if data is _END:
+                return
+            yield _checked(Document(index, data), name)
+            index += 1
+    except yaml.MarkedYAMLError as exc:
+        yield Document(index, problem=Problem(Location(name, index), _describe(exc)))
+    except yaml.YAMLError as exc:
+        yield Document(index, problem=Problem(Location(name, index), f"is not valid YAML: {exc}"))
+    except RecursionError:
+        yield Document(index, problem=Problem(Location(name, index), "is nested too deeply to read"))
+
+
+_END = object()
+
+
+@contextmanager
+def _collector_paused() -> Iterator[None]:
+    """Pause Python's cyclic garbage collector while PyYAML builds a document.
+
+    Building many small containers triggers collections that make loading large
+    manifests several times slower; the parsed data holds no reference cycles
+    worth collecting meanwhile.
+    """
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            gc.enable()
+
+
+def _depth_bound(text: str) -> int:
+    """A cheap upper bound of the nesting depth.
+
+    Block levels need indentation, dashes or '?'/':' indicators at the start of a
+    line; flow levels need an opening bracket, and an empty ``[]`` or ``{}`` can
+    only ever be the innermost level.
+    """
+    leading = max((len(m) for m in _LEADING.findall(text)), default=0)
+    opens = text.count("[") + text.count("{") - text.count("[]") - text.count("{}")
+    return 2 * (leading + 1) + opens + 1
+
+
+def _deeper_than(text: str, limit: int) -> bool:
+    """Whether the stream nests deeper than ``limit``, from the parser's events.
+
+    libyaml's parser does not recurse, and stopping at ``limit`` keeps its cost for
+    deeply nested flow collections (quadratic in the depth) small.
+    """
+    depth = 0
+    try:
+        for event in yaml.parse(text, Loader=_ManifestLoader):
+            if isinstance(event, yaml.CollectionStartEvent):
+                depth += 1
+                if depth > limit:
+                    return True
+            elif isinstance(event, yaml.CollectionEndEvent):
+                depth -= 1
+    except yaml.YAMLError:
+        return False  # the loader reports the syntax error with its position
+    return False
+
+
+def _describe(exc: yaml.MarkedYAMLError) -> str:
+    """A YAML error as one sentence with a 1-based line and column."""
+    mark = exc.problem_mark or exc.context_mark
+    where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""
+    what = exc.problem or exc.context or "syntax error"
+    context = f" ({exc.context})" if exc.context and exc.problem else ""
+    return f"YAML error{where}: {what}{context}"
+
+
+def _checked(document: Document, name: str) -> Document:
+    """The document, or a problem if it expands beyond the limits (alias bombs, self-references)."""
+    excess = expansion_excess(document.data)
+    if excess:
+        return Document(document.index, problem=Problem(Location(name, document.index), excess))
+    return document
+
+
+def expansion_excess(data: Any, max_nodes: int = MAX_NODES, max_bytes: int = MAX_EXPANDED_BYTES) -> str | None:
+    """Why ``data`` is too large once every alias is expanded, or None when it is within the limits.
+
+    Walks iteratively (deep nesting cannot overflow the stack) and stops as soon
+    as a limit is passed, so the walk itself costs at most ``max_nodes`` steps.
+    """
+    stack: list[Any] = [data]
+    nodes = size = 0
+    while stack:
+        item = stack.pop()
+        nodes += 1
+        if isinstance(item, dict):
+            stack.extend(item.keys())
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
+        elif isinstance(item, str):
+            size += len(item)
+        if nodes > max_nodes or size > max_bytes:
+            return (f"expands to more than {max_nodes:,} values or {max_bytes // (1024 * 1024)} MiB of text "
+                    "(YAML aliases used many times or referring to themselves?); drasat does not read it")
+    return None
