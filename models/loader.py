@@ -176,7 +176,7 @@ def _add_object(bundle: Bundle, data: dict[str, Any], where: Location, info: Kin
                                                               f"{api_version}; it reads {versions}"))
         return
     source = None
-    if needs_conversion(api_version):
+    if version != info.version and needs_conversion(api_version):
         try:
             data = to_v1(data, where)
         except InputError as exc:

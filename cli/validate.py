@@ -1,0 +1,119 @@
+"""``drasat validate``: would the Kubernetes API server accept these objects?
+
+Loads the input like every drasat command, checks each object against
+Kubernetes' validation rules (and the checks other parts of drasat register, such
+as CEL compilation), and prints one verdict per object. Problems go to stdout
+with the verdict; notices (skipped kinds, conversions) go to stderr.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import TextIO
+
+import click
+
+from drasat.models.bundle import Bundle, Loaded
+from drasat.models.errors import Problem
+from drasat.models.loader import load_paths
+from drasat.models.validation import validate_object
+
+from .main import cli
+
+CHECKER_MODULES = ("drasat.solver.cel.validate",)
+"""Modules that register extra checks with ``register_checker`` when imported (if they exist)."""
+
+EPILOG = """\b
+What is checked, as the API server of Kubernetes 1.37 checks it:
+  - structure: known fields only (a typo is an error), the right types,
+    required fields, quantities (1Gi, 500m) and versions (semver 2.0.0);
+  - names: DNS labels and subdomains, driver and pool names, qualified
+    attribute names (dra.example.com/model), label keys and values;
+  - limits: attributes and capacities per device (32), devices per slice
+    (128, or 64 with taints, counters or list attributes), counter sets (8),
+    counters per set (32), requests (32), subrequests (8), selectors (32),
+    constraints (32), tolerations (16), reservedFor (256), CEL length, ...;
+  - rules: exactly one node selection per slice, exactly one value per
+    attribute, request policies, binding conditions, taint effects,
+    references from constraints and config to existing requests.
+Older resource.k8s.io versions (v1beta2, v1beta1, v1alpha3) are converted to
+v1 first. Kinds drasat does not use are skipped with a notice on stderr.
+
+\b
+Exit status: 0 every object is valid; 2 anything is invalid or unreadable.
+
+\b
+Examples:
+  drasat validate examples/
+  drasat validate slices.yaml claims.yaml
+  kubectl get resourceslices,deviceclasses,resourceclaims -A -o yaml | drasat validate -
+"""
+
+
+@cli.command(epilog=EPILOG)
+@click.argument("files", nargs=-1, required=True, metavar="FILE...")
+@click.option("-q", "--quiet", is_flag=True, help="Print only objects with problems, and the summary.")
+def validate(files: tuple[str, ...], quiet: bool) -> None:
+    """Check Kubernetes objects the way the API server would, and say what is wrong.
+
+    FILE is a YAML or JSON file (multi-document, List kinds and `kubectl get -o yaml`
+    output are fine), a directory (read recursively: *.yaml, *.yml, *.json), or - for
+    stdin. Each object is printed as "ok" or followed by its problems, each naming the
+    file, the document (counted from 0), the object and the field.
+    """
+    _import_checkers()
+    stdin: TextIO = click.get_text_stream("stdin")
+    bundle = load_paths(list(files), stdin=stdin)
+    for notice in bundle.notices:
+        click.echo(f"notice: {notice}", err=True)
+    valid, invalid = _report(bundle, quiet)
+    unreadable = sum(1 for entry in bundle.entries if isinstance(entry, Problem))
+    click.echo(_summary(valid, invalid, unreadable))
+    raise SystemExit(0 if invalid == 0 and unreadable == 0 else 2)
+
+
+def _report(bundle: Bundle, quiet: bool) -> tuple[int, int]:
+    """Print each entry in reading order; count valid and invalid objects."""
+    valid = invalid = 0
+    for entry in bundle.entries:
+        if isinstance(entry, Problem):
+            click.secho(f"error  {entry}", fg="red")
+            continue
+        problems = entry.problems + validate_object(entry.obj, entry.location)
+        if problems:
+            invalid += 1
+            click.secho(f"FAIL   {_title(entry)}", fg="red", bold=True)
+            for problem in problems:
+                click.echo(f"       - {problem}")
+        else:
+            valid += 1
+            if not quiet:
+                click.echo(f"{click.style('ok', fg='green')}     {_title(entry)}")
+    return valid, invalid
+
+
+def _title(entry: Loaded) -> str:
+    where = entry.location
+    place = f"{where.file}[{where.document}]" if where.document is not None else str(where.file)
+    item = f" {where.path}" if where.path else ""
+    converted = f" (from {entry.converted_from})" if entry.converted_from else ""
+    return f"{place}{item}: {where.kind}/{where.name or '?'}{converted}"
+
+
+def _summary(valid: int, invalid: int, unreadable: int) -> str:
+    total = valid + invalid
+    parts = [f"{total} object{'s' if total != 1 else ''}: {valid} valid, {invalid} invalid"]
+    if unreadable:
+        parts.append(f"{unreadable} unreadable document{'s' if unreadable != 1 else ''} or file"
+                     f"{'s' if unreadable != 1 else ''}")
+    return "; ".join(parts)
+
+
+def _import_checkers() -> None:
+    """Let optional modules register their checks; a module that does not exist (yet) is fine."""
+    for name in CHECKER_MODULES:
+        try:
+            importlib.import_module(name)
+        except ModuleNotFoundError as exc:
+            if exc.name != name and not name.startswith(f"{exc.name}."):
+                raise
