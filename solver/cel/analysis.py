@@ -163,15 +163,17 @@ class _Rewriter:
             arg = node.args[0]
             if arg.kind == "select" and _is_section(arg.target):
                 return "true"
-        if node.optional or not _is_section(node.target):
+        if node.kind not in ("index", "select") or not _is_section(node.target):
             return None
         if node.kind == "index":
             key = node.args[0]
-            return (text[node.start:node.pos + 1] + "?" + text[node.pos + 1:key.start] + self.render(key)
-                    + text[key.end:node.end] + ".orValue(dyn({}))")
-        if node.kind == "select":
-            return text[node.start:node.pos] + f'[?"{node.name}"].orValue(dyn({{}}))'
-        return None
+            bracket = node.pos + 1 + (1 if node.optional else 0)
+            lookup = (text[node.start:node.pos + 1] + "?" + text[bracket:key.start] + self.render(key)
+                      + text[key.end:node.end] + ".orValue(dyn({}))")
+        else:
+            lookup = text[node.start:node.pos] + f'[?"{node.name}"].orValue(dyn({{}}))'
+        # an optional lookup of a domain always finds one in Kubernetes: optional.of(...)
+        return f"optional.of({lookup})" if node.optional else lookup
 
     def _dirty(self, node: Node) -> bool:
         stack = [node]
@@ -248,7 +250,7 @@ class _Estimator:
                                                                     if access_path(target) else _ITERATIONS)
         element = 64 if access_path(target) else range_size
         inner = dict(env, **{node.args[0].name: element})
-        inner_loops = loops * max(1, min(count, _ITERATIONS))
+        inner_loops = min(_ITERATIONS, loops * max(1, count))  # the budget caps all iterations together
         bodies = [self.size(a, inner, inner_loops) for a in node.args[1:]]
         if node.name == "map":
             return count * max(bodies, default=1)

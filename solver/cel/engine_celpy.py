@@ -1,10 +1,345 @@
-"""Placeholder while the celpy engine is written."""
+"""The pure-Python engine: celpy's tree-walking evaluator, made to behave like Kubernetes.
+
+celpy parses and evaluates CEL but lacks what DRA selectors need, so this module adds:
+a compile-time checker (:mod:`.checker`), ``cel.bind``, the strings extension, optional
+values, Kubernetes' empty-map default for unknown domains, CEL's error-absorbing
+short-circuit ``&&``/``||``, exact ``has()``, and a cost bound: the same 10,000
+comprehension iterations cel-expr-python allows, a cap on evaluation steps and a wall-
+clock backstop, all counted in the evaluator itself so they work on any thread.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+import lark
+from celpy import celtypes
+from celpy.evaluation import Activation, CELEvalError, Evaluator
+
+from drasat.models.quantity import Quantity
+from drasat.models.semver import Semver
+
+from . import library as lib
+from .analysis import analyse
+from .celpy_values import NONE, DefaultMap, OptionalValue, functions, to_cel, to_plain
+from .checker import check
+from .device import DeviceData
+from .errors import COST_EXCEEDED, CelRuntimeError, missing_key, non_bool_result
+from .syntax import MACROS, Node, parse
+
 NAME = "celpy"
+MAX_ITERATIONS = 10_000     # cel-expr-python's fixed comprehension budget
+MAX_STEPS = 250_000         # tree nodes visited per evaluation (realistic selectors: ~100)
+MAX_SECONDS = 1.0           # backstop for anything the counters miss (typical: < 1 ms)
+_PASS = frozenset(("expr", "conditionalor", "conditionaland", "relation", "addition",
+                   "multiplication", "unary", "member"))
 
 
 def available() -> bool:
+    try:
+        import celpy  # noqa: F401
+    except ImportError:
+        return False
     return True
 
 
+class _Exhausted(Exception):
+    """The evaluation used up its budget (never caught by celpy, which catches narrower types)."""
+
+
+class _Budget:
+    __slots__ = ("steps", "iterations", "deadline")
+
+    def __init__(self) -> None:
+        self.steps = self.iterations = 0
+        self.deadline = time.monotonic() + MAX_SECONDS
+
+    def step(self) -> None:
+        self.steps += 1
+        if self.steps > MAX_STEPS or (self.steps & 1023 == 0 and time.monotonic() > self.deadline):
+            raise _Exhausted()
+
+    def iteration(self) -> None:
+        self.iterations += 1
+        if self.iterations >= MAX_ITERATIONS:
+            raise _Exhausted()
+
+
+class Program:
+    __slots__ = ("tree", "optional")
+
+    def __init__(self, tree: lark.Tree, optional: frozenset[int]) -> None:
+        self.tree, self.optional = tree, optional
+
+
+class _Evaluator(Evaluator):
+    """celpy's interpreter with Kubernetes' semantics where they differ."""
+
+    def __init__(self, program: Program, activation: Activation, device: Any) -> None:
+        super().__init__(program.tree, activation)
+        self.optional = program.optional
+        self.locals: dict[str, Any] = {"device": device}
+        self.budget = _Budget()
+
+    def _visit_tree(self, tree: lark.Tree) -> Any:
+        self.budget.step()
+        while tree.data in _PASS and len(tree.children) == 1 and isinstance(tree.children[0], lark.Tree):
+            tree = tree.children[0]
+        return getattr(self, tree.data)(tree)
+
+    def ident_value(self, name: str, root_scope: bool = False) -> Any:
+        if name in self.locals:
+            return self.locals[name]
+        return super().ident_value(name, root_scope)
+
+    # --- logic -----------------------------------------------------------------------
+    def _logical(self, tree: lark.Tree, stop: bool) -> Any:
+        kind, terms = tree.data, []
+        while tree.data == kind and len(tree.children) == 2:
+            terms.append(tree.children[1])
+            tree = tree.children[0]
+        terms.append(tree)
+        error = None
+        for term in reversed(terms):
+            value = self.visit(term)
+            if isinstance(value, celtypes.BoolType):
+                if bool(value) is stop:
+                    return celtypes.BoolType(stop)
+            elif error is None:
+                error = value if isinstance(value, CELEvalError) else CELEvalError(lib.NO_SUCH_OVERLOAD)
+        return error if error is not None else celtypes.BoolType(not stop)
+
+    def conditionaland(self, tree: lark.Tree) -> Any:
+        return self._logical(tree, False)
+
+    def conditionalor(self, tree: lark.Tree) -> Any:
+        return self._logical(tree, True)
+
+    def unary(self, tree: lark.Tree) -> Any:
+        ops = []
+        while len(tree.children) == 2:
+            ops.append("!_" if tree.children[0].data == "unary_not" else "-_")
+            tree = tree.children[1]
+        value = self.visit(tree)
+        for op in reversed(ops):
+            if isinstance(value, CELEvalError):
+                return value
+            if op == "!_" and not isinstance(value, celtypes.BoolType):
+                return CELEvalError(lib.NO_SUCH_OVERLOAD)
+            try:
+                value = self.activation.resolve_function(op)(value)
+            except (TypeError, ValueError, OverflowError):
+                return CELEvalError(lib.NO_SUCH_OVERLOAD if op == "!_" else "integer overflow")
+        return value
+
+    # --- selection -------------------------------------------------------------------
+    def member_dot(self, tree: lark.Tree) -> Any:
+        operand = self.visit(tree.children[0])
+        return self._lookup(operand, celtypes.StringType(tree.children[1]), id(tree) in self.optional)
+
+    def member_index(self, tree: lark.Tree) -> Any:
+        operand, key = self.visit(tree.children[0]), self.visit(tree.children[1])
+        if isinstance(key, CELEvalError):
+            return key
+        return self._lookup(operand, key, id(tree) in self.optional)
+
+    def _lookup(self, operand: Any, key: Any, optional: bool) -> Any:
+        if isinstance(operand, CELEvalError):
+            return operand
+        if isinstance(operand, OptionalValue):
+            if not operand.present:
+                return operand
+            operand, optional = operand.value, True
+        if isinstance(operand, DefaultMap):
+            value = operand[key]
+        elif isinstance(operand, dict):
+            if key not in operand:
+                return NONE if optional else CELEvalError(missing_key(key))
+            value = operand[key]
+        elif isinstance(operand, list) and isinstance(key, int) and not isinstance(key, celtypes.BoolType):
+            if not 0 <= key < len(operand):
+                return NONE if optional else CELEvalError(f"index out of bounds: {key}")
+            value = operand[key]
+        else:
+            return CELEvalError(lib.NO_SUCH_OVERLOAD)
+        return OptionalValue(True, value) if optional else value
+
+    def macro_has_eval(self, exprlist: lark.Tree) -> Any:
+        select = exprlist.children[0]
+        while select.data != "member_dot" and len(select.children) == 1:
+            select = select.children[0]
+        operand = self.visit(select.children[0])
+        if isinstance(operand, CELEvalError):
+            return operand
+        if isinstance(operand, DefaultMap):
+            return celtypes.BoolType(True)  # Kubernetes' lookup always finds a domain
+        if isinstance(operand, dict):
+            return celtypes.BoolType(str(select.children[1]) in operand)
+        return CELEvalError(lib.NO_SUCH_OVERLOAD)
+
+    # --- calls and macros ------------------------------------------------------------
+    def member_dot_arg(self, tree: lark.Tree) -> Any:
+        target, name = tree.children[0], str(tree.children[1])
+        args = tree.children[2].children if len(tree.children) == 3 else []
+        namespace = _namespace(target)
+        if namespace == "cel" and name == "bind":
+            return self._bind(args)
+        if namespace == "optional":
+            return self._optional(name, args)
+        if name in MACROS:
+            return self._macro(name, target, args)
+        return super().member_dot_arg(tree)
+
+    def _with(self, name: str, value: Any, body: lark.Tree) -> Any:
+        saved = self.locals.get(name, _UNSET)
+        self.locals[name] = value
+        try:
+            return self.visit(body)
+        finally:
+            if saved is _UNSET:
+                del self.locals[name]
+            else:
+                self.locals[name] = saved
+
+    def _bind(self, args: list[lark.Tree]) -> Any:
+        var, init, body = args
+        return self._with(_ident_name(var), self.visit(init), body)
+
+    def _optional(self, name: str, args: list[lark.Tree]) -> Any:
+        values = [self.visit(a) for a in args]
+        for v in values:
+            if isinstance(v, CELEvalError):
+                return v
+        if name == "none":
+            return NONE
+        if name == "ofNonZeroValue" and not to_plain(values[0]):
+            return NONE
+        return OptionalValue(True, values[0])
+
+    def _macro(self, name: str, target: lark.Tree, args: list[lark.Tree]) -> Any:
+        items = self.visit(target)
+        if isinstance(items, CELEvalError):
+            return items
+        if not isinstance(items, (list, dict)):
+            return CELEvalError(lib.NO_SUCH_OVERLOAD)
+        var, bodies = _ident_name(args[0]), args[1:]
+        if name in ("all", "exists"):
+            return self._quantifier(var, list(items), bodies[0], stop=(name == "exists"))
+        results = []
+        for item in list(items):
+            self.budget.iteration()
+            values = [self._with(var, item, body) for body in bodies]
+            for v in values:
+                if isinstance(v, CELEvalError):
+                    return v
+            if name == "map" and (len(values) == 1 or _truth(values[0])):
+                results.append(values[-1])
+            elif name in ("filter", "exists_one"):
+                if not isinstance(values[0], celtypes.BoolType):
+                    return CELEvalError(lib.NO_SUCH_OVERLOAD)
+                if values[0]:
+                    results.append(item)
+        if name == "exists_one":
+            return celtypes.BoolType(len(results) == 1)
+        return celtypes.ListType(results)
+
+    def _quantifier(self, var: str, items: list[Any], body: lark.Tree, stop: bool) -> Any:
+        error = None
+        for item in items:
+            self.budget.iteration()
+            value = self._with(var, item, body)
+            if isinstance(value, celtypes.BoolType):
+                if bool(value) is stop:
+                    return celtypes.BoolType(stop)
+            elif error is None:
+                error = value if isinstance(value, CELEvalError) else CELEvalError(lib.NO_SUCH_OVERLOAD)
+        return error if error is not None else celtypes.BoolType(not stop)
+
+
+_UNSET = object()
+
+
+def _truth(value: Any) -> bool:
+    return isinstance(value, celtypes.BoolType) and bool(value)
+
+
+def _ident_name(tree: lark.Tree) -> str:
+    tokens = [t for t in tree.scan_values(lambda v: isinstance(v, lark.Token) and v.type == "IDENT")]
+    return str(tokens[0])
+
+
+def _namespace(tree: lark.Tree) -> str | None:
+    while len(tree.children) == 1 and isinstance(tree.children[0], lark.Tree):
+        tree = tree.children[0]
+    if tree.data == "ident":
+        return str(tree.children[0])
+    return None
+
+
 class CelpyEngine:
+    """Compiles with the neutral parser and checker; evaluates with celpy's interpreter."""
+
     name = NAME
+
+    def __init__(self) -> None:
+        self._activation = Activation(functions=functions())
+
+    def compile(self, text: str) -> Program:
+        parsed = parse(text)
+        analyse(parsed)   # the cost bound; the cel-expr rewrite is not needed here
+        check(parsed)
+        optional = frozenset(id(n.tree) for n in _walk(parsed.root) if n.optional)
+        return Program(parsed.tree, optional)
+
+    def prepare(self, data: DeviceData) -> celtypes.MapType:
+        def section(values: dict[str, dict[str, Any]]) -> DefaultMap:
+            return DefaultMap({celtypes.StringType(d): to_cel(ids) for d, ids in values.items()})
+
+        return celtypes.MapType({
+            celtypes.StringType("driver"): celtypes.StringType(data.driver),
+            celtypes.StringType("allowMultipleAllocations"): celtypes.BoolType(data.allow_multiple_allocations),
+            celtypes.StringType("attributes"): section(data.attributes),
+            celtypes.StringType("capacity"): section(data.capacity)})
+
+    def evaluate(self, program: Program, device: celtypes.MapType) -> bool:
+        evaluator = _Evaluator(program, self._activation, device)
+        try:
+            value = evaluator.visit(program.tree)
+        except _Exhausted:
+            raise CelRuntimeError(COST_EXCEEDED) from None
+        except RecursionError:
+            raise CelRuntimeError("max recursion depth exceeded") from None
+        if isinstance(value, CELEvalError):
+            raise CelRuntimeError(_error_text(value))
+        if isinstance(value, celtypes.BoolType):
+            return bool(value)
+        raise CelRuntimeError(non_bool_result(_type_name(value)))
+
+
+def _walk(root: Node) -> list[Node]:
+    out, stack = [], [root]
+    while stack:
+        node = stack.pop()
+        out.append(node)
+        stack.extend(node.children())
+    return out
+
+
+def _error_text(error: CELEvalError) -> str:
+    text = str(error.args[0]) if error.args else "evaluation error"
+    if text in ("modulus or divide by zero",):
+        return "division by zero"
+    if text == "return error for overflow":
+        return "integer overflow"
+    if text.startswith("found no matching overload"):
+        return lib.NO_SUCH_OVERLOAD
+    return text
+
+
+def _type_name(value: Any) -> str:
+    if isinstance(value, celtypes.UintType):
+        return "uint"
+    if isinstance(value, (Quantity, Semver)) or not isinstance(value, OptionalValue):
+        return lib.type_name(to_plain(value))
+    return "optional_type"

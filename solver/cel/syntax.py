@@ -62,6 +62,7 @@ class Parsed:
     text: str
     root: Node
     optional_marks: frozenset[int]
+    tree: Any = None   # the Lark tree, which the celpy engine evaluates
 
 
 def parse(text: str) -> Parsed:
@@ -78,7 +79,7 @@ def parse(text: str) -> Parsed:
     if root is None or root.depth >= MAX_DEPTH:
         raise CelCompileError(compilation_failed(
             issue(text, None, f"Exceeded max recursion depth of {MAX_DEPTH} when parsing.")), text)
-    return Parsed(text, root, frozenset(marks))
+    return Parsed(text, root, frozenset(marks), tree)
 
 
 _PARSER: lark.Lark | None = None
