@@ -84,11 +84,16 @@ def _config(plan: ClaimPlan, selected: dict) -> list[DeviceAllocationConfigurati
                                  for req in plan.requests if req.index in names):
             entries.append(DeviceAllocationConfiguration(source="FromClaim", requests=list(c.requests),
                                                          opaque=c.opaque.model_copy(deep=True)))
-    for entry in entries:
-        if entry.requests and all(req.name in entry.requests or names.get(req.index) in entry.requests
-                                  for req in plan.requests):
-            entry.requests = []
-    return entries
+    return [_collapsed(entry, plan, names) for entry in entries]
+
+
+def _collapsed(entry: DeviceAllocationConfiguration, plan: ClaimPlan,
+               names: dict[int, str]) -> DeviceAllocationConfiguration:
+    """A config naming every request of the claim applies to all: written without ``requests``."""
+    if entry.requests and all(req.name in entry.requests or names.get(req.index) in entry.requests
+                              for req in plan.requests):
+        return DeviceAllocationConfiguration(source=entry.source, opaque=entry.opaque)
+    return entry
 
 
 def node_selector(inv: Inventory, plan: ClaimPlan, picks: Sequence[Pick]) -> NodeSelector | None:
