@@ -19,6 +19,7 @@ Three questions answered once per expression, from the engine-neutral AST:
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Callable
 
 from .errors import CelCompileError, compilation_failed, issue
 from .syntax import MACROS, Node, Parsed
@@ -52,14 +53,21 @@ class Analysis:
 FULL = Needs(True, ALL, ALL)
 
 
-def analyse(parsed: Parsed) -> Analysis:
-    """Needs, cel-expr rewrite and the cost check; raises :class:`CelCompileError` if too costly."""
+Fold = Callable[[Node], "str | None"]
+
+
+def analyse(parsed: Parsed, fold: Fold | None = None) -> Analysis:
+    """Needs, cel-expr rewrite and the cost check; raises :class:`CelCompileError` if too costly.
+
+    ``fold`` may replace a call with constant arguments (``quantity("1Gi")``) by a literal
+    in the rewritten text, saving a call into Python on every evaluation.
+    """
     _check_cost(parsed)
     if _shadows_device(parsed.root):
         return Analysis(parsed, FULL, parsed.text)
     collector = _NeedCollector()
     collector.visit(parsed.root)
-    return Analysis(parsed, collector.result(), _Rewriter(parsed.text).render(parsed.root))
+    return Analysis(parsed, collector.result(), _Rewriter(parsed.text, fold).render(parsed.root))
 
 
 def access_path(node: Node) -> list[str] | None:
@@ -141,8 +149,8 @@ def _is_section(node: Node | None) -> bool:
 class _Rewriter:
     """Re-prints the expression with Kubernetes' unknown-domain behaviour made explicit."""
 
-    def __init__(self, text: str) -> None:
-        self.text = text
+    def __init__(self, text: str, fold: Fold | None = None) -> None:
+        self.text, self.fold = text, fold
 
     def render(self, node: Node) -> str:
         out = self._own(node)
@@ -159,6 +167,10 @@ class _Rewriter:
 
     def _own(self, node: Node) -> str | None:
         text = self.text
+        if self.fold is not None and node.kind == "call":
+            folded = self.fold(node)
+            if folded is not None:
+                return folded
         if node.kind == "call" and node.name == "has" and len(node.args) == 1:
             arg = node.args[0]
             if arg.kind == "select" and _is_section(arg.target):

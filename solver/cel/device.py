@@ -68,15 +68,22 @@ def convert(device: CelDevice) -> DeviceData:
         data.attributes.setdefault(domain, {})[ident] = value
     for name, quantity in device.capacity.items():
         domain, ident = split_qualified(name, device.driver)
-        if not isinstance(quantity, Quantity):
+        if type(quantity) is not Quantity:
             quantity = Quantity.parse(quantity)
         data.capacity.setdefault(domain, {})[ident] = quantity
     return data
 
 
+_FAST = {"string": str, "int": int, "bool": bool}
+
+
 def attribute_value(raw: Mapping[str, Any]) -> AttributeValue:
     """The one value an API attribute object holds; lists win over scalars, as in Kubernetes."""
-    if not isinstance(raw, Mapping):
+    if type(raw) is dict and len(raw) == 1:  # the usual shape: one scalar field (fast path)
+        key, value = next(iter(raw.items()))
+        if type(value) is _FAST.get(key):
+            return value
+    elif not isinstance(raw, Mapping):
         raw = getattr(raw, "raw", lambda: {})()
     for key, kind in _LIST_FIELDS:
         values = raw.get(key)

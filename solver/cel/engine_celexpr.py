@@ -31,7 +31,7 @@ from .analysis import Analysis, Needs, analyse
 from .device import DeviceData
 from .errors import (COST_EXCEEDED, CelCompileError, CelRuntimeError, compilation_failed, missing_key,
                      non_bool_result, result_type_error)
-from .syntax import parse
+from .syntax import Node, parse
 
 NAME = "cel-expr"
 _Q, _S = b"\xff\xfeQ", b"\xff\xfeS"  # no NUL: cel-expr cuts bytes at NUL
@@ -46,15 +46,30 @@ def available() -> bool:
 
 
 # --- carriers -------------------------------------------------------------------------
+_PLAIN = frozenset((str, int, bool, float))
+
+
 def encode(value: Any) -> Any:
     """A plain value as the run environment carries it."""
+    if type(value) in _PLAIN:
+        return value
     if isinstance(value, Quantity):
-        return _Q + str(value.value).encode()
+        return _encode_quantity(value.value)
     if isinstance(value, Semver):
-        return _S + Semver(value.major, value.minor, value.patch, value.prerelease).text.encode()
+        return _encode_semver(value)
     if isinstance(value, list):
         return [encode(v) for v in value]
     return value
+
+
+@lru_cache(maxsize=65536)
+def _encode_quantity(value: Any) -> bytes:
+    return _Q + str(value).encode()
+
+
+@lru_cache(maxsize=65536)
+def _encode_semver(value: Semver) -> bytes:
+    return _S + Semver(value.major, value.minor, value.patch, value.prerelease).text.encode()
 
 
 @lru_cache(maxsize=65536)
@@ -228,7 +243,7 @@ class CelExprEngine:
     def compile(self, text: str) -> Program:
         envs = self._env()
         try:
-            analysis: Analysis | None = analyse(parse(text))
+            analysis: Analysis | None = analyse(parse(text), _fold)
         except CelCompileError:
             analysis = None  # cel-expr's own parser reports the problem below, in its words
         try:
@@ -247,14 +262,12 @@ class CelExprEngine:
             raise CelCompileError(compilation_failed(_clean(str(exc))), text) from None
         return Program(program, analysis.needs)
 
-    def prepare(self, data: DeviceData) -> dict[str, Any]:
-        """The device with carriers, built once per device and projected per expression."""
-        return {"driver": data.driver, "allowMultipleAllocations": data.allow_multiple_allocations,
-                "attributes": {d: {i: encode(v) for i, v in ids.items()} for d, ids in data.attributes.items()},
-                "capacity": {d: {i: encode(v) for i, v in ids.items()} for d, ids in data.capacity.items()}}
+    def prepare(self, data: DeviceData) -> "_Device":
+        """The device's per-evaluator form; carriers are built lazily, only for what is read."""
+        return _Device(data)
 
-    def evaluate(self, program: Program, device: dict[str, Any]) -> bool:
-        data = device if program.needs.full else _project(device, program.needs)
+    def evaluate(self, program: Program, device: "_Device") -> bool:
+        data = device.full() if program.needs.full else device.project(program.needs)
         try:
             value = program.expression.eval(data={"device": data})
         except RuntimeError as exc:
@@ -267,27 +280,65 @@ class CelExprEngine:
         raise CelRuntimeError(non_bool_result(_result_type(kind, value)))
 
 
+def _fold(node: Node) -> str | None:
+    """``quantity("40Gi")`` / ``semver("1.2.3")`` with literal arguments -> a bytes literal carrier.
+
+    Invalid literals are left alone so that they still fail at run time, as in Kubernetes.
+    """
+    if node.target is not None or node.name not in ("quantity", "semver") or not node.args:
+        return None
+    if not all(a.kind == "literal" for a in node.args):
+        return None
+    try:
+        value = (lib.quantity if node.name == "quantity" else lib.semver)(*(a.value for a in node.args))
+    except (lib.LibError, TypeError):
+        return None
+    carrier = encode(value)
+    return 'b"' + "".join(chr(c) if 32 <= c < 127 and c not in (34, 92) else f"\\{c:03o}"
+                          for c in carrier) + '"'
+
+
 def _result_type(kind: str, value: Any) -> str:
     if kind == "BYTES":
         return lib.type_name(decode(value.value()))
     return _go_type(kind).split("(")[0]
 
 
-def _project(device: dict[str, Any], needs: Needs) -> dict[str, Any]:
-    return {"driver": device["driver"], "allowMultipleAllocations": device["allowMultipleAllocations"],
-            "attributes": _section(device["attributes"], needs.attributes),
-            "capacity": _section(device["capacity"], needs.capacity)}
+class _Device:
+    """One device as the run environment sees it: the whole map (built once, on demand) or
+    the part an expression reads (most selectors touch two or three attributes, and
+    converting values into cel-expr is most of the cost of a cold evaluation)."""
+
+    __slots__ = ("data", "_full")
+
+    def __init__(self, data: DeviceData) -> None:
+        self.data, self._full = data, None
+
+    def full(self) -> dict[str, Any]:
+        if self._full is None:
+            self._full = self._build(None, None)
+        return self._full
+
+    def project(self, needs: Needs) -> dict[str, Any]:
+        return self._build(needs.attributes, needs.capacity)
+
+    def _build(self, attributes: Any, capacity: Any) -> dict[str, Any]:
+        data = self.data
+        return {"driver": data.driver, "allowMultipleAllocations": data.allow_multiple_allocations,
+                "attributes": _section(data.attributes, attributes),
+                "capacity": _section(data.capacity, capacity)}
 
 
 def _section(values: dict[str, dict[str, Any]], wanted: dict[str, frozenset[str] | None] | None
              ) -> dict[str, dict[str, Any]]:
     if wanted is None:
-        return values
+        return {d: {i: encode(v) for i, v in ids.items()} for d, ids in values.items()}
     out: dict[str, dict[str, Any]] = {}
     for domain, ids in wanted.items():
         have = values.get(domain)
         if have is not None:
-            out[domain] = have if ids is None else {i: have[i] for i in ids if i in have}
+            chosen = have if ids is None else {i: have[i] for i in ids if i in have}
+            out[domain] = {i: encode(v) for i, v in chosen.items()}
     return out
 
 
