@@ -119,7 +119,7 @@ def static_block(inv: Inventory, alt: Alternative, dev: InventoryDevice) -> str:
 
 def _counter_block(inv: Inventory, dev: InventoryDevice) -> str:
     pool = inv.pool(dev.pool_key)
-    if multi(inv, dev) and inv.in_use.allocated(dev.id):
+    if dev.shared and inv.in_use.allocated(dev.id):
         return ""  # later shares of a shared device draw no counters
     if pool.overcommitted:
         return f"pool {pool.label()} has an over-committed counter"
@@ -145,14 +145,12 @@ def compatible(groups: Sequence[frozenset[str]]) -> bool:
     return bool(frozenset.intersection(*groups))
 
 
-def multi(inv: Inventory, dev: InventoryDevice) -> bool:
-    """Whether the device is shared between allocations (needs the consumable-capacity gate)."""
-    return inv.features.consumable_capacity and bool(dev.device.allow_multiple_allocations)
-
-
 def capacity_share(inv: Inventory, alt: Alternative, dev: InventoryDevice) -> dict[str, Fraction] | None:
     """The share ``alt`` takes of the device, or None when the capacity or policy cannot allow it."""
     capacities = dev.device.capacity
+    if not alt.capacity and not dev.shared and dev.id not in inv.in_use.capacity and all(
+            c.request_policy is None for c in capacities.values()):
+        return {}  # a dedicated device asked for nothing in particular: its whole capacity fits
     fractional = inv.features["DRAFractionalCapacityRange"]
     share = share_of(capacities, alt.capacity, fractional)
     if share is None:
@@ -186,7 +184,7 @@ def _exact_reason(inv: Inventory, ev: SelectorEvaluator, alt: Alternative, dev: 
         share = capacity_share(inv, alt, dev)
         if share is None:
             return "not enough capacity, or the capacity request breaks the device's policy"
-        if multi(inv, dev):
+        if dev.shared:
             alt.share[dev.index] = share
     return static_block(inv, alt, dev)
 
@@ -206,7 +204,7 @@ def evaluate_all(inv: Inventory, ev: SelectorEvaluator, alt: Alternative) -> Non
             share = capacity_share(inv, alt, dev)
             if share is None:
                 continue
-            if multi(inv, dev):
+            if dev.shared:
                 alt.share[dev.index] = share
         alt.candidates.append(dev.index)
         reason = static_block(inv, alt, dev)

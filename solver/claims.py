@@ -78,11 +78,11 @@ class _SharedCandidates:
         self.done: dict[tuple, Alternative] = {}
 
     def fill(self, alt: Alternative) -> None:
-        key = (alt.mode, alt.device_class.name, tuple(alt.selectors), alt.admin, alt.claim_label if alt.selectors else "",
+        key = (alt.mode, alt.device_class.name, tuple(alt.selectors), alt.admin,
                tuple(sorted((k, q.value) for k, q in alt.capacity.items())),
                tuple(t.model_dump_json() for t in alt.tolerations))
         known = self.done.get(key)
-        if known is None:
+        if known is None or known.errors:  # error texts name the claim: evaluate again for this one
             (evaluate_all if alt.mode == "All" else evaluate_exact)(self.inv, self.ev, alt)
             self.done[key] = alt
             return

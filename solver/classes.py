@@ -14,7 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Hashable
 
-from .candidates import Alternative, multi
+from .candidates import Alternative
 from .claims import ClaimPlan
 from .inventory import Inventory
 from .state import SearchState
@@ -42,7 +42,7 @@ def equivalence_classes(inv: Inventory, plans: list[ClaimPlan],
     for plan, alt in alternatives:
         for device in alt.candidates:
             members.setdefault(device, []).append(_membership(plan, alt, device, labels))
-            if alt.admin or multi(inv, inv.devices[device]):
+            if alt.admin or inv.devices[device].shared:
                 singles.add(device)
     groups: list[DeviceClassGroup] = []
     by_key: dict[Hashable, DeviceClassGroup] = {}
@@ -52,7 +52,7 @@ def equivalence_classes(inv: Inventory, plans: list[ClaimPlan],
             tuple(members[device]), _counter_signature(inv, device))
         group = by_key.get(key)
         if group is None:
-            group = by_key[key] = DeviceClassGroup(len(groups), shared=multi(inv, inv.devices[device]))
+            group = by_key[key] = DeviceClassGroup(len(groups), shared=inv.devices[device].shared)
             groups.append(group)
         group.devices.append(device)
         class_of[device] = group.index

@@ -44,7 +44,9 @@ class _Search:
         self.steps += 1
         if self.budget is not None and self.steps > self.budget:
             raise BudgetExhausted()
-        if self.deadline is not None and self.steps % 1024 == 0 and time.monotonic() > self.deadline:
+        if self.deadline is not None and self.steps % 64 == 0 and time.monotonic() > self.deadline:
+            if self.budget is not None:
+                raise BudgetExhausted()
             raise SolveTimeout(f"the greedy search gave up after {self.steps} steps (time limit reached)")
 
     def claim(self, c: int) -> str:
@@ -81,10 +83,11 @@ class _Search:
         if alt.mode == "All":
             return self._place(plan, alt, k, alt.candidates[k], must=True) or FAIL
         order = self._devices(alt)
+        used, held, devices = self.state.used, self.state.held[c], self.state.inv.devices
         for device in order[bisect.bisect_left(order, start):]:
+            if (used[device] and not alt.admin or device in held) and not devices[device].shared:
+                continue  # taken earlier in this search: skipped before its selectors, as upstream
             if device in alt.errors:
-                if self.state.busy(c, alt, self.state.inv.devices[device]):
-                    continue
                 raise alt.errors[device]
             result = self._place(plan, alt, k, device, must=False)
             if result in (SUCCESS, SIZE):

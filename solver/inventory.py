@@ -40,6 +40,7 @@ class InventoryDevice:
     taints: tuple[DeviceTaint, ...]
     cel: CelDevice
     pool_has_binding_conditions: bool
+    shared: bool  # allocatable many times (allowMultipleAllocations, with DRAConsumableCapacity on)
 
     @property
     def name(self) -> str:
@@ -113,7 +114,7 @@ def build_inventory(problem: Problem) -> Inventory:
     pools = [pools[i] for i in order]
     usable.sort(key=lambda item: (item[0].has_binding_conditions, item[0].key))
     rules = problem.taint_rules if features.taint_rules else ()
-    devices = list(_enumerate(usable, problem.node, rules))
+    devices = list(_enumerate(usable, problem.node, rules, features.consumable_capacity))
     return Inventory(problem.node, features, pools, devices, in_use)
 
 
@@ -264,7 +265,7 @@ def _allocated_groups(key: PoolKey, every: list[ResourceSlice], in_use: InUse) -
 
 
 def _enumerate(usable: list[tuple[Pool, list[ResourceSlice]]], node: NodeInfo,
-               rules: Sequence[DeviceTaintRule]) -> Iterable[InventoryDevice]:
+               rules: Sequence[DeviceTaintRule], consumable: bool) -> Iterable[InventoryDevice]:
     index = 0
     for pool, device_slices in usable:
         for s in sorted(device_slices, key=lambda s: s.name):
@@ -277,7 +278,8 @@ def _enumerate(usable: list[tuple[Pool, list[ResourceSlice]]], node: NodeInfo,
                                 attributes={k: v.raw() for k, v in d.attributes.items()},
                                 capacity={k: v.value for k, v in d.capacity.items()},
                                 allow_multiple_allocations=bool(d.allow_multiple_allocations))
-                yield InventoryDevice(index, device_id, s, d, taints, cel, pool.has_binding_conditions)
+                shared = consumable and bool(d.allow_multiple_allocations)
+                yield InventoryDevice(index, device_id, s, d, taints, cel, pool.has_binding_conditions, shared)
                 index += 1
 
 

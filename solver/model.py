@@ -17,7 +17,7 @@ from typing import Iterable
 
 from ortools.sat.python import cp_model
 
-from .candidates import Alternative, multi
+from .candidates import Alternative
 from .claims import MAX_RESULTS, ClaimPlan
 from .classes import DeviceClassGroup, equivalence_classes
 from .inventory import Inventory

@@ -18,7 +18,7 @@ from ortools.sat.python import cp_model
 
 from drasat.models.errors import SolveTimeout
 
-from .candidates import Alternative, multi
+from .candidates import Alternative
 from .model import AllocationModel
 from .state import Pick
 
@@ -140,12 +140,12 @@ class _Decoder:
         return picks
 
     def _free(self, alt: Alternative, device: int, held: set[int]) -> bool:
-        if multi(self.m.inv, self.m.inv.devices[device]):
+        if self.m.inv.devices[device].shared:
             return True
         return device not in held and (alt.admin or device not in self.used)
 
     def _take(self, alt: Alternative, device: int, held: set[int]) -> Pick:
-        if multi(self.m.inv, self.m.inv.devices[device]):
+        if self.m.inv.devices[device].shared:
             return Pick(alt, device, alt.share.get(device))
         held.add(device)
         if not alt.admin:

@@ -13,7 +13,7 @@ from fractions import Fraction
 
 from drasat.models.errors import AllocationError
 
-from .candidates import Alternative, compatible, multi
+from .candidates import Alternative, compatible
 from .claims import ClaimPlan, constraint_attribute
 from .constraints import Label, distinct_holds, labels, match_holds
 from .inventory import Inventory, InventoryDevice
@@ -49,7 +49,7 @@ class SearchState:
 
     def busy(self, claim: int, alt: Alternative, dev: InventoryDevice) -> bool:
         """Whether ``dev`` is taken for ``alt`` by this search (static use is in the candidate lists)."""
-        if multi(self.inv, dev):
+        if dev.shared:
             return False
         if dev.index in self.held[claim]:
             return True
@@ -65,7 +65,7 @@ class SearchState:
             return None
         if not self._constraints_accept(claim, alt, device, must):
             return None
-        share = alt.share.get(device) if multi(self.inv, dev) else None
+        share = alt.share.get(device) if dev.shared else None
         if share is not None and not self._capacity_fits(dev, share):
             return None
         pick = Pick(alt, device, share)
@@ -82,7 +82,7 @@ class SearchState:
         """Shared devices draw their counters with the first share only (none if shared already)."""
         if not dev.device.consumes_counters or not self.inv.features.partitionable:
             return False
-        if multi(self.inv, dev):
+        if dev.shared:
             if self.inv.in_use.allocated(dev.id):
                 return False
             return len(self.shares.get(dev.index, ())) == (1 if removing else 0)
@@ -150,7 +150,7 @@ class SearchState:
         if pick.share is not None:
             shares = self.shares.setdefault(pick.device, [])
             shares.append(pick.share) if sign > 0 else shares.remove(pick.share)
-        elif not multi(self.inv, dev):
+        elif not dev.shared:
             if sign > 0:
                 self.held[claim].add(pick.device)
             else:

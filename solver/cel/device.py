@@ -57,17 +57,24 @@ def split_qualified(name: str, driver: str) -> tuple[str, str]:
 
 def convert(device: CelDevice) -> DeviceData:
     """Group and type a device's attributes and capacities as Kubernetes' ``DeviceMatches`` does."""
-    data = DeviceData(device.driver, bool(device.allow_multiple_allocations))
+    driver = device.driver
+    data = DeviceData(driver, bool(device.allow_multiple_allocations))
+    attributes = data.attributes
     for name, raw in device.attributes.items():
         try:
             value = attribute_value(raw)
         except _ConversionError as exc:
             data.error = f"attribute {name}: {exc}"
             return data
-        domain, ident = split_qualified(name, device.driver)
-        data.attributes.setdefault(domain, {})[ident] = value
+        domain, slash, ident = name.partition("/")
+        if not slash:
+            domain, ident = driver, name
+        group = attributes.get(domain)
+        if group is None:
+            group = attributes[domain] = {}
+        group[ident] = value
     for name, quantity in device.capacity.items():
-        domain, ident = split_qualified(name, device.driver)
+        domain, ident = split_qualified(name, driver)
         if type(quantity) is not Quantity:
             quantity = Quantity.parse(quantity)
         data.capacity.setdefault(domain, {})[ident] = quantity
@@ -75,13 +82,18 @@ def convert(device: CelDevice) -> DeviceData:
 
 
 _FAST = {"string": str, "int": int, "bool": bool}
+_FAST_LISTS = {"strings": str, "ints": int, "bools": bool}
 
 
 def attribute_value(raw: Mapping[str, Any]) -> AttributeValue:
     """The one value an API attribute object holds; lists win over scalars, as in Kubernetes."""
-    if type(raw) is dict and len(raw) == 1:  # the usual shape: one scalar field (fast path)
+    if type(raw) is dict and len(raw) == 1:  # the usual shape: one field (fast paths)
         key, value = next(iter(raw.items()))
-        if type(value) is _FAST.get(key):
+        kind = _FAST.get(key)
+        if kind is not None and type(value) is kind:
+            return value
+        kind = _FAST_LISTS.get(key)
+        if kind is not None and type(value) is list and all(type(v) is kind for v in value):
             return value
     elif not isinstance(raw, Mapping):
         raw = getattr(raw, "raw", lambda: {})()
