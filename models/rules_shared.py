@@ -37,14 +37,19 @@ def check_request_refs(out: Findings, at: Location, refs: list[str], names: Requ
     if not check_max_items(out, at, refs, MAX_REQUEST_REFS, "request references"):
         return
     for i, ref in enumerate(refs):
-        parts = ref.split("/")
-        for part in parts[:2]:
-            check_dns_label(out, index(at, i), part)
-        known = len(parts) <= 2 and parts[0] in names and (len(parts) == 1 or parts[1] in names[parts[0]])
-        if not known:
-            out.add(index(at, i), f"{show(ref)} must name a request of this claim, or a request and one of its "
-                                  "subrequests separated by '/'")
+        check_request_ref(out, index(at, i), ref, names)
     check_unique(out, at, refs, "request reference")
+
+
+def check_request_ref(out: Findings, at: Location, ref: str, names: RequestNames) -> None:
+    """One reference: DNS labels, and a request (or request/subrequest) that exists in the claim."""
+    parts = ref.split("/")
+    for part in parts[:2]:
+        check_dns_label(out, at, part)
+    known = len(parts) <= 2 and parts[0] in names and (len(parts) == 1 or parts[1] in names[parts[0]])
+    if not known:
+        out.add(at, f"{show(ref)} must name a request of this claim, or a request and one of its "
+                    "subrequests separated by '/'")
 
 
 def check_opaque(out: Findings, at: Location, opaque: OpaqueDeviceConfiguration | None) -> None:

@@ -32,6 +32,7 @@ from .rules_shared import (
     RequestNames,
     check_binding_conditions,
     check_opaque,
+    check_request_ref,
     check_request_refs,
     check_skip_node_operations,
     check_toleration,
@@ -93,7 +94,7 @@ def _check_allocation(out: Findings, at: Location, allocation: AllocationResult,
 
 
 def _check_result(out: Findings, at: Location, result: DeviceRequestAllocationResult, names: RequestNames) -> None:
-    check_request_refs(out, at.child("request"), [result.request], names)
+    check_request_ref(out, at.child("request"), result.request, names)
     check_driver_name(out, at.child("driver"), result.driver)
     check_pool_name(out, at.child("pool"), result.pool)
     check_dns_label(out, at.child("device"), result.device)
