@@ -115,20 +115,20 @@ ROWS: list[tuple[str, str, CelDevice, object]] = [
     ("reverse-not-in-v2", '"x".reverse() == "x"', GPU, C("undeclared reference to 'reverse'")),
     # quantities
     ("capacity-compare", f'{CAP}.memory.compareTo(quantity("40Gi")) == 0', GPU, True),
-    ("mixed-suffixes", 'quantity("1Gi") == quantity("1024Mi") && quantity("1Gi").compareTo(quantity("1073741824")) == 0',
-     GPU, True),
-    ("binary-vs-decimal", 'quantity("1Gi").isGreaterThan(quantity("1G")) && !quantity("1Gi").isLessThan(quantity("1G"))',
-     GPU, True),
-    ("capacity-mixed", f'{CAP}.memory.compareTo(quantity("40960Mi")) == 0 && {CAP}.memory.isGreaterThan(quantity("40G"))',
-     GPU, True),
+    ("mixed-suffixes", 'quantity("1Gi") == quantity("1024Mi") && '
+     'quantity("1Gi").compareTo(quantity("1073741824")) == 0', GPU, True),
+    ("binary-vs-decimal", 'quantity("1Gi").isGreaterThan(quantity("1G")) && '
+     '!quantity("1Gi").isLessThan(quantity("1G"))', GPU, True),
+    ("capacity-mixed", f'{CAP}.memory.compareTo(quantity("40960Mi")) == 0 && '
+     f'{CAP}.memory.isGreaterThan(quantity("40G"))', GPU, True),
     ("isInteger", 'quantity("2k").isInteger() && !quantity("1.5").isInteger()', GPU, True),
     ("asInteger", 'quantity("2k").asInteger() == 2000', GPU, True),
     ("asInteger-fraction", 'quantity("1.5").asInteger() == 1', GPU, R("cannot convert value to integer")),
     ("asApproximateFloat", f'{CAP}.half.asApproximateFloat() == 1.5', GPU, True),
-    ("add-sub", 'quantity("1Gi").add(quantity("1Gi")) == quantity("2Gi") && quantity("1k").sub(1) == quantity("999")',
-     GPU, True),
-    ("add-int", 'quantity("1Gi").add(1).isGreaterThan(quantity("1Gi")) && quantity("1").sub(quantity("500m")) == quantity("500m")',
-     GPU, True),
+    ("add-sub", 'quantity("1Gi").add(quantity("1Gi")) == quantity("2Gi") && '
+     'quantity("1k").sub(1) == quantity("999")', GPU, True),
+    ("add-int", 'quantity("1Gi").add(1).isGreaterThan(quantity("1Gi")) && '
+     'quantity("1").sub(quantity("500m")) == quantity("500m")', GPU, True),
     ("isQuantity", 'isQuantity("1Gi") && !isQuantity("1 Gi") && !isQuantity("200K")', GPU, True),
     ("bad-quantity", 'quantity("200K") == quantity("1")', GPU, R("unable to parse quantity's suffix")),
     ("quantity-eq-int", 'quantity("1") == 1', GPU,

@@ -116,7 +116,7 @@ def _typed(value: Any, kind: type) -> Scalar:
         if not isinstance(value, str):
             raise _ConversionError("unsupported attribute value")
         try:
-            return Semver.parse(value)
+            return Semver.parse(value)  # type: ignore[attr-defined]
         except SemverError as exc:
             raise _ConversionError(f"parse semantic version: {exc}") from None
     if kind is int and (isinstance(value, bool) or not isinstance(value, int)):

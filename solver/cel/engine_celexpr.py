@@ -137,7 +137,7 @@ def _declarations(check: bool) -> list[Any]:
     T = cel.Type
     q = T("kubernetes.Quantity") if check else T.BYTES
     s = T("kubernetes.Semver") if check else T.BYTES
-    B, I, D, STR = T.BOOL, T.INT, T.DOUBLE, T.STRING
+    B, INT, D, STR = T.BOOL, T.INT, T.DOUBLE, T.STRING
 
     def ov(oid: str, ret: Any, params: list[Any], member: bool, fn: Callable[..., Any] | None) -> Any:
         kwargs = {} if check or fn is None else {"impl": _impl(fn)}
@@ -148,21 +148,21 @@ def _declarations(check: bool) -> list[Any]:
         "quantity": [ov("string_to_quantity", q, [STR], False, lib.quantity)],
         "isQuantity": [ov("is_quantity_string", B, [STR], False, lib.is_quantity)],
         "isInteger": [ov("quantity_is_integer", B, [q], True, lib.is_integer)],
-        "asInteger": [ov("quantity_get_int", I, [q], True, lib.as_integer)],
+        "asInteger": [ov("quantity_get_int", INT, [q], True, lib.as_integer)],
         "asApproximateFloat": [ov("quantity_get_float", D, [q], True, lib.as_approximate_float)],
-        "add": [ov("quantity_add", q, [q, q], True, lib.add), ov("quantity_add_int", q, [q, I], True, lib.add)],
-        "sub": [ov("quantity_sub", q, [q, q], True, lib.sub), ov("quantity_sub_int", q, [q, I], True, lib.sub)],
+        "add": [ov("quantity_add", q, [q, q], True, lib.add), ov("quantity_add_int", q, [q, INT], True, lib.add)],
+        "sub": [ov("quantity_sub", q, [q, q], True, lib.sub), ov("quantity_sub_int", q, [q, INT], True, lib.sub)],
         "semver": [ov("string_to_semver", s, [STR], False, lib.semver),
                    ov("string_bool_to_semver", s, [STR, B], False, lib.semver)],
         "isSemver": [ov("is_semver_string", B, [STR], False, lib.is_semver),
                      ov("is_semver_string_bool", B, [STR, B], False, lib.is_semver)],
-        "major": [ov("semver_major", I, [s], True, lambda v: lib.semver_part(v, "major"))],
-        "minor": [ov("semver_minor", I, [s], True, lambda v: lib.semver_part(v, "minor"))],
-        "patch": [ov("semver_patch", I, [s], True, lambda v: lib.semver_part(v, "patch"))],
+        "major": [ov("semver_major", INT, [s], True, lambda v: lib.semver_part(v, "major"))],
+        "minor": [ov("semver_minor", INT, [s], True, lambda v: lib.semver_part(v, "minor"))],
+        "patch": [ov("semver_patch", INT, [s], True, lambda v: lib.semver_part(v, "patch"))],
     }
     for name, fn in (("compareTo", cmp_impl), ("isGreaterThan", lambda a, b: cmp_impl(a, b) > 0),
                      ("isLessThan", lambda a, b: cmp_impl(a, b) < 0)):
-        ret = I if name == "compareTo" else B
+        ret = INT if name == "compareTo" else B
         table[name] = [ov(f"quantity_{name}", ret, [q, q], True, fn)]
         if check:  # in the run environment one bytes/bytes overload serves both
             table[name].append(ov(f"semver_{name}", ret, [s, s], True, fn))
@@ -312,12 +312,14 @@ class _Device:
     __slots__ = ("data", "_full")
 
     def __init__(self, data: DeviceData) -> None:
-        self.data, self._full = data, None
+        self.data = data
+        self._full: dict[str, Any] | None = None
 
     def full(self) -> dict[str, Any]:
-        if self._full is None:
-            self._full = self._build(None, None)
-        return self._full
+        full = self._full
+        if full is None:
+            full = self._full = self._build(None, None)
+        return full
 
     def project(self, needs: Needs) -> dict[str, Any]:
         return self._build(needs.attributes, needs.capacity)

@@ -136,7 +136,7 @@ class _Evaluator(Evaluator):
     # --- selection -------------------------------------------------------------------
     def member_dot(self, tree: lark.Tree) -> Any:
         operand = self.visit(tree.children[0])
-        return self._lookup(operand, celtypes.StringType(tree.children[1]), id(tree) in self.optional)
+        return self._lookup(operand, celtypes.StringType(str(tree.children[1])), id(tree) in self.optional)
 
     def member_index(self, tree: lark.Tree) -> Any:
         operand, key = self.visit(tree.children[0]), self.visit(tree.children[1])

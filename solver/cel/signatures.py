@@ -57,9 +57,10 @@ def _standard() -> None:
     _add("_[_]", (_list(_A), "int"), _A)
     _add("_[_]", (_list(_A), "uint"), _A)
     _add("_[_]", (("map", _A, _B), _A), _B)
-    for t in ("string", "bytes", _list(_A), ("map", _A, _B)):
-        _add("size", (t,), "int")
-        _add("size", (t,), "int", member=True)
+    sized: tuple[Type, ...] = ("string", "bytes", _list(_A), ("map", _A, _B))
+    for sized_type in sized:
+        _add("size", (sized_type,), "int")
+        _add("size", (sized_type,), "int", member=True)
 
 
 def _conversions() -> None:

@@ -7,7 +7,7 @@ environment offers are here.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Callable
 
 from .library import NO_SUCH_OVERLOAD, LibError
 
@@ -95,7 +95,7 @@ def join(items: Any, sep: Any = "") -> str:
 
 
 #: Member functions by CEL name (the receiver is the first argument).
-FUNCTIONS = {
+FUNCTIONS: dict[str, Callable[..., Any]] = {
     "charAt": char_at, "indexOf": index_of, "lastIndexOf": last_index_of,
     "lowerAscii": lower_ascii, "upperAscii": upper_ascii, "replace": replace,
     "split": split, "substring": substring, "trim": trim, "join": join,

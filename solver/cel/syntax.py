@@ -238,8 +238,8 @@ class _Builder:
         return node
 
     def _member_dot(self, tree: lark.Tree) -> Node:
-        operand, name = self.node(tree.children[0]), tree.children[1]
-        dot = self.text.rfind(".", operand.end, name.start_pos)
+        operand, name = self.node(tree.children[0]), _token(tree, 1)
+        dot = self.text.rfind(".", operand.end, _span_of(name)[1])
         start, end = self._span(tree)
         return Node("select", dot, start, end, name=str(name), target=operand,
                     optional=dot + 1 in self.marks, tree=tree)
@@ -254,7 +254,7 @@ class _Builder:
     def _member_dot_arg(self, tree: lark.Tree) -> Node:
         operand, name = self.node(tree.children[0]), str(tree.children[1])
         args = [self.node(c) for c in tree.children[2].children] if len(tree.children) == 3 else []
-        paren = self.text.find("(", tree.children[1].end_pos)
+        paren = self.text.find("(", _span_of(_token(tree, 1))[2])
         start, end = self._span(tree)
         if operand.kind == "ident" and (operand.name, name) in NAMESPACED:
             return Node("call", paren, start, end, name=f"{operand.name}.{name}", args=args, tree=tree)
@@ -265,17 +265,17 @@ class _Builder:
         return Node("struct", start, start, end, tree=tree)
 
     def _ident_arg(self, tree: lark.Tree) -> Node:
-        name = tree.children[0]
+        name = _token(tree, 0)
         args = [self.node(c) for c in tree.children[1].children] if len(tree.children) == 2 else []
         start, end = self._span(tree)
-        return Node("call", self.text.find("(", name.end_pos), start, end, name=str(name),
+        return Node("call", self.text.find("(", _span_of(name)[2]), start, end, name=str(name),
                     args=args, tree=tree)
 
     _dot_ident_arg = _ident_arg
 
     def _ident(self, tree: lark.Tree) -> Node:
-        token = tree.children[0]
-        return Node("ident", token.start_pos, token.start_pos, token.end_pos, name=str(token), tree=tree)
+        token = _token(tree, 0)
+        return Node("ident", *_span_of(token), name=str(token), tree=tree)
 
     _dot_ident = _ident
 
@@ -290,10 +290,21 @@ class _Builder:
         return Node("map", start, start, end, args=items, tree=tree)
 
     def _literal(self, tree: lark.Tree) -> Node:
-        token = tree.children[0]
+        token = _token(tree, 0)
         kind, value = _literal_value(token)
-        return Node("literal", token.start_pos, token.start_pos, token.end_pos, name=kind,
-                    value=value, tree=tree)
+        return Node("literal", *_span_of(token), name=kind, value=value, tree=tree)
+
+
+def _token(tree: lark.Tree, index: int) -> lark.Token:
+    token = tree.children[index]
+    assert isinstance(token, lark.Token) and token.start_pos is not None
+    return token
+
+
+def _span_of(token: lark.Token) -> tuple[int, int, int]:
+    """pos, start, end of a token (positions are always set by this module's lexer)."""
+    start, end = token.start_pos or 0, token.end_pos or 0
+    return start, start, end
 
 
 def _literal_value(token: lark.Token) -> tuple[str, Any]:
