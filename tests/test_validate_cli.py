@@ -1,0 +1,145 @@
+"""``drasat validate``: verdicts, exit codes, notices on stderr, no tracebacks; through click and as a process."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner, Result
+
+from drasat.cli.main import _register, cli
+from drasat.models.errors import Location, Problem
+from drasat.models.meta import TypedObject
+from drasat.models.validation import register_checker, unregister_checker
+
+from .helpers_models import REPO, SHARED, shared_available, shared_files
+from .test_models_validation import API_REJECTS
+
+_register()
+
+CLASS = "apiVersion: resource.k8s.io/v1\nkind: DeviceClass\nmetadata: {name: gpu.example.com}\n"
+
+
+def run(*args: str, input: str | None = None) -> Result:
+    return CliRunner().invoke(cli, ["validate", *args], input=input)
+
+
+def test_example_cluster_is_valid() -> None:
+    result = run(str(REPO / "examples"))
+    assert result.exit_code == 0, result.output
+    lines = result.stdout.splitlines()
+    assert len(lines) == 13 and all(line.startswith("ok ") for line in lines[:-1])
+    assert lines[-1] == "12 objects: 12 valid, 0 invalid"
+    assert result.stderr == ""
+
+
+def test_invalid_object_prints_each_problem_with_file_document_object_and_field(tmp_path: Path) -> None:
+    path = tmp_path / "bad.yaml"
+    path.write_text(CLASS + "---\n" + CLASS.replace("gpu.example.com", "GPU class") + "spec:\n  selectors: [{}]\n")
+    result = run(str(path))
+    assert result.exit_code == 2
+    assert f"ok     {path}[0]: DeviceClass/gpu.example.com" in result.stdout
+    assert f"FAIL   {path}[1]: DeviceClass/GPU class" in result.stdout
+    assert f"       - {path}[1]: DeviceClass/GPU class: spec.selectors[0].cel: is required" in result.stdout
+    assert f"{path}[1]: DeviceClass/GPU class: metadata.name: \"GPU class\" must be a DNS subdomain" in result.stdout
+    assert result.stdout.splitlines()[-1] == "2 objects: 1 valid, 1 invalid"
+
+
+def test_quiet_prints_only_problems(tmp_path: Path) -> None:
+    result = run("-q", str(REPO / "examples"))
+    assert result.exit_code == 0 and result.stdout == "12 objects: 12 valid, 0 invalid\n"
+
+
+def test_stdin_and_notices_on_stderr() -> None:
+    text = "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web}\n---\n" + CLASS
+    result = run("-", input=text)
+    assert result.exit_code == 0
+    assert result.stdout.startswith("ok     <stdin>[1]: DeviceClass/gpu.example.com")
+    assert result.stderr == "notice: <stdin>[0]: skipped apps/v1 Deployment/web: drasat does not use this kind\n"
+
+
+@pytest.mark.parametrize("content, words", [
+    (b"kind: [\n", "YAML error at line 2, column 1"),
+    (b"\x00\x01\x02garbage" * 100, "binary file"),
+    (b"a: &a [*a, *a]\nb: &b [*a, *a, *a, *a, *a, *a, *a, *a]\n" + b"".join(
+        f"c{i}: &c{i} [".encode() + b", ".join([f"*{'b' if i == 0 else f'c{i - 1}'}".encode()] * 10) + b"]\n"
+        for i in range(7)), "expands to more than"),
+    (CLASS.encode() + b"spec: {selectorz: []}\n", '(unknown field "selectorz"); did you mean "selectors"?'),
+    ("metadata: {name: é}\n".encode("latin-1"), "is not UTF-8 text"),
+], ids=["broken yaml", "binary", "alias bomb", "unknown field", "latin-1"])
+def test_bad_input_is_reported_without_traceback(tmp_path: Path, content: bytes, words: str) -> None:
+    path = tmp_path / "input.yaml"
+    path.write_bytes(content)
+    result = run(str(path))
+    assert result.exit_code == 2
+    assert words in result.stdout
+    assert "Traceback" not in result.output and result.exception is None or isinstance(result.exception, SystemExit)
+
+
+def test_missing_file_is_an_error_not_a_crash() -> None:
+    result = run("/no/such.yaml")
+    assert result.exit_code == 2
+    assert "error  /no/such.yaml: no such file or directory" in result.stdout
+    assert result.stdout.splitlines()[-1] == "0 objects: 0 valid, 0 invalid; 1 unreadable document or file"
+
+
+def test_help_teaches_what_is_checked_with_examples() -> None:
+    result = CliRunner().invoke(cli, ["validate", "--help"])
+    assert result.exit_code == 0
+    for words in ("What is checked", "devices per slice", "Exit status: 0", "drasat validate examples/",
+                  "kubectl get resourceslices", "converted to\n  v1"):
+        assert words in result.output
+
+
+def test_registered_checkers_are_part_of_validation(tmp_path: Path) -> None:
+    def no_gpus(obj: TypedObject, where: Location) -> list[Problem]:
+        return [Problem(where.child("metadata.name"), "no GPUs today")] if obj.kind == "DeviceClass" else []
+
+    path = tmp_path / "c.yaml"
+    path.write_text(CLASS)
+    register_checker(no_gpus)
+    try:
+        result = run(str(path))
+    finally:
+        unregister_checker(no_gpus)
+    assert result.exit_code == 2 and "metadata.name: no GPUs today" in result.stdout
+
+
+pytestmark_shared = pytest.mark.skipif(not shared_available(), reason="shared/ is not available")
+
+
+@pytestmark_shared
+def test_seed_examples_are_valid_except_the_three_the_api_rejects() -> None:
+    result = run(str(SHARED / "seeds" / "examples"))
+    assert result.exit_code == 2  # seed000-05, -11, -14 break Kubernetes rules (see API_REJECTS)
+    failed = {line.split()[1].rsplit(":", 1)[0] for line in result.stdout.splitlines() if line.startswith("FAIL")}
+    expected = {str(SHARED / key) for key in API_REJECTS if key.startswith("seeds/")}
+    assert failed == expected
+    assert "KubeSchedulerConfiguration" in result.stderr and result.stdout.count("ok ") == 16
+
+
+UPSTREAM = shared_files("scenarios/upstream")
+
+
+@pytestmark_shared
+@pytest.mark.parametrize("path", UPSTREAM, ids=[p.stem for p in UPSTREAM])
+def test_upstream_scenario_objects_are_valid_unless_the_api_rejects_them(path: Path) -> None:
+    result = run(str(path))
+    failed = {line.split()[1].rsplit(":", 1)[0] for line in result.stdout.splitlines() if line.startswith("FAIL")}
+    expected = {str(SHARED / key) for key in API_REJECTS if key.startswith(str(path.relative_to(SHARED)) + "[")}
+    assert failed == expected, result.stdout
+    assert result.exit_code == (2 if expected else 0)
+    assert "skipped scenario.drasat.dev/v1 Scenario" in result.stderr
+    assert "error " not in result.stdout
+
+
+def test_as_a_process_with_the_installed_package() -> None:
+    command = [sys.executable, "-c", "from drasat.cli.main import main; main()", "validate", str(REPO / "examples")]
+    done = subprocess.run(command, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines()[-1] == "12 objects: 12 valid, 0 invalid"
+    broken = subprocess.run([*command[:-1], "-"], input="kind: [", capture_output=True, text=True, timeout=120)
+    assert broken.returncode == 2 and "Traceback" not in broken.stderr
+    assert "<stdin>[0]: YAML error at line" in broken.stdout
