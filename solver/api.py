@@ -2,7 +2,7 @@
 
 The stages run in one straight line — inventory, claims and candidates, then a search,
 then results — and only the search differs between solvers. The default ``cp-sat``
-solver first lets the greedy twin try with a small step budget: when it finishes, its
+solver first lets the greedy twin try with a small budget of device tries: when it finishes, its
 answer *is* the first-fit answer (or the proof that none exists); only inputs where
 depth-first search would explode go to CP-SAT.
 """
@@ -27,8 +27,7 @@ from .state import Pick, SearchState
 
 SOLVERS = ("cp-sat", "greedy")
 OBJECTIVES = (FIRST_FIT, PRIORITIZED)
-GREEDY_BUDGET = 2_000
-GREEDY_SECONDS = 0.01  # the greedy twin's share of the default path before CP-SAT takes over
+GREEDY_BUDGET = 3_000  # device tries the greedy twin may make on the default path before CP-SAT takes over
 
 
 @dataclass
@@ -89,12 +88,12 @@ def _search(inv: Inventory, plans: list[ClaimPlan], solver: str, objective: str,
         return result.picks
     if objective == FIRST_FIT:
         try:
-            result = greedy_search(SearchState(inv, plans), budget, time.monotonic() + GREEDY_SECONDS)
+            result = greedy_search(SearchState(inv, plans), budget, time.monotonic() + time_limit)
             stats.greedy_steps, stats.solver = result.steps, "greedy (within budget)"
             return result.picks
         except BudgetExhausted:
             stats.greedy_steps = budget
-            stats.notes.append(f"greedy search gave up after {budget} steps; CP-SAT took over")
+            stats.notes.append(f"greedy search gave up after {budget} device tries; CP-SAT took over")
     model = build_model(inv, plans)
     picks, stats.cp_sat_solves = solve_staged(model, objective, time_limit, workers)
     stats.solver = "cp-sat"

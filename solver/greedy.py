@@ -5,8 +5,8 @@ inventory order; slot k+1 only looks past slot k's device, so each request explo
 combinations, never permutations. The first complete allocation wins — which is
 exactly what Kubernetes returns, and the definition of drasat's first-fit answer.
 
-A step budget bounds the search: the default solver runs this first with a small
-budget and hands hard inputs (where depth-first search is exponential) to CP-SAT.
+A budget of device tries bounds the search: the default solver runs this first with a
+small budget and hands hard inputs (where depth-first search is exponential) to CP-SAT.
 """
 
 from __future__ import annotations
@@ -37,17 +37,21 @@ class GreedyResult:
 
 class _Search:
     def __init__(self, state: SearchState, budget: int | None, deadline: float | None) -> None:
-        self.state, self.plans, self.budget, self.deadline, self.steps = state, state.plans, budget, deadline, 0
+        self.state, self.plans, self.budget, self.deadline = state, state.plans, budget, deadline
+        self.steps = self.tries = 0
         self._order: dict[int, list[int]] = {}
 
     def _tick(self) -> None:
         self.steps += 1
-        if self.budget is not None and self.steps > self.budget:
-            raise BudgetExhausted()
         if self.deadline is not None and self.steps % 64 == 0 and time.monotonic() > self.deadline:
-            if self.budget is not None:
-                raise BudgetExhausted()
             raise SolveTimeout(f"the greedy search gave up after {self.steps} steps (time limit reached)")
+
+    def _try(self, claim: int, alt: Alternative, device: int, must: bool) -> Pick | None:
+        """Try one device; the budget counts tries, the unit of work that explodes on hard inputs."""
+        self.tries += 1
+        if self.budget is not None and self.tries > self.budget:
+            raise BudgetExhausted()
+        return self.state.try_add(claim, alt, device, must)
 
     def claim(self, c: int) -> str:
         self._tick()
@@ -95,7 +99,7 @@ class _Search:
         return FAIL
 
     def _place(self, plan: ClaimPlan, alt: Alternative, k: int, device: int, must: bool) -> str | None:
-        pick = self.state.try_add(plan.index, alt, device, must)
+        pick = self._try(plan.index, alt, device, must)
         if pick is None:
             return None
         result = self.slot(plan, alt, k + 1, device + 1)
@@ -115,7 +119,7 @@ class _Search:
 def greedy_search(state: SearchState, budget: int | None = None, deadline: float | None = None) -> GreedyResult:
     """Run the depth-first search on a fresh ``state``.
 
-    Raises :class:`BudgetExhausted` past ``budget`` steps and SolveTimeout past ``deadline``
+    Raises :class:`BudgetExhausted` past ``budget`` device tries and SolveTimeout past ``deadline``
     (a ``time.monotonic()`` value).
     """
     search = _Search(state, budget, deadline)

@@ -61,11 +61,13 @@ def convert(device: CelDevice) -> DeviceData:
     data = DeviceData(driver, bool(device.allow_multiple_allocations))
     attributes = data.attributes
     for name, raw in device.attributes.items():
-        try:
-            value = attribute_value(raw)
-        except _ConversionError as exc:
-            data.error = f"attribute {name}: {exc}"
-            return data
+        value = _fast_value(raw)
+        if value is None:
+            try:
+                value = attribute_value(raw)
+            except _ConversionError as exc:
+                data.error = f"attribute {name}: {exc}"
+                return data
         domain, slash, ident = name.partition("/")
         if not slash:
             domain, ident = driver, name
@@ -85,17 +87,22 @@ _FAST = {"string": str, "int": int, "bool": bool}
 _FAST_LISTS = {"strings": str, "ints": int, "bools": bool}
 
 
+def _fast_value(raw: Any) -> Any:
+    """The usual shape, one field of a plain type, without the general path; else None."""
+    if type(raw) is dict and len(raw) == 1:
+        for key, value in raw.items():
+            kind = _FAST.get(key)
+            if kind is not None:
+                return value if type(value) is kind else None
+            kind = _FAST_LISTS.get(key)
+            if kind is not None and type(value) is list and all(type(v) is kind for v in value):
+                return value
+    return None
+
+
 def attribute_value(raw: Mapping[str, Any]) -> AttributeValue:
     """The one value an API attribute object holds; lists win over scalars, as in Kubernetes."""
-    if type(raw) is dict and len(raw) == 1:  # the usual shape: one field (fast paths)
-        key, value = next(iter(raw.items()))
-        kind = _FAST.get(key)
-        if kind is not None and type(value) is kind:
-            return value
-        kind = _FAST_LISTS.get(key)
-        if kind is not None and type(value) is list and all(type(v) is kind for v in value):
-            return value
-    elif not isinstance(raw, Mapping):
+    if not isinstance(raw, Mapping):
         raw = getattr(raw, "raw", lambda: {})()
     for key, kind in _LIST_FIELDS:
         values = raw.get(key)

@@ -119,6 +119,7 @@ class SelectorEvaluator:
         self.engine_name = engine or default_engine_name()
         self._compiled = _compiled(self.engine_name)
         self._engine = self._compiled.engine
+        self._programs: dict[str, Any] = {}   # this evaluator's view of the process-wide cache
         self._devices: dict[Any, Any] = {}
         self._results: dict[tuple[str, Any], Any] = {}
 
@@ -138,7 +139,9 @@ class SelectorEvaluator:
 
     def _evaluate(self, expression: str, device: CelDevice) -> Any:
         try:
-            program = self._compiled.program(expression)
+            program = self._programs.get(expression)
+            if program is None:
+                program = self._programs[expression] = self._compiled.program(expression)
             prepared = self._device(device)
             return self._engine.evaluate(program, prepared)
         except CelCompileError as exc:
