@@ -17,6 +17,7 @@ from drasat.models.convert import to_v1
 from drasat.models.errors import InputError, Location
 from drasat.models.loader import load_paths, load_text
 from drasat.models.resource import ResourceClaim
+from drasat.models.validation import validate_object
 
 from .helpers_models import DATA, client_class, client_view, documents, differences
 
@@ -65,8 +66,6 @@ def test_v1_documents_pass_through_unchanged() -> None:
 
 def test_request_with_both_flat_fields_and_first_available_keeps_both_and_fails_validation() -> None:
     """As in Kubernetes' conversion: both survive, and v1 validation then rejects the request."""
-    from drasat.models.validation import validate_object
-
     text = """
 apiVersion: resource.k8s.io/v1beta1
 kind: ResourceClaim

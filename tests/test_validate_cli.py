@@ -15,7 +15,7 @@ from drasat.models.meta import TypedObject
 from drasat.models.validation import register_checker, unregister_checker
 
 from .helpers_models import REPO, SHARED, shared_available, shared_files
-from .test_models_validation import API_REJECTS
+from .test_models_api_rejects import API_REJECTS
 
 _register()
 
