@@ -38,9 +38,11 @@ class AllocationModel:
     use: dict[int, cp_model.IntVar] = field(default_factory=dict)               # id(alt) -> bool
     take: dict[tuple[int, int], cp_model.IntVar] = field(default_factory=dict)  # (id(alt), class) -> count
     alts: dict[int, Alternative] = field(default_factory=dict)
+    by_alt: dict[int, dict[int, cp_model.IntVar]] = field(default_factory=dict)  # id(alt) -> class -> count
+    by_class: dict[int, list[tuple[int, cp_model.IntVar]]] = field(default_factory=dict)  # class -> (id(alt), count)
 
     def takes(self, alt: Alternative) -> dict[int, cp_model.IntVar]:
-        return {k: v for (a, k), v in self.take.items() if a == id(alt)}
+        return self.by_alt.get(id(alt), {})
 
 
 def build_model(inv: Inventory, plans: list[ClaimPlan]) -> AllocationModel:
@@ -75,6 +77,8 @@ def _requests(m: AllocationModel, plan: ClaimPlan) -> None:
                 top = available if alt.mode == "All" else min(available, alt.count)
                 take = m.model.new_int_var(0, top, f"take[{plan.label}/{alt.result_name}/class{k}]")
                 m.take[(id(alt), k)] = take
+                m.by_alt.setdefault(id(alt), {})[k] = take
+                m.by_class.setdefault(k, []).append((id(alt), take))
                 if alt.mode == "All":
                     m.model.add(take == available * use)
             if alt.mode == "All" and alt.blocked:
@@ -90,10 +94,11 @@ def _exclusivity(m: AllocationModel) -> None:
     for group in m.groups:
         if group.shared:
             continue
-        overall = [v for (a, k), v in m.take.items() if k == group.index and not m.alts[a].admin]
+        takes = m.by_class.get(group.index, [])
+        overall = [v for a, v in takes if not m.alts[a].admin]
         if len(overall) > 1:
             m.model.add(sum(overall) <= group.size)
-        if any(m.alts[a].admin for (a, k) in m.take if k == group.index):
+        if any(m.alts[a].admin for a, _ in takes):
             for plan in m.plans:
                 mine = [m.take[(id(alt), group.index)] for alt in plan.alternatives()
                         if (id(alt), group.index) in m.take]
@@ -103,7 +108,7 @@ def _exclusivity(m: AllocationModel) -> None:
 
 def _used(m: AllocationModel, group: DeviceClassGroup) -> cp_model.IntVar:
     """How many devices of the class are allocated (a shared device counts once, however many shares)."""
-    takes = [v for (a, k), v in m.take.items() if k == group.index]
+    takes = [v for _, v in m.by_class.get(group.index, [])]
     if not group.shared:
         used = m.model.new_int_var(0, group.size, f"used[class{group.index}]")
         m.model.add(used == sum(takes))
@@ -120,7 +125,7 @@ def _shared_capacity(m: AllocationModel) -> None:
         dev = m.inv.devices[group.devices[0]]
         already = m.inv.in_use.capacity.get(dev.id, {})
         for name, capacity in dev.device.capacity.items():
-            terms = [(m.alts[a].share[dev.index][name], v) for (a, k), v in m.take.items() if k == group.index]
+            terms = [(m.alts[a].share[dev.index][name], v) for a, v in m.by_class.get(group.index, [])]
             _add_scaled(m.model, terms, capacity.value.value - already.get(name, Fraction(0)))
 
 

@@ -109,9 +109,10 @@ class SearchState:
         return fits(dev.device.capacity, share, already, *self.shares.get(dev.index, ()))
 
     def labels_of(self, claim: int, ci: int, alt: Alternative, device: int) -> frozenset[Label] | None:
-        key = (claim, ci, id(alt), device)
+        """The device's labels for one constraint; shared between claims unless the request derives attributes."""
+        constraint = self.plans[claim].constraints[ci]
+        key = (constraint.attribute, constraint.kind, device, id(alt) if alt.derived else None)
         if key not in self._labels:
-            constraint = self.plans[claim].constraints[ci]
             attr = constraint_attribute(self.inv, alt, device, constraint.attribute)
             self._labels[key] = labels(attr, constraint.kind, self.inv.features.list_attributes)
         return self._labels[key]

@@ -41,6 +41,7 @@ class Needs:
     full: bool
     attributes: dict[str, frozenset[str] | None] | None
     capacity: dict[str, frozenset[str] | None] | None
+    fields: frozenset[str] = frozenset(DEVICE_FIELDS)   # top-level fields read
 
 
 @dataclass(frozen=True)
@@ -50,7 +51,7 @@ class Analysis:
     rewritten: str
 
 
-FULL = Needs(True, ALL, ALL)
+FULL = Needs(True, ALL, ALL, frozenset(DEVICE_FIELDS))
 
 
 Fold = Callable[[Node], "str | None"]
@@ -100,6 +101,7 @@ def _shadows_device(root: Node) -> bool:
 class _NeedCollector:
     def __init__(self) -> None:
         self.full = False
+        self.fields: set[str] = set()
         self.sections: dict[str, dict[str, set[str] | None] | None] = {s: {} for s in SECTIONS}
 
     def visit(self, node: Node) -> None:
@@ -116,6 +118,7 @@ class _NeedCollector:
         if not path:
             self.full = True
             return
+        self.fields.add(path[0])
         if path[0] not in SECTIONS:
             return
         section = self.sections[path[0]]
@@ -139,7 +142,8 @@ class _NeedCollector:
                 return None
             return {d: (None if ids is None else frozenset(ids)) for d, ids in section.items()}
 
-        return Needs(False, freeze(self.sections["attributes"]), freeze(self.sections["capacity"]))
+        return Needs(False, freeze(self.sections["attributes"]), freeze(self.sections["capacity"]),
+                     frozenset(self.fields))
 
 
 def _is_section(node: Node | None) -> bool:

@@ -49,6 +49,10 @@ class _ConversionError(Exception):
     pass
 
 
+#: :func:`lookup` found nothing / found both ``id`` and ``<driver>/id`` (use :func:`convert`).
+MISSING, AMBIGUOUS = object(), object()
+
+
 def split_qualified(name: str, driver: str) -> tuple[str, str]:
     """Kubernetes' ``parseQualifiedName``: domain and identifier, the driver being the default domain."""
     domain, slash, ident = name.partition("/")
@@ -83,20 +87,58 @@ def convert(device: CelDevice) -> DeviceData:
     return data
 
 
+def validate(device: CelDevice) -> str | None:
+    """The conversion error :func:`convert` would report, without building anything."""
+    fast = _FAST
+    for name, raw in device.attributes.items():
+        if raw.__class__ is dict and len(raw) == 1:
+            ((key, value),) = raw.items()
+            if fast.get(key) is value.__class__:   # the usual case: one plain scalar
+                continue
+        if _fast_value(raw) is None:
+            try:
+                attribute_value(raw)
+            except _ConversionError as exc:
+                return f"attribute {name}: {exc}"
+    return None
+
+
+def lookup(device: CelDevice, section: str, domain: str, ident: str) -> Any:
+    """One typed attribute or capacity value by domain and id, straight from the raw device.
+
+    Returns :data:`MISSING` if absent and :data:`AMBIGUOUS` if both ``id`` and
+    ``<driver>/id`` exist (only the grouped :func:`convert` decides that case). The
+    device must have passed :func:`validate`.
+    """
+    values: Mapping[str, Any] = device.attributes if section == "attributes" else device.capacity
+    qualified = values.get(f"{domain}/{ident}")
+    if domain == device.driver:
+        plain = values.get(ident)
+        if plain is not None and qualified is not None:
+            return AMBIGUOUS
+        qualified = plain if plain is not None else qualified
+    if qualified is None:
+        return MISSING
+    if section == "capacity":
+        return qualified if type(qualified) is Quantity else Quantity.parse(qualified)
+    value = _fast_value(qualified)
+    return value if value is not None else attribute_value(qualified)
+
+
 _FAST = {"string": str, "int": int, "bool": bool}
 _FAST_LISTS = {"strings": str, "ints": int, "bools": bool}
 
 
 def _fast_value(raw: Any) -> Any:
     """The usual shape, one field of a plain type, without the general path; else None."""
-    if type(raw) is dict and len(raw) == 1:
-        for key, value in raw.items():
-            kind = _FAST.get(key)
-            if kind is not None:
-                return value if type(value) is kind else None
-            kind = _FAST_LISTS.get(key)
-            if kind is not None and type(value) is list and all(type(v) is kind for v in value):
-                return value
+    if raw.__class__ is dict and len(raw) == 1:
+        ((key, value),) = raw.items()
+        kind = _FAST.get(key)
+        if kind is not None:
+            return value if value.__class__ is kind else None
+        kind = _FAST_LISTS.get(key)
+        if kind is not None and value.__class__ is list and all(v.__class__ is kind for v in value):
+            return value
     return None
 
 

@@ -28,7 +28,7 @@ from drasat.models.semver import Semver
 
 from . import library as lib
 from .analysis import Analysis, Needs, analyse
-from .device import DeviceData
+from .device import AMBIGUOUS, MISSING, CelDevice, DeviceData, convert, lookup
 from .errors import (COST_EXCEEDED, CelCompileError, CelRuntimeError, compilation_failed, missing_key,
                      non_bool_result, result_type_error)
 from .syntax import Node, parse
@@ -262,9 +262,9 @@ class CelExprEngine:
             raise CelCompileError(compilation_failed(_clean(str(exc))), text) from None
         return Program(program, analysis.needs)
 
-    def prepare(self, data: DeviceData) -> "_Device":
+    def prepare(self, device: CelDevice) -> "_Device":
         """The device's per-evaluator form; carriers are built lazily, only for what is read."""
-        return _Device(data)
+        return _Device(device)
 
     def evaluate(self, program: Program, device: "_Device") -> bool:
         data = device.full() if program.needs.full else device.project(program.needs)
@@ -306,42 +306,67 @@ def _result_type(kind: str, value: Any) -> str:
 
 class _Device:
     """One device as the run environment sees it: the whole map (built once, on demand) or
-    the part an expression reads (most selectors touch two or three attributes, and
-    converting values into cel-expr is most of the cost of a cold evaluation)."""
+    just the values an expression reads, looked up directly in the raw device (most
+    selectors touch two or three attributes, and converting values into cel-expr is most
+    of the cost of a cold evaluation)."""
 
-    __slots__ = ("data", "_full")
+    __slots__ = ("device", "_data", "_full")
 
-    def __init__(self, data: DeviceData) -> None:
-        self.data = data
+    def __init__(self, device: CelDevice) -> None:
+        self.device = device
+        self._data: DeviceData | None = None
         self._full: dict[str, Any] | None = None
+
+    def grouped(self) -> DeviceData:
+        data = self._data
+        if data is None:
+            data = self._data = convert(self.device)
+        return data
 
     def full(self) -> dict[str, Any]:
         full = self._full
         if full is None:
-            full = self._full = self._build(None, None)
+            data = self.grouped()
+            full = self._full = {
+                "driver": data.driver, "allowMultipleAllocations": data.allow_multiple_allocations,
+                "attributes": {d: _encoded(ids) for d, ids in data.attributes.items()},
+                "capacity": {d: _encoded(ids) for d, ids in data.capacity.items()}}
         return full
 
     def project(self, needs: Needs) -> dict[str, Any]:
-        return self._build(needs.attributes, needs.capacity)
+        device = self.device
+        out: dict[str, Any] = {}
+        if "driver" in needs.fields:
+            out["driver"] = device.driver
+        if "allowMultipleAllocations" in needs.fields:
+            out["allowMultipleAllocations"] = bool(device.allow_multiple_allocations)
+        for section, wanted in (("attributes", needs.attributes), ("capacity", needs.capacity)):
+            if section in needs.fields:
+                out[section] = self._section(section, wanted)
+        return out
 
-    def _build(self, attributes: Any, capacity: Any) -> dict[str, Any]:
-        data = self.data
-        return {"driver": data.driver, "allowMultipleAllocations": data.allow_multiple_allocations,
-                "attributes": _section(data.attributes, attributes),
-                "capacity": _section(data.capacity, capacity)}
+    def _section(self, section: str, wanted: dict[str, frozenset[str] | None] | None) -> dict[str, Any]:
+        if wanted is None:
+            return self.full()[section]
+        out: dict[str, dict[str, Any]] = {}
+        for domain, ids in wanted.items():
+            if ids is None:
+                group = getattr(self.grouped(), section).get(domain)
+                if group is not None:
+                    out[domain] = _encoded(group)
+                continue
+            found = out[domain] = {}   # present or not, lookups of these ids behave alike
+            for ident in ids:
+                value = lookup(self.device, section, domain, ident)
+                if value is AMBIGUOUS:
+                    value = getattr(self.grouped(), section)[domain][ident]
+                if value is not MISSING:
+                    found[ident] = encode(value)
+        return out
 
 
-def _section(values: dict[str, dict[str, Any]], wanted: dict[str, frozenset[str] | None] | None
-             ) -> dict[str, dict[str, Any]]:
-    if wanted is None:
-        return {d: {i: encode(v) for i, v in ids.items()} for d, ids in values.items()}
-    out: dict[str, dict[str, Any]] = {}
-    for domain, ids in wanted.items():
-        have = values.get(domain)
-        if have is not None:
-            chosen = have if ids is None else {i: have[i] for i in ids if i in have}
-            out[domain] = {i: encode(v) for i, v in chosen.items()}
-    return out
+def _encoded(values: dict[str, Any]) -> dict[str, Any]:
+    return {i: encode(v) for i, v in values.items()}
 
 
 _KEY = re.compile(r'Key not found in map : "?(.*?)"?$')

@@ -24,7 +24,7 @@ from . import library as lib
 from .analysis import analyse
 from .celpy_values import NONE, DefaultMap, OptionalValue, functions, to_cel, to_plain
 from .checker import check
-from .device import DeviceData
+from .device import CelDevice, convert
 from .errors import COST_EXCEEDED, CelRuntimeError, missing_key, non_bool_result
 from .syntax import MACROS, Node, parse
 
@@ -292,7 +292,9 @@ class CelpyEngine:
         optional = frozenset(id(n.tree) for n in _walk(parsed.root) if n.optional)
         return Program(parsed.tree, optional)
 
-    def prepare(self, data: DeviceData) -> celtypes.MapType:
+    def prepare(self, device: CelDevice) -> celtypes.MapType:
+        data = convert(device)
+
         def section(values: dict[str, dict[str, Any]]) -> DefaultMap:
             return DefaultMap({celtypes.StringType(d): to_cel(ids) for d, ids in values.items()})
 

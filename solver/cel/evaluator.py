@@ -4,7 +4,7 @@ Three caches, each at the level where its contents stay true:
 
 * compiled programs (and compile errors) per engine, for the whole process -- the same
   selector text compiles the same way everywhere;
-* each device's converted data (or its conversion error) per evaluator, built once;
+* each device's engine-specific form (or its conversion error) per evaluator, built once;
 * each (expression, device) result (or run-time error) per evaluator. Devices do not
   change while an evaluator lives, and this also bounds cel-expr-python's per-call
   reference leak to one evaluation per pair.
@@ -20,7 +20,7 @@ import threading
 from collections import OrderedDict
 from typing import Any, Protocol
 
-from .device import CelDevice, convert
+from .device import CelDevice, validate
 from .errors import MAX_EXPRESSION_BYTES, CelCompileError, CelRuntimeError, compilation_failed, issue
 
 ENV_VAR = "DRASAT_CEL_ENGINE"
@@ -152,8 +152,8 @@ class SelectorEvaluator:
     def _device(self, device: CelDevice) -> Any:
         prepared = self._devices.get(device.key)
         if prepared is None:
-            data = convert(device)
-            prepared = data.error if data.error is not None else self._engine.prepare(data)
+            error = validate(device)
+            prepared = error if error is not None else self._engine.prepare(device)
             self._devices[device.key] = prepared
         if isinstance(prepared, str):
             raise CelRuntimeError(prepared)
