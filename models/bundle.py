@@ -93,6 +93,10 @@ class Bundle:
 
     def by_name(self, cls: type[T], name: str, namespace: str | None = None) -> T | None:
         """The first object of that class and name (and namespace, if given), or None."""
+        info = info_for(cls)
+        if namespace is not None or not info.namespaced:
+            found = self._index.get((info.group, info.kind, namespace or "" if info.namespaced else "", name))
+            return found.obj if found is not None and type(found.obj) is cls else None  # type: ignore[return-value]
         for loaded in self.objects:
             obj = loaded.obj
             if type(obj) is cls and obj.name == name and (namespace is None or obj.namespace == namespace):

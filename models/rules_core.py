@@ -67,10 +67,13 @@ def check_pod(out: Findings, where: Location, obj: Pod) -> None:
     claims = _check_claim_sources(out, at.child("resourceClaims"), spec.resource_claims)
     if not spec.containers:
         out.add(at.child("containers"), "at least one container is required")
+    seen: set[str] = set()
     for field, containers in (("containers", spec.containers), ("initContainers", spec.init_containers)):
         for i, container in enumerate(containers):
             _check_container(out, index(at.child(field), i), container, claims)
-    check_unique(out, at, [c.name for c in spec.containers + spec.init_containers], "container name")
+            if container.name in seen:
+                out.add(index(at.child(field), i).child("name"), f"duplicate container name {show(container.name)}")
+            seen.add(container.name)
     if spec.resources is not None:
         for i, claim in enumerate(spec.resources.claims):
             _check_claim_use(out, index(at.child("resources.claims"), i), claim.name, claims)
@@ -112,7 +115,8 @@ def _check_container(out: Findings, at: Location, container: Container, claims: 
         if request is not None and request > limit:
             out.add(key(at.child("resources.requests"), name), f"{request} must not be more than the limit {limit}")
     check_unique(out, at.child("resources.claims"),
-                 [(c.name, c.request) for c in container.resources.claims], "claim reference")
+                 [c.name + (f"/{c.request}" if c.request else "") for c in container.resources.claims],
+                 "claim reference")
 
 
 def _check_claim_use(out: Findings, at: Location, name: str, claims: set[str]) -> None:

@@ -67,7 +67,7 @@ def check_claim_status(out: Findings, at: Location, status: ResourceClaimStatus,
     devices = at.child("devices")
     for i, device in enumerate(status.devices):
         _check_device_status(out, index(devices, i), device, allocated)
-    check_unique(out, devices, [_key(d) for d in status.devices], "device entry")
+    check_unique(out, devices, ["/".join(k for k in _key(d) if k) for d in status.devices], "device entry")
 
 
 def _key(entry: DeviceRequestAllocationResult | AllocatedDeviceStatus) -> DeviceKey:
