@@ -46,7 +46,7 @@ GPU = _device("gpu-0", {
     "ext.example.com/family": {"string": "ampere"},
     "ints": {"ints": [1, 2, 3]}, "strings": {"strings": ["a", "b"]}, "bools": {"bools": [True, True]},
     "versions": {"versions": ["1.0.0", "2.0.0-rc.1"]}, "big": {"ints": list(range(60))},
-    "none": {"strings": []},
+    "none": {"strings": []}, f"{G}/qualified": {"string": "q"},
 }, {"memory": "40Gi", "cores": "108", "ext.example.com/slots": "4", "half": "1500m"})
 MULTI = _device("multi-0", {"model": {"string": "l4"}}, multi=True)
 BAD_VERSION = _device("bad-0", {"v": {"version": "1.2"}})
@@ -68,6 +68,8 @@ ROWS: list[tuple[str, str, CelDevice, object]] = [
     ("unknown-domain-in", '"unknown.example.com" in device.attributes', GPU, False),
     ("known-domain-in", f'"{G}" in device.attributes', GPU, True),
     ("domain-count", "size(device.attributes) == 2", GPU, True),
+    ("driver-domain-qualified-name", f'{A}.qualified == "q"', GPU, True),
+    ("whole-domain", f"size({A}) == 12 && size({CAP}) == 3", GPU, True),
     ("has-present", f"has({A}.model)", GPU, True),
     ("has-absent", f"has({A}.nosuch)", GPU, False),
     ("has-outer-always-true", "has(device.attributes.unknown)", GPU, True),
@@ -242,6 +244,36 @@ def test_engines_agree_on_every_row() -> None:
         kinds = {r if isinstance(r, bool) else type(r).__name__ for r in results}
         if len(kinds) != 1:
             differ.append((name, results))
+    assert not differ
+
+
+# More selectors whose exact Kubernetes result is not pinned here; the engines must agree.
+AGREEMENT_ONLY = [
+    "type(1) == int", f"type({A}.numa) == int", "dyn(1) == 1", "[1,2][5] == 1", '{1: "a"}[1] == "a"',
+    "[1] + [2] == [1, 2]", 'string(1.5) == "1.5"', 'double("1.5") == 1.5', 'int("x") == 1', "uint(1) == 1u",
+    'timestamp("2020-01-01T00:00:00Z") < timestamp("2021-01-01T00:00:00Z")', f'{A}.model in ["a100", "h100"]',
+    f'"model" in {A}', f"{A}.ints[5] == 1", f"{A}.ints.map(x, x > 1, x * 10) == [20, 30]", f"-{A}.numa == -1",
+    f"{A}.numa * 2.0 == 2.0", f'{A}.model + "x" == "a100x"', f"{A}.versions[1].isLessThan(semver(\"2.0.0\"))",
+    f'{CAP}.memory == quantity("40Gi")', f"{CAP}.memory.add({CAP}.cores).isGreaterThan({CAP}.memory)",
+    'device.capacity["unknown"].all(k, false)', 'device.attributes.exists(d, d == "ext.example.com")',
+    f'{A}.?model.value() == "a100"', 'device.attributes["x"].?y.orValue(1) == 1', f'{A}.model.matches("[")',
+    'has(device.nosuch)', 'device["driver"] == "gpu.example.com"', "-9223372036854775808 == -9223372036854775807 - 1",
+    "int(1e20) > 0", '"""a\nb""".size() == 3', "optional.ofNonZeroValue(0).hasValue()",
+    "optional.none().or(optional.of(2)).value() == 2", f"quantity({A}.model) == quantity(\"1\")",
+    f"{A}.numa.includes(1.0)", f'{A}.model.includes(["a100"])', "[[1]].includes([1])",
+    f'{A}.driverVersion < semver("2.0.0")', f'{CAP}.memory < quantity("1")', f"{A}.index == 3u",
+    f'string({CAP}.memory) == "40Gi"', '[1, "a"].size() == 2',
+]
+
+
+@pytest.mark.skipif(len(ENGINES) < 2, reason="needs both engines")
+def test_engines_agree_beyond_the_table() -> None:
+    differ = []
+    for expression in AGREEMENT_ONLY:
+        results = [outcome(engine, expression, GPU) for engine in ENGINES]
+        kinds = {r if isinstance(r, bool) else type(r).__name__ for r in results}
+        if len(kinds) != 1:
+            differ.append((expression, results))
     assert not differ
 
 

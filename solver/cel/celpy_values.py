@@ -14,6 +14,9 @@ from typing import Any, Callable
 from celpy import celtypes
 from celpy.evaluation import CELEvalError
 
+from drasat.models.quantity import Quantity
+from drasat.models.semver import Semver
+
 from . import library as lib
 from . import strings_ext
 
@@ -133,6 +136,15 @@ def _optional_fn(name: str) -> Callable[..., Any]:
     return call
 
 
+def _string(value: Any) -> Any:
+    """``string()``: like celpy's, but Kubernetes' Quantity and Semver have no conversion."""
+    if isinstance(value, CELEvalError):
+        return value
+    if isinstance(value, (Quantity, Semver, OptionalValue)):
+        return CELEvalError(lib.NO_SUCH_OVERLOAD)
+    return celtypes.StringType(value)
+
+
 def functions() -> dict[str, Callable[..., Any]]:
     """The celpy function table: operators, Kubernetes libraries, strings, optionals."""
     table: dict[str, Callable[..., Any]] = {
@@ -152,4 +164,5 @@ def functions() -> dict[str, Callable[..., Any]]:
     wrapped = {name: _wrap(fn) for name, fn in table.items()}
     for name in ("hasValue", "value", "orValue", "or"):
         wrapped[name] = _optional_fn(name)
+    wrapped["string"] = _string
     return wrapped

@@ -26,7 +26,7 @@ from .celpy_values import NONE, DefaultMap, OptionalValue, functions, to_cel, to
 from .checker import check
 from .device import CelDevice, convert
 from .errors import COST_EXCEEDED, CelRuntimeError, missing_key, non_bool_result
-from .syntax import MACROS, Node, parse
+from .syntax import MACROS, Node, decode_string, parse
 
 NAME = "celpy"
 MAX_ITERATIONS = 10_000     # cel-expr-python's fixed comprehension budget
@@ -87,6 +87,12 @@ class _Evaluator(Evaluator):
         while tree.data in _PASS and len(tree.children) == 1 and isinstance(tree.children[0], lark.Tree):
             tree = tree.children[0]
         return getattr(self, tree.data)(tree)
+
+    def literal(self, tree: lark.Tree) -> Any:
+        token = tree.children[0]
+        if isinstance(token, lark.Token) and token.type == "MLSTRING_LIT":
+            return celtypes.StringType(decode_string(token))
+        return super().literal(tree)
 
     def ident_value(self, name: str, root_scope: bool = False) -> Any:
         if name in self.locals:

@@ -316,12 +316,21 @@ def _literal_value(token: lark.Token) -> tuple[str, Any]:
     if token.type == "FLOAT_LIT":
         return "double", float(text)
     if token.type in ("STRING_LIT", "MLSTRING_LIT"):
-        return "string", str(celstr(token))
+        return "string", decode_string(token)
     if token.type == "BYTES_LIT":
         return "bytes", bytes(celbytes(token))
     if token.type == "BOOL_LIT":
         return "bool", text == "true"
     return "null", None
+
+
+def decode_string(token: lark.Token) -> str:
+    """A string literal's value; celpy's ``celstr`` drops the newlines of cooked ``\"\"\"`` strings."""
+    text = str(token)
+    if text[:3] in ('"""', "'''"):
+        return "\n".join(str(celstr(lark.Token("STRING_LIT", '"' + part + '"')))
+                         for part in text[3:-3].split("\n"))
+    return str(celstr(token))
 
 
 def _set_depth(root: Node) -> None:
