@@ -102,7 +102,7 @@ def parse_documents(text: str, name: str) -> Iterator[Document]:
     stripped = text.lstrip()
     if stripped.startswith(("{", "[")):
         try:
-            yield _checked(Document(0, json.loads(text)), name)
+            yield _checked(Document(0, json.loads(text)), name, len(text))
             return
         except (json.JSONDecodeError, RecursionError):
             pass  # not plain JSON after all (or too deep for json): YAML reports it properly
@@ -118,7 +118,7 @@ def parse_documents(text: str, name: str) -> Iterator[Document]:
                 data = next(documents, _END)
             if data is _END:
                 return
-            yield _checked(Document(index, data), name)
+            yield _checked(Document(index, data), name, len(text))
             index += 1
     except yaml.MarkedYAMLError as exc:
         yield Document(index, problem=Problem(Location(name, index), _describe(exc)))
@@ -189,9 +189,14 @@ def _describe(exc: yaml.MarkedYAMLError) -> str:
     return f"YAML error{where}: {what}{context}"
 
 
-def _checked(document: Document, name: str) -> Document:
-    """The document, or a problem if it expands beyond the limits (alias bombs, self-references)."""
-    excess = expansion_excess(document.data)
+def _checked(document: Document, name: str, text_length: int) -> Document:
+    """The document, or a problem if it expands beyond the limits (alias bombs, self-references).
+
+    Without aliases a document cannot hold more values than its text has
+    characters, so the node limit grows with the text: large alias-free manifests
+    always pass, while an expansion far beyond the text's size is refused.
+    """
+    excess = expansion_excess(document.data, max_nodes=max(MAX_NODES, text_length))
     if excess:
         return Document(document.index, problem=Problem(Location(name, document.index), excess))
     return document
