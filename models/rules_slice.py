@@ -9,19 +9,16 @@ from __future__ import annotations
 import re
 
 from .errors import Location
-from .quantity import Quantity
 from .resource import (
-    CapacityRequestPolicy,
-    CapacityRequestPolicyRange,
     CounterSet,
     Device,
     DeviceAttribute,
-    DeviceCapacity,
     DeviceCounterConsumption,
     NodeAllocatableResource,
     ResourceSlice,
     ResourceSliceSpec,
 )
+from .rules_capacity import check_capacity
 from .rules_shared import check_binding_conditions, check_device_taint, check_skip_node_operations
 from .rules_format import (
     Findings,
@@ -50,9 +47,7 @@ MAX_COMPATIBILITY_GROUPS = 2
 MAX_ATTRIBUTES_AND_CAPACITIES = 32
 MAX_ATTRIBUTE_VALUES = 48
 MAX_TAINTS = 16
-MAX_VALID_VALUES = 10
 MAX_ATTRIBUTE_LENGTH = 64
-INT64_MAX = 2**63 - 1
 _SEMVER = re.compile(
     r"^(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)"
     r"(-(0|[1-9]\d*|\d*[a-zA-Z-][0-9a-zA-Z-]*)(\.(0|[1-9]\d*|\d*[a-zA-Z-][0-9a-zA-Z-]*))*)?"
@@ -144,7 +139,7 @@ def _check_device(out: Findings, at: Location, device: Device, per_device: bool)
     multiple = device.allow_multiple_allocations is True
     for name, capacity in device.capacity.items():
         check_qualified_name(out, key(at.child("capacity"), name), name)
-        _check_capacity(out, key(at.child("capacity"), name), capacity, multiple)
+        check_capacity(out, key(at.child("capacity"), name), capacity, multiple)
     if check_max_items(out, at.child("taints"), device.taints, MAX_TAINTS, "taints"):
         for i, taint in enumerate(device.taints):
             check_device_taint(out, index(at.child("taints"), i), taint)
@@ -186,88 +181,6 @@ def _check_text(out: Findings, at: Location, value: str, version: bool) -> None:
     if version and not _SEMVER.match(value):
         out.add(at, f"{show(value)} is not a semantic version (semver.org 2.0.0: MAJOR.MINOR.PATCH, "
                     "no leading 'v' or zeros)")
-
-
-def _check_capacity(out: Findings, at: Location, capacity: DeviceCapacity, multiple: bool) -> None:
-    policy = capacity.request_policy
-    if policy is None:
-        return
-    if not multiple:
-        out.add(at.child("requestPolicy"), "is only allowed on devices with allowMultipleAllocations: true")
-        return
-    if policy.valid_values and policy.valid_range is not None:
-        out.add(at.child("requestPolicy"), "may set `validValues` or `validRange`, not both")
-    elif policy.valid_values:
-        _check_valid_values(out, at.child("requestPolicy"), capacity.value, policy)
-    elif policy.valid_range is not None:
-        if policy.default is None:
-            out.add(at.child("requestPolicy.default"), "is required when validRange is given")
-        else:
-            _check_range(out, at.child("requestPolicy"), capacity.value, policy.default, policy.valid_range)
-
-
-def _check_valid_values(out: Findings, at: Location, total: Quantity, policy: CapacityRequestPolicy) -> None:
-    values = policy.valid_values or []
-    if policy.default is None:
-        out.add(at.child("default"), "is required when validValues is given")
-        return
-    where = at.child("validValues")
-    for i in range(len(values) - 1):
-        if values[i] > values[i + 1]:
-            out.add(index(where, i + 1), f"{values[i + 1]} is smaller than {values[i]}: values must be sorted "
-                                         "in ascending order")
-    if not check_max_items(out, where, values, MAX_VALID_VALUES, "valid values"):
-        return
-    for i, value in enumerate(values):
-        if value > total:
-            out.add(index(where, i), f"{value} is larger than the capacity value {total}")
-    check_unique(out, where, [v.ceil_int() for v in values], "value")
-    if policy.default not in values:
-        out.add(where, f"does not contain the default {policy.default}: the default must be one of the values")
-
-
-def _check_range(out: Findings, at: Location, total: Quantity, default: Quantity,
-                 rng: CapacityRequestPolicyRange) -> None:
-    where = at.child("validRange")
-    if rng.min is None:
-        out.add(where.child("min"), "is required when validRange is given")
-        return
-    if rng.min > total:
-        out.add(where.child("min"), f"{rng.min} is larger than the capacity value {total}")
-    if default < rng.min:
-        out.add(at.child("default"), f"{default} is less than the minimum {rng.min}")
-    if rng.max is not None:
-        if rng.min > rng.max:
-            out.add(where.child("max"), f"the minimum {rng.min} is larger than the maximum {rng.max}")
-        if rng.max > total:
-            out.add(where.child("max"), f"{rng.max} is larger than the capacity value {total}")
-        if default > rng.max:
-            out.add(at.child("default"), f"{default} is more than the maximum {rng.max}")
-    if rng.step is not None:
-        _check_step(out, at, total, default, rng)
-
-
-def _check_step(out: Findings, at: Location, total: Quantity, default: Quantity,
-                rng: CapacityRequestPolicyRange) -> None:
-    """Steps in whole units (Quantity.Value(), rounded up), as Kubernetes checks them."""
-    assert rng.step is not None and rng.min is not None
-    where = at.child("validRange.step")
-    if rng.step <= 0:
-        out.add(where, "must be greater than zero")
-        return
-    if rng.min + rng.step > total:
-        out.add(where, f"one step from the minimum ({rng.min + rng.step}) is larger than the capacity value {total}")
-    named = [("default", default), ("validRange.min", rng.min), ("validRange.max", rng.max),
-             ("validRange.step", rng.step)]
-    bad = [(n, q) for n, q in named if q is not None and (q < 0 or q > INT64_MAX)]
-    for name, quantity in bad:
-        out.add(at.child(name), f"{quantity} must be between 0 and {INT64_MAX}")
-    if bad:
-        return
-    step, low = rng.step.ceil_int(), rng.min.ceil_int()
-    for value in (default, rng.max):
-        if value is not None and (value.ceil_int() - low) % step:
-            out.add(where, f"{value} is not the minimum {rng.min} plus a multiple of the step {rng.step}")
 
 
 def _check_consumptions(out: Findings, at: Location, consumptions: list[DeviceCounterConsumption]) -> None:

@@ -164,6 +164,11 @@ CASES: list[tuple[str, str, Edits, str, str]] = [
      f"{POLICY}.validRange.step", "one step from the minimum"),
     ("range default on step", "slice", {D0: SHARED_DEVICE, f"{POLICY}.default": "15"}, f"{POLICY}.validRange.step",
      "15 is not the minimum 10 plus a multiple of the step 10"),
+    ("range fractional step", "slice", {D0: SHARED_DEVICE, f"{POLICY}.validRange": {"min": "500m", "step": "250m"},
+                                        f"{POLICY}.default": "600m"}, f"{POLICY}.validRange.step",
+     "600m is not the minimum 500m plus a multiple of the step 250m"),
+    ("range beyond thousandths", "slice", {D0: SHARED_DEVICE, f"{POLICY}.validRange.min": "10500u"},
+     f"{POLICY}.validRange.min", "cannot be represented in thousandths"),
     ("range max on step", "slice", {D0: SHARED_DEVICE, f"{POLICY}.validRange.max": "95"},
      f"{POLICY}.validRange.step", "95 is not the minimum"),
     # --- slice: taints, counters, node selection per device ------------------------------------
@@ -329,3 +334,10 @@ def test_a_failing_checker_becomes_a_problem() -> None:
     finally:
         unregister_checker(broken)
     assert "internal error in check" in problem.message and "boom" in problem.message
+
+
+def test_fractional_ranges_count_in_thousandths() -> None:
+    """DRAFractionalCapacityRange (on by default in 1.37): 0.5 + 2 × 0.25 = 1 is on the grid."""
+    edits = {"spec.devices[0]": SHARED_DEVICE, f"{POLICY}.validRange": {"min": "500m", "max": "1", "step": "250m"},
+             f"{POLICY}.default": "750m"}
+    assert problems("slice", edits) == []
