@@ -49,6 +49,33 @@ class Analysis:
     parsed: Parsed
     needs: Needs
     rewritten: str
+    driver: "DriverTest | None" = None
+
+
+@dataclass(frozen=True)
+class DriverTest:
+    """``device.driver == "x"`` as a top-level conjunct: decided in Python, before any engine.
+
+    Exact: in CEL ``false && e`` is false whatever ``e`` does (even an error), so a device
+    of another driver is rejected outright; when the driver test is the whole selector
+    (the usual DeviceClass selector) a device of that driver is accepted outright.
+    """
+
+    driver: str
+    alone: bool
+
+
+def driver_test(root: Node) -> DriverTest | None:
+    """The driver a selector requires through a top-level ``device.driver == "lit"``, if any."""
+    if _shadows_device(root):
+        return None
+    conjuncts = root.args if root.kind == "call" and root.name == "_&&_" else [root]
+    for node in conjuncts:
+        if node.kind == "call" and node.name == "_==_" and node.target is None and len(node.args) == 2:
+            for left, right in (node.args, node.args[::-1]):
+                if (access_path(left) == ["driver"] and right.kind == "literal" and right.name == "string"):
+                    return DriverTest(right.value, len(conjuncts) == 1)
+    return None
 
 
 FULL = Needs(True, ALL, ALL, frozenset(DEVICE_FIELDS))
@@ -65,10 +92,11 @@ def analyse(parsed: Parsed, fold: Fold | None = None) -> Analysis:
     """
     _check_cost(parsed)
     if _shadows_device(parsed.root):
-        return Analysis(parsed, FULL, parsed.text)
+        return Analysis(parsed, FULL, parsed.text, None)
     collector = _NeedCollector()
     collector.visit(parsed.root)
-    return Analysis(parsed, collector.result(), _Rewriter(parsed.text, fold).render(parsed.root))
+    return Analysis(parsed, collector.result(), _Rewriter(parsed.text, fold).render(parsed.root),
+                    driver_test(parsed.root))
 
 
 def access_path(node: Node) -> list[str] | None:

@@ -89,29 +89,31 @@ def convert(device: CelDevice) -> DeviceData:
 
 def validate(device: CelDevice) -> str | None:
     """The conversion error :func:`convert` would report, without building anything."""
-    fast = _FAST
+    fast, lists = _FAST, _FAST_LISTS
     for name, raw in device.attributes.items():
         if raw.__class__ is dict and len(raw) == 1:
             ((key, value),) = raw.items()
             if fast.get(key) is value.__class__:   # the usual case: one plain scalar
                 continue
-        if _fast_value(raw) is None:
-            try:
-                attribute_value(raw)
-            except _ConversionError as exc:
-                return f"attribute {name}: {exc}"
+            kind = lists.get(key)
+            if kind is not None and value.__class__ is list and all(v.__class__ is kind for v in value):
+                continue
+        try:
+            attribute_value(raw)
+        except _ConversionError as exc:
+            return f"attribute {name}: {exc}"
     return None
 
 
-def lookup(device: CelDevice, section: str, domain: str, ident: str) -> Any:
+def lookup(device: CelDevice, section: str, domain: str, ident: str, key: str | None = None) -> Any:
     """One typed attribute or capacity value by domain and id, straight from the raw device.
 
     Returns :data:`MISSING` if absent and :data:`AMBIGUOUS` if both ``id`` and
     ``<driver>/id`` exist (only the grouped :func:`convert` decides that case). The
-    device must have passed :func:`validate`.
+    device must have passed :func:`validate`. ``key`` is ``domain/ident``, if the caller has it.
     """
     values: Mapping[str, Any] = device.attributes if section == "attributes" else device.capacity
-    qualified = values.get(f"{domain}/{ident}")
+    qualified = values.get(key or f"{domain}/{ident}")
     if domain == device.driver:
         plain = values.get(ident)
         if plain is not None and qualified is not None:

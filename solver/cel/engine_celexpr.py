@@ -19,7 +19,7 @@ from __future__ import annotations
 import re
 import threading
 from functools import lru_cache
-from typing import Any, Callable
+from typing import Any, Callable, Optional
 
 from google.protobuf import descriptor_pb2, descriptor_pool, struct_pb2
 
@@ -27,7 +27,7 @@ from drasat.models.quantity import Quantity
 from drasat.models.semver import Semver
 
 from . import library as lib
-from .analysis import Analysis, Needs, analyse
+from .analysis import Analysis, DriverTest, Needs, analyse
 from .device import AMBIGUOUS, MISSING, CelDevice, DeviceData, convert, lookup
 from .errors import (COST_EXCEEDED, CelCompileError, CelRuntimeError, compilation_failed, missing_key,
                      non_bool_result, result_type_error)
@@ -54,7 +54,7 @@ def encode(value: Any) -> Any:
     if type(value) in _PLAIN:
         return value
     if isinstance(value, Quantity):
-        return _encode_quantity(value.value)
+        return _encode_quantity(value.value.numerator, value.value.denominator)
     if isinstance(value, Semver):
         return _encode_semver(value)
     if isinstance(value, list):
@@ -63,8 +63,9 @@ def encode(value: Any) -> Any:
 
 
 @lru_cache(maxsize=65536)
-def _encode_quantity(value: Any) -> bytes:
-    return _Q + str(value).encode()
+def _encode_quantity(numerator: int, denominator: int) -> bytes:
+    """Keyed by the two ints: hashing them is much cheaper than hashing a Fraction."""
+    return _Q + (f"{numerator}" if denominator == 1 else f"{numerator}/{denominator}").encode()
 
 
 @lru_cache(maxsize=65536)
@@ -219,10 +220,11 @@ def _go_type(name: str) -> str:
 class Program:
     """A compiled selector: the run-environment program and what it reads of a device."""
 
-    __slots__ = ("expression", "needs")
+    __slots__ = ("expression", "needs", "driver", "plan")
 
-    def __init__(self, expression: Any, needs: Needs) -> None:
-        self.expression, self.needs = expression, needs
+    def __init__(self, expression: Any, needs: Needs, driver: DriverTest | None) -> None:
+        self.expression, self.needs, self.driver = expression, needs, driver
+        self.plan = _Plan(needs)
 
 
 class CelExprEngine:
@@ -260,14 +262,14 @@ class CelExprEngine:
             program = envs.run.compile(analysis.rewritten)
         except RuntimeError as exc:  # pragma: no cover - the check environment accepted it
             raise CelCompileError(compilation_failed(_clean(str(exc))), text) from None
-        return Program(program, analysis.needs)
+        return Program(program, analysis.needs, analysis.driver)
 
     def prepare(self, device: CelDevice) -> "_Device":
         """The device's per-evaluator form; carriers are built lazily, only for what is read."""
         return _Device(device)
 
     def evaluate(self, program: Program, device: "_Device") -> bool:
-        data = device.full() if program.needs.full else device.project(program.needs)
+        data = device.full() if program.needs.full else device.project(program.plan)
         try:
             value = program.expression.eval(data={"device": data})
         except RuntimeError as exc:
@@ -333,36 +335,59 @@ class _Device:
                 "capacity": {d: _encoded(ids) for d, ids in data.capacity.items()}}
         return full
 
-    def project(self, needs: Needs) -> dict[str, Any]:
+    def project(self, plan: "_Plan") -> dict[str, Any]:
         device = self.device
         out: dict[str, Any] = {}
-        if "driver" in needs.fields:
+        if plan.driver:
             out["driver"] = device.driver
-        if "allowMultipleAllocations" in needs.fields:
+        if plan.multi:
             out["allowMultipleAllocations"] = bool(device.allow_multiple_allocations)
-        for section, wanted in (("attributes", needs.attributes), ("capacity", needs.capacity)):
-            if section in needs.fields:
-                out[section] = self._section(section, wanted)
+        for section, wanted in plan.sections:
+            out[section] = self._section(section, wanted)
         return out
 
-    def _section(self, section: str, wanted: dict[str, frozenset[str] | None] | None) -> dict[str, Any]:
+    def _section(self, section: str, wanted: "_Wanted") -> dict[str, Any]:
         if wanted is None:
             return self.full()[section]
         out: dict[str, dict[str, Any]] = {}
-        for domain, ids in wanted.items():
+        for domain, ids in wanted:
             if ids is None:
                 group = getattr(self.grouped(), section).get(domain)
                 if group is not None:
                     out[domain] = _encoded(group)
                 continue
             found = out[domain] = {}   # present or not, lookups of these ids behave alike
-            for ident in ids:
-                value = lookup(self.device, section, domain, ident)
+            for ident, key in ids:
+                value = lookup(self.device, section, domain, ident, key)
+                if value is MISSING:
+                    continue
                 if value is AMBIGUOUS:
                     value = getattr(self.grouped(), section)[domain][ident]
-                if value is not MISSING:
-                    found[ident] = encode(value)
+                found[ident] = value if value.__class__ in _PLAIN else encode(value)
         return out
+
+
+_Wanted = Optional[tuple[tuple[str, Optional[tuple[tuple[str, str], ...]]], ...]]
+
+
+class _Plan:
+    """:class:`Needs` prepared for projection: fields as flags, qualified keys formatted once."""
+
+    __slots__ = ("driver", "multi", "sections")
+
+    def __init__(self, needs: Needs) -> None:
+        self.driver = "driver" in needs.fields
+        self.multi = "allowMultipleAllocations" in needs.fields
+        self.sections = tuple((section, _wanted(wanted)) for section, wanted in
+                              (("attributes", needs.attributes), ("capacity", needs.capacity))
+                              if section in needs.fields)
+
+
+def _wanted(wanted: dict[str, frozenset[str] | None] | None) -> _Wanted:
+    if wanted is None:
+        return None
+    return tuple((domain, None if ids is None else tuple((i, f"{domain}/{i}") for i in sorted(ids)))
+                 for domain, ids in wanted.items())
 
 
 def _encoded(values: dict[str, Any]) -> dict[str, Any]:

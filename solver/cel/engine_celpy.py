@@ -21,7 +21,7 @@ from drasat.models.quantity import Quantity
 from drasat.models.semver import Semver
 
 from . import library as lib
-from .analysis import analyse
+from .analysis import DriverTest, analyse
 from .celpy_values import NONE, DefaultMap, OptionalValue, functions, to_cel, to_plain
 from .checker import check
 from .device import CelDevice, convert
@@ -67,10 +67,10 @@ class _Budget:
 
 
 class Program:
-    __slots__ = ("tree", "optional")
+    __slots__ = ("tree", "optional", "driver")
 
-    def __init__(self, tree: lark.Tree, optional: frozenset[int]) -> None:
-        self.tree, self.optional = tree, optional
+    def __init__(self, tree: lark.Tree, optional: frozenset[int], driver: DriverTest | None) -> None:
+        self.tree, self.optional, self.driver = tree, optional, driver
 
 
 class _Evaluator(Evaluator):
@@ -293,10 +293,10 @@ class CelpyEngine:
 
     def compile(self, text: str) -> Program:
         parsed = parse(text)
-        analyse(parsed)   # the cost bound; the cel-expr rewrite is not needed here
+        analysis = analyse(parsed)   # the cost bound and the driver test; not the cel-expr rewrite
         check(parsed)
         optional = frozenset(id(n.tree) for n in _walk(parsed.root) if n.optional)
-        return Program(parsed.tree, optional)
+        return Program(parsed.tree, optional, analysis.driver)
 
     def prepare(self, device: CelDevice) -> celtypes.MapType:
         data = convert(device)

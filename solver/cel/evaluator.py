@@ -112,6 +112,9 @@ def _make_engine(name: str) -> Engine:
     raise ValueError(f"unknown CEL engine {name!r}: expected one of {', '.join(_ENGINES)}")
 
 
+_UNSEEN = object()
+
+
 class SelectorEvaluator:
     """Compiles DRA selectors and evaluates them on devices, remembering every answer."""
 
@@ -143,18 +146,29 @@ class SelectorEvaluator:
             if program is None:
                 program = self._programs[expression] = self._compiled.program(expression)
             prepared = self._device(device)
-            return self._engine.evaluate(program, prepared)
+            test = program.driver
+            if test is not None:  # exact shortcut, see analysis.DriverTest
+                if device.driver != test.driver:
+                    return False
+                if test.alone:
+                    return True
+            return self._engine.evaluate(program, self._prepared(device, prepared))
         except CelCompileError as exc:
             return (CelCompileError, exc.detail)
         except CelRuntimeError as exc:
             return (CelRuntimeError, exc.detail)
 
     def _device(self, device: CelDevice) -> Any:
-        prepared = self._devices.get(device.key)
-        if prepared is None:
+        """The device's engine form (None until an engine needs it); raises its conversion error."""
+        prepared = self._devices.get(device.key, _UNSEEN)
+        if prepared is _UNSEEN:
             error = validate(device)
-            prepared = error if error is not None else self._engine.prepare(device)
-            self._devices[device.key] = prepared
-        if isinstance(prepared, str):
+            prepared = self._devices[device.key] = error   # None: valid, not yet prepared
+        if prepared.__class__ is str:
             raise CelRuntimeError(prepared)
+        return prepared
+
+    def _prepared(self, device: CelDevice, prepared: Any) -> Any:
+        if prepared is None:
+            prepared = self._devices[device.key] = self._engine.prepare(device)
         return prepared
