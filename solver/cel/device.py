@@ -98,11 +98,21 @@ def validate(device: CelDevice) -> str | None:
             kind = lists.get(key)
             if kind is not None and value.__class__ is list and all(v.__class__ is kind for v in value):
                 continue
+            if key == "version" and value.__class__ is str and _is_version(value):
+                continue
         try:
             attribute_value(raw)
         except _ConversionError as exc:
             return f"attribute {name}: {exc}"
     return None
+
+
+def _is_version(text: str) -> bool:
+    try:
+        Semver.parse(text)  # cached by text
+    except SemverError:
+        return False
+    return True
 
 
 def lookup(device: CelDevice, section: str, domain: str, ident: str, key: str | None = None) -> Any:
