@@ -48,7 +48,8 @@ Examples:
 @click.option("--cel-engine", type=click.Choice(["cel-expr", "celpy"]), default=None,
               help="CEL engine (default: cel-expr, or $DRASAT_CEL_ENGINE).")
 @click.option("-o", "--output", type=click.Choice(["yaml", "json", "table"]), default="yaml", show_default=True)
-@click.option("-v", "--verbose", is_flag=True, help="Print how the answer was found on stderr.")
+@click.option("-v", "--verbose", is_flag=True,
+              help="Print how the answer was found, or why there is none, on stderr.")
 def solve(files: tuple[str, ...], node: str | None, feature_gates: str, claims: str | None, solver: str,
           objective: str, timeout: float, workers: int, cel_engine: str | None, output: str, verbose: bool) -> None:
     """Allocate devices for ResourceClaims on one node, all claims together.
@@ -64,6 +65,8 @@ def solve(files: tuple[str, ...], node: str | None, feature_gates: str, claims: 
                       output, verbose)
     except DrasatError as exc:
         click.echo(f"error: {exc}", err=True)
+        for reason in getattr(exc, "reasons", []) if verbose else []:
+            click.echo(f"  {reason}", err=True)
         sys.exit(exc.exit_code)
     click.echo(text, nl=not text.endswith("\n"))
 

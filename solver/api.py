@@ -10,6 +10,7 @@ depth-first search would explode go to CP-SAT.
 from __future__ import annotations
 
 import time
+from collections import Counter
 from dataclasses import dataclass, field
 
 from drasat.models.errors import AllocationError, InputError, Unschedulable
@@ -72,10 +73,31 @@ def allocate(problem: Problem, *, solver: str = "cp-sat", objective: str = FIRST
         if any(pool.state == "invalid" for pool in inv.pools):
             raise AllocationError("invalid resource pools were encountered")
         names = ", ".join(plan.label for plan in plans)
-        raise Unschedulable(f"no allocation exists for claims {names} together on node {problem.node.name}")
+        raise Unschedulable(f"no allocation exists for claims {names} together on node {problem.node.name}",
+                            reasons=explain(inv, plans))
     results = allocation_results(inv, plans, picks)
     stats.seconds = time.monotonic() - started
     return Allocation(results, stats)
+
+
+def explain(inv: Inventory, plans: list[ClaimPlan]) -> list[str]:
+    """Why each request's devices fall short, from the exclusion reasons kept by candidate selection."""
+    lines = []
+    for plan in plans:
+        for req in plan.requests:
+            for alt in req.alternatives:
+                have, need = len(alt.candidates), alt.count
+                line = f"claim {plan.label}, request {alt.result_name}: {have} candidate device(s), needs {need}"
+                if alt.mode == "All" and alt.blocked:
+                    line += f"; allocationMode All cannot be met: {alt.blocked}"
+                elif have < need:
+                    reasons = Counter(alt.excluded.values()).most_common(3)
+                    line += "; excluded: " + "; ".join(f"{n} {text}" for text, n in reasons)
+                lines.append(line)
+    if all(len(a.candidates) >= a.count for plan in plans for a in plan.alternatives()):
+        lines.append("every request could be met on its own: together they conflict "
+                     "(shared devices, constraints, counters or capacity)")
+    return lines
 
 
 def _search(inv: Inventory, plans: list[ClaimPlan], solver: str, objective: str, time_limit: float,

@@ -1,0 +1,5 @@
+"""``python -m drasat.cli``: the same as the ``drasat`` command."""
+
+from .main import main
+
+main()
