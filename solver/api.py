@@ -20,9 +20,7 @@ from .cel import SelectorEvaluator
 from .claims import ClaimPlan, plan_claims
 from .greedy import BudgetExhausted, greedy_search
 from .inventory import Inventory, build_inventory
-from .model import build_model
-from .objectives import FIRST_FIT, PRIORITIZED, solve_staged
-from .problem import Problem
+from .problem import FIRST_FIT, PRIORITIZED, Problem
 from .results import allocation_results
 from .state import Pick, SearchState
 
@@ -116,6 +114,9 @@ def _search(inv: Inventory, plans: list[ClaimPlan], solver: str, objective: str,
         except BudgetExhausted:
             stats.greedy_steps = budget
             stats.notes.append(f"greedy search gave up after {budget} device tries; CP-SAT took over")
+    from .model import build_model  # OR-Tools loads only when CP-SAT is needed (it takes a second)
+    from .objectives import solve_staged
+
     model = build_model(inv, plans)
     picks, stats.cp_sat_solves = solve_staged(model, objective, time_limit, workers)
     stats.solver = "cp-sat"

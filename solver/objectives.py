@@ -20,10 +20,9 @@ from drasat.models.errors import SolveTimeout
 
 from .candidates import Alternative
 from .model import AllocationModel
+from .problem import PRIORITIZED
 from .state import Pick, SearchState
 
-FIRST_FIT = "first-fit"
-PRIORITIZED = "prioritized-list"
 
 
 class _Stages:

@@ -13,6 +13,9 @@ from drasat.models.resource import DeviceClass, DeviceTaintRule, ResourceClaim, 
 
 from .features import Features
 
+FIRST_FIT = "first-fit"  # exactly the devices Kubernetes' depth-first search returns
+PRIORITIZED = "prioritized-list"  # earliest firstAvailable alternatives first, then first-fit
+
 
 @dataclass(frozen=True)
 class NodeInfo:

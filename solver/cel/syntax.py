@@ -98,7 +98,7 @@ def _parser() -> lark.Lark:
             grammar = (Path(celpy.__file__).parent / "cel.lark").read_text()
             _PARSER = lark.Lark(grammar, parser="lalr", start="expr", g_regex_flags=re.M,
                                 lexer_callbacks={"IDENT": _bool_literal}, propagate_positions=True,
-                                maybe_placeholders=False, priority="invert")
+                                maybe_placeholders=False, priority="invert", cache=True)
         return _PARSER
 
 
