@@ -13,9 +13,12 @@ from fractions import Fraction
 from typing import Sequence
 
 from drasat.models.errors import DrasatError, EvaluationError, SelectorError
-from drasat.models.resource import DeviceAttribute, DeviceClass, DeviceTaint, DeviceToleration
+from drasat.models.resource import (
+    DeviceAttribute, DeviceClass, DeviceDerivedAttribute, DeviceTaint, DeviceToleration,
+)
 from drasat.models.quantity import Quantity
 
+from .attributes import derived_attribute
 from .capacity import fits, share_of
 from .cel import CelCompileError, CelRuntimeError, SelectorEvaluator
 from .inventory import Inventory, InventoryDevice
@@ -44,6 +47,7 @@ class Alternative:
     share: dict[int, dict[str, Fraction]] = field(default_factory=dict)
     errors: dict[int, DrasatError] = field(default_factory=dict)
     excluded: dict[int, str] = field(default_factory=dict)
+    derived_specs: list[DeviceDerivedAttribute] = field(default_factory=list)
     derived: dict[int, dict[str, DeviceAttribute]] = field(default_factory=dict)
     blocked: str = ""
 
@@ -212,3 +216,27 @@ def evaluate_all(inv: Inventory, ev: SelectorEvaluator, alt: Alternative) -> Non
             alt.blocked = f"device {dev.label()} {reason}"
     if not alt.candidates:
         alt.blocked = "no device matches (allocationMode All needs at least one)"
+
+
+def evaluate_derived(inv: Inventory, ev: SelectorEvaluator, alt: Alternative) -> None:
+    """Each candidate's derived attributes (DRADerivedAttributes): evaluated after the selectors,
+    visible only to constraints, where they shadow a driver attribute of the same name.
+    A failing expression aborts the allocation, as the seed specifies."""
+    lists = inv.features.list_attributes
+    for device in alt.candidates:
+        dev = inv.devices[device]
+        values: dict[str, DeviceAttribute] = {}
+        for spec in alt.derived_specs:
+            where = f"claim {alt.claim_label}, request {alt.own_name}, derived attribute {spec.name}"
+            try:
+                value = ev.value(spec.expression, dev.cel, lists=lists)
+            except CelCompileError as exc:
+                raise SelectorError(f"{where}: CEL compile error: {exc.detail}") from None
+            except CelRuntimeError as exc:
+                raise EvaluationError(f"{where} on device {dev.label()}: CEL runtime error: {exc.detail}") from None
+            attribute = derived_attribute(value)
+            if attribute is None:
+                raise EvaluationError(f"{where} on device {dev.label()}: the value {value!r} is not a string, "
+                                      "int, bool, version or a list of one of those")
+            values[spec.name] = attribute
+        alt.derived[device] = values

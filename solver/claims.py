@@ -14,7 +14,7 @@ from drasat.models.errors import AllocationError
 from drasat.models.resource import DeviceAttribute, ExactDeviceRequest, DeviceSubRequest, ResourceClaim
 
 from .attributes import lookup
-from .candidates import Alternative, evaluate_all, evaluate_exact
+from .candidates import Alternative, evaluate_all, evaluate_derived, evaluate_exact
 from .cel import SelectorEvaluator
 from .inventory import Inventory
 from .problem import Problem
@@ -107,7 +107,26 @@ def _plan_claim(problem: Problem, inv: Inventory, ev: SelectorEvaluator, index: 
             constraints.append(ConstraintPlan(i, "distinct", c.distinct_attribute, frozenset(c.requests)))
         else:
             raise AllocationError(f"claim {label}, constraint #{i}: empty constraint (unsupported constraint type?)")
-    return ClaimPlan(index, claim, label, requests, constraints)
+    plan = ClaimPlan(index, claim, label, requests, constraints)
+    for alt in plan.alternatives():
+        if alt.derived_specs:
+            _check_derived_used(plan, alt)
+            evaluate_derived(inv, ev.ev, alt)
+    return plan
+
+
+MAX_DERIVED = 32
+
+
+def _check_derived_used(plan: ClaimPlan, alt: Alternative) -> None:
+    """Each derived attribute must feed a constraint that applies to its request (the seed's rule)."""
+    where = f"claim {plan.label}, request {alt.own_name}"
+    if len(alt.derived_specs) > MAX_DERIVED:
+        raise AllocationError(f"{where}: {len(alt.derived_specs)} derived attributes, at most {MAX_DERIVED} allowed")
+    for spec in alt.derived_specs:
+        if not any(c.attribute == spec.name and c.applies(alt) for c in plan.constraints):
+            raise AllocationError(f"{where}: derived attribute {spec.name} is not used by any matchAttribute "
+                                  "or distinctAttribute constraint that applies to this request")
 
 
 def _plan_request(problem: Problem, inv: Inventory, ev: SelectorEvaluator, claim: int, label: str,
@@ -155,6 +174,8 @@ def _alternative(problem: Problem, inv: Inventory, ev: SelectorEvaluator, claim:
                       body.count if body.count is not None else 1, bool(admin),
                       list(body.tolerations), dict(body.capacity.requests) if body.capacity else {},
                       [s.cel.expression for s in body.selectors])
+    if problem.features.derived_attributes:  # with the gate off the API server drops the field
+        alt.derived_specs = list(body.derived_attributes)
     if mode == "All":
         _check_pools_for_all(inv, where)
     ev.fill(alt)

@@ -19,6 +19,7 @@ from typing import Any, Protocol
 from drasat.models.quantity import Quantity
 from drasat.models.resource import (
     AllocationResult,
+    DeviceAttribute,
     DeviceClass,
     DeviceRequestAllocationResult,
     DeviceSelector,
@@ -123,16 +124,35 @@ class World:
             self._cel_cache[key] = self._evaluate(selector.cel.expression, seen)
         return self._cel_cache[key]
 
-    def _evaluate(self, expression: str, seen: SeenDevice) -> bool | str:
-        """Run CEL; a missing engine or a failing selector becomes a reported reason, never a pass."""
-        if self.evaluator is None:
+    def derived(self, pick: Pick, name: str) -> DeviceAttribute | None | str:
+        """The request's derived attribute ``name`` on the picked device (DRADerivedAttributes)."""
+        if not self.problem.features.derived_attributes:
+            return None
+        spec = next((d for d in pick.spec.derived_attributes if d.name == name), None)
+        if spec is None:
+            return None
+        if self.evaluator is None or not hasattr(self.evaluator, "value"):
             return "cannot evaluate CEL: drasat.solver.cel is not available"
+        try:
+            value = self.evaluator.value(spec.expression, self._cel_device(pick.seen),
+                                         lists=self.problem.features.list_attributes)
+        except Exception as exc:  # noqa: BLE001 - any failure is reported, never swallowed
+            return f"CEL error: {exc}"
+        return _as_attribute(value)
+
+    def _cel_device(self, seen: SeenDevice) -> Any:
         dev = seen.device
-        cel_device = self.make_device(
+        return self.make_device(
             key=seen.id, driver=seen.id[0],
             attributes={n: a.raw() for n, a in dev.attributes.items()},
             capacity={n: c.value for n, c in dev.capacity.items()},
             allow_multiple_allocations=bool(dev.allow_multiple_allocations))
+
+    def _evaluate(self, expression: str, seen: SeenDevice) -> bool | str:
+        """Run CEL; a missing engine or a failing selector becomes a reported reason, never a pass."""
+        if self.evaluator is None:
+            return "cannot evaluate CEL: drasat.solver.cel is not available"
+        cel_device = self._cel_device(seen)
         try:
             return bool(self.evaluator.matches(expression, cel_device))
         except Exception as exc:  # noqa: BLE001 - any failure is reported, never swallowed
@@ -190,6 +210,22 @@ class World:
         return out
 
 
+def _as_attribute(value: Any) -> DeviceAttribute | str:
+    """A derived value as an attribute: scalars by Python type, lists by their elements' type."""
+    scalar = {bool: "bool", int: "int", str: "string"}
+    if type(value) in scalar:
+        return DeviceAttribute(**{scalar[type(value)]: value})
+    if type(value).__name__ == "Semver":
+        return DeviceAttribute(version=str(value))
+    if isinstance(value, list) and value and len({type(v) for v in value}) == 1:
+        kind = type(value[0])
+        if kind in scalar:
+            return DeviceAttribute(**{scalar[kind] + "s": list(value)})
+        if kind.__name__ == "Semver":
+            return DeviceAttribute(versions=[str(v) for v in value])
+    return f"derived value {value!r} is not a string, int, bool, version or a list of one of those"
+
+
 def verify(problem: Problem, allocations: Mapping[str, AllocationResult], *,
            evaluator: SelectorMatcher | None = None) -> list[str]:
     """Every rule the proposed allocation breaks, in plain words naming claim/request/device; [] when it is valid.
@@ -234,7 +270,7 @@ def _verify_claim(world: World, claim: ResourceClaim, allocation: AllocationResu
             out += _pick_violations(world, pick)
     if len(results) > MAX_RESULTS:
         out.append(f"claim {claim.name}: {len(results)} results, more than the limit of {MAX_RESULTS}")
-    out += constraint_violations(claim, picks, world.problem.features)
+    out += constraint_violations(claim, picks, world.problem.features, world.derived)
     if len(picks) == len(results):
         out += _node_selector_violations(world, claim, picks, allocation)
     out += _config_violations(world, claim, results, allocation)

@@ -9,7 +9,7 @@ distinctAttribute is pairwise over all devices (two shares of one device include
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 from drasat.models.meta import NodeSelector, NodeSelectorRequirement, NodeSelectorTerm
@@ -162,8 +162,20 @@ def _distinct_violation(values: list[DeviceAttribute], list_mode: bool) -> str:
     return ""
 
 
-def constraint_violations(claim: ResourceClaim, picks: Sequence[Pick], features: Features) -> list[str]:
-    """matchAttribute / distinctAttribute over every device each constraint covers."""
+Deriver = Callable[[Pick, str], "DeviceAttribute | None | str"]
+
+
+def _no_derived(pick: Pick, name: str) -> None:
+    return None
+
+
+def constraint_violations(claim: ResourceClaim, picks: Sequence[Pick], features: Features,
+                          derive: Deriver = _no_derived) -> list[str]:
+    """matchAttribute / distinctAttribute over every device each constraint covers.
+
+    ``derive`` gives a request's derived attribute of that name for the pick (it shadows the
+    device's own), None when the request derives none, or the text of an evaluation error.
+    """
     out = []
     for i, constraint in enumerate(claim.spec.devices.constraints):
         name = constraint.match_attribute or constraint.distinct_attribute
@@ -171,7 +183,12 @@ def constraint_violations(claim: ResourceClaim, picks: Sequence[Pick], features:
             out.append(f"claim {claim.name}, constraint #{i}: empty constraint (no allocation is valid)")
             continue
         covered = [p for p in picks if constraint_applies(constraint, p)]
-        values = [lookup_attribute(p.seen, name) for p in covered]
+        derived = [derive(p, name) for p in covered]
+        errors = [f"{device_text(p.id)}: {d}" for p, d in zip(covered, derived) if isinstance(d, str)]
+        if errors:
+            out.append(f"claim {claim.name}, constraint #{i}: derived attribute {name} fails: {errors[0]}")
+            continue
+        values = [d if d is not None else lookup_attribute(p.seen, name) for p, d in zip(covered, derived)]
         missing = [device_text(p.id) for p, v in zip(covered, values) if v is None]
         kind = "matchAttribute" if constraint.match_attribute else "distinctAttribute"
         if missing:
