@@ -19,6 +19,7 @@ from drasat.models.semver import Semver
 
 from . import library as lib
 from . import strings_ext
+from .values import Foreign
 
 _TO_CEL: tuple[tuple[type, Callable[[Any], Any]], ...] = (
     (bool, celtypes.BoolType), (int, celtypes.IntType), (float, celtypes.DoubleType),
@@ -82,6 +83,35 @@ def to_cel(value: Any) -> Any:
     if isinstance(value, dict):
         return celtypes.MapType({to_cel(k): to_cel(v) for k, v in value.items()})
     return value
+
+
+_FOREIGN: tuple[tuple[type, str], ...] = (
+    (celtypes.UintType, "uint"), (celtypes.DoubleType, "double"), (celtypes.BytesType, "bytes"),
+    (dict, "map"), (Quantity, "kubernetes.Quantity"), (OptionalValue, "optional_type"),
+    (celtypes.TimestampType, "google.protobuf.Timestamp"), (celtypes.DurationType, "google.protobuf.Duration"),
+    (type, "type"))
+
+
+def to_result(value: Any) -> Any:
+    """A result as plain Python for :func:`.values.checked`; kinds no attribute holds as :class:`Foreign`.
+
+    bool and uint are told apart before int (celpy's ``BoolType`` and ``UintType`` are
+    Python ints), and a map is only named, never converted.
+    """
+    if isinstance(value, (bool, celtypes.BoolType)):
+        return bool(value)
+    for kind, name in _FOREIGN:
+        if isinstance(value, kind):
+            return Foreign(name)
+    if isinstance(value, int):
+        return int(value)
+    if isinstance(value, str):
+        return str(value)
+    if isinstance(value, list):
+        return [to_result(v) for v in value]
+    if value is None:
+        return Foreign("null_type")
+    return value if isinstance(value, Semver) else Foreign(type(value).__name__)
 
 
 def _wrap(function: Callable[..., Any]) -> Callable[..., Any]:

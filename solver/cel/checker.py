@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Union
 
-from .errors import CelCompileError, compilation_failed, issue, result_type_error
+from .errors import CelCompileError, compilation_failed, issue
 from .signatures import OVERLOADS, Type, is_assignable, type_name
 from .syntax import MACROS, Node, Parsed
 
@@ -32,15 +32,16 @@ class _Problem(Exception):
 
 
 def check(parsed: Parsed) -> Type:
-    """The expression's static type; raises :class:`CelCompileError` like Kubernetes' compiler."""
+    """The expression's static type; raises :class:`CelCompileError` like Kubernetes' compiler.
+
+    Whether the type suits the use (bool for a selector, a scalar for a derived attribute)
+    is the evaluator's rule, not the checker's: one compiled program serves both uses.
+    """
     try:
-        result = _Checker().type_of(parsed.root, {})
+        return _Checker().type_of(parsed.root, {})
     except _Problem as problem:
         detail = compilation_failed(issue(parsed.text, problem.offset, str(problem)))
         raise CelCompileError(detail, parsed.text) from None
-    if result not in ("bool", DYN):
-        raise CelCompileError(result_type_error(type_name(result)), parsed.text)
-    return result
 
 
 class _Checker:

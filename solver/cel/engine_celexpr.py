@@ -8,7 +8,7 @@ Two environments, one per job:
 * the *run* environment sees ``device`` as a plain map and carries Quantity and Semver as
   tagged ``bytes`` (a distinct runtime kind, which attributes never produce), so
   evaluation needs no protobuf messages and the library overloads can be told apart by
-  kind (``add(quantity)`` vs ``add(int)``).
+  kind (``add(quantity)`` vs ``add(int)``); the carriers live in :mod:`.celexpr_values`.
 
 cel-expr-python 0.1.3 leaks a reference per call into a Python function; drasat caches
 every (expression, device) result, so each pair pays that at most once.
@@ -18,23 +18,18 @@ from __future__ import annotations
 
 import re
 import threading
-from functools import lru_cache
 from typing import Any, Callable, Optional
 
 from google.protobuf import descriptor_pb2, descriptor_pool, struct_pb2
 
-from drasat.models.quantity import Quantity
-from drasat.models.semver import Semver
-
 from . import library as lib
 from .analysis import Analysis, DriverTest, Needs, analyse
+from .celexpr_values import PLAIN, adapt, decode, encode, go_type, to_value
 from .device import AMBIGUOUS, MISSING, CelDevice, DeviceData, convert, lookup
-from .errors import (COST_EXCEEDED, CelCompileError, CelRuntimeError, compilation_failed, missing_key,
-                     non_bool_result, result_type_error)
+from .errors import COST_EXCEEDED, CelCompileError, CelRuntimeError, compilation_failed, missing_key, non_bool_result
 from .syntax import Node, parse
 
 NAME = "cel-expr"
-_Q, _S = b"\xff\xfeQ", b"\xff\xfeS"  # no NUL: cel-expr cuts bytes at NUL
 
 
 def available() -> bool:
@@ -43,68 +38,6 @@ def available() -> bool:
     except ImportError:
         return False
     return True
-
-
-# --- carriers -------------------------------------------------------------------------
-_PLAIN = frozenset((str, int, bool, float))
-
-
-def encode(value: Any) -> Any:
-    """A plain value as the run environment carries it."""
-    if type(value) in _PLAIN:
-        return value
-    if isinstance(value, Quantity):
-        return _encode_quantity(value.value.numerator, value.value.denominator)
-    if isinstance(value, Semver):
-        return _encode_semver(value)
-    if isinstance(value, list):
-        return [encode(v) for v in value]
-    return value
-
-
-@lru_cache(maxsize=65536)
-def _encode_quantity(numerator: int, denominator: int) -> bytes:
-    """Keyed by the two ints: hashing them is much cheaper than hashing a Fraction."""
-    return _Q + (f"{numerator}" if denominator == 1 else f"{numerator}/{denominator}").encode()
-
-
-@lru_cache(maxsize=65536)
-def _encode_semver(value: Semver) -> bytes:
-    return _S + Semver(value.major, value.minor, value.patch, value.prerelease).text.encode()
-
-
-@lru_cache(maxsize=65536)
-def _decode_bytes(raw: bytes) -> Any:
-    if raw.startswith(_Q):
-        return Quantity.parse(raw[len(_Q):].decode()) if b"/" not in raw else _fraction(raw)
-    if raw.startswith(_S):
-        return Semver.parse(raw[len(_S):].decode())
-    return raw
-
-
-def _fraction(raw: bytes) -> Quantity:
-    from fractions import Fraction
-    return Quantity(Fraction(raw[len(_Q):].decode()))
-
-
-def decode(value: Any) -> Any:
-    """A run-environment value back to a plain one (bytes carriers -> Quantity/Semver)."""
-    if isinstance(value, (bytes, bytearray)):
-        return _decode_bytes(bytes(value))
-    if isinstance(value, list):
-        return [decode(v) for v in value]
-    return value
-
-
-def _impl(function: Callable[..., Any]) -> Callable[..., Any]:
-    """Adapt a library function: decode arguments, encode the result, LibError -> CEL error."""
-    def call(*args: Any) -> Any:
-        try:
-            return encode(function(*(decode(a) for a in args)))
-        except lib.LibError as exc:
-            raise ValueError(str(exc)) from None
-    call.__name__ = function.__name__
-    return call
 
 
 # --- environments ---------------------------------------------------------------------
@@ -141,7 +74,7 @@ def _declarations(check: bool) -> list[Any]:
     B, INT, D, STR = T.BOOL, T.INT, T.DOUBLE, T.STRING
 
     def ov(oid: str, ret: Any, params: list[Any], member: bool, fn: Callable[..., Any] | None) -> Any:
-        kwargs = {} if check or fn is None else {"impl": _impl(fn)}
+        kwargs = {} if check or fn is None else {"impl": adapt(fn)}
         return cel.Overload(oid, ret, params, is_member=member, **kwargs)
 
     cmp_impl = lib.compare_to
@@ -208,22 +141,14 @@ def _clean(message: str) -> str:
     return _SUFFIX.sub("", _STATUS.sub("", message.strip()))
 
 
-def _go_type(name: str) -> str:
-    """cel-cpp's type names (``LIST<INT>``) in cel-go's spelling (``list(int)``)."""
-    special = {"NULL": "null_type", "DURATION": "google.protobuf.Duration",
-               "TIMESTAMP": "google.protobuf.Timestamp", "optional_type": "optional_type"}
-    out = re.sub(r"[A-Za-z_][A-Za-z_0-9.]*", lambda m: special.get(m.group(0), m.group(0).lower()
-                 if m.group(0).isupper() else m.group(0)), name)
-    return out.replace("<", "(").replace(">", ")")
-
-
 class Program:
-    """A compiled selector: the run-environment program and what it reads of a device."""
+    """A compiled expression: the run-environment program, what it reads of a device, and its
+    checked result type in cel-go's spelling (whether that type is right depends on the use)."""
 
-    __slots__ = ("expression", "needs", "driver", "plan")
+    __slots__ = ("expression", "needs", "driver", "plan", "result")
 
-    def __init__(self, expression: Any, needs: Needs, driver: DriverTest | None) -> None:
-        self.expression, self.needs, self.driver = expression, needs, driver
+    def __init__(self, expression: Any, needs: Needs, driver: DriverTest | None, result: str) -> None:
+        self.expression, self.needs, self.driver, self.result = expression, needs, driver, result
         self.plan = _Plan(needs)
 
 
@@ -254,32 +179,43 @@ class CelExprEngine:
             raise CelCompileError(compilation_failed(_clean(str(exc))), text) from None
         if analysis is None:  # cel-expr accepts what the neutral parser rejected: limits first
             analyse(parse(text))
-        kind = checked.return_type().name()
-        if kind not in ("BOOL", "DYN"):
-            raise CelCompileError(result_type_error(_go_type(kind)), text)
         assert analysis is not None
         try:
             program = envs.run.compile(analysis.rewritten)
         except RuntimeError as exc:  # pragma: no cover - the check environment accepted it
             raise CelCompileError(compilation_failed(_clean(str(exc))), text) from None
-        return Program(program, analysis.needs, analysis.driver)
+        return Program(program, analysis.needs, analysis.driver, go_type(checked.return_type().name()))
 
     def prepare(self, device: CelDevice) -> "_Device":
         """The device's per-evaluator form; carriers are built lazily, only for what is read."""
         return _Device(device)
 
     def evaluate(self, program: Program, device: "_Device") -> bool:
-        data = device.full() if program.needs.full else device.project(program.plan)
-        try:
-            value = program.expression.eval(data={"device": data})
-        except RuntimeError as exc:
-            raise CelRuntimeError(_runtime_text(str(exc))) from None
+        value = self._run(program, device)
         kind = value.type().name()
         if kind == "BOOL":
             return bool(value.value())
         if kind == "ERROR":
             raise CelRuntimeError(_runtime_text(str(value.value())))
         raise CelRuntimeError(non_bool_result(_result_type(kind, value)))
+
+    def value(self, program: Program, device: "_Device") -> Any:
+        """The result in the neutral form :func:`.values.checked` takes (a derived attribute's value)."""
+        value = self._run(program, device)
+        if value.type().name() == "ERROR":
+            try:
+                text = str(value.value())
+            except (TypeError, RuntimeError):  # an optional value, which Python cannot read
+                return to_value(value)
+            raise CelRuntimeError(_runtime_text(text))
+        return to_value(value)
+
+    def _run(self, program: Program, device: "_Device") -> Any:
+        data = device.full() if program.needs.full else device.project(program.plan)
+        try:
+            return program.expression.eval(data={"device": data})
+        except RuntimeError as exc:
+            raise CelRuntimeError(_runtime_text(str(exc))) from None
 
 
 def _fold(node: Node) -> str | None:
@@ -303,7 +239,7 @@ def _fold(node: Node) -> str | None:
 def _result_type(kind: str, value: Any) -> str:
     if kind == "BYTES":
         return lib.type_name(decode(value.value()))
-    return _go_type(kind).split("(")[0]
+    return go_type(kind).split("(")[0]
 
 
 class _Device:
@@ -363,7 +299,7 @@ class _Device:
                     continue
                 if value is AMBIGUOUS:
                     value = getattr(self.grouped(), section)[domain][ident]
-                found[ident] = value if value.__class__ in _PLAIN else encode(value)
+                found[ident] = value if value.__class__ in PLAIN else encode(value)
         return out
 
 

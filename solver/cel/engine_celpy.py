@@ -22,10 +22,11 @@ from drasat.models.semver import Semver
 
 from . import library as lib
 from .analysis import DriverTest, analyse
-from .celpy_values import NONE, DefaultMap, OptionalValue, functions, to_cel, to_plain
+from .celpy_values import NONE, DefaultMap, OptionalValue, functions, to_cel, to_plain, to_result
 from .checker import check
 from .device import CelDevice, convert
 from .errors import COST_EXCEEDED, CelRuntimeError, missing_key, non_bool_result
+from .signatures import type_name
 from .syntax import MACROS, Node, decode_string, parse
 
 NAME = "celpy"
@@ -67,10 +68,12 @@ class _Budget:
 
 
 class Program:
-    __slots__ = ("tree", "optional", "driver")
+    """A parsed and checked expression; ``result`` is its checked type in cel-go's spelling."""
 
-    def __init__(self, tree: lark.Tree, optional: frozenset[int], driver: DriverTest | None) -> None:
-        self.tree, self.optional, self.driver = tree, optional, driver
+    __slots__ = ("tree", "optional", "driver", "result")
+
+    def __init__(self, tree: lark.Tree, optional: frozenset[int], driver: DriverTest | None, result: str) -> None:
+        self.tree, self.optional, self.driver, self.result = tree, optional, driver, result
 
 
 class _Evaluator(Evaluator):
@@ -294,9 +297,9 @@ class CelpyEngine:
     def compile(self, text: str) -> Program:
         parsed = parse(text)
         analysis = analyse(parsed)   # the cost bound and the driver test; not the cel-expr rewrite
-        check(parsed)
+        result = type_name(check(parsed))
         optional = frozenset(id(n.tree) for n in _walk(parsed.root) if n.optional)
-        return Program(parsed.tree, optional, analysis.driver)
+        return Program(parsed.tree, optional, analysis.driver, result)
 
     def prepare(self, device: CelDevice) -> celtypes.MapType:
         data = convert(device)
@@ -311,6 +314,16 @@ class CelpyEngine:
             celtypes.StringType("capacity"): section(data.capacity)})
 
     def evaluate(self, program: Program, device: celtypes.MapType) -> bool:
+        value = self._run(program, device)
+        if isinstance(value, celtypes.BoolType):
+            return bool(value)
+        raise CelRuntimeError(non_bool_result(_type_name(value)))
+
+    def value(self, program: Program, device: celtypes.MapType) -> Any:
+        """The result in the neutral form :func:`.values.checked` takes (a derived attribute's value)."""
+        return to_result(self._run(program, device))
+
+    def _run(self, program: Program, device: celtypes.MapType) -> Any:
         evaluator = _Evaluator(program, self._activation, device)
         try:
             value = evaluator.visit(program.tree)
@@ -320,9 +333,7 @@ class CelpyEngine:
             raise CelRuntimeError("max recursion depth exceeded") from None
         if isinstance(value, CELEvalError):
             raise CelRuntimeError(_error_text(value))
-        if isinstance(value, celtypes.BoolType):
-            return bool(value)
-        raise CelRuntimeError(non_bool_result(_type_name(value)))
+        return value
 
 
 def _walk(root: Node) -> list[Node]:

@@ -9,6 +9,11 @@ Three caches, each at the level where its contents stay true:
   change while an evaluator lives, and this also bounds cel-expr-python's per-call
   reference leak to one evaluation per pair.
 
+One compiled program serves two uses with different result rules: a selector must be
+bool (:meth:`SelectorEvaluator.matches`), a derived attribute a string, int, bool,
+version or list of those (:meth:`SelectorEvaluator.value`, rules in :mod:`.values`).
+The engines only report the checked result type; the rule is applied here, per use.
+
 Callers create one evaluator per allocation run (or per set of ResourceSlices) and
 throw it away when slices change.
 """
@@ -21,7 +26,9 @@ from collections import OrderedDict
 from typing import Any, Protocol
 
 from .device import CelDevice, validate
-from .errors import MAX_EXPRESSION_BYTES, CelCompileError, CelRuntimeError, compilation_failed, issue
+from .errors import (MAX_EXPRESSION_BYTES, CelCompileError, CelRuntimeError, compilation_failed, issue,
+                     result_type_error)
+from .values import Value, checked, static_error
 
 ENV_VAR = "DRASAT_CEL_ENGINE"
 _ENGINES = ("cel-expr", "celpy")
@@ -33,11 +40,13 @@ class Engine(Protocol):
 
     name: str
 
-    def compile(self, text: str) -> Any: ...
+    def compile(self, text: str) -> Any: ...   # a program with ``.result``, its checked type
 
     def prepare(self, data: Any) -> Any: ...
 
     def evaluate(self, program: Any, device: Any) -> bool: ...
+
+    def value(self, program: Any, device: Any) -> Any: ...   # plain Python, see .values
 
 
 def available_engines() -> list[str]:
@@ -116,19 +125,26 @@ _UNSEEN = object()
 
 
 class SelectorEvaluator:
-    """Compiles DRA selectors and evaluates them on devices, remembering every answer."""
+    """Compiles DRA selectors and derived attributes and evaluates them on devices, remembering every answer."""
 
     def __init__(self, engine: str | None = None) -> None:
         self.engine_name = engine or default_engine_name()
         self._compiled = _compiled(self.engine_name)
         self._engine = self._compiled.engine
-        self._programs: dict[str, Any] = {}   # this evaluator's view of the process-wide cache
+        self._programs: dict[str, Any] = {}   # selectors whose program passed the bool rule
+        self._value_programs: dict[tuple[str, bool], Any] = {}   # derived attributes, by (text, lists)
         self._devices: dict[Any, Any] = {}
         self._results: dict[tuple[str, Any], Any] = {}
+        self._values: dict[tuple[str, bool, Any], Any] = {}
 
     def compile(self, expression: str) -> None:
-        """Raise :class:`CelCompileError` if the selector does not compile."""
-        self._compiled.program(expression)
+        """Raise :class:`CelCompileError` if the selector does not compile or is not bool."""
+        self._selector(expression)
+
+    def compile_value(self, expression: str, *, lists: bool) -> None:
+        """Raise :class:`CelCompileError` if the derived attribute expression does not compile
+        or its checked type can never be an attribute value (``lists``: DRAListTypeAttributes)."""
+        self._value_program(expression, lists)
 
     def matches(self, expression: str, device: CelDevice) -> bool:
         """Whether the selector accepts the device; compile and run-time errors are raised."""
@@ -140,11 +156,43 @@ class SelectorEvaluator:
             return hit
         raise hit[0](hit[1]) if hit[0] is CelRuntimeError else hit[0](hit[1], expression)
 
+    def value(self, expression: str, device: CelDevice, *, lists: bool) -> Value:
+        """A derived attribute's value on the device: int, bool, str, Semver or (with ``lists``)
+        a non-empty list of one of those; compile and run-time errors are raised.
+
+        Kubernetes aborts the allocation on a run-time error rather than skipping the
+        device, so errors are remembered and raised again like results.
+        """
+        key = (expression, lists, device.key)
+        hit = self._values.get(key, _UNSEEN)
+        if hit is _UNSEEN:
+            hit = self._values[key] = self._evaluate_value(expression, device, lists)
+        if hit.__class__ is tuple:
+            raise hit[0](hit[1]) if hit[0] is CelRuntimeError else hit[0](hit[1], expression)
+        return list(hit) if hit.__class__ is list else hit   # a copy: callers may not change the cache
+
+    def _selector(self, expression: str) -> Any:
+        program = self._programs.get(expression)
+        if program is None:
+            program = self._compiled.program(expression)
+            if program.result not in ("bool", "dyn"):
+                raise CelCompileError(result_type_error(program.result), expression)
+            self._programs[expression] = program
+        return program
+
+    def _value_program(self, expression: str, lists: bool) -> Any:
+        program = self._value_programs.get((expression, lists))
+        if program is None:
+            program = self._compiled.program(expression)
+            problem = static_error(program.result, lists)
+            if problem is not None:
+                raise CelCompileError(problem, expression)
+            self._value_programs[(expression, lists)] = program
+        return program
+
     def _evaluate(self, expression: str, device: CelDevice) -> Any:
         try:
-            program = self._programs.get(expression)
-            if program is None:
-                program = self._programs[expression] = self._compiled.program(expression)
+            program = self._selector(expression)
             prepared = self._device(device)
             test = program.driver
             if test is not None:  # exact shortcut, see analysis.DriverTest
@@ -153,6 +201,16 @@ class SelectorEvaluator:
                 if test.alone:
                     return True
             return self._engine.evaluate(program, self._prepared(device, prepared))
+        except CelCompileError as exc:
+            return (CelCompileError, exc.detail)
+        except CelRuntimeError as exc:
+            return (CelRuntimeError, exc.detail)
+
+    def _evaluate_value(self, expression: str, device: CelDevice, lists: bool) -> Any:
+        try:
+            program = self._value_program(expression, lists)
+            prepared = self._prepared(device, self._device(device))
+            return checked(self._engine.value(program, prepared), lists)
         except CelCompileError as exc:
             return (CelCompileError, exc.detail)
         except CelRuntimeError as exc:
