@@ -5,6 +5,9 @@ and celpy (pure Python, the fallback where cel-expr-python has no wheel). Both f
 Kubernetes' DRA environment: ``device.driver``, ``device.attributes[domain][id]``,
 ``device.capacity[domain][id]`` as quantities, ``device.allowMultipleAllocations``, the
 quantity and semver libraries, ``includes``, ``cel.bind`` and the strings extension.
+
+The same evaluator computes derived attributes (``SelectorEvaluator.value``), and
+:mod:`.validate` lets ``drasat validate`` compile every expression of an object.
 """
 
 from .device import CelDevice
