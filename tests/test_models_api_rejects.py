@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import pytest
 
+import drasat.solver.cel.validate  # noqa: F401  (registers the CEL checker, as drasat validate does)
 from drasat.models.kinds import lookup
 from drasat.models.validation import validate_object
 
@@ -92,6 +93,9 @@ API_REJECTS = {
     "scenarios/upstream/unknown-selector.yaml[4]": "a selector without a CEL expression",
     "scenarios/upstream/with-distinct-constraints-unknown-type-attribute.yaml[3]": "an attribute without a value",
     "scenarios/upstream/with-distinct-constraints-with-subrequests.yaml[4]": _SUBREQUEST,
+    "scenarios/cel/cel-040.yaml[4]": "CEL selector 1 + 1 is not a bool (the API server compiles CEL)",
+    "scenarios/upstream/invalid-cel-one-device-class.yaml[2]": "CEL selector with an undeclared reference",
+    "scenarios/upstream/invalid-cel-one-device.yaml[4]": "CEL selector with an undeclared reference",
     "seeds/examples/seed000-05.yaml[0]": "attribute name supported-models is not a C identifier",
     "seeds/examples/seed000-11.yaml[0]": "nodeAllocatableResources mapping with capacityKey but no capacityMultiplier",
     "seeds/examples/seed000-14.yaml[0]": "driver example.com/gpu is not a DNS subdomain",
