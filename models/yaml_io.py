@@ -175,8 +175,9 @@ def _deeper_than(text: str, limit: int) -> bool:
                     return True
             elif isinstance(event, yaml.CollectionEndEvent):
                 depth -= 1
-    except yaml.YAMLError:
-        return False  # the loader reports the syntax error with its position
+    except yaml.YAMLError as exc:
+        # PyYAML >= 6.0.4 has a nesting limit of its own (1000 too): the same refusal.
+        return "nesting depth" in str(exc)  # any other syntax error is reported by the loader
     return False
 
 
