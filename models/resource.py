@@ -200,8 +200,20 @@ class DeviceAttribute(ApiModel):
     versions: list[StrictStr] | None = None
 
     def raw(self) -> dict[str, object]:
-        """The value as the API writes it (``{"int": 3}``), for the CEL layer and constraints."""
-        return self.model_dump(by_alias=True, exclude_none=True)
+        """The value as the API writes it (``{"int": 3}``), for the CEL layer and constraints.
+
+        Written out by hand: it runs for every attribute of every device in a cluster.
+        """
+        out: dict[str, object] = {}
+        for name, key in _ATTRIBUTE_KEYS:
+            value = getattr(self, name)
+            if value is not None:
+                out[key] = list(value) if isinstance(value, list) else value
+        return out
+
+
+_ATTRIBUTE_KEYS = (("int_", "int"), ("bool_", "bool"), ("string", "string"), ("version", "version"),
+                   ("ints", "ints"), ("bools", "bools"), ("strings", "strings"), ("versions", "versions"))
 
 
 class CapacityRequestPolicyRange(ApiModel):

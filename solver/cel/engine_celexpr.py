@@ -145,11 +145,24 @@ class Program:
     """A compiled expression: the run-environment program, what it reads of a device, and its
     checked result type in cel-go's spelling (whether that type is right depends on the use)."""
 
-    __slots__ = ("expression", "needs", "driver", "plan", "result")
+    __slots__ = ("expression", "needs", "driver", "plan", "result", "memo")
 
     def __init__(self, expression: Any, needs: Needs, driver: DriverTest | None, result: str) -> None:
         self.expression, self.needs, self.driver, self.result = expression, needs, driver, result
         self.plan = _Plan(needs)
+        self.memo: dict[Any, bool | str] = {}  # selector result (or error text) by what it read
+
+
+_MEMO_SIZE = 65536
+
+
+def _frozen(data: Any) -> Any:
+    """A hashable copy of projected device data (nested dicts and lists of plain values)."""
+    if isinstance(data, dict):
+        return tuple(sorted((k, _frozen(v)) for k, v in data.items()))
+    if isinstance(data, list):
+        return ("list", tuple(_frozen(v) for v in data))
+    return (data.__class__, data)
 
 
 class CelExprEngine:
@@ -191,13 +204,28 @@ class CelExprEngine:
         return _Device(device)
 
     def evaluate(self, program: Program, device: "_Device") -> bool:
+        """A selector's verdict. Devices that look the same to the expression (same values of
+        everything it reads) get the same verdict: a node of identical GPUs costs one run."""
+        key = None if program.needs.full else _frozen(device.project(program.plan))
+        hit = program.memo.get(key) if key is not None else None
+        if hit is None:
+            hit = self._verdict(program, device)
+            if key is not None:
+                if len(program.memo) >= _MEMO_SIZE:
+                    program.memo.clear()
+                program.memo[key] = hit
+        if hit.__class__ is bool:
+            return hit
+        raise CelRuntimeError(hit)
+
+    def _verdict(self, program: Program, device: "_Device") -> bool | str:
         value = self._run(program, device)
         kind = value.type().name()
         if kind == "BOOL":
             return bool(value.value())
         if kind == "ERROR":
-            raise CelRuntimeError(_runtime_text(str(value.value())))
-        raise CelRuntimeError(non_bool_result(_result_type(kind, value)))
+            return _runtime_text(str(value.value()))
+        return non_bool_result(_result_type(kind, value))
 
     def value(self, program: Program, device: "_Device") -> Any:
         """The result in the neutral form :func:`.values.checked` takes (a derived attribute's value)."""
