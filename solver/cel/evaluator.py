@@ -134,7 +134,7 @@ class SelectorEvaluator:
         self._programs: dict[str, Any] = {}   # selectors whose program passed the bool rule
         self._value_programs: dict[tuple[str, bool], Any] = {}   # derived attributes, by (text, lists)
         self._devices: dict[Any, Any] = {}
-        self._results: dict[tuple[str, Any], Any] = {}
+        self._results: dict[str, dict[Any, Any]] = {}   # expression -> device key -> verdict
         self._values: dict[tuple[str, bool, Any], Any] = {}
 
     def compile(self, expression: str) -> None:
@@ -148,10 +148,12 @@ class SelectorEvaluator:
 
     def matches(self, expression: str, device: CelDevice) -> bool:
         """Whether the selector accepts the device; compile and run-time errors are raised."""
-        key = (expression, device.key)
-        hit = self._results.get(key)
+        verdicts = self._results.get(expression)
+        if verdicts is None:
+            verdicts = self._results[expression] = {}
+        hit = verdicts.get(device.key)  # two plain lookups: no tuple to build and hash per call
         if hit is None:
-            hit = self._results[key] = self._evaluate(expression, device)
+            hit = verdicts[device.key] = self._evaluate(expression, device)
         if hit.__class__ is bool:
             return hit
         raise hit[0](hit[1]) if hit[0] is CelRuntimeError else hit[0](hit[1], expression)
