@@ -36,11 +36,11 @@ def _verified(path, outcome) -> list[str]:
     return verify(problem, proposed)
 
 
-def _check(path, solver: str) -> None:
+def _check(path, solver: str, extra: list[str] | None = None) -> None:
     doc = scenario_doc(path)
     if SKIP in (doc.get("metadata", {}).get("annotations") or {}) and path.parent.name != "perf":
         pytest.skip(doc["metadata"]["annotations"][SKIP])
-    outcome = run(path, solver)
+    outcome = run(path, solver, extra)
     if not (doc.get("metadata", {}).get("annotations") or {}).get(SKIP):
         assert mismatches(doc.get("expect") or {}, outcome) == []
     elif outcome.exit_code not in (0, 1):
@@ -52,6 +52,12 @@ def _check(path, solver: str) -> None:
 @pytest.mark.parametrize("path", UPSTREAM, ids=lambda p: f"{p.parent.name}/{p.stem}")
 def test_scenario(path, solver):
     _check(path, solver)
+
+
+@pytest.mark.parametrize("path", scenario_files(SHARED / "scenarios" / "cel"), ids=lambda p: p.stem)
+def test_cel_scenario_on_the_pure_python_engine(path):
+    """The CEL scenarios again, with the fallback engine (cel-python) behind the same CLI."""
+    _check(path, "cp-sat", ["--cel-engine", "celpy"])
 
 
 @pytest.mark.parametrize("path", PERF, ids=lambda p: p.stem)
