@@ -12,7 +12,7 @@ from typing import Any
 
 _EXPORTS = {
     "Allocation": "api", "Stats": "api", "allocate": "api",
-    "Features": "features", "NodeInfo": "problem", "Problem": "problem",
+    "Features": "features", "NodeInfo": "problem", "Problem": "problem", "problem_from_objects": "problem",
 }
 
 __all__ = sorted(_EXPORTS)

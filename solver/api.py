@@ -78,6 +78,17 @@ def allocate(problem: Problem, *, solver: str = "cp-sat", objective: str = FIRST
     return Allocation(results, stats)
 
 
+def _search_decides_errors(plans: list[ClaimPlan]) -> bool:
+    """Whether Kubernetes' answer may be an error raised mid-search: a selector that failed on
+    some device, or an ``allocationMode: All`` request under a constraint (a device of the
+    fixed list that breaks it is a fatal error, not a reason to backtrack)."""
+    for plan in plans:
+        for alt in plan.alternatives():
+            if alt.errors or (alt.mode == "All" and any(c.applies(alt) for c in plan.constraints)):
+                return True
+    return False
+
+
 def explain(inv: Inventory, plans: list[ClaimPlan]) -> list[str]:
     """Why each request's devices fall short, from the exclusion reasons kept by candidate selection."""
     lines = []
@@ -100,9 +111,8 @@ def explain(inv: Inventory, plans: list[ClaimPlan]) -> list[str]:
 
 def _search(inv: Inventory, plans: list[ClaimPlan], solver: str, objective: str, time_limit: float,
             workers: int, budget: int, stats: Stats) -> list[list[Pick]] | None:
-    deferred_errors = any(alt.errors for plan in plans for alt in plan.alternatives())
-    if solver == "greedy" or deferred_errors:
-        # A selector error only counts where the depth-first search reaches it, so only that search can tell.
+    if solver == "greedy" or (objective == FIRST_FIT and _search_decides_errors(plans)):
+        # These errors only count where the depth-first search reaches them: only it can tell.
         result = greedy_search(SearchState(inv, plans), deadline=time.monotonic() + time_limit)
         stats.greedy_steps, stats.solver = result.steps, "greedy"
         return result.picks

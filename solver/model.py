@@ -110,7 +110,9 @@ def _used(m: AllocationModel, group: DeviceClassGroup) -> cp_model.IntVar:
     """How many devices of the class are allocated (a shared device counts once, however many shares)."""
     takes = [v for _, v in m.by_class.get(group.index, [])]
     if not group.shared:
-        used = m.model.new_int_var(0, group.size, f"used[class{group.index}]")
+        # Not capped at the class size: admin-access picks of other claims may repeat a device.
+        top = sum(_upper(m.model, v) for v in takes)
+        used = m.model.new_int_var(0, top, f"used[class{group.index}]")
         m.model.add(used == sum(takes))
         return used
     used = m.model.new_bool_var(f"used[class{group.index}]")

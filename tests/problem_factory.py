@@ -25,6 +25,8 @@ def devices(draw, pool: int, counters: bool) -> list[dict]:
         if draw(st.integers(0, 5)) == 0:
             device["allowMultipleAllocations"] = True
             device["capacity"] = {"bw": {"value": "10"}}
+        if draw(st.integers(0, 7)) == 0:
+            device["taints"] = [{"key": "maintenance", "effect": draw(st.sampled_from(["NoSchedule", "None"]))}]
         out.append(device)
     return out
 
@@ -51,13 +53,22 @@ def slices(draw) -> list[ResourceSlice]:
 @st.composite
 def request(draw, index: int) -> dict:
     def body() -> dict:
-        b: dict = {"deviceClassName": "any", "count": draw(st.integers(1, 3))}
+        b: dict = {"deviceClassName": "any"}
+        if draw(st.integers(0, 6)) == 0:
+            b["allocationMode"] = "All"
+        else:
+            b["count"] = draw(st.integers(1, 3))
         if draw(st.integers(0, 4)) == 0:
             b["capacity"] = {"requests": {"bw": str(draw(st.integers(1, 6)))}}
+        if draw(st.integers(0, 5)) == 0:
+            b["tolerations"] = [{"key": "maintenance", "operator": "Exists"}]
         return b
     if draw(st.integers(0, 2)) == 0:
         return {"name": f"r{index}", "firstAvailable": [{"name": f"s{j}", **body()} for j in range(2)]}
-    return {"name": f"r{index}", "exactly": body()}
+    exact = body()
+    if draw(st.integers(0, 6)) == 0:
+        exact["adminAccess"] = True
+    return {"name": f"r{index}", "exactly": exact}
 
 
 @st.composite
@@ -78,8 +89,30 @@ def claims(draw) -> list[ResourceClaim]:
 
 
 @st.composite
+def allocated(draw, slices: list[ResourceSlice]) -> list[ResourceClaim]:
+    """Maybe one claim already holding a few devices (exclusively, or a share of a shared device)."""
+    devices = [(s.spec.pool.name, d) for s in slices for d in s.spec.devices]
+    held = draw(st.lists(st.sampled_from(devices), max_size=2, unique_by=lambda x: x[1].name)) if devices else []
+    if not held:
+        return []
+    results = []
+    for pool, device in held:
+        result = {"request": "held", "driver": "d.example.com", "pool": pool, "device": device.name}
+        if device.allow_multiple_allocations:
+            result["shareID"] = "123e4567-e89b-12d3-a456-426614174000"
+            result["consumedCapacity"] = {"bw": "4"}
+        results.append(result)
+    return [ResourceClaim.model_validate({
+        "apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaim", "metadata": {"name": "already"},
+        "spec": {"devices": {"requests": [{"name": "held", "exactly": {"deviceClassName": "any"}}]}},
+        "status": {"allocation": {"devices": {"results": results}}}})]
+
+
+@st.composite
 def problems(draw) -> Problem:
     any_class = DeviceClass.model_validate({"apiVersion": "resource.k8s.io/v1", "kind": "DeviceClass",
                                             "metadata": {"name": "any"}})
-    return Problem(node=NODE, slices=draw(slices()), classes=[any_class], claims=draw(claims()),
+    chosen = draw(slices())
+    return Problem(node=NODE, slices=chosen, classes=[any_class], claims=draw(claims()),
+                   allocated=draw(allocated(chosen)),
                    features=Features.from_mapping({"DRAListTypeAttributes": draw(st.booleans())}))
