@@ -10,12 +10,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Sequence
 
-from drasat.models.errors import AllocationError
+from drasat.models.errors import AllocationError, SelectorError
 from drasat.models.resource import DeviceAttribute, ExactDeviceRequest, DeviceSubRequest, ResourceClaim
 
 from .attributes import lookup
 from .candidates import Alternative, evaluate_all, evaluate_derived, evaluate_exact
-from .cel import SelectorEvaluator
+from .cel import CelCompileError, SelectorEvaluator
 from .inventory import Inventory
 from .problem import Problem
 
@@ -167,6 +167,7 @@ def _alternative(problem: Problem, inv: Inventory, ev: SelectorEvaluator, claim:
     if device_class is None:
         raise AllocationError(f"{where}: could not retrieve device class {body.device_class_name}: "
                               f'deviceclass.resource.k8s.io "{body.device_class_name}" not found')
+    _compile_selectors(ev.ev, device_class, body.selectors, label)
     mode = body.allocation_mode or "ExactCount"
     if mode not in ("ExactCount", "All"):
         raise AllocationError(f"{where}: unsupported count mode {mode}")
@@ -182,6 +183,19 @@ def _alternative(problem: Problem, inv: Inventory, ev: SelectorEvaluator, claim:
     if mode == "All":
         alt.count = len(alt.candidates)
     return alt
+
+
+def _compile_selectors(ev: SelectorEvaluator, device_class, selectors, label: str) -> None:
+    """A selector that does not compile makes the input invalid, whether or not the search
+    would reach a device it is evaluated on (Kubernetes only notices when it does)."""
+    for owner, items in ((f"class {device_class.name}", device_class.spec.selectors), (f"claim {label}", selectors)):
+        for i, selector in enumerate(items):
+            if selector.cel is None:
+                raise AllocationError(f"{owner}: selector #{i}: CEL expression empty (unsupported selector type?)")
+            try:
+                ev.compile(selector.cel.expression)
+            except CelCompileError as exc:
+                raise SelectorError(f"{owner}: selector #{i}: CEL compile error: {exc.detail}") from None
 
 
 def _check_pools_for_all(inv: Inventory, where: str) -> None:

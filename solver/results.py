@@ -7,6 +7,7 @@ node selector that tells the scheduler where the allocation is usable.
 from __future__ import annotations
 
 import uuid
+from datetime import datetime, timezone
 from typing import Sequence
 
 from drasat.models.errors import AllocationError
@@ -36,6 +37,9 @@ def allocation_result(inv: Inventory, plan: ClaimPlan, picks: Sequence[Pick]) ->
     if config:
         devices.config = config
     allocation = AllocationResult(devices=devices)
+    if inv.features.binding_conditions:
+        # kube-scheduler stamps the allocation when it writes it (with both binding gates on).
+        allocation.allocation_timestamp = datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
     selector = node_selector(inv, plan, ordered)
     if selector is not None:
         allocation.node_selector = selector

@@ -274,8 +274,9 @@ def _verify_claim(world: World, claim: ResourceClaim, allocation: AllocationResu
     if len(picks) == len(results):
         out += _node_selector_violations(world, claim, picks, allocation)
     out += _config_violations(world, claim, results, allocation)
-    if allocation.allocation_timestamp is not None:
-        out.append(f"claim {claim.name}: allocationTimestamp is set, but the allocator never sets it")
+    if allocation.allocation_timestamp is not None and not world.problem.features.binding_conditions:
+        out.append(f"claim {claim.name}: allocationTimestamp is set, but kube-scheduler only sets it when "
+                   "DRADeviceBindingConditions and DRAResourceClaimDeviceStatus are on")
     return picks, out
 
 
