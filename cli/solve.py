@@ -10,7 +10,7 @@ from typing import Any
 import click
 import yaml
 
-from drasat.models.errors import DrasatError, InputError
+from drasat.models.errors import DrasatError
 
 from .main import cli
 from .render import allocation_table

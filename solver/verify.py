@@ -16,7 +16,6 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from drasat.models.quantity import Quantity
 from drasat.models.resource import (
     AllocationResult,
     DeviceAttribute,
@@ -62,34 +61,11 @@ class SelectorMatcher(Protocol):
     def matches(self, expression: str, device: Any) -> bool: ...
 
 
-@dataclass(frozen=True)
-class VerifierCelDevice:
-    """The device as CEL sees it, used only when ``drasat.solver.cel`` is not importable."""
-
-    key: tuple[str, ...]
-    driver: str
-    attributes: Mapping[str, Mapping[str, object]]
-    capacity: Mapping[str, Quantity]
-    allow_multiple_allocations: bool
-
-
 def _default_cel(need_evaluator: bool = True) -> tuple[SelectorMatcher | None, Callable[..., Any]]:
-    """drasat's CEL engine and device carrier, or (None, a local carrier) while it is missing."""
-    evaluator: SelectorMatcher | None = None
-    if need_evaluator:
-        try:
-            from drasat.solver.cel import SelectorEvaluator  # type: ignore[attr-defined]
-            evaluator = SelectorEvaluator()
-        except ImportError:
-            evaluator = None
-    try:
-        from drasat.solver.cel import CelDevice  # type: ignore[attr-defined]
-    except ImportError:
-        try:
-            from drasat.solver.cel.device import CelDevice
-        except ImportError:
-            CelDevice = VerifierCelDevice  # noqa: N806
-    return evaluator, CelDevice
+    """drasat's CEL engine (unless the caller brings one) and its device carrier."""
+    from drasat.solver.cel import CelDevice, SelectorEvaluator
+
+    return (SelectorEvaluator() if need_evaluator else None), CelDevice
 
 
 @dataclass
@@ -373,4 +349,4 @@ def _config_violations(world: World, claim: ResourceClaim, results: Sequence[Dev
     return []
 
 
-__all__ = ["verify", "check_or_raise", "SelectorMatcher", "VerifierCelDevice", "World"]
+__all__ = ["verify", "check_or_raise", "SelectorMatcher", "World"]
