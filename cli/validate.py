@@ -8,8 +8,9 @@ with the verdict; notices (skipped kinds, conversions) go to stderr.
 
 from __future__ import annotations
 
+import sys
+
 import importlib
-from typing import TextIO
 
 import click
 
@@ -62,8 +63,7 @@ def validate(files: tuple[str, ...], quiet: bool) -> None:
     file, the document (counted from 0), the object and the field.
     """
     _import_checkers()
-    stdin: TextIO = click.get_text_stream("stdin")
-    bundle = load_paths(list(files), stdin=stdin)
+    bundle = load_paths(list(files), stdin=sys.stdin)
     for notice in bundle.notices:
         click.echo(f"notice: {notice}", err=True)
     valid, invalid = _report(bundle, quiet)
