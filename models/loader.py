@@ -65,7 +65,7 @@ def load_text(text: str, name: str = "<string>") -> Bundle:
 
 def manifest_files(directory: str) -> list[str]:
     """Manifest files below ``directory``, sorted; hidden files and directories are left out."""
-    found = []
+    found: list[str] = []
     for root, dirs, files in os.walk(directory):
         dirs[:] = sorted(d for d in dirs if not d.startswith("."))
         found.extend(os.path.join(root, f) for f in files

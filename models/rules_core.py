@@ -8,6 +8,8 @@ Node's spec is the API server's business. ResourcePoolStatusRequest follows the
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from .core import Container, Namespace, Node, Pod, PodGroup, PodGroupResourceClaim, PodResourceClaim
 from .errors import Location
 from .pool_status import LIMIT_MAX, ResourcePoolStatusRequest
@@ -87,7 +89,7 @@ def check_pod_group(out: Findings, where: Location, obj: PodGroup) -> None:
 
 
 def _check_claim_sources(out: Findings, at: Location,
-                         claims: list[PodResourceClaim] | list[PodGroupResourceClaim]) -> set[str]:
+                         claims: Sequence[PodResourceClaim | PodGroupResourceClaim]) -> set[str]:
     """Each claim has a unique DNS-label name and exactly one of a claim or a template name."""
     for i, claim in enumerate(claims):
         here = index(at, i)

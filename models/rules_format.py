@@ -9,6 +9,8 @@ pool, attribute names); limits are the ones of Kubernetes 1.37.
 
 from __future__ import annotations
 
+from collections.abc import Sized
+
 import json
 import re
 from typing import Any, Iterable
@@ -218,7 +220,7 @@ def check_unique(out: Findings, where: Location, values: list[Any], what: str) -
         seen.add(value)
 
 
-def check_max_items(out: Findings, where: Location, items: list[Any] | dict[Any, Any], limit: int,
+def check_max_items(out: Findings, where: Location, items: Sized, limit: int,
                     what: str) -> bool:
     """True when within the limit; otherwise one problem (the items are then not checked one by one)."""
     if len(items) <= limit:

@@ -6,6 +6,8 @@ allocation-semantics.md §11). Messages name the field and say what is allowed.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 import re
 
 from .errors import Location
@@ -199,7 +201,7 @@ def _check_consumptions(out: Findings, at: Location, consumptions: list[DeviceCo
     check_unique(out, at, [c.counter_set for c in consumptions], "counter set")
 
 
-def _check_counters(out: Findings, at: Location, counters: dict[str, object], limit: int) -> None:
+def _check_counters(out: Findings, at: Location, counters: Mapping[str, object], limit: int) -> None:
     if not counters:
         out.add(at, "at least one counter is required")
     elif check_max_items(out, at, counters, limit, "counters"):

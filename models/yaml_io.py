@@ -56,9 +56,9 @@ class _ManifestLoader(_BaseLoader):  # type: ignore[misc,valid-type]
         return super().construct_mapping(node, deep=deep)
 
 
-_ManifestLoader.yaml_implicit_resolvers = {
+_ManifestLoader.yaml_implicit_resolvers = {  # type: ignore[attr-defined]
     first: [(tag, regexp) for tag, regexp in resolvers if tag != "tag:yaml.org,2002:timestamp"]
-    for first, resolvers in _BaseLoader.yaml_implicit_resolvers.items()
+    for first, resolvers in _BaseLoader.yaml_implicit_resolvers.items()  # type: ignore[attr-defined]
 }
 
 

@@ -63,8 +63,8 @@ def claim_label(claim: ResourceClaim) -> str:
 
 def plan_claims(problem: Problem, inv: Inventory, ev: SelectorEvaluator) -> list[ClaimPlan]:
     """Every claim checked and planned, in order; the first problem aborts, as upstream."""
-    ev = _SharedCandidates(inv, ev)
-    return [_plan_claim(problem, inv, ev, i, claim) for i, claim in enumerate(problem.claims)]
+    shared = _SharedCandidates(inv, ev)
+    return [_plan_claim(problem, inv, shared, i, claim) for i, claim in enumerate(problem.claims)]
 
 
 class _SharedCandidates:
@@ -90,7 +90,7 @@ class _SharedCandidates:
         alt.excluded, alt.blocked = known.excluded, known.blocked
 
 
-def _plan_claim(problem: Problem, inv: Inventory, ev: SelectorEvaluator, index: int,
+def _plan_claim(problem: Problem, inv: Inventory, ev: _SharedCandidates, index: int,
                 claim: ResourceClaim) -> ClaimPlan:
     label = claim_label(claim)
     requests = [_plan_request(problem, inv, ev, index, label, r, req)
@@ -129,7 +129,7 @@ def _check_derived_used(plan: ClaimPlan, alt: Alternative) -> None:
                                   "or distinctAttribute constraint that applies to this request")
 
 
-def _plan_request(problem: Problem, inv: Inventory, ev: SelectorEvaluator, claim: int, label: str,
+def _plan_request(problem: Problem, inv: Inventory, ev: _SharedCandidates, claim: int, label: str,
                   r: int, request) -> RequestPlan:
     features = problem.features
     has_sub = bool(request.first_available)
@@ -151,7 +151,7 @@ def _plan_request(problem: Problem, inv: Inventory, ev: SelectorEvaluator, claim
     return RequestPlan(r, request.name, alternatives, has_sub)
 
 
-def _alternative(problem: Problem, inv: Inventory, ev: SelectorEvaluator, claim: int, label: str, r: int,
+def _alternative(problem: Problem, inv: Inventory, ev: _SharedCandidates, claim: int, label: str, r: int,
                  request_name: str, rank: int, body, has_sub: bool) -> Alternative:
     sub_name = body.name if has_sub else None
     where = f"claim {label}, request {sub_name or request_name}"

@@ -179,17 +179,17 @@ def _attribute_constraint(m: AllocationModel, state: SearchState, plan: ClaimPla
     for labels, var in takes:
         if labels is None:
             m.model.add(var == 0)
-    takes = [(labels, var) for labels, var in takes if labels is not None]
-    every = sorted({label for labels, _ in takes for label in labels}, key=repr)
+    usable: list[tuple[frozenset, cp_model.IntVar]] = [(labels, var) for labels, var in takes if labels is not None]
+    every = sorted({label for labels, _ in usable for label in labels}, key=repr)
     if kind == "distinct":
         for label in every:
-            m.model.add(sum(var for labels, var in takes if label in labels) <= 1)
+            m.model.add(sum(var for labels, var in usable if label in labels) <= 1)
         return
     single = m.model.new_bool_var(f"single[{plan.label}/constraint{ci}]")
     chosen = {label: m.model.new_bool_var(f"match[{plan.label}/constraint{ci}/{label!r}]") for label in every}
     m.model.add(sum(chosen.values()) + single <= 1)
-    m.model.add(sum(var for _, var in takes) <= 1).only_enforce_if(single)
-    for labels, var in takes:
+    m.model.add(sum(var for _, var in usable) <= 1).only_enforce_if(single)
+    for labels, var in usable:
         m.model.add(var <= _upper(m.model, var) * (single + sum(chosen[label] for label in labels)))
 
 

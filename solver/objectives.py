@@ -162,7 +162,7 @@ class _Decoder:
         return last
 
     def _devices(self, alt: Alternative, held: set[int]) -> list[Pick]:
-        takes, picks = self.m.takes(alt), []
+        takes, picks = self.m.takes(alt), list[Pick]()
         taken: Counter[int] = Counter()
         closed: set[int] = set()
         for device in alt.candidates:

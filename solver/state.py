@@ -98,9 +98,10 @@ class SearchState:
                 if self.counters.get(key, 0) + counter.value.value > pool.counters[use.counter_set][name]:
                     return False
             if self.inv.features.compatibility_groups:
-                key = (*dev.pool_key, use.counter_set)
+                group_key = (*dev.pool_key, use.counter_set)
                 mine = frozenset(use.compatibility_groups or ())
-                if not compatible([*pool.allocated_groups.get(use.counter_set, []), *self.groups.get(key, []), mine]):
+                held = self.groups.get(group_key, [])
+                if not compatible([*pool.allocated_groups.get(use.counter_set, []), *held, mine]):
                     return False
         return True
 
@@ -147,7 +148,8 @@ class SearchState:
         for ci, constraint in enumerate(self.plans[claim].constraints):
             if constraint.applies(alt):
                 members = self.members[claim][ci]
-                members.append(self.labels_of(claim, ci, alt, pick.device)) if sign > 0 else members.pop()
+                found = self.labels_of(claim, ci, alt, pick.device)  # never None here: checked on the way in
+                members.append(found or frozenset()) if sign > 0 else members.pop()
         if pick.share is not None:
             shares = self.shares.setdefault(pick.device, [])
             shares.append(pick.share) if sign > 0 else shares.remove(pick.share)

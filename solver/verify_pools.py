@@ -79,7 +79,7 @@ def _label_matches(req: NodeSelectorRequirement, labels: dict[str, str]) -> bool
     if req.operator == "DoesNotExist":
         return not present
     try:
-        number = int(value) if present else None
+        number = int(value or "") if present else None
     except ValueError:
         return False
     if number is None:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from typing import TypeAlias
 
 from drasat.models.meta import NodeSelector, NodeSelectorRequirement, NodeSelectorTerm
 from drasat.models.resource import (
@@ -30,7 +31,7 @@ from drasat.models.resource import (
 from .features import Features
 from .verify_pools import DeviceId, SeenDevice, device_text
 
-RequestSpec = ExactDeviceRequest | DeviceSubRequest
+RequestSpec: TypeAlias = ExactDeviceRequest | DeviceSubRequest
 
 
 @dataclass(frozen=True)
@@ -131,8 +132,9 @@ def _match_violation(values: list[DeviceAttribute], list_mode: bool) -> str:
     if not values:
         return ""
     if list_mode:
-        sets = [typed_set(v) for v in values]
-        if any(s is None for s in sets):
+        maybe = [typed_set(v) for v in values]
+        sets = [s for s in maybe if s is not None]
+        if len(sets) < len(maybe):
             return "a device has no usable value"
         if len({kind for kind, _ in sets}) > 1:
             return "the values have different types"
@@ -157,8 +159,11 @@ def _distinct_violation(values: list[DeviceAttribute], list_mode: bool) -> str:
     present = [c for c in converted if c is not None]
     for i, a in enumerate(present):
         for b in present[i + 1:]:
-            if a[0] == b[0] and (a[1] & b[1] if list_mode else a[1] == b[1]):
-                return f"two devices share the value {sorted(a[1] & b[1], key=str) if list_mode else a[1]!r}"
+            if a[0] != b[0]:
+                continue
+            shared = (a[1] & b[1]) if isinstance(a[1], frozenset) and isinstance(b[1], frozenset) else None
+            if shared or (shared is None and a[1] == b[1]):
+                return f"two devices share the value {sorted(shared, key=str) if shared else a[1]!r}"
     return ""
 
 

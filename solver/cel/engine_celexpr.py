@@ -214,7 +214,7 @@ class CelExprEngine:
                 if len(program.memo) >= _MEMO_SIZE:
                     program.memo.clear()
                 program.memo[key] = hit
-        if hit.__class__ is bool:
+        if isinstance(hit, bool):
             return hit
         raise CelRuntimeError(hit)
 
