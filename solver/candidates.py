@@ -50,6 +50,7 @@ class Alternative:
     derived_specs: list[DeviceDerivedAttribute] = field(default_factory=list)
     derived: dict[int, dict[str, DeviceAttribute]] = field(default_factory=dict)
     blocked: str = ""
+    blocked_at: int = -1  # All mode: list position of the first device that can never be allocated
 
     @property
     def result_name(self) -> str:
@@ -197,7 +198,9 @@ def evaluate_all(inv: Inventory, ev: SelectorEvaluator, alt: Alternative) -> Non
     """The fixed device list of an ``allocationMode: All`` (sub)request; CEL errors abort at once.
 
     Like Kubernetes, the list ignores use, taints and counters; a listed device that
-    cannot be allocated makes the whole alternative impossible (``blocked``).
+    cannot be allocated makes the whole alternative impossible (``blocked``). Its list
+    position (``blocked_at``) matters: Kubernetes allocates the list in order, so a
+    constraint that an earlier device breaks is still the fatal error it reports.
     """
     for dev in inv.devices:
         if not inv.features.binding_conditions and dev.device.binding_conditions:
@@ -214,8 +217,10 @@ def evaluate_all(inv: Inventory, ev: SelectorEvaluator, alt: Alternative) -> Non
         reason = static_block(inv, alt, dev)
         if reason and not alt.blocked:
             alt.blocked = f"device {dev.label()} {reason}"
+            alt.blocked_at = len(alt.candidates) - 1
     if not alt.candidates:
         alt.blocked = "no device matches (allocationMode All needs at least one)"
+        alt.blocked_at = 0
 
 
 def evaluate_derived(inv: Inventory, ev: SelectorEvaluator, alt: Alternative) -> None:

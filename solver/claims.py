@@ -87,7 +87,7 @@ class _SharedCandidates:
             self.done[key] = alt
             return
         alt.candidates, alt.share, alt.errors = known.candidates, known.share, known.errors
-        alt.excluded, alt.blocked = known.excluded, known.blocked
+        alt.excluded, alt.blocked, alt.blocked_at = known.excluded, known.blocked, known.blocked_at
 
 
 def _plan_claim(problem: Problem, inv: Inventory, ev: _SharedCandidates, index: int,

@@ -78,8 +78,8 @@ class _Search:
     def slot(self, plan: ClaimPlan, alt: Alternative, k: int, start: int) -> str:
         self._tick()
         c = plan.index
-        if alt.mode == "All" and alt.blocked:
-            return FAIL
+        if alt.mode == "All" and alt.blocked and k == alt.blocked_at:
+            return FAIL  # reached a listed device that can never be allocated (earlier ones were tried)
         if k >= alt.count:
             return self.request(c, alt.request + 1)
         if len(self.state.picks[c]) + alt.count - k > MAX_RESULTS:

@@ -1,0 +1,76 @@
+"""Engine review: small inputs where drasat disagreed with the allocation semantics (each failed before its fix)."""
+
+from __future__ import annotations
+
+import pytest
+
+from drasat.models.errors import AllocationError, Unschedulable
+from drasat.models.resource import DeviceClass, ResourceClaim, ResourceSlice
+from drasat.solver import Features, NodeInfo, Problem, allocate
+from drasat.solver.verify import verify
+
+NODE = NodeInfo("node-1", {"zone": "a"})
+DRIVER = "d.example.com"
+SOLVERS = [{"solver": "greedy"}, {"solver": "cp-sat", "greedy_budget": 0}]
+
+
+def slice_(name: str, devices: list[dict], pool: str = "p", **spec) -> ResourceSlice:
+    body = {"driver": DRIVER, "pool": {"name": pool, "generation": 1, "resourceSliceCount": spec.pop("count", 1)},
+            "devices": devices}
+    if not any(k in spec for k in ("nodeName", "allNodes", "nodeSelector", "perDeviceNodeSelection")):
+        body["nodeName"] = NODE.name
+    body.update(spec)
+    return ResourceSlice.model_validate({"apiVersion": "resource.k8s.io/v1", "kind": "ResourceSlice",
+                                         "metadata": {"name": name}, "spec": body})
+
+
+def claim(name: str, requests: list[dict], constraints: list[dict] = (), namespace: str | None = None,
+          status: dict | None = None) -> ResourceClaim:
+    metadata = {"name": name, **({"namespace": namespace} if namespace else {})}
+    body = {"apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaim", "metadata": metadata,
+            "spec": {"devices": {"requests": requests, "constraints": list(constraints)}}}
+    if status:
+        body["status"] = status
+    return ResourceClaim.model_validate(body)
+
+
+def problem(slices, claims, allocated=(), gates=None) -> Problem:
+    any_class = DeviceClass.model_validate({"apiVersion": "resource.k8s.io/v1", "kind": "DeviceClass",
+                                            "metadata": {"name": "any"}})
+    return Problem(node=NODE, slices=slices, classes=[any_class], claims=claims, allocated=list(allocated),
+                   features=Features.from_mapping(gates or {}))
+
+
+def picked(p: Problem, **options) -> dict[str, list[tuple[str, str]]]:
+    results = allocate(p, **options).results
+    assert verify(p, results) == []
+    return {name: [(r.request, r.device) for r in res.devices.results] for name, res in results.items()}
+
+
+def exact(name: str = "r", **body) -> dict:
+    return {"name": name, "exactly": {"deviceClassName": "any", **body}}
+
+
+# --- allocationMode All: the fixed list is allocated in order ---------------------------------------------
+
+@pytest.mark.parametrize("options", SOLVERS)
+def test_all_mode_constraint_error_before_a_later_blocked_device(options):
+    """Kubernetes allocates d1, then d2 breaks the matchAttribute constraint: a fatal error, although d3
+    (tainted) would have made the request fail later anyway. drasat used to give up at once ("no
+    allocation") because some listed device was blocked."""
+    devices = [{"name": "d1", "attributes": {"m": {"string": "a"}}},
+               {"name": "d2", "attributes": {"m": {"string": "b"}}},
+               {"name": "d3", "attributes": {"m": {"string": "a"}}, "taints": [{"key": "k", "effect": "NoSchedule"}]}]
+    p = problem([slice_("s", devices)], [claim("c", [exact(allocationMode="All")], [{"matchAttribute": f"{DRIVER}/m"}])])
+    with pytest.raises(AllocationError, match=f"request r: cannot add device {DRIVER}/p/d2 because a claim constraint"):
+        allocate(p, **options)
+
+
+@pytest.mark.parametrize("options", SOLVERS)
+def test_all_mode_blocked_device_before_a_constraint_break_just_fails(options):
+    devices = [{"name": "d1", "attributes": {"m": {"string": "a"}}},
+               {"name": "d2", "attributes": {"m": {"string": "a"}}, "taints": [{"key": "k", "effect": "NoSchedule"}]},
+               {"name": "d3", "attributes": {"m": {"string": "b"}}}]
+    p = problem([slice_("s", devices)], [claim("c", [exact(allocationMode="All")], [{"matchAttribute": f"{DRIVER}/m"}])])
+    with pytest.raises(Unschedulable):
+        allocate(p, **options)
