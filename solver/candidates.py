@@ -63,7 +63,8 @@ class Alternative:
 
 
 def selectable(ev: SelectorEvaluator, alt: Alternative, dev: InventoryDevice) -> bool:
-    """Class selectors, then the request's own, as Kubernetes evaluates them; errors carry its wording."""
+    """Class selectors, then the request's own, then the device's own node selection, as Kubernetes
+    evaluates them (so a selector error on an off-node device still counts); errors carry its wording."""
     for i, sel in enumerate(alt.device_class.spec.selectors):
         expression = sel.cel.expression if sel.cel else ""
         if not _one(ev, expression, dev, f"class {alt.device_class.name}", i):
@@ -71,7 +72,7 @@ def selectable(ev: SelectorEvaluator, alt: Alternative, dev: InventoryDevice) ->
     for i, expression in enumerate(alt.selectors):
         if not _one(ev, expression, dev, f"claim {alt.claim_label}", i):
             return False
-    return True
+    return dev.on_node
 
 
 def _one(ev: SelectorEvaluator, expression: str, dev: InventoryDevice, owner: str, index: int) -> bool:
@@ -181,7 +182,7 @@ def _exact_reason(inv: Inventory, ev: SelectorEvaluator, alt: Alternative, dev: 
         return "already allocated to another claim"
     try:
         if not selectable(ev, alt, dev):
-            return "not selected by the class or request selectors"
+            return "not selected by the class or request selectors" if dev.on_node else "not on this node"
     except DrasatError as exc:
         alt.errors[dev.index] = exc
         return f"selector error: {exc}"

@@ -41,6 +41,7 @@ class InventoryDevice:
     cel: CelDevice
     pool_has_binding_conditions: bool
     shared: bool  # allocatable many times (allowMultipleAllocations, with DRAConsumableCapacity on)
+    on_node: bool = True  # False: per-device node selection puts it elsewhere (checked after the selectors)
 
     @property
     def name(self) -> str:
@@ -270,8 +271,8 @@ def _enumerate(usable: list[tuple[Pool, list[ResourceSlice]]], node: NodeInfo,
     for pool, device_slices in usable:
         for s in sorted(device_slices, key=lambda s: s.name):
             for d in s.spec.devices:
-                if s.spec.per_device_node_selection and not _device_reaches(node, s, d):
-                    continue
+                # Off-node devices stay listed: upstream runs the selectors (and their errors) first.
+                on_node = not s.spec.per_device_node_selection or _device_reaches(node, s, d)
                 device_id = (pool.key[0], pool.key[1], d.name)
                 taints = tuple(d.taints) + tuple(_rule_taints(rules, device_id))
                 cel = CelDevice(key=(pool.key[0], pool.key[1], s.name, d.name), driver=s.spec.driver,
@@ -279,7 +280,8 @@ def _enumerate(usable: list[tuple[Pool, list[ResourceSlice]]], node: NodeInfo,
                                 capacity={k: v.value for k, v in d.capacity.items()},
                                 allow_multiple_allocations=bool(d.allow_multiple_allocations))
                 shared = consumable and bool(d.allow_multiple_allocations)
-                yield InventoryDevice(index, device_id, s, d, taints, cel, pool.has_binding_conditions, shared)
+                yield InventoryDevice(index, device_id, s, d, taints, cel, pool.has_binding_conditions, shared,
+                                      on_node)
                 index += 1
 
 

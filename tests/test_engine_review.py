@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from drasat.models.errors import AllocationError, Unschedulable
+from drasat.models.errors import AllocationError, EvaluationError, Unschedulable
 from drasat.models.resource import DeviceClass, ResourceClaim, ResourceSlice
 from drasat.solver import Features, NodeInfo, Problem, allocate
 from drasat.solver.verify import verify
@@ -74,3 +74,33 @@ def test_all_mode_blocked_device_before_a_constraint_break_just_fails(options):
     p = problem([slice_("s", devices)], [claim("c", [exact(allocationMode="All")], [{"matchAttribute": f"{DRIVER}/m"}])])
     with pytest.raises(Unschedulable):
         allocate(p, **options)
+
+
+# --- per-device node selection: the device's node is checked after the selectors -------------------------
+
+@pytest.mark.parametrize("options", SOLVERS)
+def test_selector_error_on_an_off_node_device_is_reached_first(options):
+    """Kubernetes evaluates class and request selectors before a device's own node selection, so a CEL
+    runtime error on an earlier device of another node is the answer. drasat used to drop off-node
+    devices while gathering and allocated d1."""
+    selecting = DeviceClass.model_validate({
+        "apiVersion": "resource.k8s.io/v1", "kind": "DeviceClass", "metadata": {"name": "foo"},
+        "spec": {"selectors": [{"cel": {"expression": f'device.attributes["{DRIVER}"].foo == "x"'}}]}})
+    devices = [{"name": "d0", "nodeName": "other"},
+               {"name": "d1", "nodeName": NODE.name, "attributes": {"foo": {"string": "x"}}}]
+    p = problem([slice_("s", devices, perDeviceNodeSelection=True)],
+                [claim("c", [{"name": "r", "exactly": {"deviceClassName": "foo"}}])])
+    p = Problem(node=p.node, slices=p.slices, classes=[selecting], claims=p.claims)
+    with pytest.raises(EvaluationError, match=f"class foo: selector #0 on device {DRIVER}/p/d0: CEL runtime error"):
+        allocate(p, **options)
+
+
+@pytest.mark.parametrize("options", SOLVERS)
+def test_off_node_devices_of_per_device_slices_are_never_picked(options):
+    devices = [{"name": "d0", "nodeName": "other"}, {"name": "d1", "nodeName": NODE.name}, {"name": "d2", "allNodes": True}]
+    p = problem([slice_("s", devices, perDeviceNodeSelection=True)], [claim("c", [exact(count=2)])])
+    assert picked(p, **options) == {"c": [("r", "d1"), ("r", "d2")]}
+    with pytest.raises(Unschedulable):
+        allocate(problem(p.slices, [claim("c", [exact(count=3)])]), **options)
+    assert picked(problem(p.slices, [claim("c", [exact(allocationMode="All")])]), **options) == {
+        "c": [("r", "d1"), ("r", "d2")]}
