@@ -1,4 +1,6 @@
-"""Random small DRA problems for property tests: devices, counters, shared devices, constraints, alternatives.
+"""Random small DRA problems for property tests: devices, counters (with compatibility groups), shared devices
+(with request policies), list attributes, per-device node selection, binding conditions, constraints,
+alternatives.
 
 Classes have no selectors, so these problems exercise the search, not CEL.
 """
@@ -14,17 +16,39 @@ NODE = NodeInfo("node-1", {"zone": "a"})
 
 
 @st.composite
-def devices(draw, pool: int, counters: bool) -> list[dict]:
+def capacity(draw) -> dict:
+    """A consumable capacity of 10, maybe with a request policy (default, range with step, or values)."""
+    policy = draw(st.sampled_from(["none", "range", "values"]))
+    if policy == "range":
+        return {"value": "10", "requestPolicy": {"default": "2", "validRange": {
+            "min": "2", "step": draw(st.sampled_from(["1", "2", "3"])), "max": draw(st.sampled_from(["6", "8"]))}}}
+    if policy == "values":
+        return {"value": "10", "requestPolicy": {"default": "1", "validValues": ["1", "3", "5"]}}
+    return {"value": "10"}
+
+
+@st.composite
+def devices(draw, pool: int, counters: bool, per_device: bool = False) -> list[dict]:
     out = []
     for i in range(draw(st.integers(1, 5))):
         device: dict = {"name": f"dev-{pool}-{i}", "attributes": {
             "numa": {"int": draw(st.integers(0, 1))}, "kind": {"string": draw(st.sampled_from(["a", "b", "c"]))}}}
+        roots = draw(st.lists(st.integers(0, 3), min_size=1, max_size=3, unique=True))
+        device["attributes"]["roots"] = {"ints": roots} if draw(st.booleans()) else {"int": roots[0]}
         if counters and draw(st.booleans()):
             device["consumesCounters"] = [{"counterSet": "mem", "counters": {
                 "gib": {"value": str(draw(st.integers(1, 4)))}}}]
+            groups = draw(st.sampled_from([[], ["mig"], ["vgpu"], ["mig", "vgpu"]]))
+            if groups:
+                device["consumesCounters"][0]["compatibilityGroups"] = groups
         if draw(st.integers(0, 5)) == 0:
             device["allowMultipleAllocations"] = True
-            device["capacity"] = {"bw": {"value": "10"}}
+            device["capacity"] = {"bw": draw(capacity())}
+        if draw(st.integers(0, 9)) == 0:
+            device["bindingConditions"] = ["ready"]
+            device["bindingFailureConditions"] = ["failed"]
+        if per_device:
+            device.update(draw(st.sampled_from([{"nodeName": NODE.name}, {"nodeName": "node-2"}, {"allNodes": True}])))
         if draw(st.integers(0, 7)) == 0:
             device["taints"] = [{"key": "maintenance", "effect": draw(st.sampled_from(["NoSchedule", "None"]))}]
         out.append(device)
@@ -36,9 +60,11 @@ def slices(draw) -> list[ResourceSlice]:
     out = []
     for pool in range(draw(st.integers(1, 2))):
         counters = draw(st.booleans())
-        spec: dict = {"driver": "d.example.com", "nodeName": NODE.name,
+        per_device = draw(st.integers(0, 3)) == 0
+        spec: dict = {"driver": "d.example.com",
                       "pool": {"name": f"pool-{pool}", "generation": 1, "resourceSliceCount": 2 if counters else 1},
-                      "devices": draw(devices(pool, counters))}
+                      "devices": draw(devices(pool, counters, per_device))}
+        spec.update({"perDeviceNodeSelection": True} if per_device else {"nodeName": NODE.name})
         out.append(ResourceSlice.model_validate({"apiVersion": "resource.k8s.io/v1", "kind": "ResourceSlice",
                                                  "metadata": {"name": f"slice-{pool}"}, "spec": spec}))
         if counters:
@@ -77,11 +103,15 @@ def claims(draw) -> list[ResourceClaim]:
     for c in range(draw(st.integers(1, 3))):
         requests = [draw(request(i)) for i in range(draw(st.integers(1, 2)))]
         constraints = []
-        kind = draw(st.sampled_from(["none", "match", "distinct"]))
+        kind = draw(st.sampled_from(["none", "match", "distinct", "match-roots", "distinct-roots"]))
         if kind == "match":
             constraints.append({"matchAttribute": "d.example.com/numa"})
         elif kind == "distinct":
             constraints.append({"distinctAttribute": "d.example.com/kind"})
+        elif kind == "match-roots":
+            constraints.append({"matchAttribute": "d.example.com/roots"})
+        elif kind == "distinct-roots":
+            constraints.append({"distinctAttribute": "d.example.com/roots"})
         out.append(ResourceClaim.model_validate({
             "apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaim", "metadata": {"name": f"claim-{c}"},
             "spec": {"devices": {"requests": requests, "constraints": constraints}}}))
@@ -115,4 +145,6 @@ def problems(draw) -> Problem:
     chosen = draw(slices())
     return Problem(node=NODE, slices=chosen, classes=[any_class], claims=draw(claims()),
                    allocated=draw(allocated(chosen)),
-                   features=Features.from_mapping({"DRAListTypeAttributes": draw(st.booleans())}))
+                   features=Features.from_mapping({"DRAListTypeAttributes": draw(st.booleans()),
+                                                   "DRADeviceCompatibilityGroups": draw(st.booleans()),
+                                                   "DRADeviceBindingConditions": draw(st.integers(0, 3)) > 0}))
