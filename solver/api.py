@@ -62,6 +62,7 @@ def allocate(problem: Problem, *, solver: str = "cp-sat", objective: str = FIRST
         raise InputError(f"unknown objective {objective!r} (choose from {', '.join(OBJECTIVES)})")
     if solver == "greedy" and objective != FIRST_FIT:
         raise InputError("the greedy solver only knows the first-fit objective; use --solver cp-sat")
+    _check_claim_names(problem)
     started = time.monotonic()
     stats = Stats(solver=solver)
     inv = build_inventory(problem)
@@ -76,6 +77,18 @@ def allocate(problem: Problem, *, solver: str = "cp-sat", objective: str = FIRST
     results = allocation_results(inv, plans, picks)
     stats.seconds = time.monotonic() - started
     return Allocation(results, stats)
+
+
+def _check_claim_names(problem: Problem) -> None:
+    """Results are keyed by claim name: two claims of one name (other namespaces) would share one
+    result. A pod's claims are all in its own namespace, so such an input is refused, not guessed at."""
+    seen: dict[str, str] = {}
+    for claim in problem.claims:
+        label = f"{claim.namespace}/{claim.name}" if claim.namespace else claim.name
+        if claim.name in seen:
+            raise InputError(f"claims {seen[claim.name]} and {label} to allocate share the name {claim.name}: "
+                             "results are named by claim, so allocate claims of different namespaces separately")
+        seen[claim.name] = label
 
 
 def _search_decides_errors(plans: list[ClaimPlan]) -> bool:

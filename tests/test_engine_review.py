@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from drasat.models.errors import AllocationError, EvaluationError, Unschedulable
+from drasat.models.errors import AllocationError, EvaluationError, InputError, Unschedulable
 from drasat.models.resource import DeviceClass, ResourceClaim, ResourceSlice
 from drasat.solver import Features, NodeInfo, Problem, allocate
 from drasat.solver.verify import verify
@@ -104,3 +104,14 @@ def test_off_node_devices_of_per_device_slices_are_never_picked(options):
         allocate(problem(p.slices, [claim("c", [exact(count=3)])]), **options)
     assert picked(problem(p.slices, [claim("c", [exact(allocationMode="All")])]), **options) == {
         "c": [("r", "d1"), ("r", "d2")]}
+
+
+# --- results are named by claim ---------------------------------------------------------------------------
+
+def test_claims_of_one_name_in_two_namespaces_are_refused():
+    """Both claims got one entry of the name-keyed result: a/c's allocation (d1) was lost and the CLI then
+    wrote b/c's device d2 into both claims — one exclusive device allocated twice."""
+    p = problem([slice_("s", [{"name": "d1"}, {"name": "d2"}])],
+                [claim("c", [exact()], namespace="a"), claim("c", [exact()], namespace="b")])
+    with pytest.raises(InputError, match="claims a/c and b/c to allocate share the name c"):
+        allocate(p)
