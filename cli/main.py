@@ -18,7 +18,18 @@ def _version() -> str:
         return "unknown"
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+EPILOG = """\b
+Examples:
+  drasat validate cluster/                     check manifests as the API server would
+  drasat solve --node worker-1 cluster/        allocate every pending claim on worker-1
+  kubectl get resourceslices,deviceclasses,resourceclaims,nodes -A -o yaml \\
+      | drasat solve --node worker-1 -o table -
+
+Run `drasat COMMAND --help` for each command's options and exit codes.
+"""
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]}, epilog=EPILOG)
 @click.version_option(_version(), "--version", prog_name="drasat")
 def cli() -> None:
     """Allocate Kubernetes DRA devices (resource.k8s.io/v1) with a constraint solver.

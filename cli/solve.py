@@ -37,8 +37,8 @@ Examples:
 @click.option("--claims", metavar="C1,C2", help="Claims to allocate, in this order "
               "(default: every claim without status.allocation, in input order).")
 @click.option("--solver", type=click.Choice(["cp-sat", "greedy"]), default="cp-sat", show_default=True,
-              help="cp-sat: greedy first-fit with a step budget, CP-SAT beyond it; greedy: "
-                   "Kubernetes' depth-first search alone (exponential on hard inputs).")
+              help="cp-sat: Kubernetes' depth-first search within a small budget, CP-SAT beyond it "
+                   "(same answer, bounded time); greedy: the depth-first search alone (exponential on hard inputs).")
 @click.option("--objective", type=click.Choice(["first-fit", "prioritized-list"]), default="first-fit",
               show_default=True, help="first-fit: exactly the devices Kubernetes would pick; prioritized-list: "
               "earliest firstAvailable alternatives first, then first-fit.")
@@ -47,7 +47,8 @@ Examples:
 @click.option("--workers", type=click.IntRange(min=1), default=1, show_default=True, help="CP-SAT search workers.")
 @click.option("--cel-engine", type=click.Choice(["cel-expr", "celpy"]), default=None,
               help="CEL engine (default: cel-expr, or $DRASAT_CEL_ENGINE).")
-@click.option("-o", "--output", type=click.Choice(["yaml", "json", "table"]), default="yaml", show_default=True)
+@click.option("-o", "--output", type=click.Choice(["yaml", "json", "table"]), default="yaml", show_default=True,
+              help="yaml/json: a v1 List of the allocated ResourceClaims; table: a summary for people.")
 @click.option("-v", "--verbose", is_flag=True,
               help="Print how the answer was found, or why there is none, on stderr.")
 def solve(files: tuple[str, ...], node: str | None, feature_gates: str, claims: str | None, solver: str,
