@@ -67,22 +67,26 @@ def selectable(ev: SelectorEvaluator, alt: Alternative, dev: InventoryDevice) ->
     evaluates them (so a selector error on an off-node device still counts); errors carry its wording."""
     for i, sel in enumerate(alt.device_class.spec.selectors):
         expression = sel.cel.expression if sel.cel else ""
-        if not _one(ev, expression, dev, f"class {alt.device_class.name}", i):
+        where = (f"class {alt.device_class.name}", f"claim {alt.claim_label}, request {alt.result_name}")
+        if not _one(ev, expression, dev, where, i):
             return False
     for i, expression in enumerate(alt.selectors):
-        if not _one(ev, expression, dev, f"claim {alt.claim_label}", i):
+        if not _one(ev, expression, dev, (f"claim {alt.claim_label}", f"request {alt.result_name}"), i):
             return False
     return dev.on_node
 
 
-def _one(ev: SelectorEvaluator, expression: str, dev: InventoryDevice, owner: str, index: int) -> bool:
+def _one(ev: SelectorEvaluator, expression: str, dev: InventoryDevice, where: tuple[str, str], index: int) -> bool:
+    """One selector on one device. Messages start as Kubernetes' do (``where[0]``), then name the
+    claim, request and expression, so the user can find what failed without the source at hand."""
+    owner, context = where
     try:
         return ev.matches(expression, dev.cel)
     except CelCompileError as exc:
         raise SelectorError(f"{owner}: selector #{index}: CEL compile error: {exc.detail}") from None
     except CelRuntimeError as exc:
-        raise EvaluationError(f"{owner}: selector #{index} on device {dev.label()}: "
-                              f"CEL runtime error: {exc.detail}") from None
+        raise EvaluationError(f"{owner}: selector #{index} on device {dev.label()}: CEL runtime error: "
+                              f"{exc.detail} ({context}, expression: {expression})") from None
 
 
 def tolerated(taint: DeviceTaint, tolerations: Sequence[DeviceToleration]) -> bool:
