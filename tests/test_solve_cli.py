@@ -107,3 +107,17 @@ def test_console_script_runs_in_a_process():
                           capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
     assert json.loads(done.stdout)["items"]
+
+
+def test_cel_runtime_error_names_claim_request_device_and_expression(tmp_path):
+    expression = 'device.attributes["gpu.example.com"].nosuch == 1'
+    text = Path(EXAMPLES, "claims.yaml").read_text().replace(
+        "deviceClassName: gpu.example.com", "deviceClassName: gpu.example.com\n        selectors:\n"
+        f"        - cel: {{expression: '{expression}'}}", 1)
+    (tmp_path / "claims.yaml").write_text(text)
+    (tmp_path / "cluster.yaml").write_text(Path(EXAMPLES, "cluster.yaml").read_text())
+    result = solve("--node", "gpu-node-1", str(tmp_path))
+    assert result.exit_code == 2 and result.stdout == ""
+    for part in ("claim default/single-gpu", "request gpu", "on device gpu.example.com/", "no such key: nosuch",
+                 expression):
+        assert part in result.stderr
