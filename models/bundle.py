@@ -85,7 +85,7 @@ class Bundle:
 
     def of_kind(self, cls: type[T]) -> list[T]:
         """All objects of one model class, in input order."""
-        return [loaded.obj for loaded in self.objects if type(loaded.obj) is cls]  # type: ignore[misc]
+        return [loaded.obj for loaded in self.objects if type(loaded.obj) is cls]
 
     def loaded_of_kind(self, cls: type[TypedObject]) -> list[Loaded]:
         """Like :meth:`of_kind`, with each object's location."""
@@ -96,11 +96,11 @@ class Bundle:
         info = info_for(cls)
         if namespace is not None or not info.namespaced:
             found = self._index.get((info.group, info.kind, namespace or "" if info.namespaced else "", name))
-            return found.obj if found is not None and type(found.obj) is cls else None  # type: ignore[return-value]
+            return found.obj if found is not None and type(found.obj) is cls else None
         for loaded in self.objects:
             obj = loaded.obj
             if type(obj) is cls and obj.name == name and (namespace is None or obj.namespace == namespace):
-                return obj  # type: ignore[return-value]
+                return obj
         return None
 
     def location_of(self, obj: TypedObject) -> Location | None:

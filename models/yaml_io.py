@@ -41,7 +41,7 @@ _LEADING = re.compile(r"^[ \t?:-]*", re.MULTILINE)
 _BaseLoader: type = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 
-class _ManifestLoader(_BaseLoader):  # type: ignore[misc,valid-type]
+class _ManifestLoader(_BaseLoader):
     """Safe loading, timestamps as text, duplicate keys rejected."""
 
     def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict[Any, Any]:
@@ -56,7 +56,7 @@ class _ManifestLoader(_BaseLoader):  # type: ignore[misc,valid-type]
         return super().construct_mapping(node, deep=deep)
 
 
-_ManifestLoader.yaml_implicit_resolvers = {  # type: ignore[attr-defined]
+_ManifestLoader.yaml_implicit_resolvers = {
     first: [(tag, regexp) for tag, regexp in resolvers if tag != "tag:yaml.org,2002:timestamp"]
     for first, resolvers in _BaseLoader.yaml_implicit_resolvers.items()  # type: ignore[attr-defined]
 }

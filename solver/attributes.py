@@ -75,5 +75,5 @@ def derived_attribute(value: object) -> DeviceAttribute | None:
             if isinstance(first, kind) and all(isinstance(v, kind) and
                                                (kind is not int or not isinstance(v, bool)) for v in value):
                 items = [str(v) for v in value] if kind is Semver else list(value)
-                return DeviceAttribute(**{field: items})
+                return DeviceAttribute.model_validate({field: items})
     return None

@@ -190,13 +190,13 @@ def _as_attribute(value: Any) -> DeviceAttribute | str:
     """A derived value as an attribute: scalars by Python type, lists by their elements' type."""
     scalar = {bool: "bool", int: "int", str: "string"}
     if type(value) in scalar:
-        return DeviceAttribute(**{scalar[type(value)]: value})
+        return DeviceAttribute.model_validate({scalar[type(value)]: value})
     if type(value).__name__ == "Semver":
         return DeviceAttribute(version=str(value))
     if isinstance(value, list) and value and len({type(v) for v in value}) == 1:
         kind = type(value[0])
         if kind in scalar:
-            return DeviceAttribute(**{scalar[kind] + "s": list(value)})
+            return DeviceAttribute.model_validate({scalar[kind] + "s": list(value)})
         if kind.__name__ == "Semver":
             return DeviceAttribute(versions=[str(v) for v in value])
     return f"derived value {value!r} is not a string, int, bool, version or a list of one of those"

@@ -13,7 +13,13 @@ from collections import Counter
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from drasat.models.resource import DeviceRequest, DeviceRequestAllocationResult, DeviceToleration, ResourceClaim
+from drasat.models.resource import (
+    DeviceRequest,
+    DeviceRequestAllocationResult,
+    DeviceSubRequest,
+    DeviceToleration,
+    ResourceClaim,
+)
 
 from .features import Features
 from .verify_pools import AllocatedState, DeviceId, device_text
@@ -108,7 +114,7 @@ def request_violations(world: "World", claim: ResourceClaim,
         where = f"claim {claim.name}, request {req.name}"
         problems = _gate_violations(world.problem.features, req)
         for spec in _specs(req):
-            name = f"{req.name}/{spec.name}" if req.first_available else req.name
+            name = f"{req.name}/{spec.name}" if isinstance(spec, DeviceSubRequest) else req.name
             problems += [f"({name}) {p}" for p in _spec_violations(world, spec)]
         out += [f"{where}: {p} (no allocation is valid)" for p in problems]
         out += [f"{where}: {p}" for p in _result_count_violations(world, claim, req, by_request.pop(req.name, []))]

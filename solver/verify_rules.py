@@ -199,7 +199,7 @@ def constraint_violations(claim: ResourceClaim, picks: Sequence[Pick], features:
         if missing:
             out.append(f"claim {claim.name}, constraint #{i} ({kind} {name}): devices {missing} lack the attribute")
             continue
-        present = [v for v in values if v is not None]
+        present = [v for v in values if isinstance(v, DeviceAttribute)]
         why = (_match_violation(present, features.list_attributes) if constraint.match_attribute
                else _distinct_violation(present, features.list_attributes))
         if why:
@@ -265,7 +265,7 @@ def _class_configs(claim: ResourceClaim, chosen: Mapping[str, str],
     for req in claim.spec.devices.requests:
         name = chosen.get(req.name)
         spec = _chosen_spec(req, name)
-        if spec is None:
+        if spec is None or name is None:
             continue
         if spec.device_class_name in by_class:
             for entry in by_class[spec.device_class_name]:

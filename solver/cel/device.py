@@ -82,7 +82,7 @@ def convert(device: CelDevice) -> DeviceData:
     for name, quantity in device.capacity.items():
         domain, ident = split_qualified(name, driver)
         if type(quantity) is not Quantity:
-            quantity = Quantity.parse(quantity)
+            quantity = Quantity.parse(quantity)  # type: ignore[arg-type]  # a subclass, or raw input
         data.capacity.setdefault(domain, {})[ident] = quantity
     return data
 
@@ -177,11 +177,11 @@ def _typed(value: Any, kind: type) -> Scalar:
         if not isinstance(value, str):
             raise _ConversionError("unsupported attribute value")
         try:
-            return Semver.parse(value)  # type: ignore[attr-defined]
+            return Semver.parse(value)
         except SemverError as exc:
             raise _ConversionError(f"parse semantic version: {exc}") from None
     if kind is int and (isinstance(value, bool) or not isinstance(value, int)):
         raise _ConversionError("unsupported attribute value")
     if not isinstance(value, kind):
         raise _ConversionError("unsupported attribute value")
-    return value
+    return value  # type: ignore[return-value]  # isinstance(value, kind) for one of the scalar kinds
