@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import io
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rich.console import Console
 from rich.table import Table
+
+if TYPE_CHECKING:
+    from drasat.solver.compare import Comparison, SideResult
 
 
 def allocation_table(claims: list[dict[str, Any]]) -> str:
@@ -50,3 +53,38 @@ def _selector(selector: dict[str, Any]) -> str:
                 for r in term.get("matchExpressions", []) + term.get("matchFields", [])]
         terms.append(" and ".join(reqs))
     return " or ".join(terms)
+
+
+def comparison_table(comparison: Comparison) -> str:
+    """Greedy and CP-SAT side by side: verdict, time, statistics, then the devices per request."""
+    sides = (comparison.greedy, comparison.cp_sat)
+    table = Table(title=f"greedy (Kubernetes) vs CP-SAT on node {comparison.node}", show_lines=False)
+    table.add_column("")
+    table.add_column("greedy (Kubernetes' first fit)")
+    table.add_column(f"CP-SAT ({comparison.cp_sat.objective})")
+    table.add_row("verdict", *(_verdict(side) for side in sides))
+    table.add_row("wall time", *(f"{side.seconds * 1000:.1f} ms" for side in sides))
+    table.add_row("search", *(_statistics(side.statistics) for side in sides))
+    for claim in comparison.claims:
+        requests = sorted(set(comparison.greedy.devices.get(claim, {})) | set(comparison.cp_sat.devices.get(claim, {})))
+        for request in requests:
+            table.add_row(f"{claim} / {request}",
+                          *(", ".join(d.rsplit("/", 1)[-1] for d in side.devices.get(claim, {}).get(request, []))
+                            or "-" for side in sides))
+    buffer = io.StringIO()
+    console = Console(file=buffer, width=140, force_terminal=False)
+    console.print(table)
+    verdict = "identical choices" if comparison.identical else "the choices differ:"
+    console.print(verdict, highlight=False)
+    for line in comparison.differences:
+        console.print(f"  {line}", highlight=False, soft_wrap=True)
+    return buffer.getvalue()
+
+
+def _verdict(side: SideResult) -> str:
+    return side.verdict if not side.message else f"{side.verdict}: {side.message}"
+
+
+def _statistics(statistics: dict[str, Any]) -> str:
+    parts = [f"{key} {value}" for key, value in statistics.items() if key != "notes"]
+    return ", ".join(parts) or "-"

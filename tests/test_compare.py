@@ -1,0 +1,125 @@
+"""``drasat compare`` and ``compare()``: greedy and CP-SAT side by side, both answers verified."""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+from pathlib import Path
+
+import pytest
+import yaml
+from click.testing import CliRunner, Result
+
+from drasat.cli.main import _register, cli
+from drasat.models.loader import load_paths
+from drasat.solver.compare import ALLOCATED, TIMEOUT, UNSCHEDULABLE, Comparison, compare
+from drasat.solver.problem import Problem, problem_from_objects
+from drasat.solver.verify import verify
+
+ROOT = Path(__file__).resolve().parents[1]
+EXAMPLES = str(ROOT / "examples")
+PRIORITIZED = str(ROOT / "tests" / "data" / "prioritized-beats-first-fit.yaml")
+
+
+def _problem(path: str, node: str | None = None) -> Problem:
+    return problem_from_objects([loaded.obj for loaded in load_paths([path]).objects], node=node)
+
+
+def _verified(problem: Problem, comparison: Comparison) -> None:
+    for side in (comparison.greedy, comparison.cp_sat):
+        if side.verdict == ALLOCATED:
+            assert set(side.results) == {claim.name for claim in problem.claims}
+            assert verify(problem, side.results) == [], side.search
+
+
+def run(*args: str, stdin: str | None = None) -> Result:
+    _register()
+    return CliRunner().invoke(cli, ["compare", *args], input=stdin, catch_exceptions=False)
+
+
+def test_example_first_fit_is_identical_on_both_sides() -> None:
+    problem = _problem(EXAMPLES, "gpu-node-1")
+    comparison = compare(problem)
+    _verified(problem, comparison)
+    assert comparison.greedy.verdict == comparison.cp_sat.verdict == ALLOCATED
+    assert comparison.identical and comparison.differences == []
+    assert comparison.greedy.devices == comparison.cp_sat.devices
+    assert comparison.greedy.devices["two-gpus"]["gpus"] == ["gpu.example.com/gpu-node-1/gpu-1",
+                                                             "gpu.example.com/gpu-node-1/gpu-2"]
+    assert comparison.greedy.statistics["greedySteps"] > 0
+    assert comparison.cp_sat.statistics["cpSatSolves"] > 0  # CP-SAT alone, not greedy within a budget
+
+
+def test_prioritized_list_differs_from_first_fit_and_names_the_differences() -> None:
+    problem = _problem(PRIORITIZED)
+    comparison = compare(problem, objective="prioritized-list")
+    _verified(problem, comparison)
+    assert comparison.greedy.devices["a"] == {"gpus/two": ["gpu.example.com/node-1/gpu-0",
+                                                          "gpu.example.com/node-1/gpu-1"]}
+    assert comparison.greedy.devices["b"] == {"gpus/one": ["gpu.example.com/node-1/gpu-2"]}
+    assert set(comparison.cp_sat.devices["a"]) == {"gpus/one"}
+    assert set(comparison.cp_sat.devices["b"]) == {"gpus/three"}
+    assert not comparison.identical
+    assert any(line.startswith("claim b, request gpus/three:") for line in comparison.differences)
+
+
+def test_same_input_first_fit_on_both_sides_is_identical() -> None:
+    problem = _problem(PRIORITIZED)
+    comparison = compare(problem, objective="first-fit")
+    _verified(problem, comparison)
+    assert comparison.identical, comparison.differences
+
+
+def test_unschedulable_on_both_sides_is_reported_not_raised() -> None:
+    text = Path(PRIORITIZED).read_text().replace("count: 1}", "count: 5}")  # b's last choice wants 5 GPUs
+    problem = problem_from_objects([loaded.obj for loaded in load_paths(["-"], io.StringIO(text)).objects])
+    comparison = compare(problem)
+    assert comparison.greedy.verdict == comparison.cp_sat.verdict == UNSCHEDULABLE
+    assert "no allocation exists" in comparison.greedy.message
+    assert comparison.identical
+
+
+def test_a_side_that_runs_out_of_time_is_a_timeout_verdict() -> None:
+    base = Path(os.environ.get("DRASAT_SHARED") or ROOT.parent / "shared")
+    pigeon = base / "scenarios" / "perf" / "pigeon-4x12-13.yaml"
+    if not pigeon.exists():
+        pytest.skip(f"the shared scenarios are not here ({base}); set DRASAT_SHARED")
+    problem = _problem(str(pigeon))
+    comparison = compare(problem, time_limit=0.05)  # greedy needs about a second, CP-SAT milliseconds
+    assert comparison.greedy.verdict == TIMEOUT
+    assert comparison.cp_sat.verdict == UNSCHEDULABLE
+    assert comparison.differences == ["verdict: greedy timeout, cp-sat unschedulable"]
+
+
+def test_cli_table_json_and_yaml() -> None:
+    table = run("--node", "gpu-node-1", EXAMPLES)
+    assert table.exit_code == 0, table.stderr
+    assert "identical choices" in table.stdout and "two-gpus / gpus" in table.stdout
+    as_json = run("--node", "gpu-node-1", "-o", "json", EXAMPLES)
+    data = json.loads(as_json.stdout)
+    assert data["identical"] is True and data["node"] == "gpu-node-1"
+    assert data["greedy"]["verdict"] == data["cpSat"]["verdict"] == "allocated"
+    as_yaml = yaml.safe_load(run("--node", "gpu-node-1", "-o", "yaml", EXAMPLES).stdout)
+    for side in ("greedy", "cpSat"):  # the same data but for the clock
+        assert as_yaml[side].pop("seconds") > 0 and data[side].pop("seconds") > 0
+    assert as_yaml == data
+
+
+def test_cli_objective_prioritized_list_lists_differences() -> None:
+    result = run("--objective", "prioritized-list", PRIORITIZED)
+    assert result.exit_code == 0, result.stderr
+    assert "CP-SAT (prioritized-list)" in result.stdout
+    assert "the choices differ:" in result.stdout
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--node", "nope", EXAMPLES], "nope"),
+    (["--claims", "missing", "--node", "gpu-node-1", EXAMPLES], "missing"),
+    (["/no/such/file.yaml"], "no such file"),
+])
+def test_cli_bad_input_exits_2_with_nothing_on_stdout(args: list[str], message: str) -> None:
+    result = run(*args)
+    assert result.exit_code == 2
+    assert result.stdout == ""
+    assert message in result.stderr and "Traceback" not in result.stderr
