@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import os
 import sys
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import click
 import yaml
@@ -13,6 +13,7 @@ import yaml
 from drasat.models.errors import DrasatError
 
 from .main import cli
+from .inputs import input_options, read_inputs
 from .render import comparison_table
 
 if TYPE_CHECKING:
@@ -26,11 +27,12 @@ it in the output); 2 invalid input, unknown node or claim.
 Examples:
   drasat compare --node gpu-node-1 examples/
   drasat compare --objective prioritized-list -o json cluster.yaml
+  drasat compare --context prod --node worker-7 --claims team-a/train
 """
 
 
 @cli.command(epilog=EPILOG)
-@click.argument("files", nargs=-1, required=True, metavar="FILE...")
+@input_options
 @click.option("--node", metavar="NAME", help="Node to allocate for (default: the only Node in the input).")
 @click.option("--feature-gates", default="", metavar="A=true,B=false",
               help="Kubernetes feature gates, e.g. DRAPrioritizedList=false,DRAListTypeAttributes=true.")
@@ -46,7 +48,7 @@ Examples:
               help="CEL engine (default: cel-expr, or $DRASAT_CEL_ENGINE).")
 @click.option("-o", "--output", type=click.Choice(["table", "json", "yaml"]), default="table", show_default=True,
               help="table: side by side for people; json/yaml: the same as data.")
-def compare(files: tuple[str, ...], node: str | None, feature_gates: str, claims: str | None, objective: str,
+def compare(files: tuple[str, ...], kubeconfig: str | None, context: str | None, node: str | None, feature_gates: str, claims: str | None, objective: str,
             timeout: float, workers: int, cel_engine: str | None, output: str) -> None:
     """Compare Kubernetes' greedy allocation with CP-SAT's on the same claims.
 
@@ -55,10 +57,12 @@ def compare(files: tuple[str, ...], node: str | None, feature_gates: str, claims
     alone. For each: the verdict, the devices per request, wall time and search
     statistics; then whether the two chose the same devices.
 
-    FILE is read as by `drasat solve` (files, directories, - for stdin).
+    FILE is read as by `drasat solve` (files, directories, - for stdin); with
+    --kubeconfig/--context the cluster's objects are read too.
     """
     try:
-        data = _compare(files, node, feature_gates, claims, objective, timeout, workers, cel_engine)
+        objects = read_inputs(files, kubeconfig, context)
+        data = _compare(objects, node, feature_gates, claims, objective, timeout, workers, cel_engine)
     except DrasatError as exc:
         click.echo(f"error: {exc}", err=True)
         sys.exit(exc.exit_code)
@@ -70,16 +74,13 @@ def compare(files: tuple[str, ...], node: str | None, feature_gates: str, claims
         click.echo(comparison_table(data), nl=False)
 
 
-def _compare(files: tuple[str, ...], node: str | None, feature_gates: str, claims: str | None, objective: str,
+def _compare(objects: list[Any], node: str | None, feature_gates: str, claims: str | None, objective: str,
              timeout: float, workers: int, cel_engine: str | None) -> Comparison:
 
     from drasat.solver import Features
     from drasat.solver.compare import compare as run_compare
     from drasat.solver.problem import problem_from_objects
 
-    from .loading import load_or_raise
-
-    objects = load_or_raise(files)
     names = [c.strip() for c in claims.split(",") if c.strip()] if claims is not None else None
     problem = problem_from_objects(objects, node=node, claims=names, features=Features.parse(feature_gates))
     engine = cel_engine or os.environ.get("DRASAT_CEL_ENGINE") or None

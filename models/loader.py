@@ -33,7 +33,7 @@ STDIN = "-"
 STDIN_NAME = "<stdin>"
 EXTENSIONS = (".yaml", ".yml", ".json")
 
-__all__ = ["Bundle", "Loaded", "load_paths", "load_text", "manifest_files"]
+__all__ = ["Bundle", "Loaded", "add_data", "load_paths", "load_text", "manifest_files"]
 
 
 def load_paths(paths: list[str], stdin: TextIO | None = None, *, max_bytes: int = MAX_FILE_BYTES) -> Bundle:
@@ -61,6 +61,12 @@ def load_text(text: str, name: str = "<string>") -> Bundle:
     bundle = Bundle()
     _add_documents(bundle, parse_documents(text, name), name)
     return bundle
+
+
+def add_data(bundle: Bundle, data: Any, name: str, index: int = 0) -> None:
+    """Add already-parsed objects (an API server's list response, a client's ``to_dict()``) to ``bundle``,
+    with the same checks and messages as a file's document ``index`` named ``name``."""
+    _add_documents(bundle, iter([Document(index, data)]), name)
 
 
 def manifest_files(directory: str) -> list[str]:

@@ -1,0 +1,49 @@
+"""Where a command's objects come from: FILE arguments, a live cluster, or both.
+
+Every command that reads the cluster's state shares these options, so that
+``--kubeconfig``/``--context`` mean the same everywhere and files can add to (or
+stand in for) what the cluster holds.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+import click
+
+from drasat.models.errors import InputError
+
+from .loading import load_or_raise
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def input_options(function: F) -> F:
+    """FILE... (optional when a cluster is read), ``--kubeconfig`` and ``--context``."""
+    function = click.option("--context", metavar="NAME",
+                            help="Read the cluster of this kubeconfig context (read-only: list calls only).")(function)
+    function = click.option("--kubeconfig", metavar="PATH", type=click.Path(dir_okay=False),
+                            help="Read the cluster this kubeconfig points at (default context unless --context); "
+                                 "needs pip install 'drasat[cluster]'.")(function)
+    return click.argument("files", nargs=-1, metavar="[FILE...]")(function)
+
+
+def read_inputs(files: tuple[str, ...], kubeconfig: str | None, context: str | None) -> list[Any]:
+    """The objects of the files and, with ``--kubeconfig``/``--context``, of the cluster (cluster first)."""
+    if not files and kubeconfig is None and context is None:
+        raise InputError("nothing to read: give FILE... (a file, a directory, or - for stdin), "
+                         "or --kubeconfig/--context to read a live cluster")
+    objects: list[Any] = []
+    if kubeconfig is not None or context is not None:
+        from drasat.models.cluster import read_cluster
+
+        bundle = read_cluster(kubeconfig, context)
+        for notice in bundle.notices:
+            click.echo(f"notice: {notice}", err=True)
+        if bundle.problems:
+            raise InputError(bundle.problems)
+        objects.extend(loaded.obj for loaded in bundle.objects)
+    if files:
+        objects.extend(load_or_raise(files))
+    return objects
