@@ -46,13 +46,23 @@ class Bundle:
     # --- building ---------------------------------------------------------------------------
 
     def add(self, loaded: Loaded) -> None:
-        """Append an object; a second object with the same identity is kept but reported."""
+        """Append an object; a second object with the same identity is kept but reported.
+
+        The exception is a later copy of the *same* object (same uid, or the same content but
+        for status and bookkeeping metadata) — the state a chained what-if run wrote out with
+        ``--output-state`` and reads back with the original files: it replaces the first copy
+        where that one stood, with a notice.
+        """
+        identity = _identity(loaded.obj)
+        first = self._index.get(identity) if identity is not None else None
+        if identity is not None and first is not None and _same_object(first.obj, loaded.obj):
+            self._replace(first, loaded)
+            self._index[identity] = loaded
+            return
         self.objects.append(loaded)
         self.entries.append(loaded)
-        identity = _identity(loaded.obj)
         if identity is None:
             return
-        first = self._index.get(identity)
         if first is None:
             self._index[identity] = loaded
             return
@@ -61,6 +71,12 @@ class Bundle:
                                            f"is already defined at {_place(first.location)}")
         loaded.problems.append(problem)
         self.problems.append(problem)
+
+    def _replace(self, first: Loaded, later: Loaded) -> None:
+        self.objects[self.objects.index(first)] = later
+        self.entries[self.entries.index(first)] = later
+        self.notices.append(f"{_place(later.location)}: {later.obj.kind} {_display(later.obj)} replaces the copy "
+                            f"read at {_place(first.location)} (the same object, its newer state)")
 
     def add_problem(self, problem: Problem) -> None:
         """Record a problem of a document that did not become an object."""
@@ -123,6 +139,27 @@ def _identity(obj: TypedObject) -> tuple[str, str, str, str] | None:
         return None
     group = info_for(type(obj)).group
     return group, obj.kind, obj.namespace if is_namespaced(obj) else "", obj.name
+
+
+_BOOKKEEPING = {"resource_version", "generation", "managed_fields", "creation_timestamp"}
+
+
+def _same_object(first: TypedObject, later: TypedObject) -> bool:
+    """The same object in two states: equal uids, or equal but for status and bookkeeping metadata."""
+    uid_a, uid_b = getattr(first.metadata, "uid", None), getattr(later.metadata, "uid", None)
+    if uid_a and uid_b:
+        return bool(uid_a == uid_b)
+    return _content(first) == _content(later)
+
+
+def _content(obj: TypedObject) -> dict[str, object]:
+    data = obj.model_dump(exclude={"status"}, exclude_none=True)
+    data["metadata"] = {k: v for k, v in data.get("metadata", {}).items() if k not in _BOOKKEEPING}
+    return data
+
+
+def _display(obj: TypedObject) -> str:
+    return f"{obj.namespace}/{obj.name}" if is_namespaced(obj) and obj.namespace else str(obj.name)
 
 
 def _place(location: Location) -> str:

@@ -340,9 +340,11 @@ def test_missing_paths_are_problems() -> None:
 
 
 def test_duplicates_are_problems_and_namespaces_keep_objects_apart() -> None:
-    claim = ("apiVersion: resource.k8s.io/v1\nkind: ResourceClaim\nmetadata: {{name: c, namespace: {ns}}}\n"
+    claim = ("apiVersion: resource.k8s.io/v1\nkind: ResourceClaim\nmetadata: {{name: c, namespace: {ns}{more}}}\n"
              "spec: {{devices: {{requests: []}}}}\n")
-    text = "---\n".join([claim.format(ns="a"), claim.format(ns="b"), claim.format(ns="a"), CLASS, CLASS])
+    other_class = CLASS + "spec: {selectors: [{cel: {expression: 'true'}}]}\n"  # the same name, other content
+    text = "---\n".join([claim.format(ns="a", more=""), claim.format(ns="b", more=""),
+                         claim.format(ns="a", more=", labels: {x: y}"), CLASS, other_class])
     bundle = load_text(text, "d.yaml")
     assert len(bundle) == 5
     assert only(bundle) == [
@@ -351,6 +353,24 @@ def test_duplicates_are_problems_and_namespaces_keep_objects_apart() -> None:
         "d.yaml[3]",
     ]
     assert bundle.objects[2].problems == [bundle.problems[0]]
+
+
+def test_a_later_copy_of_the_same_object_replaces_the_first_with_a_notice() -> None:
+    """A chained what-if run reads its own --output-state after the original files: the claim
+    comes back with status.allocation, and the newer copy counts, where the first one stood."""
+    claim = ("apiVersion: resource.k8s.io/v1\nkind: ResourceClaim\nmetadata: {name: c, namespace: a%s}\n"
+             "spec: {devices: {requests: [{name: r, exactly: {deviceClassName: gpu.example.com}}]}}\n")
+    allocated = (claim % ", resourceVersion: '7'") + (
+        "status: {allocation: {devices: {results: [{request: r, driver: d, pool: p, device: g}]}}}\n")
+    bundle = load_text("---\n".join([claim % "", CLASS, allocated]), "s.yaml")
+    assert bundle.problems == []
+    assert [type(o.obj).__name__ for o in bundle.objects] == ["ResourceClaim", "DeviceClass"]
+    (first,) = bundle.of_kind(ResourceClaim)
+    assert first.status is not None and first.status.allocation is not None
+    assert bundle.notices == ["s.yaml[2]: ResourceClaim a/c replaces the copy read at s.yaml[0] "
+                              "(the same object, its newer state)"]
+    with_uids = load_text("---\n".join([claim % ", uid: u1", claim % ", uid: u2"]), "u.yaml")
+    assert len(with_uids.problems) == 1 and "duplicate" in with_uids.problems[0].message  # other uid: not the same
 
 
 def test_lookups_by_kind_and_name() -> None:
