@@ -48,7 +48,7 @@ Examples:
               help="CEL engine (default: cel-expr, or $DRASAT_CEL_ENGINE).")
 @click.option("-o", "--output", type=click.Choice(["table", "json", "yaml"]), default="table", show_default=True,
               help="table: side by side for people; json/yaml: the same as data.")
-def compare(files: tuple[str, ...], kubeconfig: str | None, context: str | None, node: str | None, feature_gates: str, claims: str | None, objective: str,
+def compare(files: tuple[str, ...], filenames: tuple[str, ...], kubeconfig: str | None, context: str | None, node: str | None, feature_gates: str, claims: str | None, objective: str,
             timeout: float, workers: int, cel_engine: str | None, output: str) -> None:
     """Compare Kubernetes' greedy allocation with CP-SAT's on the same claims.
 
@@ -61,7 +61,7 @@ def compare(files: tuple[str, ...], kubeconfig: str | None, context: str | None,
     --kubeconfig/--context the cluster's objects are read too.
     """
     try:
-        objects = read_inputs(files, kubeconfig, context)
+        objects = read_inputs(files, kubeconfig, context, filenames)
         data = _compare(objects, node, feature_gates, claims, objective, timeout, workers, cel_engine)
     except DrasatError as exc:
         click.echo(f"error: {exc}", err=True)

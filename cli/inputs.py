@@ -20,7 +20,12 @@ F = TypeVar("F", bound=Callable[..., Any])
 
 
 def input_options(function: F) -> F:
-    """FILE... (optional when a cluster is read), ``--kubeconfig`` and ``--context``."""
+    """FILE... (optional when a cluster is read), ``-f/--filename``, ``-R``, ``--kubeconfig`` and ``--context``."""
+    function = click.option("-R", "--recursive", is_flag=True, expose_value=False,
+                            help="Accepted as kubectl does; directories are always read recursively.")(function)
+    function = click.option("-f", "--filename", "filenames", multiple=True, metavar="FILE",
+                            help="A file, directory or - (stdin), as kubectl's -f; repeatable, "
+                                 "same as FILE arguments.")(function)
     function = click.option("--context", metavar="NAME",
                             help="Read the cluster of this kubeconfig context (read-only: list calls only).")(function)
     function = click.option("--kubeconfig", metavar="PATH", type=click.Path(dir_okay=False),
@@ -29,8 +34,12 @@ def input_options(function: F) -> F:
     return click.argument("files", nargs=-1, metavar="[FILE...]")(function)
 
 
-def read_inputs(files: tuple[str, ...], kubeconfig: str | None, context: str | None) -> list[Any]:
+def read_inputs(files: tuple[str, ...], kubeconfig: str | None, context: str | None,
+                filenames: tuple[str, ...] = ()) -> list[Any]:
     """The objects of the files and, with ``--kubeconfig``/``--context``, of the cluster (cluster first)."""
+    files = (*files, *filenames)
+    if files.count("-") > 1:
+        raise InputError("standard input (-) is given more than once; it can be read only once")
     if not files and kubeconfig is None and context is None:
         raise InputError("nothing to read: give FILE... (a file, a directory, or - for stdin), "
                          "or --kubeconfig/--context to read a live cluster")

@@ -44,8 +44,10 @@ def load_paths(paths: list[str], stdin: TextIO | None = None, *, max_bytes: int 
             text, problem = _read_stream(stdin if stdin is not None else sys.stdin, max_bytes)
             _add_text(bundle, text, problem, STDIN_NAME)
         elif os.path.isdir(path):
-            files = manifest_files(path)
-            if not files:
+            files, problems = _walk(path)
+            for problem in problems:
+                bundle.add_problem(problem)
+            if not files and not problems:
                 bundle.notices.append(f"{path}: no *.yaml, *.yml or *.json files in this directory")
             for name in files:
                 _add_text(bundle, *read_file(name, max_bytes), name)
@@ -71,12 +73,32 @@ def add_data(bundle: Bundle, data: Any, name: str, index: int = 0) -> None:
 
 def manifest_files(directory: str) -> list[str]:
     """Manifest files below ``directory``, sorted; hidden files and directories are left out."""
+    return _walk(directory)[0]
+
+
+def _walk(directory: str) -> tuple[list[str], list[Problem]]:
+    """Manifest files below ``directory`` (links followed), and a problem for every directory that
+    could not be read or that leads back into itself — nothing is passed over silently."""
     found: list[str] = []
-    for root, dirs, files in os.walk(directory):
+    problems: list[Problem] = []
+    seen: set[str] = set()
+
+    def unreadable(exc: OSError) -> None:
+        problems.append(Problem(Location(exc.filename or directory),
+                                f"cannot read this directory: {exc.strerror or exc}"))
+
+    for root, dirs, files in os.walk(directory, onerror=unreadable, followlinks=True):
+        real = os.path.realpath(root)
+        if real in seen:
+            problems.append(Problem(Location(root), f"is a link back to {real}, already read; "
+                                                    "drasat does not read it twice (a symbolic link loop?)"))
+            dirs[:] = []
+            continue
+        seen.add(real)
         dirs[:] = sorted(d for d in dirs if not d.startswith("."))
         found.extend(os.path.join(root, f) for f in files
                      if not f.startswith(".") and f.lower().endswith(EXTENSIONS))
-    return sorted(found)
+    return sorted(found), problems
 
 
 def _read_stream(stream: TextIO, max_bytes: int) -> tuple[str | None, Problem | None]:

@@ -104,8 +104,13 @@ def parse_documents(text: str, name: str) -> Iterator[Document]:
         try:
             yield _checked(Document(0, json.loads(text)), name, len(text))
             return
-        except (json.JSONDecodeError, RecursionError):
-            pass  # not plain JSON after all (or too deep for json): YAML reports it properly
+        except json.JSONDecodeError as exc:
+            if exc.msg == "Extra data" and "\n" in text[:exc.pos + 1]:
+                # newline-delimited JSON, as `jq -c '.items[]'` prints: one document per line
+                yield from _json_lines(text, name)
+                return
+        except RecursionError:
+            pass  # too deep for json: YAML reports it properly
     index = 0
     try:
         if _depth_bound(text) > _QUICK_DEPTH_BOUND and _deeper_than(text, MAX_DEPTH):
@@ -129,6 +134,23 @@ def parse_documents(text: str, name: str) -> Iterator[Document]:
 
 
 _END = object()
+
+
+def _json_lines(text: str, name: str) -> Iterator[Document]:
+    """One document per non-empty line; a line that is not JSON ends the stream with its line number."""
+    index = 0
+    for number, line in enumerate(text.splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            data = json.loads(line)
+        except (json.JSONDecodeError, RecursionError) as exc:
+            detail = f"{exc.msg}, column {exc.colno}" if isinstance(exc, json.JSONDecodeError) else "nested too deeply"
+            yield Document(index, problem=Problem(Location(name, index), f"line {number} is not JSON: {detail} "
+                                                                         "(newline-delimited JSON, one object a line)"))
+            return
+        yield _checked(Document(index, data), name, len(text))
+        index += 1
 
 
 @contextmanager

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import json
+import os
 from pathlib import Path
 
 import pytest
@@ -382,3 +383,36 @@ def test_lookups_by_kind_and_name() -> None:
     claim = bundle.of_kind(ResourceClaim)[0]
     assert bundle.location_of(claim) == bundle.objects[0].location
     assert [type(e).__name__ for e in bundle.entries] == ["Loaded", "Loaded", "Loaded"]
+
+
+def test_newline_delimited_json_is_one_document_per_line() -> None:
+    node = '{"apiVersion": "v1", "kind": "Node", "metadata": {"name": "%s"}}'
+    bundle = load_text("\n".join([node % "a", "", node % "b"]) + "\n", "n.json")
+    assert bundle.problems == [] and [o.obj.name for o in bundle.objects] == ["a", "b"]
+    broken = load_text(node % "a" + '\n{"apiVersion":\n', "n.json")
+    assert [str(p) for p in broken.problems] == [
+        "n.json[1]: line 2 is not JSON: Expecting value, column 15 (newline-delimited JSON, one object a line)"]
+
+
+def test_directories_follow_links_and_report_loops_and_unreadable_ones(tmp_path: Path, monkeypatch) -> None:
+    (tmp_path / "a" / "b").mkdir(parents=True)
+    (tmp_path / "a" / "class.yaml").write_text(CLASS)
+    (tmp_path / "a" / "b" / "loop").symlink_to(tmp_path)
+    outside = tmp_path.parent / f"{tmp_path.name}-outside"
+    outside.mkdir()
+    (outside / "node.yaml").write_text("apiVersion: v1\nkind: Node\nmetadata: {name: n}\n")
+    (tmp_path / "linked").symlink_to(outside)
+    bundle = load_paths([str(tmp_path)])
+    assert sorted(o.obj.kind for o in bundle.objects) == ["DeviceClass", "Node"]
+    assert [p.message for p in bundle.problems] == [
+        f"is a link back to {tmp_path.resolve()}, already read; drasat does not read it twice (a symbolic link loop?)"]
+    real_scandir = os.scandir
+
+    def refuse(path):  # root reads every directory: make one unreadable the way the OS would say it
+        if str(path).endswith("/b"):
+            raise PermissionError(13, "Permission denied", str(path))
+        return real_scandir(path)
+
+    monkeypatch.setattr(os, "scandir", refuse)
+    problems = [str(p) for p in load_paths([str(tmp_path)]).problems]
+    assert f"{tmp_path}/a/b: cannot read this directory: Permission denied" in problems

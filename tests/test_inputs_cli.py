@@ -1,0 +1,37 @@
+"""Where commands read from, the kubectl way: FILE arguments, -f/--filename, -R, stdin once."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from click.testing import CliRunner, Result
+
+from drasat.cli.main import _register, cli
+
+EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
+
+
+def run(*args: str, stdin: str | None = None) -> Result:
+    _register()
+    return CliRunner().invoke(cli, list(args), input=stdin, catch_exceptions=False)
+
+
+def test_filename_options_add_to_file_arguments() -> None:
+    by_argument = run("compare", "--node", "gpu-node-1", "-o", "json", str(EXAMPLES))
+    by_option = run("compare", "--node", "gpu-node-1", "-o", "json", "-R",
+                    "-f", str(EXAMPLES / "cluster.yaml"), "--filename", str(EXAMPLES / "claims.yaml"))
+    mixed = run("compare", "--node", "gpu-node-1", "-o", "json", str(EXAMPLES / "cluster.yaml"),
+                "-f", "-", stdin=(EXAMPLES / "claims.yaml").read_text())
+    assert by_argument.exit_code == by_option.exit_code == mixed.exit_code == 0, by_option.stderr
+    devices = [json.loads(r.stdout)["cpSat"]["devices"] for r in (by_argument, by_option, mixed)]
+    assert devices[0] == devices[1] == devices[2] and devices[0]
+
+
+def test_stdin_twice_and_nothing_at_all_are_refused() -> None:
+    twice = run("compare", "-", "-f", "-", stdin="")
+    assert twice.exit_code == 2 and twice.stdout == ""
+    assert "standard input (-) is given more than once" in twice.stderr
+    nothing = run("compare")
+    assert nothing.exit_code == 2 and nothing.stdout == ""
+    assert "nothing to read: give FILE..." in nothing.stderr
