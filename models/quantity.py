@@ -159,7 +159,7 @@ def canonical(value: Fraction, fmt: str = DECIMAL_SI) -> str:
             mantissa //= 1024
             exponent += 1
         return f"{mantissa}{_BINARY_BY_EXP.get(exponent, '')}"
-    mantissa, exponent = _base10(value)
+    mantissa, exponent = _base10(value, unbounded=fmt == DECIMAL_EXPONENT)
     if fmt == DECIMAL_EXPONENT:
         return f"{mantissa}" if exponent == 0 else f"{mantissa}e{exponent}"
     if exponent in _DECIMAL_BY_EXP:
@@ -167,14 +167,17 @@ def canonical(value: Fraction, fmt: str = DECIMAL_SI) -> str:
     return f"{mantissa}e{exponent}"
 
 
-def _base10(value: Fraction) -> tuple[int, int]:
-    """An integer mantissa and an exponent that is a multiple of 3, exponent as large as possible."""
+def _base10(value: Fraction, unbounded: bool = False) -> tuple[int, int]:
+    """An integer mantissa and an exponent that is a multiple of 3, exponent as large as possible.
+
+    Suffixes stop at ``E`` (10^18); the exponent form has no such limit (Go moves every factor
+    of ten into it: ``4e25`` is ``40e24``, never ``40000000e18``)."""
     exponent = 0
     while value.denominator != 1:
         value *= 1000
         exponent -= 3
     mantissa = int(value)
-    while mantissa != 0 and mantissa % 1000 == 0 and exponent < 18:
+    while mantissa != 0 and mantissa % 1000 == 0 and (unbounded or exponent < 18):
         mantissa //= 1000
         exponent += 3
     return mantissa, exponent
