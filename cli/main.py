@@ -47,3 +47,10 @@ def main() -> None:
     """Console-script entry point."""
     _register()
     cli(prog_name="drasat")
+
+
+def kubectl_plugin() -> None:
+    """Entry point of ``kubectl-drasat``: kubectl runs it for ``kubectl drasat ...`` (a kubectl plugin is
+    any executable named kubectl-NAME on the PATH), so help and messages say ``kubectl drasat``."""
+    _register()
+    cli(prog_name="kubectl drasat")

@@ -35,3 +35,13 @@ def test_stdin_twice_and_nothing_at_all_are_refused() -> None:
     nothing = run("compare")
     assert nothing.exit_code == 2 and nothing.stdout == ""
     assert "nothing to read: give FILE..." in nothing.stderr
+
+
+def test_kubectl_plugin_entry_point_names_itself_kubectl_drasat() -> None:
+    import subprocess
+    import sys
+
+    plugin = Path(sys.executable).parent / "kubectl-drasat"  # pip installs it beside python and drasat
+    assert plugin.exists()
+    result = subprocess.run([plugin, "compare", "--help"], capture_output=True, text=True, check=False)
+    assert result.returncode == 0 and result.stdout.startswith("Usage: kubectl drasat compare")
