@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import os
 import sys
-from typing import Any, Iterator, TextIO
+from typing import Any, Iterable, Iterator, TextIO
 
 from pydantic import ValidationError
 
@@ -33,7 +33,7 @@ STDIN = "-"
 STDIN_NAME = "<stdin>"
 EXTENSIONS = (".yaml", ".yml", ".json")
 
-__all__ = ["Bundle", "Loaded", "add_data", "load_paths", "load_text", "manifest_files"]
+__all__ = ["Bundle", "Loaded", "add_data", "load_objects", "load_paths", "load_text", "manifest_files"]
 
 
 def load_paths(paths: list[str], stdin: TextIO | None = None, *, max_bytes: int = MAX_FILE_BYTES) -> Bundle:
@@ -69,6 +69,27 @@ def add_data(bundle: Bundle, data: Any, name: str, index: int = 0) -> None:
     """Add already-parsed objects (an API server's list response, a client's ``to_dict()``) to ``bundle``,
     with the same checks and messages as a file's document ``index`` named ``name``."""
     _add_documents(bundle, iter([Document(index, data)]), name)
+
+
+def load_objects(items: Iterable[Any], name: str = "<objects>") -> Bundle:
+    """Objects held in memory, checked as files are: drasat's own models, API JSON as dicts, and the
+    official kubernetes client's model objects or their ``to_dict()`` (see :mod:`.client_objects`)."""
+    from .client_objects import wire_form
+    from .meta import TypedObject
+
+    bundle = Bundle()
+    for index, item in enumerate(items):
+        if isinstance(item, TypedObject):
+            bundle.add(Loaded(item, Location(name, index, item.kind, item.name)))
+            continue
+        try:
+            data = wire_form(item)
+        except InputError as exc:
+            for problem in exc.problems:
+                bundle.add_problem(Problem(Location(name, index), problem.message))
+            continue
+        add_data(bundle, data, name, index)
+    return bundle
 
 
 def manifest_files(directory: str) -> list[str]:

@@ -1,0 +1,46 @@
+"""The official kubernetes client's objects, and their to_dict(), are read as the API's own JSON."""
+
+from __future__ import annotations
+
+import datetime
+from pathlib import Path
+
+import pytest
+
+from drasat.models.loader import load_objects, load_paths
+from drasat.solver import allocate
+from drasat.solver.problem import problem_from_objects
+from drasat.solver.verify import verify
+
+client = pytest.importorskip("kubernetes.client", reason="the kubernetes client (drasat[cluster]) is not installed")
+
+EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
+
+
+def _claim() -> object:
+    return client.ResourceV1ResourceClaim(
+        api_version="resource.k8s.io/v1", kind="ResourceClaim",
+        metadata=client.V1ObjectMeta(name="from-client", namespace="default",
+                                     creation_timestamp=datetime.datetime(2026, 1, 1, tzinfo=datetime.timezone.utc)),
+        spec=client.V1ResourceClaimSpec(devices=client.V1DeviceClaim(requests=[client.V1DeviceRequest(
+            name="gpus", exactly=client.V1ExactDeviceRequest(device_class_name="gpu.example.com", count=2))])))
+
+
+@pytest.mark.parametrize("form", ["model", "to_dict"])
+def test_client_objects_allocate_like_files(form: str) -> None:
+    claim = _claim()
+    item = claim if form == "model" else claim.to_dict()  # type: ignore[attr-defined]
+    cluster = [o.obj for o in load_paths([str(EXAMPLES / "cluster.yaml")]).objects]
+    bundle = load_objects([*cluster, item])
+    assert bundle.problems == []
+    (loaded,) = [o.obj for o in bundle.objects if o.obj.kind == "ResourceClaim"]
+    assert loaded.name == "from-client" and loaded.metadata.creation_timestamp == "2026-01-01T00:00:00+00:00"
+    problem = problem_from_objects([o.obj for o in bundle.objects], node="gpu-node-1")
+    answer = allocate(problem)
+    assert verify(problem, answer.results) == []
+    assert len(answer.results["from-client"].devices.results) == 2
+
+
+def test_a_to_dict_of_an_unknown_kind_is_a_problem_not_a_crash() -> None:
+    bundle = load_objects([{"api_version": "example.com/v1", "kind": "Gadget", "metadata": {"name": "g"}}])
+    assert [p.message for p in bundle.problems] == ["the kubernetes client has no model of example.com/v1 Gadget"]
