@@ -8,14 +8,15 @@ with the verdict; notices (skipped kinds, conversions) go to stderr.
 
 from __future__ import annotations
 
-import sys
-
 import importlib
+import json
+import sys
+from typing import Any
 
 import click
 
-from drasat.models.bundle import Bundle, Loaded
-from drasat.models.errors import Problem
+from drasat.models.bundle import Loaded
+from drasat.models.errors import Location, Problem
 from drasat.models.loader import load_paths
 from drasat.models.validation import validate_object
 
@@ -54,7 +55,9 @@ Examples:
 @cli.command(epilog=EPILOG)
 @click.argument("files", nargs=-1, required=True, metavar="FILE...")
 @click.option("-q", "--quiet", is_flag=True, help="Print only objects with problems, and the summary.")
-def validate(files: tuple[str, ...], quiet: bool) -> None:
+@click.option("-o", "--output", type=click.Choice(["text", "json"]), default="text", show_default=True,
+              help="text: a verdict per object for people; json: the same as data, for CI.")
+def validate(files: tuple[str, ...], quiet: bool, output: str) -> None:
     """Check Kubernetes objects the way the API server would, and say what is wrong.
 
     FILE is a YAML or JSON file (multi-document, List kinds and `kubectl get -o yaml`
@@ -66,30 +69,55 @@ def validate(files: tuple[str, ...], quiet: bool) -> None:
     bundle = load_paths(list(files), stdin=sys.stdin)
     for notice in bundle.notices:
         click.echo(f"notice: {notice}", err=True)
-    valid, invalid = _report(bundle, quiet)
+    verdicts: list[Verdict] = [(entry, entry.problems + validate_object(entry.obj, entry.location))
+                if isinstance(entry, Loaded) else (entry, []) for entry in bundle.entries]
+    invalid = sum(1 for entry, problems in verdicts if isinstance(entry, Loaded) and problems)
+    valid = sum(1 for entry, _ in verdicts if isinstance(entry, Loaded)) - invalid
     unreadable = sum(1 for entry in bundle.entries if isinstance(entry, Problem))
-    click.echo(_summary(valid, invalid, unreadable))
+    if output == "json":
+        click.echo(json.dumps(_as_data(verdicts, valid, invalid, unreadable), indent=2))
+    else:
+        _report(verdicts, quiet)
+        click.echo(_summary(valid, invalid, unreadable))
     raise SystemExit(0 if invalid == 0 and unreadable == 0 else 2)
 
 
-def _report(bundle: Bundle, quiet: bool) -> tuple[int, int]:
-    """Print each entry in reading order; count valid and invalid objects."""
-    valid = invalid = 0
-    for entry in bundle.entries:
+Verdict = tuple[Loaded | Problem, list[Problem]]
+
+
+def _report(verdicts: list[Verdict], quiet: bool) -> None:
+    """Print each entry in reading order: unreadable documents, invalid objects with their problems, ok."""
+    for entry, problems in verdicts:
         if isinstance(entry, Problem):
             click.secho(f"error  {entry}", fg="red")
-            continue
-        problems = entry.problems + validate_object(entry.obj, entry.location)
-        if problems:
-            invalid += 1
+        elif problems:
             click.secho(f"FAIL   {_title(entry)}", fg="red", bold=True)
             for problem in problems:
                 click.echo(f"       - {problem}")
-        else:
-            valid += 1
-            if not quiet:
-                click.echo(f"{click.style('ok', fg='green')}     {_title(entry)}")
-    return valid, invalid
+        elif not quiet:
+            click.echo(f"{click.style('ok', fg='green')}     {_title(entry)}")
+
+
+def _as_data(verdicts: list[Verdict], valid: int, invalid: int, unreadable: int) -> dict[str, Any]:
+    """The verdicts as data: one record per object (or unreadable document), in reading order."""
+    records = []
+    for entry, problems in verdicts:
+        if isinstance(entry, Problem):
+            records.append({**_place(entry.location), "valid": False, "readable": False,
+                            "problems": [{"field": entry.location.path, "message": entry.message}]})
+            continue
+        record = {**_place(entry.location), "kind": entry.location.kind, "name": entry.location.name,
+                  "valid": not problems, "readable": True,
+                  "problems": [{"field": p.location.path, "message": p.message} for p in problems]}
+        if entry.converted_from:
+            record["convertedFrom"] = entry.converted_from
+        records.append(record)
+    return {"valid": invalid == 0 and unreadable == 0, "objects": records,
+            "summary": {"valid": valid, "invalid": invalid, "unreadable": unreadable}}
+
+
+def _place(location: Location) -> dict[str, Any]:
+    return {"file": location.file, "document": location.document, "path": location.path}
 
 
 def _title(entry: Loaded) -> str:

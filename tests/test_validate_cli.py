@@ -143,3 +143,21 @@ def test_as_a_process_with_the_installed_package() -> None:
     broken = subprocess.run([*command[:-1], "-"], input="kind: [", capture_output=True, text=True, timeout=120)
     assert broken.returncode == 2 and "Traceback" not in broken.stderr
     assert "<stdin>[0]: YAML error at line" in broken.stdout
+
+
+def test_json_output_for_ci_carries_every_verdict_and_problem() -> None:
+    import json
+
+    bad = ("apiVersion: resource.k8s.io/v1\nkind: ResourceClaim\nmetadata: {name: Bad_Name}\n"
+           "spec: {devices: {requests: [{name: r, exactly: {deviceClassName: g, count: -1}}]}}\n---\n: :\n")
+    result = run("-o", "json", "-", input=CLASS + "---\n" + bad)
+    assert result.exit_code == 2
+    data = json.loads(result.stdout)
+    assert data["valid"] is False and data["summary"] == {"valid": 1, "invalid": 1, "unreadable": 1}
+    ok, claim, broken = data["objects"]
+    assert ok == {"file": "<stdin>", "document": 0, "path": None, "kind": "DeviceClass", "name": "gpu.example.com",
+                  "valid": True, "readable": True, "problems": []}
+    assert [p["field"] for p in claim["problems"]] == ["metadata.name", "spec.devices.requests[0].exactly.count"]
+    assert broken["readable"] is False and "YAML error at line 10" in broken["problems"][0]["message"]
+    clean = run("-o", "json", str(REPO / "examples"))
+    assert clean.exit_code == 0 and json.loads(clean.stdout)["valid"] is True
