@@ -27,7 +27,7 @@ from .convert import needs_conversion, to_v1
 from .errors import InputError, Location, Problem
 from .kinds import KindInfo, lookup, split_api_version
 from .pydantic_problems import problems_from
-from .yaml_io import MAX_FILE_BYTES, Document, decode, parse_documents, read_file
+from .yaml_io import MAX_FILE_BYTES, Document, collector_paused, decode, parse_documents, read_file
 
 STDIN = "-"
 STDIN_NAME = "<stdin>"
@@ -145,6 +145,11 @@ def _add_text(bundle: Bundle, text: str | None, problem: Problem | None, name: s
 
 
 def _add_documents(bundle: Bundle, documents: Iterator[Document], name: str) -> None:
+    with collector_paused():  # building thousands of models triggers collections that find nothing
+        _add_each(bundle, documents, name)
+
+
+def _add_each(bundle: Bundle, documents: Iterator[Document], name: str) -> None:
     converted: dict[str, int] = {}
     for document in documents:
         if document.problem is not None:

@@ -25,11 +25,12 @@ import json
 import re
 from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import Any, Iterator
+from typing import Any, Iterator, cast
 
 import yaml
 
 from .errors import Location, Problem
+from .yaml_construct import FALL_BACK, construct
 
 MAX_FILE_BYTES = 32 * 1024 * 1024
 MAX_NODES = 2_000_000
@@ -102,7 +103,7 @@ def parse_documents(text: str, name: str) -> Iterator[Document]:
     stripped = text.lstrip()
     if stripped.startswith(("{", "[")):
         try:
-            yield _checked(Document(0, json.loads(text)), name, len(text))
+            yield Document(0, json.loads(text))  # JSON has no aliases: it holds no more than its text
             return
         except json.JSONDecodeError as exc:
             if exc.msg == "Extra data" and "\n" in text[:exc.pos + 1]:
@@ -117,13 +118,18 @@ def parse_documents(text: str, name: str) -> Iterator[Document]:
             yield Document(0, problem=Problem(Location(name), f"is nested more than {MAX_DEPTH} levels deep; "
                                                               "drasat does not read it"))
             return
-        documents = yaml.load_all(text, Loader=_ManifestLoader)
+        documents = yaml.compose_all(text, Loader=_ManifestLoader)
+        constructor = _ManifestLoader("")
         while True:
-            with _collector_paused():
-                data = next(documents, _END)
-            if data is _END:
-                return
-            yield _checked(Document(index, data), name, len(text))
+            with collector_paused():
+                node = next(documents, _END)
+                if node is _END:
+                    return
+                data, used_alias = construct(cast(yaml.Node, node), constructor)
+                if data is FALL_BACK:
+                    data, used_alias = constructor.construct_document(node), True
+            # Without an alias a document holds no more values than its text has characters.
+            yield _checked(Document(index, data), name, len(text)) if used_alias else Document(index, data)
             index += 1
     except yaml.MarkedYAMLError as exc:
         yield Document(index, problem=Problem(Location(name, index), _describe(exc)))
@@ -149,17 +155,24 @@ def _json_lines(text: str, name: str) -> Iterator[Document]:
             yield Document(index, problem=Problem(Location(name, index), f"line {number} is not JSON: {detail} "
                                                                          "(newline-delimited JSON, one object a line)"))
             return
-        yield _checked(Document(index, data), name, len(text))
+        yield Document(index, data)
         index += 1
 
 
+FREEZE_AFTER = 200_000
+"""New tracked objects past which :func:`collector_paused` moves them out of the collector's sight."""
+
+
 @contextmanager
-def _collector_paused() -> Iterator[None]:
-    """Pause Python's cyclic garbage collector while PyYAML builds a document.
+def collector_paused() -> Iterator[None]:
+    """Pause Python's cyclic garbage collector while documents and models are built.
 
     Building many small containers triggers collections that make loading large
     manifests several times slower; the parsed data holds no reference cycles
-    worth collecting meanwhile.
+    worth collecting meanwhile. After a large load (millions of values) even the
+    first collection once the collector is back walks all of them — seconds — so
+    they are frozen first (``gc.freeze``): reference counting still frees them,
+    only the cyclic collector stops re-examining them.
     """
     was_enabled = gc.isenabled()
     gc.disable()
@@ -167,6 +180,8 @@ def _collector_paused() -> Iterator[None]:
         yield
     finally:
         if was_enabled:
+            if gc.get_count()[0] > FREEZE_AFTER:
+                gc.freeze()
             gc.enable()
 
 
