@@ -103,7 +103,11 @@ class _Builder:
             key = self.value(key_node)
             if key in mapping:
                 raise _Unusual  # two spellings of one key (1 and 1.0): PyYAML decides
-            mapping[key] = self.value(value_node)
+            # Most values are plain strings met once: taken directly, they skip a call each.
+            if value_node.tag == _STR and value_node.__class__ is yaml.ScalarNode and id(value_node) not in self.built:
+                self.built[id(value_node)] = mapping[key] = value_node.value
+            else:
+                mapping[key] = self.value(value_node)
 
 
 _MISSING = object()

@@ -56,11 +56,30 @@ class _ManifestLoader(_BaseLoader):
                 seen[key_node.value] = key_node
         return super().construct_mapping(node, deep=deep)
 
+    # The composer asks these three for every node. PyYAML's versions also serve path resolvers,
+    # which safe loading never has; these give the same tags without that work.
+    def resolve(self, kind: type, value: Any, implicit: tuple[bool, bool]) -> str:
+        if kind is yaml.ScalarNode:
+            if implicit[0]:
+                for tag, regexp in _IMPLICIT.get(value[:1], ()):
+                    if regexp.match(value):
+                        return tag
+            return "tag:yaml.org,2002:str"
+        return "tag:yaml.org,2002:seq" if kind is yaml.SequenceNode else "tag:yaml.org,2002:map"
 
-_ManifestLoader.yaml_implicit_resolvers = {
+    def descend_resolver(self, current_node: Any, current_index: Any) -> None:
+        pass
+
+    def ascend_resolver(self) -> None:
+        pass
+
+
+_IMPLICIT: dict[str, list[tuple[str, Any]]] = {
     first: [(tag, regexp) for tag, regexp in resolvers if tag != "tag:yaml.org,2002:timestamp"]
     for first, resolvers in _BaseLoader.yaml_implicit_resolvers.items()  # type: ignore[attr-defined]
 }
+_ManifestLoader.yaml_implicit_resolvers = _IMPLICIT
+assert None not in _IMPLICIT and not _BaseLoader.yaml_path_resolvers  # type: ignore[attr-defined]
 
 
 @dataclass

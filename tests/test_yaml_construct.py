@@ -77,3 +77,18 @@ def test_a_key_given_twice_is_the_same_error_as_before() -> None:
     assert document.problem is not None
     assert document.problem.message == ("YAML error at line 3, column 1: the key 'a' appears twice "
                                         "(while reading a mapping)")
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.one_of(st.text(max_size=10), st.sampled_from(
+    ["", "~", "null", "Null", "NULL", "yes", "No", "on", "OFF", "y", "n", "true", "False", "0", "-0", "+1", "017",
+     "0o17", "0x1F", "0b101", "1_000", "12:30", "190:20:30", "1e3", "1.0e+3", "-1.5", ".5", ".inf", "-.Inf",
+     ".NaN", "<<", "=", "2024-01-01", "2024-01-01T10:00:00Z", "!x", "&a", "*b"])))
+def test_the_quick_resolver_tags_every_scalar_as_pyyaml_does(value: str) -> None:
+    """The loader's resolve() is PyYAML's with timestamps left as text: compare it with PyYAML's own."""
+    stock = yaml.SafeLoader("")
+    for implicit in ((True, False), (False, True), (False, False)):
+        expected = stock.resolve(yaml.ScalarNode, value, implicit)
+        if expected == "tag:yaml.org,2002:timestamp":
+            expected = stock.resolve(yaml.ScalarNode, "x", implicit)  # timestamps stay strings
+        assert _ManifestLoader("").resolve(yaml.ScalarNode, value, implicit) == expected
