@@ -29,14 +29,18 @@ Run `drasat COMMAND --help` for each command's options and exit codes.
 """
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]}, epilog=EPILOG)
+@click.group(context_settings={"help_option_names": ["-h", "--help"]}, epilog=EPILOG, invoke_without_command=True)
 @click.version_option(_version(), "--version", prog_name="drasat")
-def cli() -> None:
+@click.pass_context
+def cli(ctx: click.Context) -> None:
     """Allocate Kubernetes DRA devices (resource.k8s.io/v1) with a constraint solver.
 
     Feed drasat what `kubectl get -o yaml` prints: ResourceSlices, DeviceClasses,
     ResourceClaims (allocated ones count as in use), Nodes, DeviceTaintRules.
     """
+    if ctx.invoked_subcommand is None:  # bare `drasat` asks what it can do: help on stdout, success
+        click.echo(ctx.get_help())
+        ctx.exit(0)
 
 
 def _register() -> None:

@@ -13,6 +13,7 @@ import yaml
 from drasat.models.errors import DrasatError
 
 from .main import cli
+from .options import Seconds
 from .render import allocation_table
 
 EPILOG = """\b
@@ -42,7 +43,7 @@ Examples:
 @click.option("--objective", type=click.Choice(["first-fit", "prioritized-list"]), default="first-fit",
               show_default=True, help="first-fit: exactly the devices Kubernetes would pick; prioritized-list: "
               "earliest firstAvailable alternatives first, then first-fit.")
-@click.option("--timeout", type=click.FloatRange(min=0.001), default=60.0, show_default=True, metavar="SECONDS",
+@click.option("--timeout", type=Seconds(), default=60.0, show_default=True, metavar="SECONDS",
               help="Give up (exit 1) when no answer is found in this time.")
 @click.option("--workers", type=click.IntRange(min=1), default=1, show_default=True, help="CP-SAT search workers.")
 @click.option("--cel-engine", type=click.Choice(["cel-expr", "celpy"]), default=None,
