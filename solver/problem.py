@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Mapping, Sequence
 
+from drasat.models.defaults import apply_defaults
 from drasat.models.resource import DeviceClass, DeviceTaintRule, ResourceClaim, ResourceSlice
 
 from .features import Features
@@ -31,6 +32,13 @@ class Problem:
 
     ``claims`` are allocated in the order given (it matters: first-fit gives earlier
     claims the earlier devices). ``allocated`` are claims that already hold devices.
+
+    Claims are held as the API server stores them: constructing a Problem replaces
+    ``claims`` and ``allocated`` with defaulted copies (:func:`apply_defaults`: a
+    missing or zero ``count`` is 1, a missing toleration operator is ``Equal``). Every
+    way into the solver — ``drasat solve``, :func:`problem_from_objects`, a Problem
+    built by hand — passes here, so no stage ever sees a claim the server would have
+    filled in differently; the caller's objects are left as they were written.
     """
 
     node: NodeInfo
@@ -40,6 +48,10 @@ class Problem:
     allocated: Sequence[ResourceClaim] = ()
     taint_rules: Sequence[DeviceTaintRule] = ()
     features: Features = field(default_factory=Features)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "claims", tuple(apply_defaults(c) for c in self.claims))
+        object.__setattr__(self, "allocated", tuple(apply_defaults(c) for c in self.allocated))
 
     def device_class(self, name: str) -> DeviceClass | None:
         for cls in self.classes:
