@@ -81,10 +81,11 @@ def _solve(files, node, feature_gates, claims, solver, objective, timeout, worke
 
     from .loading import load_or_raise
 
-    objects = load_or_raise(files)
+    bundle = load_or_raise(files)
+    objects = list(bundle)
     features = Features.parse(feature_gates)
     names = [c.strip() for c in claims.split(",") if c.strip()] if claims is not None else None
-    problem = problem_from_objects(objects, node=node, claims=names, features=features)
+    problem = problem_from_objects(objects, node=node, claims=names, features=features, locate=bundle.location_of)
     if not any(n.kind == "Node" for n in objects):
         click.echo(f"warning: no Node objects in the input: node {problem.node.name} has no labels, "
                    "so slices selected by node labels do not match", err=True)

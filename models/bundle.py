@@ -42,6 +42,7 @@ class Bundle:
     notices: list[str] = field(default_factory=list)
     entries: list[Entry] = field(default_factory=list)
     _index: dict[tuple[str, str, str, str], Loaded] = field(default_factory=dict, repr=False)
+    _places: dict[int, Location] = field(default_factory=dict, repr=False)  # id(obj): the bundle keeps obj alive
 
     # --- building ---------------------------------------------------------------------------
 
@@ -49,6 +50,7 @@ class Bundle:
         """Append an object; a second object with the same identity is kept but reported."""
         self.objects.append(loaded)
         self.entries.append(loaded)
+        self._places.setdefault(id(loaded.obj), loaded.location)
         identity = _identity(loaded.obj)
         if identity is None:
             return
@@ -104,11 +106,8 @@ class Bundle:
         return None
 
     def location_of(self, obj: TypedObject) -> Location | None:
-        """Where an object of this bundle was read."""
-        for loaded in self.objects:
-            if loaded.obj is obj:
-                return loaded.location
-        return None
+        """Where an object of this bundle was read (None for an object from elsewhere)."""
+        return self._places.get(id(obj))
 
     def __iter__(self) -> Iterator[TypedObject]:
         return (loaded.obj for loaded in self.objects)
