@@ -6,6 +6,7 @@ turns drasat's errors into messages and exit codes (never a traceback).
 
 from __future__ import annotations
 
+import sys
 from importlib.metadata import PackageNotFoundError, version
 
 import click
@@ -47,7 +48,20 @@ def _register() -> None:
     from . import commands  # noqa: F401  (each command module adds itself to the group)
 
 
+def _tolerate_narrow_encodings() -> None:
+    """Characters the console cannot show (an expression's 'é' under cp1252 or ascii) print as escapes.
+
+    Without this, one such character in a message would end the command with a
+    UnicodeEncodeError traceback instead of the message.
+    """
+    for stream in (sys.stdout, sys.stderr):
+        reconfigure = getattr(stream, "reconfigure", None)
+        if reconfigure is not None:
+            reconfigure(errors="backslashreplace")
+
+
 def main() -> None:
     """Console-script entry point."""
+    _tolerate_narrow_encodings()
     _register()
     cli(prog_name="drasat")

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
 import sys
 from typing import Any
 
@@ -89,8 +88,7 @@ def _solve(files, node, feature_gates, claims, solver, objective, timeout, worke
     if not any(n.kind == "Node" for n in objects):
         click.echo(f"warning: no Node objects in the input: node {problem.node.name} has no labels, "
                    "so slices selected by node labels do not match", err=True)
-    engine = cel_engine or os.environ.get("DRASAT_CEL_ENGINE") or None
-    evaluator = SelectorEvaluator(engine)
+    evaluator = SelectorEvaluator(cel_engine)  # None: $DRASAT_CEL_ENGINE, else the preferred engine
     answer = allocate(problem, solver=solver, objective=objective, time_limit=timeout, workers=workers,
                       evaluator=evaluator)
     if verbose:
@@ -109,7 +107,7 @@ def _solve(files, node, feature_gates, claims, solver, objective, timeout, worke
 def render(claims: list[dict[str, Any]], output: str) -> str:
     """The allocated claims as a v1 List (yaml, json) or a human table."""
     if output == "table":
-        return allocation_table(claims)
+        return allocation_table(claims, encoding=getattr(sys.stdout, "encoding", None) or "utf-8")
     listing = {"apiVersion": "v1", "kind": "List", "items": claims}
     if output == "json":
         return json.dumps(listing, indent=2) + "\n"

@@ -41,3 +41,38 @@ def test_timeouts_no_solver_can_keep_are_refused(timeout: str) -> None:
 
 def test_a_fractional_timeout_is_fine() -> None:
     assert drasat("solve", "--node", "gpu-node-1", "--timeout", "0.5e1", EXAMPLES).exit_code == 0
+
+
+@pytest.mark.parametrize("command", [["solve", "--node", "gpu-node-1"], ["validate"]])
+def test_an_unknown_cel_engine_in_the_environment_is_one_message(command: list[str]) -> None:
+    _register()
+    result = CliRunner().invoke(cli, [*command, EXAMPLES], env={"DRASAT_CEL_ENGINE": "bogus"}, catch_exceptions=False)
+    assert result.exit_code == 2 and result.stdout == ""
+    assert result.stderr == "error: DRASAT_CEL_ENGINE='bogus' is not a CEL engine: expected one of cel-expr, celpy\n"
+
+
+def test_a_console_without_box_characters_gets_an_ascii_table() -> None:
+    done = process("solve", "--node", "gpu-node-1", "-o", "table", EXAMPLES, env={"PYTHONIOENCODING": "cp1252"})
+    assert done.returncode == 0, done.stderr
+    assert "| default/single-gpu" in done.stdout and "+---" in done.stdout
+
+
+def test_characters_the_console_cannot_show_are_escaped_not_a_crash(tmp_path: Path) -> None:
+    (tmp_path / "class.yaml").write_text("apiVersion: resource.k8s.io/v1\nkind: DeviceClass\nmetadata: {name: c}\n"
+                                         "spec:\n  selectors:\n  - cel: {expression: 'device.driver == \"\u0436\" &&'}\n")
+    done = process("validate", str(tmp_path), env={"PYTHONIOENCODING": "cp1252"})
+    assert done.returncode == 2 and "Traceback" not in done.stderr
+    assert "CEL compile error" in done.stdout and "\\u0436" in done.stdout
+
+
+@pytest.mark.parametrize("engine", ["cel-expr", "celpy"])
+def test_a_bad_regular_expression_is_one_clean_message(tmp_path: Path, engine: str) -> None:
+    claims = Path(EXAMPLES, "claims.yaml").read_text().split("---")[0].replace(
+        "deviceClassName: gpu.example.com", "deviceClassName: gpu.example.com\n        selectors:\n"
+        "        - cel: {expression: 'device.driver.matches(\"[\")'}")
+    (tmp_path / "claims.yaml").write_text(claims)
+    (tmp_path / "cluster.yaml").write_text(Path(EXAMPLES, "cluster.yaml").read_text())
+    done = process("solve", "--node", "gpu-node-1", "--cel-engine", engine, str(tmp_path))
+    assert done.returncode == 2 and done.stdout == ""
+    (line,) = done.stderr.splitlines()
+    assert line.startswith("error: claim default/single-gpu: ") and "invalid regular expression: missing ]: [" in line
