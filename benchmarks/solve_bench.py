@@ -1,14 +1,19 @@
 """Solve times of both solvers, in-process, on the perf scenarios and on generated nodes.
 
-Run: ``python benchmarks/solve_bench.py [--repeat N] [--greedy-budget STEPS]``.
-Prints one table; every answer is checked by the verifier. Kubernetes' own Go
-allocator times on this machine (from the engine issue) are printed beside the
-perf scenarios for comparison.
+Run: ``python benchmarks/solve_bench.py [--repeat N] [--greedy-seconds S]``.
+Prints one table; every answer is checked by the verifier. Columns: the greedy
+depth-first search alone (``--solver greedy``), the default (depth-first search
+within a small step budget, then CP-SAT) and CP-SAT alone (``greedy_budget=0``).
+The perf scenarios are read from ``$DRASAT_SHARED/scenarios/perf`` (default:
+``../shared`` beside the clone) and left out, with a note, when absent. The last
+column gives Kubernetes' own Go allocator on the same inputs, measured once by hand
+on the development machine, for comparison only.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import statistics
 import time
 from pathlib import Path
@@ -25,7 +30,8 @@ from drasat.solver.greedy import BudgetExhausted
 from drasat.solver.problem import problem_from_objects
 from drasat.solver.verify import verify
 
-PERF = Path(__file__).resolve().parents[2] / "shared" / "scenarios" / "perf"
+SHARED = Path(os.environ.get("DRASAT_SHARED") or Path(__file__).resolve().parents[2] / "shared")
+PERF = SHARED / "scenarios" / "perf"
 GO_MS = {"wide-8x16-16x4": "0.9 ms", "wide-16x16-64x4": "4.3 ms", "pigeon-8x8-9": "90 ms",
          "pigeon-4x12-13": "300-460 ms", "pigeon-4x14-15": "2.5 s", "pigeon-4x16-17": "9.5 s",
          "pigeon-8x10-11": "-", "slow-counters-prioritized": "> 90 s", "slow-consumable-distinct": "> 90 s"}
@@ -81,7 +87,7 @@ def timed(problem: Problem, repeat: int, **options) -> tuple[str, str]:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__)
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--repeat", type=int, default=5)
     parser.add_argument("--greedy-seconds", type=float, default=20.0,
                         help="time limit of the greedy-only column (depth-first search is exponential)")
@@ -91,6 +97,8 @@ def main() -> None:
                    "greedy / cp-sat", "outcome", "Kubernetes (Go)"):
         table.add_column(column)
     inputs = [(p.stem, perf_problem(p)) for p in sorted(PERF.glob("*.yaml"))]
+    if not inputs:
+        print(f"note: no perf scenarios under {PERF} (set DRASAT_SHARED); generated inputs only")
     inputs += [(f"generated-{d}x{c}", generated_problem(d, c)) for d in (8, 64, 512) for c in (1, 4, 16)]
     inputs.append(("one-claim-one-device", generated_problem(1, 1)))
     for name, problem in inputs:

@@ -6,6 +6,7 @@ turns drasat's errors into messages and exit codes (never a traceback).
 
 from __future__ import annotations
 
+import sys
 from importlib.metadata import PackageNotFoundError, version
 
 import click
@@ -29,22 +30,39 @@ Run `drasat COMMAND --help` for each command's options and exit codes.
 """
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]}, epilog=EPILOG)
+@click.group(context_settings={"help_option_names": ["-h", "--help"]}, epilog=EPILOG, invoke_without_command=True)
 @click.version_option(_version(), "--version", prog_name="drasat")
-def cli() -> None:
+@click.pass_context
+def cli(ctx: click.Context) -> None:
     """Allocate Kubernetes DRA devices (resource.k8s.io/v1) with a constraint solver.
 
     Feed drasat what `kubectl get -o yaml` prints: ResourceSlices, DeviceClasses,
     ResourceClaims (allocated ones count as in use), Nodes, DeviceTaintRules.
     """
+    if ctx.invoked_subcommand is None:  # bare `drasat` asks what it can do: help on stdout, success
+        click.echo(ctx.get_help())
+        ctx.exit(0)
 
 
 def _register() -> None:
     from . import commands  # noqa: F401  (each command module adds itself to the group)
 
 
+def _tolerate_narrow_encodings() -> None:
+    """Characters the console cannot show (an expression's 'é' under cp1252 or ascii) print as escapes.
+
+    Without this, one such character in a message would end the command with a
+    UnicodeEncodeError traceback instead of the message.
+    """
+    for stream in (sys.stdout, sys.stderr):
+        reconfigure = getattr(stream, "reconfigure", None)
+        if reconfigure is not None:
+            reconfigure(errors="backslashreplace")
+
+
 def main() -> None:
     """Console-script entry point."""
+    _tolerate_narrow_encodings()
     _register()
     cli(prog_name="drasat")
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import io
 from typing import TYPE_CHECKING, Any
 
+from rich import box
 from rich.console import Console
 from rich.table import Table
 
@@ -12,9 +13,13 @@ if TYPE_CHECKING:
     from drasat.solver.compare import Comparison, SideResult
 
 
-def allocation_table(claims: list[dict[str, Any]]) -> str:
-    """One row per allocated device: claim, request, device, and what else the result carries."""
-    table = Table(title="Allocation", show_lines=False)
+def allocation_table(claims: list[dict[str, Any]], *, encoding: str = "utf-8") -> str:
+    """One row per allocated device: claim, request, device, and what else the result carries.
+
+    ``encoding`` is the output's: a console that cannot print box-drawing characters
+    (cp1252, ascii) gets a table drawn with ``+``, ``-`` and ``|``.
+    """
+    table = Table(title="Allocation", show_lines=False, box=_box(encoding))
     for column in ("claim", "request", "driver", "pool", "device", "details"):
         table.add_column(column)
     for claim in claims:
@@ -31,6 +36,14 @@ def allocation_table(claims: list[dict[str, Any]]) -> str:
     buffer = io.StringIO()
     Console(file=buffer, width=140, force_terminal=False).print(table)
     return buffer.getvalue()
+
+
+def _box(encoding: str) -> box.Box:
+    try:
+        "┏━┳┓┃┡╇┩└┴┘│─".encode(encoding)
+    except (UnicodeEncodeError, LookupError):
+        return box.ASCII
+    return box.HEAVY_HEAD
 
 
 def _details(result: dict[str, Any]) -> str:

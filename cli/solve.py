@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
 import sys
 from typing import Any
 
@@ -13,6 +12,7 @@ import yaml
 from drasat.models.errors import DrasatError
 
 from .main import cli
+from .options import Seconds
 from .render import allocation_table
 
 EPILOG = """\b
@@ -42,7 +42,7 @@ Examples:
 @click.option("--objective", type=click.Choice(["first-fit", "prioritized-list"]), default="first-fit",
               show_default=True, help="first-fit: exactly the devices Kubernetes would pick; prioritized-list: "
               "earliest firstAvailable alternatives first, then first-fit.")
-@click.option("--timeout", type=click.FloatRange(min=0.001), default=60.0, show_default=True, metavar="SECONDS",
+@click.option("--timeout", type=Seconds(), default=60.0, show_default=True, metavar="SECONDS",
               help="Give up (exit 1) when no answer is found in this time.")
 @click.option("--workers", type=click.IntRange(min=1), default=1, show_default=True, help="CP-SAT search workers.")
 @click.option("--cel-engine", type=click.Choice(["cel-expr", "celpy"]), default=None,
@@ -80,15 +80,15 @@ def _solve(files, node, feature_gates, claims, solver, objective, timeout, worke
 
     from .loading import load_or_raise
 
-    objects = load_or_raise(files)
+    bundle = load_or_raise(files)
+    objects = list(bundle)
     features = Features.parse(feature_gates)
     names = [c.strip() for c in claims.split(",") if c.strip()] if claims is not None else None
-    problem = problem_from_objects(objects, node=node, claims=names, features=features)
+    problem = problem_from_objects(objects, node=node, claims=names, features=features, locate=bundle.location_of)
     if not any(n.kind == "Node" for n in objects):
         click.echo(f"warning: no Node objects in the input: node {problem.node.name} has no labels, "
                    "so slices selected by node labels do not match", err=True)
-    engine = cel_engine or os.environ.get("DRASAT_CEL_ENGINE") or None
-    evaluator = SelectorEvaluator(engine)
+    evaluator = SelectorEvaluator(cel_engine)  # None: $DRASAT_CEL_ENGINE, else the preferred engine
     answer = allocate(problem, solver=solver, objective=objective, time_limit=timeout, workers=workers,
                       evaluator=evaluator)
     if verbose:
@@ -107,7 +107,7 @@ def _solve(files, node, feature_gates, claims, solver, objective, timeout, worke
 def render(claims: list[dict[str, Any]], output: str) -> str:
     """The allocated claims as a v1 List (yaml, json) or a human table."""
     if output == "table":
-        return allocation_table(claims)
+        return allocation_table(claims, encoding=getattr(sys.stdout, "encoding", None) or "utf-8")
     listing = {"apiVersion": "v1", "kind": "List", "items": claims}
     if output == "json":
         return json.dumps(listing, indent=2) + "\n"

@@ -16,7 +16,7 @@ from typing import Any
 import click
 
 from drasat.models.bundle import Loaded
-from drasat.models.errors import Location, Problem
+from drasat.models.errors import DrasatError, Location, Problem
 from drasat.models.loader import load_paths
 from drasat.models.validation import validate_object
 
@@ -66,6 +66,7 @@ def validate(files: tuple[str, ...], quiet: bool, output: str) -> None:
     file, the document (counted from 0), the object and the field.
     """
     _import_checkers()
+    _check_cel_engine()
     bundle = load_paths(list(files), stdin=sys.stdin)
     for notice in bundle.notices:
         click.echo(f"notice: {notice}", err=True)
@@ -135,6 +136,17 @@ def _summary(valid: int, invalid: int, unreadable: int) -> str:
         parts.append(f"{unreadable} unreadable document{'s' if unreadable != 1 else ''} or file"
                      f"{'s' if unreadable != 1 else ''}")
     return "; ".join(parts)
+
+
+def _check_cel_engine() -> None:
+    """A bad ``$DRASAT_CEL_ENGINE`` is one message and exit 2, not an internal error under every object."""
+    from drasat.solver.cel import SelectorEvaluator
+
+    try:
+        SelectorEvaluator()
+    except DrasatError as exc:
+        click.echo(f"error: {exc}", err=True)
+        raise SystemExit(exc.exit_code) from None
 
 
 def _import_checkers() -> None:

@@ -42,6 +42,7 @@ class Bundle:
     notices: list[str] = field(default_factory=list)
     entries: list[Entry] = field(default_factory=list)
     _index: dict[tuple[str, str, str, str], Loaded] = field(default_factory=dict, repr=False)
+    _places: dict[int, Location] = field(default_factory=dict, repr=False)  # id(obj): the bundle keeps obj alive
 
     # --- building ---------------------------------------------------------------------------
 
@@ -61,6 +62,7 @@ class Bundle:
             return
         self.objects.append(loaded)
         self.entries.append(loaded)
+        self._places.setdefault(id(loaded.obj), loaded.location)
         if identity is None:
             return
         if first is None:
@@ -75,6 +77,7 @@ class Bundle:
     def _replace(self, first: Loaded, later: Loaded) -> None:
         self.objects[self.objects.index(first)] = later
         self.entries[self.entries.index(first)] = later
+        self._places.setdefault(id(later.obj), later.location)
         self.notices.append(f"{_place(later.location)}: {later.obj.kind} {_display(later.obj)} replaces the copy "
                             f"read at {_place(first.location)} (the same object, its newer state)")
 
@@ -120,11 +123,8 @@ class Bundle:
         return None
 
     def location_of(self, obj: TypedObject) -> Location | None:
-        """Where an object of this bundle was read."""
-        for loaded in self.objects:
-            if loaded.obj is obj:
-                return loaded.location
-        return None
+        """Where an object of this bundle was read (None for an object from elsewhere)."""
+        return self._places.get(id(obj))
 
     def __iter__(self) -> Iterator[TypedObject]:
         return (loaded.obj for loaded in self.objects)

@@ -11,7 +11,7 @@ from __future__ import annotations
 from datetime import datetime, timezone
 from typing import Any, Annotated
 
-from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, PlainSerializer, model_validator
+from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field, PlainSerializer, model_validator
 from pydantic.alias_generators import to_camel
 
 
@@ -55,6 +55,25 @@ def _timestamp(value: Any) -> str:
 
 
 Timestamp = Annotated[str, BeforeValidator(_timestamp), PlainSerializer(str)]
+
+INT64_MIN, INT64_MAX = -(2**63), 2**63 - 1
+
+
+def _fits_int64(value: int) -> int:
+    """Kubernetes' int64 fields: the API server's decoder refuses a number beyond them, so must drasat.
+
+    Python's ints have no limit; without this check ``count: 99999999999999999999`` or an
+    attribute ``int`` beyond int64 would reach the solver and the CEL engines, which the API
+    server never lets happen.
+    """
+    if not INT64_MIN <= value <= INT64_MAX:
+        raise ValueError(f"{value} does not fit in a 64-bit integer (int64, {INT64_MIN} to {INT64_MAX}), "
+                         "so the API server cannot decode it")
+    return value
+
+
+Int64 = Annotated[int, AfterValidator(_fits_int64)]
+"""A whole number Kubernetes stores as int64 (the models are strict: no text, no floats)."""
 JsonObject = Annotated[Any, Field(description="any JSON value, kept verbatim")]
 
 
@@ -85,10 +104,10 @@ class ObjectMeta(ApiModel):
     namespace: str | None = None
     uid: str | None = None
     resource_version: str | None = None
-    generation: int | None = None
+    generation: Int64 | None = None
     creation_timestamp: Timestamp | None = None
     deletion_timestamp: Timestamp | None = None
-    deletion_grace_period_seconds: int | None = None
+    deletion_grace_period_seconds: Int64 | None = None
     labels: dict[str, str] = Field(default_factory=dict)
     annotations: dict[str, str] = Field(default_factory=dict)
     owner_references: list[OwnerReference] = Field(default_factory=list)
@@ -100,7 +119,7 @@ class ObjectMeta(ApiModel):
 class ListMeta(ApiModel):
     resource_version: str | None = None
     continue_: str | None = Field(default=None, alias="continue")
-    remaining_item_count: int | None = None
+    remaining_item_count: Int64 | None = None
     self_link: str | None = None
     shard_info: JsonObject | None = None
 
@@ -108,7 +127,7 @@ class ListMeta(ApiModel):
 class Condition(ApiModel):
     type: str
     status: str
-    observed_generation: int | None = None
+    observed_generation: Int64 | None = None
     last_transition_time: Timestamp | None = None
     reason: str | None = None
     message: str | None = None

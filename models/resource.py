@@ -10,9 +10,9 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import Field, StrictBool, StrictInt, StrictStr
+from pydantic import Field, StrictBool, StrictStr
 
-from .meta import ApiModel, Condition, JsonObject, NodeSelector, Timestamp, TypedObject
+from .meta import ApiModel, Condition, Int64, JsonObject, NodeSelector, Timestamp, TypedObject
 from .quantity import Quantity
 
 API_VERSION = "resource.k8s.io/v1"
@@ -55,7 +55,7 @@ class DeviceToleration(ApiModel):
     operator: str | None = None
     value: str | None = None
     effect: str | None = None
-    toleration_seconds: int | None = None
+    toleration_seconds: Int64 | None = None
 
 
 class CapacityRequirements(ApiModel):
@@ -73,7 +73,7 @@ class _RequestFields(ApiModel):
     device_class_name: str = ""
     selectors: list[DeviceSelector] = Field(default_factory=list)
     allocation_mode: str | None = None
-    count: int | None = None
+    count: Int64 | None = None
     tolerations: list[DeviceToleration] = Field(default_factory=list)
     capacity: CapacityRequirements | None = None
     derived_attributes: list[DeviceDerivedAttribute] = Field(default_factory=list)
@@ -190,11 +190,11 @@ class ResourceClaimTemplateSpec(ApiModel):
 class DeviceAttribute(ApiModel):
     """One attribute value: exactly one of the eight typed fields (checked by validation)."""
 
-    int_: StrictInt | None = Field(default=None, alias="int")
+    int_: Int64 | None = Field(default=None, alias="int")
     bool_: StrictBool | None = Field(default=None, alias="bool")
     string: StrictStr | None = None
     version: StrictStr | None = None
-    ints: list[StrictInt] | None = None
+    ints: list[Int64] | None = None
     bools: list[StrictBool] | None = None
     strings: list[StrictStr] | None = None
     versions: list[StrictStr] | None = None
@@ -289,8 +289,8 @@ class Device(ApiModel):
 
 class ResourcePool(ApiModel):
     name: str
-    generation: int = 0
-    resource_slice_count: int = 0
+    generation: Int64 = 0
+    resource_slice_count: Int64 = 0
 
 
 class ResourceSliceSpec(ApiModel):

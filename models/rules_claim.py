@@ -154,13 +154,18 @@ def _check_exact(out: Findings, at: Location, request: ExactDeviceRequest | Devi
     mode, count = request.allocation_mode or "ExactCount", request.count or 0
     if mode == "All" and count != 0:
         out.add(at.child("count"), "must not be set when allocationMode is All")
-    elif mode == "ExactCount" and count < 0:
-        out.add(at.child("count"), f"{count} must be greater than zero")
     elif mode not in ("All", "ExactCount"):
         out.add(at.child("allocationMode"), f"{show(mode)} is not an allocation mode: use ExactCount or All")
+    check_count_not_negative(out, at, request)
     if check_max_items(out, at.child("tolerations"), request.tolerations, MAX_TOLERATIONS, "tolerations"):
         for i, toleration in enumerate(request.tolerations):
             check_toleration(out, index(at.child("tolerations"), i), toleration)
+
+
+def check_count_not_negative(out: Findings, at: Location, request: ExactDeviceRequest | DeviceSubRequest) -> None:
+    """ExactCount with a negative count: refused by validate, and by solve for the claims it allocates."""
+    if (request.allocation_mode or "ExactCount") == "ExactCount" and (request.count or 0) < 0:
+        out.add(at.child("count"), f"{request.count} must be greater than zero")
 
 
 def _constraint_attributes(constraints: list[DeviceConstraint]) -> dict[str, set[str]]:

@@ -244,9 +244,8 @@ def check_json_object(out: Findings, where: Location, value: Any, limit: int) ->
 
 def check_object_meta(out: Findings, where: Location, meta: ObjectMeta, name_format: str = "subdomain") -> None:
     """metadata: a name (or generateName) in the kind's format, valid labels and annotations."""
-    if not meta.name and not meta.generate_name:
-        out.add(where.child("name"), "name or generateName is required")
-    elif meta.name:
+    check_name_given(out, where, meta)
+    if meta.name:
         check = check_dns_label if name_format == "label" else check_dns_subdomain
         check(out, where.child("name"), meta.name)
     if meta.namespace:
@@ -255,6 +254,12 @@ def check_object_meta(out: Findings, where: Location, meta: ObjectMeta, name_for
         check_label_key(out, key(where.child("labels"), label), label)
         check_label_value(out, key(where.child("labels"), label), value)
     check_annotations(out, where.child("annotations"), meta.annotations)
+
+
+def check_name_given(out: Findings, where: Location, meta: ObjectMeta) -> None:
+    """No object is stored without a name: the API server fills in generateName's, or refuses."""
+    if not meta.name and not meta.generate_name:
+        out.add(where.child("name"), "name or generateName is required")
 
 
 def check_annotations(out: Findings, where: Location, annotations: dict[str, str]) -> None:

@@ -7,8 +7,11 @@ command line builds one from files, library users build one from objects.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Mapping, Sequence
+from typing import Any, Callable, Mapping, Sequence
 
+from drasat.models.defaults import apply_defaults
+from drasat.models.errors import InputError, Location
+from drasat.models.storable import unstorable_problems
 from drasat.models.resource import DeviceClass, DeviceTaintRule, ResourceClaim, ResourceSlice
 
 from .features import Features
@@ -31,6 +34,13 @@ class Problem:
 
     ``claims`` are allocated in the order given (it matters: first-fit gives earlier
     claims the earlier devices). ``allocated`` are claims that already hold devices.
+
+    Claims are held as the API server stores them: constructing a Problem replaces
+    ``claims`` and ``allocated`` with defaulted copies (:func:`apply_defaults`: a
+    missing or zero ``count`` is 1, a missing toleration operator is ``Equal``). Every
+    way into the solver — ``drasat solve``, :func:`problem_from_objects`, a Problem
+    built by hand — passes here, so no stage ever sees a claim the server would have
+    filled in differently; the caller's objects are left as they were written.
     """
 
     node: NodeInfo
@@ -41,6 +51,10 @@ class Problem:
     taint_rules: Sequence[DeviceTaintRule] = ()
     features: Features = field(default_factory=Features)
 
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "claims", tuple(apply_defaults(c) for c in self.claims))
+        object.__setattr__(self, "allocated", tuple(apply_defaults(c) for c in self.allocated))
+
     def device_class(self, name: str) -> DeviceClass | None:
         for cls in self.classes:
             if cls.metadata.name == name:
@@ -49,14 +63,18 @@ class Problem:
 
 
 def problem_from_objects(objects: Sequence[object], *, node: str | None = None,
-                         claims: Sequence[str] | None = None, features: Features | None = None) -> Problem:
+                         claims: Sequence[str] | None = None, features: Features | None = None,
+                         locate: Callable[[Any], Location | None] | None = None) -> Problem:
     """Sort loaded objects into a Problem, as ``drasat solve`` does.
 
     Node objects give labels; ``node`` names the node (default: the only Node). Claims
     without ``status.allocation`` are to be allocated — all of them in input order, or
     those named in ``claims`` in that order; allocated claims count as in use.
+
+    Raises InputError when an object the Problem uses is one the API server would never
+    have stored (:mod:`drasat.models.storable`), with ``drasat validate``'s messages;
+    ``locate`` gives each object's place in the input for them (file, document).
     """
-    from drasat.models.errors import InputError
 
     by_kind: dict[str, list] = {}
     for obj in objects:
@@ -75,14 +93,22 @@ def problem_from_objects(objects: Sequence[object], *, node: str | None = None,
         if already:
             raise InputError(f"ResourceClaim {', '.join(already)} is already allocated (it has status.allocation)")
         pending = chosen
+    used_nodes = [n for n in by_kind.get("Node", []) if n.name == node_info.name]
+    _refuse_unstorable([*pending, *allocated, *by_kind.get("ResourceSlice", []), *by_kind.get("DeviceClass", []),
+                        *by_kind.get("DeviceTaintRule", []), *used_nodes], locate)
     return Problem(node=node_info, slices=by_kind.get("ResourceSlice", []),
                    classes=by_kind.get("DeviceClass", []), claims=pending, allocated=allocated,
                    taint_rules=by_kind.get("DeviceTaintRule", []), features=features or Features())
 
 
-def _pick_node(nodes: Sequence, name: str | None) -> NodeInfo:
-    from drasat.models.errors import InputError
+def _refuse_unstorable(used: Sequence[Any], locate: Callable[[Any], Location | None] | None) -> None:
+    problems = [problem for obj in used
+                for problem in unstorable_problems(obj, locate(obj) if locate is not None else None)]
+    if problems:
+        raise InputError(problems)
 
+
+def _pick_node(nodes: Sequence, name: str | None) -> NodeInfo:
     if name is None:
         if len(nodes) != 1:
             found = ", ".join(n.name for n in nodes) or "none"

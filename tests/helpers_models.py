@@ -1,4 +1,4 @@
-"""Shared helpers of the model, loader and validate tests: where the shared inputs are, the client oracle.
+"""Shared helpers of the model, loader and validate tests: the shared inputs' objects, the client oracle.
 
 The official Kubernetes client (``kubernetes`` >= 37, generated from the 1.37 API)
 is the test oracle for field names and shapes. It is stricter than the API server
@@ -13,7 +13,6 @@ from __future__ import annotations
 import copy
 import datetime
 import json
-import os
 import re
 import types
 import typing
@@ -29,7 +28,8 @@ from drasat.models.validation import validate_object
 from drasat.models.quantity import Quantity, QuantityError
 from drasat.models.yaml_io import parse_documents
 
-SHARED = Path(os.environ.get("DRASAT_SHARED") or Path(__file__).resolve().parents[2] / "shared")
+from .shared_inputs import SHARED, shared_available, shared_files  # noqa: F401  (re-exported for the tests)
+
 REPO = Path(__file__).resolve().parents[1]
 DATA = Path(__file__).resolve().parent / "data"
 
@@ -56,15 +56,6 @@ CLIENT_CLASSES = {
     ("scheduling.k8s.io/v1beta1", "PodGroup"): "V1beta1PodGroup",
     ("scheduling.k8s.io/v1alpha3", "PodGroup"): "V1alpha3PodGroup",
 }
-
-
-def shared_available() -> bool:
-    return (SHARED / "scenarios").is_dir() and (SHARED / "seeds" / "examples").is_dir()
-
-
-def shared_files(*subdirs: str) -> list[Path]:
-    """YAML files under shared/<subdir>, sorted; empty when shared/ is absent."""
-    return sorted(p for sub in subdirs for p in (SHARED / sub).glob("*.yaml"))
 
 
 def documents(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:

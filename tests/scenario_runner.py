@@ -7,7 +7,6 @@ Used by the scenario tests; kept importable so a failing scenario can be replaye
 from __future__ import annotations
 
 import json
-import os
 from dataclasses import dataclass
 from fractions import Fraction
 from pathlib import Path
@@ -19,7 +18,8 @@ from click.testing import CliRunner
 from drasat.cli.main import cli, _register
 from drasat.models.quantity import Quantity
 
-SHARED = Path(os.environ.get("DRASAT_SHARED") or Path(__file__).resolve().parents[2] / "shared")
+from .shared_inputs import SHARED  # noqa: F401  (re-exported for the scenario tests)
+
 OWN = Path(__file__).resolve().parent / "scenarios"
 SKIP = "scenario.drasat.dev/skip"
 

@@ -18,9 +18,9 @@ from drasat.models.quantity import Quantity
 from drasat.solver.cel import (CelCompileError, CelDevice, CelRuntimeError, SelectorEvaluator,
                                available_engines)
 
-SCENARIOS = sorted((Path(__file__).resolve().parents[2] / "shared" / "scenarios" / "cel").glob("*.yaml"))
-if not SCENARIOS:
-    SCENARIOS = sorted(Path("/work/shared/scenarios/cel").glob("*.yaml"))
+from .shared_inputs import params, shared_files
+
+SCENARIOS = shared_files("scenarios/cel")
 
 
 def load(path: Path) -> tuple[list[CelDevice], list[str], dict]:
@@ -54,13 +54,13 @@ def select(engine: str, devices: list[CelDevice], expressions: list[str]) -> tup
     return chosen, None
 
 
-def test_all_thirty_scenarios_are_present() -> None:
+def test_all_thirty_scenarios_are_present(shared: Path) -> None:
     assert len(SCENARIOS) == 30
 
 
 @pytest.mark.parametrize("engine", available_engines())
-@pytest.mark.parametrize("path", SCENARIOS, ids=[p.stem for p in SCENARIOS])
-def test_scenario(engine: str, path: Path) -> None:
+@pytest.mark.parametrize("path", params(SCENARIOS), ids=lambda p: p.stem)
+def test_scenario(engine: str, path: Path, shared: Path) -> None:
     devices, expressions, expect = load(path)
     chosen, error = select(engine, devices, expressions)
     if "error" in expect:

@@ -9,13 +9,14 @@ Every other shared object is valid.
 
 from __future__ import annotations
 
-import pytest
+from pathlib import Path
+
 
 import drasat.solver.cel.validate  # noqa: F401  (registers the CEL checker, as drasat validate does)
 from drasat.models.kinds import lookup
 from drasat.models.validation import validate_object
 
-from .helpers_models import SHARED, documents, shared_available, shared_files
+from .helpers_models import SHARED, documents, shared_files
 
 _SUBREQUEST = "subrequest names like subReq-0 are not DNS labels"
 _CAPACITY = "capacity names like capacity-0 are not C identifiers"
@@ -113,7 +114,6 @@ def _rejected_shared_objects() -> set[str]:
     return rejected
 
 
-@pytest.mark.skipif(not shared_available(), reason="shared/ (scenarios, seeds) is not available")
-def test_exactly_the_objects_the_api_rejects_are_rejected() -> None:
+def test_exactly_the_objects_the_api_rejects_are_rejected(shared: Path) -> None:
     """The documented list: each of these breaks a Kubernetes validation rule; every other object is valid."""
     assert _rejected_shared_objects() == set(API_REJECTS)

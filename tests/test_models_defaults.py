@@ -85,3 +85,11 @@ spec:
 def test_loading_does_not_default() -> None:
     exact = _claim().spec.devices.requests[0].exactly
     assert exact is not None and exact.allocation_mode is None and exact.count is None
+
+
+def test_defaulting_twice_gives_back_the_same_object_and_shares_unchanged_parts() -> None:
+    claim = _claim()
+    once = apply_defaults(claim)
+    assert apply_defaults(once) is once
+    assert once.spec.devices.constraints is claim.spec.devices.constraints
+    assert once.metadata is claim.metadata

@@ -16,6 +16,7 @@ from drasat.solver.problem import problem_from_objects
 from drasat.solver.verify import verify
 
 from .scenario_runner import OWN, SHARED, SKIP, mismatches, run, scenario_doc, scenario_files
+from .shared_inputs import params
 
 UPSTREAM = scenario_files(SHARED / "scenarios" / "upstream", SHARED / "scenarios" / "cel", OWN)
 PERF = scenario_files(SHARED / "scenarios" / "perf")
@@ -54,22 +55,22 @@ def test_scenario(path, solver):
     _check(path, solver)
 
 
-@pytest.mark.parametrize("path", scenario_files(SHARED / "scenarios" / "cel"), ids=lambda p: p.stem)
-def test_cel_scenario_on_the_pure_python_engine(path):
+@pytest.mark.parametrize("path", params(scenario_files(SHARED / "scenarios" / "cel")), ids=lambda p: p.stem)
+def test_cel_scenario_on_the_pure_python_engine(path, shared):
     """The CEL scenarios again, with the fallback engine (cel-python) behind the same CLI."""
     _check(path, "cp-sat", ["--cel-engine", "celpy"])
 
 
-@pytest.mark.parametrize("path", PERF, ids=lambda p: p.stem)
-def test_perf_scenario_cp_sat(path):
+@pytest.mark.parametrize("path", params(PERF), ids=lambda p: p.stem)
+def test_perf_scenario_cp_sat(path, shared):
     _check(path, "cp-sat")
 
 
-@pytest.mark.parametrize("path", [p for p in PERF if not p.stem.startswith(GREEDY_TOO_SLOW)], ids=lambda p: p.stem)
-def test_perf_scenario_greedy(path):
+@pytest.mark.parametrize("path", params([p for p in PERF if not p.stem.startswith(GREEDY_TOO_SLOW)]), ids=lambda p: p.stem)
+def test_perf_scenario_greedy(path, shared):
     _check(path, "greedy")
 
 
-def test_scenarios_exist():
+def test_scenarios_exist(shared):
     """The shared scenarios must be found: a run that silently tests nothing must fail."""
     assert len(UPSTREAM) >= 177 and len(PERF) >= 9, f"scenarios not found under {SHARED}"

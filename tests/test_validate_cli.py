@@ -14,7 +14,8 @@ from drasat.models.errors import Location, Problem
 from drasat.models.meta import TypedObject
 from drasat.models.validation import register_checker, unregister_checker
 
-from .helpers_models import REPO, SHARED, shared_available, shared_files
+from .helpers_models import REPO, SHARED, shared_files
+from .shared_inputs import params
 from .test_models_api_rejects import API_REJECTS
 
 _register()
@@ -107,11 +108,7 @@ def test_registered_checkers_are_part_of_validation(tmp_path: Path) -> None:
     assert result.exit_code == 2 and "metadata.name: no GPUs today" in result.stdout
 
 
-pytestmark_shared = pytest.mark.skipif(not shared_available(), reason="shared/ is not available")
-
-
-@pytestmark_shared
-def test_seed_examples_are_valid_except_the_three_the_api_rejects() -> None:
+def test_seed_examples_are_valid_except_the_three_the_api_rejects(shared: Path) -> None:
     result = run(str(SHARED / "seeds" / "examples"))
     assert result.exit_code == 2  # seed000-05, -11, -14 break Kubernetes rules (see API_REJECTS)
     failed = {line.split()[1].rsplit(":", 1)[0] for line in result.stdout.splitlines() if line.startswith("FAIL")}
@@ -123,9 +120,8 @@ def test_seed_examples_are_valid_except_the_three_the_api_rejects() -> None:
 UPSTREAM = shared_files("scenarios/upstream")
 
 
-@pytestmark_shared
-@pytest.mark.parametrize("path", UPSTREAM, ids=[p.stem for p in UPSTREAM])
-def test_upstream_scenario_objects_are_valid_unless_the_api_rejects_them(path: Path) -> None:
+@pytest.mark.parametrize("path", params(UPSTREAM), ids=lambda p: p.stem)
+def test_upstream_scenario_objects_are_valid_unless_the_api_rejects_them(path: Path, shared: Path) -> None:
     result = run(str(path))
     failed = {line.split()[1].rsplit(":", 1)[0] for line in result.stdout.splitlines() if line.startswith("FAIL")}
     expected = {str(SHARED / key) for key in API_REJECTS if key.startswith(str(path.relative_to(SHARED)) + "[")}

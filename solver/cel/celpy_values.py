@@ -9,8 +9,10 @@ as CEL requires. CEL equality and ordering replace celpy's own, which differ fro
 
 from __future__ import annotations
 
+import functools
 from typing import Any, Callable
 
+import re2
 from celpy import celtypes
 from celpy.evaluation import CELEvalError
 
@@ -175,6 +177,27 @@ def _string(value: Any) -> Any:
     return celtypes.StringType(value)
 
 
+_QUIET = re2.Options()
+_QUIET.log_errors = False  # RE2 would log every bad pattern to stderr from C++, past Python's logging
+
+
+@functools.lru_cache(maxsize=256)
+def _regex(pattern: str) -> Any:
+    try:
+        return re2.compile(pattern, _QUIET)
+    except re2.error as exc:
+        reason = exc.args[0] if exc.args else ""
+        reason = reason.decode(errors="replace") if isinstance(reason, bytes) else str(reason)
+        raise lib.LibError(f"invalid regular expression: {reason}") from None
+
+
+def _matches(text: Any, pattern: Any) -> bool:
+    """``matches``, replacing celpy's: no log line per bad pattern, and cel-expr's words for the error."""
+    if not isinstance(text, str) or not isinstance(pattern, str):
+        raise lib.LibError(lib.NO_SUCH_OVERLOAD)
+    return _regex(pattern).search(text) is not None
+
+
 def functions() -> dict[str, Callable[..., Any]]:
     """The celpy function table: operators, Kubernetes libraries, strings, optionals."""
     table: dict[str, Callable[..., Any]] = {
@@ -189,6 +212,7 @@ def functions() -> dict[str, Callable[..., Any]]:
         "semver": lib.semver, "isSemver": lib.is_semver, "includes": lib.includes,
         "major": lambda v: lib.semver_part(v, "major"), "minor": lambda v: lib.semver_part(v, "minor"),
         "patch": lambda v: lib.semver_part(v, "patch"),
+        "matches": _matches,
     }
     table.update(strings_ext.FUNCTIONS)
     wrapped = {name: _wrap(fn) for name, fn in table.items()}

@@ -9,7 +9,7 @@ depend on the engine in use.
 
 from __future__ import annotations
 
-from drasat.models.errors import EvaluationError, SelectorError
+from drasat.models.errors import EvaluationError, InputError, SelectorError
 
 #: Kubernetes' allocator appends this to every ``no such key`` runtime error.
 MISSING_KEY_HINT = (". consider using CEL optional chaining (.? followed by orValue()) "
@@ -35,6 +35,13 @@ class CelRuntimeError(EvaluationError):
     def __init__(self, detail: str) -> None:
         self.detail = detail
         super().__init__(detail)
+
+
+class UnknownEngine(InputError, ValueError):
+    """A CEL engine drasat does not know, or whose library is not installed (``$DRASAT_CEL_ENGINE``, ``--cel-engine``).
+
+    Bad input like any other (exit 2, one message); still a ValueError for callers that caught that before.
+    """
 
 
 def missing_key(key: object) -> str:

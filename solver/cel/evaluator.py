@@ -26,8 +26,8 @@ from collections import OrderedDict
 from typing import Any, Protocol
 
 from .device import CelDevice, validate
-from .errors import (MAX_EXPRESSION_BYTES, CelCompileError, CelRuntimeError, compilation_failed, issue,
-                     result_type_error)
+from .errors import (MAX_EXPRESSION_BYTES, CelCompileError, CelRuntimeError, UnknownEngine, compilation_failed,
+                     issue, result_type_error)
 from .values import Value, checked, static_error
 
 ENV_VAR = "DRASAT_CEL_ENGINE"
@@ -60,7 +60,7 @@ def default_engine_name() -> str:
     chosen = os.environ.get(ENV_VAR, "").strip()
     if chosen:
         if chosen not in _ENGINES:
-            raise ValueError(f"{ENV_VAR}={chosen!r}: expected one of {', '.join(_ENGINES)}")
+            raise UnknownEngine(f"{ENV_VAR}={chosen!r} is not a CEL engine: expected one of {', '.join(_ENGINES)}")
         return chosen
     return available_engines()[0]
 
@@ -114,11 +114,11 @@ def _make_engine(name: str) -> Engine:
     from . import engine_celexpr, engine_celpy
     if name == "cel-expr":
         if not engine_celexpr.available():
-            raise ValueError("CEL engine 'cel-expr' is not available: cel-expr-python is not installed")
+            raise UnknownEngine("CEL engine 'cel-expr' is not available: cel-expr-python is not installed")
         return engine_celexpr.CelExprEngine()
     if name == "celpy":
         return engine_celpy.CelpyEngine()
-    raise ValueError(f"unknown CEL engine {name!r}: expected one of {', '.join(_ENGINES)}")
+    raise UnknownEngine(f"unknown CEL engine {name!r}: expected one of {', '.join(_ENGINES)}")
 
 
 _UNSEEN = object()

@@ -1,0 +1,44 @@
+"""What the API server could never have stored, checked on the objects ``drasat solve`` uses.
+
+``drasat validate`` reports every rule the API server enforces. ``drasat solve`` cannot
+refuse all of them: the conformance scenarios come from Kubernetes' allocator tests,
+which feed the allocator objects that validation refuses (subrequest names that are
+not DNS labels, a count with allocationMode All) and pin what it does with them. Some
+breaches leave nothing meaningful to allocate, though — a negative count, an object
+without a name — and no allocator ever meets them, because the API server never
+stores such an object. ``solve`` refuses those, with validate's own messages (the
+checks are the same functions), for the objects it uses; an object it does not use is
+validate's business alone. Numbers beyond int64 never get this far: the loader
+refuses them, as the API server's decoder does (:data:`drasat.models.meta.Int64`).
+"""
+
+from __future__ import annotations
+
+from .errors import Location, Problem
+from .meta import TypedObject
+from .resource import ResourceClaim
+from .rules_claim import check_count_not_negative
+from .rules_format import Findings, check_name_given, index
+
+
+def unstorable_problems(obj: TypedObject, where: Location | None = None) -> list[Problem]:
+    """The ways ``obj`` breaks a rule that means the API server would never have stored it."""
+    where = where or Location(kind=obj.kind, name="/".join(filter(None, (obj.namespace, obj.name))) or None)
+    out = Findings()
+    check_name_given(out, where.child("metadata"), obj.metadata)
+    if isinstance(obj, ResourceClaim):
+        _check_claim(out, where, obj)
+    return out.problems
+
+
+def _check_claim(out: Findings, where: Location, claim: ResourceClaim) -> None:
+    if not claim.metadata.name and claim.metadata.generate_name:
+        out.add(where.child("metadata.name"), "a claim to allocate needs its name; generateName is only turned "
+                                              "into one when the API server stores the claim")
+    requests = where.child("spec.devices.requests")
+    for i, request in enumerate(claim.spec.devices.requests):
+        at = index(requests, i)
+        if request.exactly is not None:
+            check_count_not_negative(out, at.child("exactly"), request.exactly)
+        for j, sub in enumerate(request.first_available):
+            check_count_not_negative(out, index(at.child("firstAvailable"), j), sub)

@@ -1,0 +1,78 @@
+"""The command line as a newcomer meets it: bare commands, odd options, odd environments, never a traceback."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from drasat.cli.main import _register, cli
+
+EXAMPLES = str(Path(__file__).resolve().parents[1] / "examples")
+
+
+def drasat(*args: str, stdin: str | None = None):
+    _register()
+    return CliRunner().invoke(cli, list(args), input=stdin, catch_exceptions=False, prog_name="drasat")
+
+
+def process(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "drasat.cli", *args], capture_output=True, text=True, timeout=120,
+                          env={**os.environ, **(env or {})})
+
+
+def test_bare_drasat_prints_help_and_succeeds() -> None:
+    result = drasat()
+    assert result.exit_code == 0 and result.stdout.startswith("Usage: drasat") and "solve" in result.stdout
+    done = process()
+    assert done.returncode == 0 and done.stdout.startswith("Usage: drasat") and done.stderr == ""
+
+
+@pytest.mark.parametrize("timeout", ["nan", "inf", "-inf", "1e400", "0", "-1", "0.0"])
+def test_timeouts_no_solver_can_keep_are_refused(timeout: str) -> None:
+    result = drasat("solve", "--node", "gpu-node-1", "--timeout", timeout, EXAMPLES)
+    assert result.exit_code == 2 and result.stdout == ""
+    assert f"'{timeout}' is not a time limit: give a finite number of seconds above 0" in result.stderr
+
+
+def test_a_fractional_timeout_is_fine() -> None:
+    assert drasat("solve", "--node", "gpu-node-1", "--timeout", "0.5e1", EXAMPLES).exit_code == 0
+
+
+@pytest.mark.parametrize("command", [["solve", "--node", "gpu-node-1"], ["validate"]])
+def test_an_unknown_cel_engine_in_the_environment_is_one_message(command: list[str]) -> None:
+    _register()
+    result = CliRunner().invoke(cli, [*command, EXAMPLES], env={"DRASAT_CEL_ENGINE": "bogus"}, catch_exceptions=False)
+    assert result.exit_code == 2 and result.stdout == ""
+    assert result.stderr == "error: DRASAT_CEL_ENGINE='bogus' is not a CEL engine: expected one of cel-expr, celpy\n"
+
+
+def test_a_console_without_box_characters_gets_an_ascii_table() -> None:
+    done = process("solve", "--node", "gpu-node-1", "-o", "table", EXAMPLES, env={"PYTHONIOENCODING": "cp1252"})
+    assert done.returncode == 0, done.stderr
+    assert "| default/single-gpu" in done.stdout and "+---" in done.stdout
+
+
+def test_characters_the_console_cannot_show_are_escaped_not_a_crash(tmp_path: Path) -> None:
+    (tmp_path / "class.yaml").write_text("apiVersion: resource.k8s.io/v1\nkind: DeviceClass\nmetadata: {name: c}\n"
+                                         "spec:\n  selectors:\n  - cel: {expression: 'device.driver == \"\u0436\" &&'}\n")
+    done = process("validate", str(tmp_path), env={"PYTHONIOENCODING": "cp1252"})
+    assert done.returncode == 2 and "Traceback" not in done.stderr
+    assert "CEL compile error" in done.stdout and "\\u0436" in done.stdout
+
+
+@pytest.mark.parametrize("engine", ["cel-expr", "celpy"])
+def test_a_bad_regular_expression_is_one_clean_message(tmp_path: Path, engine: str) -> None:
+    claims = Path(EXAMPLES, "claims.yaml").read_text().split("---")[0].replace(
+        "deviceClassName: gpu.example.com", "deviceClassName: gpu.example.com\n        selectors:\n"
+        "        - cel: {expression: 'device.driver.matches(\"[\")'}")
+    (tmp_path / "claims.yaml").write_text(claims)
+    (tmp_path / "cluster.yaml").write_text(Path(EXAMPLES, "cluster.yaml").read_text())
+    done = process("solve", "--node", "gpu-node-1", "--cel-engine", engine, str(tmp_path))
+    assert done.returncode == 2 and done.stdout == ""
+    (line,) = done.stderr.splitlines()
+    assert line.startswith("error: claim default/single-gpu: ") and "invalid regular expression: missing ]: [" in line

@@ -1,0 +1,98 @@
+"""``drasat solve`` refuses what the API server would never have stored, with ``drasat validate``'s messages."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from drasat.cli.main import _register, cli
+from drasat.models.errors import InputError
+from drasat.models.loader import load_text
+from drasat.solver.problem import problem_from_objects
+
+CLUSTER = Path(__file__).resolve().parents[1] / "examples" / "cluster.yaml"
+CLAIM = """\
+apiVersion: resource.k8s.io/v1
+kind: ResourceClaim
+metadata: {name: broken, namespace: default}
+spec:
+  devices:
+    requests:
+    - name: gpu
+      exactly: {deviceClassName: gpu.example.com}
+    - name: alternatives
+      firstAvailable:
+      - {name: one, deviceClassName: gpu.example.com}
+---
+apiVersion: resource.k8s.io/v1
+kind: ResourceClaim
+metadata: {name: fine, namespace: default}
+spec:
+  devices:
+    requests: [{name: gpu, exactly: {deviceClassName: gpu.example.com}}]
+"""
+BROKEN = {
+    "negative count": ("exactly: {deviceClassName: gpu.example.com}",
+                       "exactly: {deviceClassName: gpu.example.com, count: -1}",
+                       "spec.devices.requests[0].exactly.count: -1 must be greater than zero"),
+    "negative subrequest count": ("{name: one, deviceClassName: gpu.example.com}",
+                                  "{name: one, deviceClassName: gpu.example.com, count: -2}",
+                                  "spec.devices.requests[1].firstAvailable[0].count: -2 must be greater than zero"),
+    "no name": ("metadata: {name: broken, namespace: default}", "metadata: {namespace: default}",
+                "metadata.name: name or generateName is required"),
+    "count beyond int64": ("exactly: {deviceClassName: gpu.example.com}",
+                           "exactly: {deviceClassName: gpu.example.com, count: 99999999999999999999}",
+                           "count: 99999999999999999999 does not fit in a 64-bit integer"),
+}
+
+
+def _run(tmp_path: Path, *args: str, claims: str = CLAIM, cluster: str | None = None):
+    (tmp_path / "claims.yaml").write_text(claims)
+    (tmp_path / "cluster.yaml").write_text(cluster if cluster is not None else CLUSTER.read_text())
+    _register()
+    return CliRunner().invoke(cli, [*args, str(tmp_path)], catch_exceptions=False)
+
+
+@pytest.mark.parametrize("case", sorted(BROKEN))
+def test_solve_refuses_with_validates_message(tmp_path: Path, case: str) -> None:
+    old, new, message = BROKEN[case]
+    claims = CLAIM.replace(old, new, 1)
+    validated = _run(tmp_path, "validate", "-q", claims=claims)
+    assert validated.exit_code == 2 and message in validated.stdout
+    (line,) = [line.split("- ", 1)[-1].removeprefix("error  ") for line in validated.stdout.splitlines()
+               if message in line]
+    solved = _run(tmp_path, "solve", "--node", "gpu-node-1", claims=claims)
+    assert solved.exit_code == 2 and solved.stdout == "" and "Traceback" not in solved.stderr
+    assert f"error: {line.strip()}" in solved.stderr
+
+
+def test_an_object_solve_does_not_use_is_left_to_validate(tmp_path: Path) -> None:
+    claims = CLAIM.replace(*BROKEN["negative count"][:2], 1)
+    assert _run(tmp_path, "solve", "--node", "gpu-node-1", "--claims", "fine", claims=claims).exit_code == 0
+    assert _run(tmp_path, "validate", claims=claims).exit_code == 2
+
+
+def test_a_claim_known_only_by_generate_name_cannot_be_allocated(tmp_path: Path) -> None:
+    claims = CLAIM.replace("metadata: {name: broken,", "metadata: {generateName: broken-,", 1)
+    assert _run(tmp_path, "validate", claims=claims).exit_code == 0  # the API server would name it
+    solved = _run(tmp_path, "solve", "--node", "gpu-node-1", claims=claims)
+    assert solved.exit_code == 2 and "a claim to allocate needs its name" in solved.stderr
+
+
+@pytest.mark.parametrize("engine", ["cel-expr", "celpy"])
+def test_an_attribute_beyond_int64_is_refused_before_any_cel_engine_sees_it(tmp_path: Path, engine: str) -> None:
+    cluster = CLUSTER.read_text().replace("example.com/numa:\n        int: 0", "example.com/numa: {int: 99999999999999999999}")
+    assert cluster != CLUSTER.read_text()
+    claims = CLAIM.replace("exactly: {deviceClassName: gpu.example.com}", "exactly: {deviceClassName: gpu.example.com, "
+                           "selectors: [{cel: {expression: 'device.attributes[\"example.com\"].numa > 0'}}]}", 1)
+    solved = _run(tmp_path, "solve", "--node", "gpu-node-1", "--cel-engine", engine, claims=claims, cluster=cluster)
+    assert solved.exit_code == 2 and solved.stdout == "" and "Traceback" not in solved.stderr
+    assert '.attributes["example.com/numa"].int: 99999999999999999999 does not fit in a 64-bit integer' in solved.stderr
+
+
+def test_library_callers_get_the_same_refusal() -> None:
+    objects = list(load_text(CLAIM.replace(*BROKEN["negative count"][:2], 1)))
+    with pytest.raises(InputError, match=r"ResourceClaim/default/broken: spec.devices.requests\[0\].exactly.count: -1"):
+        problem_from_objects(objects, node="n")
