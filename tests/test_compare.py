@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import io
 import json
-import os
 from pathlib import Path
 
 import pytest
@@ -80,11 +79,8 @@ def test_unschedulable_on_both_sides_is_reported_not_raised() -> None:
     assert comparison.identical
 
 
-def test_a_side_that_runs_out_of_time_is_a_timeout_verdict() -> None:
-    base = Path(os.environ.get("DRASAT_SHARED") or ROOT.parent / "shared")
-    pigeon = base / "scenarios" / "perf" / "pigeon-4x12-13.yaml"
-    if not pigeon.exists():
-        pytest.skip(f"the shared scenarios are not here ({base}); set DRASAT_SHARED")
+def test_a_side_that_runs_out_of_time_is_a_timeout_verdict(shared: Path) -> None:
+    pigeon = shared / "scenarios" / "perf" / "pigeon-4x12-13.yaml"
     problem = _problem(str(pigeon))
     comparison = compare(problem, time_limit=0.05)  # greedy needs about a second, CP-SAT milliseconds
     assert comparison.greedy.verdict == TIMEOUT
