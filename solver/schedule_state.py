@@ -1,0 +1,117 @@
+"""What changes while pods are placed one at a time: claims, what each node has left, devices in use.
+
+The Cluster is the input and never changes; this state starts from it and takes
+each placement in turn (claims allocated and reserved, a pod's requests on its
+node), so that each pod finds what the previous ones left — as kube-scheduler's
+cache does between scheduling cycles.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from fractions import Fraction
+
+from drasat.models.core import Node, Pod
+from drasat.models.resource import Device, ResourceClaim
+
+from .cluster import Cluster, ObjectKey, key_of
+from .node_classes import NodeDevices, PoolKey, in_use_text, node_devices, signature
+from .node_resources import Resources, pod_requests
+from .problem import NodeInfo, Problem
+
+
+@dataclass
+class NodeLoad:
+    """A node's allocatable resources and what bound pods already request of them."""
+
+    node: Node
+    allocatable: Resources
+    used: Resources = field(default_factory=dict)
+    used_for_score: Resources = field(default_factory=dict)  # with the scheduler's defaults for missing requests
+    pods: int = 0
+
+    def add(self, requests: Resources, for_score: Resources) -> None:
+        for name, amount in requests.items():
+            self.used[name] = self.used.get(name, Fraction(0)) + amount
+        for name, amount in for_score.items():
+            self.used_for_score[name] = self.used_for_score.get(name, Fraction(0)) + amount
+        self.pods += 1
+
+
+class ClusterState:
+    """Claims as they stand, node loads, and each node's devices with their equivalence signature."""
+
+    def __init__(self, cluster: Cluster) -> None:
+        self.cluster = cluster
+        self.book: dict[ObjectKey, ResourceClaim] = dict(cluster.claims_by_key)
+        self.loads = {n.name: NodeLoad(n, _allocatable(n)) for n in cluster.nodes}
+        self._by_pool: dict[PoolKey, dict[ObjectKey, ResourceClaim]] = {}
+        self._devices: dict[tuple[str, str, str], Device] = {}
+        self.nodes = self._describe_nodes()
+        for claim in self.book.values():
+            self._index(claim)
+        self._pool_nodes: dict[PoolKey, list[NodeDevices]] = {}
+        for node in self.nodes.values():
+            node.in_use = in_use_text(node, self._by_pool)
+            for pool in node.pools:
+                self._pool_nodes.setdefault(pool, []).append(node)
+        for pod in cluster.pods:
+            if pod.spec.node_name in self.loads:
+                self.bind(pod, pod.spec.node_name)
+
+    def _describe_nodes(self) -> dict[str, NodeDevices]:
+        own: dict[str, list] = {n.name: [] for n in self.cluster.nodes}
+        others = []
+        for s in self.cluster.slices:
+            for d in s.spec.devices:
+                self._devices.setdefault((s.spec.driver, s.spec.pool.name, d.name), d)
+            if s.spec.node_name is not None:
+                own.setdefault(s.spec.node_name, []).append(s)
+            else:
+                others.append(s)
+        keep_apart = bool(self.cluster.taint_rules)
+        return {n.name: node_devices(n.name, own[n.name], others, keep_apart) for n in self.cluster.nodes}
+
+    def _index(self, claim: ResourceClaim) -> set[PoolKey]:
+        allocation = claim.status.allocation if claim.status else None
+        pools = {(r.driver, r.pool) for r in allocation.devices.results} if allocation else set()
+        for pool in pools:
+            self._by_pool.setdefault(pool, {})[key_of(claim)] = claim
+        return pools
+
+    def device(self, driver: str, pool: str, name: str) -> Device | None:
+        return self._devices.get((driver, pool, name))
+
+    def signature(self, node: str) -> str:
+        return signature(self.nodes[node])
+
+    def problem(self, node: str, claims: list[ResourceClaim]) -> Problem:
+        """The per-node question for the existing allocator: these claims, with what is in use around them."""
+        devices = self.nodes[node]
+        allocated = {key_of(c): c for pool in devices.pools for c in self._by_pool.get(pool, {}).values()}
+        n = self.loads[node].node
+        return Problem(node=NodeInfo(n.name, dict(n.metadata.labels)), slices=devices.slices,
+                       classes=self.cluster.classes, claims=claims, allocated=list(allocated.values()),
+                       taint_rules=self.cluster.taint_rules, features=self.cluster.features)
+
+    def record(self, claims: list[ResourceClaim]) -> None:
+        """Claims allocated or newly reserved: they replace their old version; nodes using their pools change."""
+        touched: set[PoolKey] = set()
+        for claim in claims:
+            self.book[key_of(claim)] = claim
+            touched |= self._index(claim)
+        changed = {id(n): n for pool in touched for n in self._pool_nodes.get(pool, [])}
+        for node in changed.values():
+            node.in_use = in_use_text(node, self._by_pool)
+
+    def bind(self, pod: Pod, node: str) -> None:
+        """The pod runs on ``node``: its requests (with its DRA amounts) count there from now on."""
+        statuses = pod.status.node_allocatable_resource_claim_statuses if pod.status else []
+        level = self.cluster.features["PodLevelResources"]
+        self.loads[node].add(pod_requests(pod, statuses, pod_level=level),
+                             pod_requests(pod, statuses, pod_level=level, defaults=True))
+
+
+def _allocatable(node: Node) -> Resources:
+    values = node.status.allocatable if node.status else {}
+    return {name: Fraction(q.value) for name, q in values.items()}
