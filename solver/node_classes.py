@@ -70,5 +70,15 @@ def in_use_text(node: NodeDevices, by_pool: Mapping[PoolKey, Mapping[tuple[str, 
     return json.dumps(sorted(rows))
 
 
-def signature(node: NodeDevices) -> str:
-    return f"{node.static}#{node.in_use}"
+NodeSignature = tuple[int, str]
+
+
+class Signatures:
+    """Interns each node's static description as a small number, so a signature is cheap to hash."""
+
+    def __init__(self) -> None:
+        self._ids: dict[str, int] = {}
+
+    def of(self, node: NodeDevices) -> NodeSignature:
+        static = self._ids.setdefault(node.static, len(self._ids))
+        return static, node.in_use

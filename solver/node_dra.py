@@ -45,6 +45,7 @@ class DraVerdict:
     """The devices step on one node: reasons it fails, or the allocations, DRA score and DRA amounts."""
 
     node: str
+    pod: str  # the verdict is reused for other pods of the same shape: its claims are this pod's
     reasons: list[str] = field(default_factory=list)
     claims: list[ResourceClaim] = field(default_factory=list)  # newly allocated (the extended one included)
     allocations: dict[str, AllocationResult] = field(default_factory=dict)
@@ -80,17 +81,28 @@ def allocated_elsewhere(state: ClusterState, pc: PodClaims, node: str) -> list[s
     return []
 
 
-def cache_key(state: ClusterState, pc: PodClaims, claims: list[ResourceClaim], node: str) -> str:
-    """Same claim shapes (names aside), same claims in use by the pod, same node class: same verdict."""
+@dataclass(frozen=True)
+class ClaimShape:
+    """What a pod asks of a node's devices, the same on every node that lacks the same device-plugin resources."""
+
+    claims: list[ResourceClaim]
+    mappings: list[ContainerExtendedResourceRequest]
+    key: str  # the claims' specs (names aside) and the allocated claims the pod shares
+
+
+def claim_shape(state: ClusterState, pc: PodClaims, node: str) -> ClaimShape:
+    claims, mappings = claims_to_allocate(state, pc, node)
     shapes = [c.spec.to_api() for c in claims]
     shared = sorted(f"{u.claim.namespace}/{u.claim.name}" for u in pc.uses if u.allocated)
-    return json.dumps([shapes, shared], sort_keys=True) + "@" + state.signature(node)
+    return ClaimShape(claims, mappings, json.dumps([shapes, shared], sort_keys=True))
 
 
-def dra_verdict(state: ClusterState, pc: PodClaims, node: str, options: AllocateOptions) -> DraVerdict:
+def dra_verdict(state: ClusterState, pc: PodClaims, node: str, options: AllocateOptions,
+                shape: ClaimShape | None = None) -> DraVerdict:
     """Allocate the pod's pending claims on ``node`` and work out the DRA score and node-allocatable amounts."""
-    claims, mappings = claims_to_allocate(state, pc, node)
-    verdict = DraVerdict(node, claims=claims, mappings=mappings)
+    shape = shape or claim_shape(state, pc, node)
+    claims = shape.claims
+    verdict = DraVerdict(node, pc.label, claims=claims, mappings=shape.mappings)
     if claims:
         verdict.problem = state.problem(node, claims)
         try:

@@ -11,17 +11,18 @@ scheduler's summary line instead.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Sequence
 
 from drasat.models.core import (
-    NodeAllocatableResourceClaimStatus, Pod, PodExtendedResourceClaimStatus, PodResourceClaimStatus, PodStatus,
+    Node, NodeAllocatableResourceClaimStatus, Pod, PodExtendedResourceClaimStatus, PodResourceClaimStatus, PodStatus,
 )
 from drasat.models.resource import AllocationResult, ResourceClaim, ResourceClaimStatus
 
+from .cel import SelectorEvaluator
 from .cluster import Cluster, label_of
-from .node_dra import AllocateOptions, DraVerdict, allocated_elsewhere, cache_key, claims_to_allocate, dra_verdict
-from .node_filter import filter_reasons, summary
+from .node_dra import AllocateOptions, ClaimShape, DraVerdict, allocated_elsewhere, claim_shape, dra_verdict
+from .node_filter import REASON_DRA, filter_reasons, summary
 from .node_resources import Resources, insufficient, least_allocated, pod_requests
 from .pods import PodClaims, is_extended_resource, pending_pods, pod_consumer, resolve_pod_claims
 from .problem import Problem
@@ -52,45 +53,86 @@ def schedule(cluster: Cluster, pods: Sequence[Pod] | None = None, *,
     """Place ``pods`` (default: every pending pod) one at a time; each placement shapes the next."""
     state = ClusterState(cluster)
     options = options or AllocateOptions()
-    cache: dict[str, DraVerdict] = {}
+    if options.evaluator is None:  # one CEL engine for the whole run: compiled selectors are kept
+        options = replace(options, evaluator=SelectorEvaluator())
+    cache: dict[tuple, DraVerdict] = {}
     return [schedule_one(state, pod, options, cache) for pod in (pending_pods(cluster) if pods is None else pods)]
 
 
+@dataclass
+class _Outcome:
+    """One node's answer for the pod: why not, or the devices verdict and the NodeResourcesFit score."""
+
+    reasons: list[str]
+    verdict: DraVerdict | None = None
+    fit_score: int = 0
+
+
 def schedule_one(state: ClusterState, pod: Pod, options: AllocateOptions,
-                 cache: dict[str, DraVerdict]) -> Placement:
-    """Filter, score and commit one pod against the current state."""
+                 cache: dict[tuple, DraVerdict]) -> Placement:
+    """Filter, score and commit one pod against the current state.
+
+    Nodes alike in everything the filters read (labels and taints, load, devices and devices in use) get
+    the same answer, so each such class of nodes is evaluated once for the pod."""
     cluster = state.cluster
     pc = resolve_pod_claims(pod, cluster, state.book)
     if pc.unresolvable:
         return Placement(pod, reason=summary(len(cluster.nodes), [], pc.unresolvable))
-    level = cluster.features["PodLevelResources"]
-    request = pod_requests(pod, pod_level=level)
+    name_matters = bool(pod.spec.node_name) or any(u.allocated for u in pc.uses) or any(
+        t.match_fields for t in pod.required_node_terms())
+    classes: dict[tuple, _Outcome] = {}
+    shapes: dict[frozenset[str], ClaimShape] = {}
     reasons: dict[str, list[str]] = {}
-    passed: list[tuple[str, DraVerdict]] = []
+    passed: list[tuple[str, _Outcome]] = []
     for node in cluster.nodes:
-        load = state.loads[node.name]
-        why = filter_reasons(pod, node) or _fit(load, pc, request) or allocated_elsewhere(state, pc, node.name)
-        verdict = None if why else _cached_verdict(state, pc, node.name, options, cache)
-        if verdict is not None and not verdict.reasons and verdict.statuses:
-            why = _fit(load, pc, pod_requests(pod, verdict.statuses, pod_level=level))
-        if why or verdict is None or verdict.reasons:
-            reasons[node.name] = why or (verdict.reasons if verdict else [])
-            continue
-        passed.append((node.name, verdict))
-    for name, verdict in _ranked(state, pod, passed, level):
+        key = (node.name if name_matters else "", state.filter_key(node.name), state.loads[node.name].key,
+               state.signature(node.name))
+        outcome = classes.get(key)
+        if outcome is None:
+            outcome = classes[key] = _evaluate(state, pc, node, options, cache, shapes)
+        if outcome.reasons:
+            reasons[node.name] = outcome.reasons
+        else:
+            passed.append((node.name, outcome))
+    for name, verdict in _ranked(passed):
         placement = _commit(state, pc, name, verdict, options)
         if placement is not None:
             return placement
-        reasons[name] = ["cannot allocate all claims"]
+        reasons[name] = [REASON_DRA]
     return Placement(pod, reason=summary(len(cluster.nodes), reasons.values()), node_reasons=reasons)
 
 
+def _evaluate(state: ClusterState, pc: PodClaims, node: Node, options: AllocateOptions,
+              cache: dict[tuple, DraVerdict], shapes: dict[frozenset[str], ClaimShape]) -> _Outcome:
+    """The filters in the scheduler's order, then the devices, then the DRA amounts on top of the load."""
+    pod, load = pc.pod, state.loads[node.name]
+    level = state.cluster.features["PodLevelResources"]
+    why = filter_reasons(pod, node) or _fit(load, pc, pod_requests(pod, pod_level=level)) or \
+        allocated_elsewhere(state, pc, node.name)
+    if why:
+        return _Outcome(why)
+    verdict = _cached_verdict(state, pc, node.name, options, cache, shapes)
+    if verdict.reasons:
+        return _Outcome(verdict.reasons)
+    if verdict.statuses:
+        why = _fit(load, pc, pod_requests(pod, verdict.statuses, pod_level=level))
+        if why:
+            return _Outcome(why)
+    for_score = pod_requests(pod, pod_level=level, defaults=True)
+    return _Outcome([], verdict, least_allocated(load.allocatable, load.used_for_score, for_score))
+
+
 def _cached_verdict(state: ClusterState, pc: PodClaims, node: str, options: AllocateOptions,
-                    cache: dict[str, DraVerdict]) -> DraVerdict:
-    claims, _ = claims_to_allocate(state, pc, node)
-    key = cache_key(state, pc, claims, node)
+                    cache: dict[tuple, DraVerdict], shapes: dict[frozenset[str], ClaimShape]) -> DraVerdict:
+    """The devices verdict for ``node``, computed once per claim shape and node class (across pods too)."""
+    allocatable = state.loads[node].allocatable
+    on_dra = frozenset(name for name in pc.extended if not allocatable.get(name))
+    if on_dra not in shapes:
+        shapes[on_dra] = claim_shape(state, pc, node)
+    shape = shapes[on_dra]
+    key = (shape.key, state.signature(node))
     if key not in cache:
-        cache[key] = dra_verdict(state, pc, node, options)
+        cache[key] = dra_verdict(state, pc, node, options, shape)
     return cache[key]
 
 
@@ -105,28 +147,24 @@ def _fit(load: NodeLoad, pc: PodClaims, request: Resources) -> list[str]:
     return insufficient(load.allocatable, load.used, relevant, load.pods)
 
 
-def _ranked(state: ClusterState, pod: Pod, passed: list[tuple[str, DraVerdict]],
-            level: bool) -> list[tuple[str, DraVerdict]]:
+def _ranked(passed: list[tuple[str, _Outcome]]) -> list[tuple[str, DraVerdict]]:
     """Nodes that passed, best first: least-allocated plus the normalized DRA score, then by name."""
-    if not passed:
-        return []
-    for_score = pod_requests(pod, pod_level=level, defaults=True)
-    best_dra = max(v.score for _, v in passed)
+    best_dra = max((o.verdict.score for _, o in passed if o.verdict), default=0)
     scored = []
-    for name, verdict in passed:
-        load = state.loads[name]
-        fit = least_allocated(load.allocatable, load.used_for_score, for_score)
-        dra = verdict.score * MAX_SCORE // best_dra if best_dra else 0
-        scored.append((-(fit + dra), name, verdict))
+    for name, outcome in passed:
+        assert outcome.verdict is not None  # nodes pass with a verdict
+        dra = outcome.verdict.score * MAX_SCORE // best_dra if best_dra else 0
+        scored.append((-(outcome.fit_score + dra), name, outcome.verdict))
     scored.sort(key=lambda item: (item[0], item[1]))
     return [(name, verdict) for _, name, verdict in scored]
 
 
 def _commit(state: ClusterState, pc: PodClaims, node: str, verdict: DraVerdict,
             options: AllocateOptions) -> Placement | None:
-    """Bind the pod to ``node``: allocations for this very node (a cached verdict may come from another
-    node of its class), claims reserved, pod status written, state updated. None if the devices fail."""
-    if verdict.node != node:
+    """Bind the pod to ``node``: allocations for this very pod and node (a cached verdict may come from
+    another node of its class or another pod of its shape), claims reserved, pod status written, state
+    updated. None if the devices fail."""
+    if (verdict.node, verdict.pod) != (node, pc.label):
         verdict = dra_verdict(state, pc, node, options)
         if verdict.reasons:
             return None

@@ -8,6 +8,7 @@ cache does between scheduling cycles.
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field
 from fractions import Fraction
 
@@ -15,7 +16,7 @@ from drasat.models.core import Node, Pod
 from drasat.models.resource import Device, ResourceClaim
 
 from .cluster import Cluster, ObjectKey, key_of
-from .node_classes import NodeDevices, PoolKey, in_use_text, node_devices, signature
+from .node_classes import NodeDevices, NodeSignature, PoolKey, Signatures, in_use_text, node_devices
 from .node_resources import Resources, pod_requests
 from .problem import NodeInfo, Problem
 
@@ -29,6 +30,14 @@ class NodeLoad:
     used: Resources = field(default_factory=dict)
     used_for_score: Resources = field(default_factory=dict)  # with the scheduler's defaults for missing requests
     pods: int = 0
+    key: str = ""  # equal for nodes with the same allocatable resources and load (a string: its hash is kept)
+
+    def __post_init__(self) -> None:
+        self._rekey()
+
+    def _rekey(self) -> None:
+        self.key = repr((sorted(self.allocatable.items()), sorted(self.used.items()),
+                         sorted(self.used_for_score.items()), self.pods))
 
     def add(self, requests: Resources, for_score: Resources) -> None:
         for name, amount in requests.items():
@@ -36,6 +45,7 @@ class NodeLoad:
         for name, amount in for_score.items():
             self.used_for_score[name] = self.used_for_score.get(name, Fraction(0)) + amount
         self.pods += 1
+        self._rekey()
 
 
 class ClusterState:
@@ -47,6 +57,8 @@ class ClusterState:
         self.loads = {n.name: NodeLoad(n, _allocatable(n)) for n in cluster.nodes}
         self._by_pool: dict[PoolKey, dict[ObjectKey, ResourceClaim]] = {}
         self._devices: dict[tuple[str, str, str], Device] = {}
+        self._signatures = Signatures()
+        self._filter_keys = self._describe_filters()
         self.nodes = self._describe_nodes()
         for claim in self.book.values():
             self._index(claim)
@@ -82,8 +94,20 @@ class ClusterState:
     def device(self, driver: str, pool: str, name: str) -> Device | None:
         return self._devices.get((driver, pool, name))
 
-    def signature(self, node: str) -> str:
-        return signature(self.nodes[node])
+    def filter_key(self, node: str) -> int:
+        """Equal for nodes whose labels, taints and schedulability are equal (what the node filters read)."""
+        return self._filter_keys[node]
+
+    def _describe_filters(self) -> dict[str, int]:
+        ids: dict[str, int] = {}
+        out = {}
+        for n in self.cluster.nodes:
+            text = json.dumps([n.metadata.labels, n.spec.to_api() if n.spec else {}], sort_keys=True)
+            out[n.name] = ids.setdefault(text, len(ids))
+        return out
+
+    def signature(self, node: str) -> NodeSignature:
+        return self._signatures.of(self.nodes[node])
 
     def problem(self, node: str, claims: list[ResourceClaim]) -> Problem:
         """The per-node question for the existing allocator: these claims, with what is in use around them."""

@@ -76,6 +76,8 @@ def test_each_placement_reduces_what_the_next_pod_finds():
     assert violations(placements) == []
     devices = {r.device for p in placements[:2] for c in p.claims for r in c.status.allocation.devices.results}
     assert devices == {"gpu-0", "gpu-1"}
+    # the second pod reuses the first one's verdict for its node class, but gets claims of its own
+    assert [p.claims[0].name.split("-gpu-")[0] for p in placements[:2]] == ["p0", "p1"]
 
 
 def test_cpu_and_pods_are_counted_with_pods_already_bound():
