@@ -20,7 +20,7 @@ from drasat.models.core import Node, Pod
 from drasat.models.resource import DeviceClass, ResourceClaimTemplate, ResourceSlice
 from drasat.solver import Features
 from drasat.solver.cluster import Cluster
-from drasat.solver.schedule import schedule
+from drasat.solver.scheduling import schedule
 from drasat.solver.verify import verify
 
 GPU, NIC = "gpu.example.com", "nic.example.com"

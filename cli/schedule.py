@@ -68,7 +68,7 @@ def _schedule(files, pods, feature_gates, solver, objective, timeout, workers, c
     from drasat.solver.cluster import cluster_from_objects
     from drasat.solver.node_dra import AllocateOptions
     from drasat.solver.pods import select_pods
-    from drasat.solver.schedule import schedule as place
+    from drasat.solver.scheduling import schedule as place
 
     from .loading import load_or_raise
 

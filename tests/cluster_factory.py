@@ -13,7 +13,7 @@ import yaml
 from drasat.models.loader import load_text
 from drasat.solver import Features
 from drasat.solver.cluster import Cluster, cluster_from_objects
-from drasat.solver.schedule import Placement
+from drasat.solver.scheduling import Placement
 from drasat.solver.verify import verify
 
 GPU = "gpu.example.com"

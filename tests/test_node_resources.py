@@ -6,7 +6,7 @@ from fractions import Fraction
 
 from drasat.models.core import Pod
 from drasat.solver.node_resources import aggregate_requests, least_allocated
-from drasat.solver.schedule import schedule
+from drasat.solver.scheduling import schedule
 
 from .cluster_factory import device_class, make_cluster, node, violations
 

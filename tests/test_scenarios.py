@@ -16,7 +16,7 @@ from drasat.models.resource import AllocationResult
 from drasat.solver import Features
 from drasat.solver.cluster import cluster_from_objects
 from drasat.solver.pods import select_pods
-from drasat.solver.schedule import schedule
+from drasat.solver.scheduling import schedule
 from drasat.solver.problem import problem_from_objects
 from drasat.solver.verify import verify
 

@@ -6,7 +6,7 @@ import pytest
 
 from drasat.solver import node_dra
 from drasat.solver.node_filter import summary
-from drasat.solver.schedule import schedule
+from drasat.solver.scheduling import schedule
 
 from .cluster_factory import (
     claim, device_class, gpu_slice, make_cluster, node, pod, template, violations,
