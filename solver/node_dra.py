@@ -21,7 +21,8 @@ from .cel import SelectorEvaluator
 from .node_filter import REASON_DRA, node_info
 from .node_resources import claim_statuses, pod_level_violation
 from .nodes import SelectorParseError, selector_matches
-from .pods import PodClaims, extended_claim
+from .extended import extended_claim
+from .pods import PodClaims
 from .problem import FIRST_FIT, Problem
 from .schedule_state import ClusterState
 
@@ -94,7 +95,10 @@ def claim_shape(state: ClusterState, pc: PodClaims, node: str) -> ClaimShape:
     claims, mappings = claims_to_allocate(state, pc, node)
     shapes = [c.spec.to_api() for c in claims]
     shared = sorted(f"{u.claim.namespace}/{u.claim.name}" for u in pc.uses if u.allocated)
-    return ClaimShape(claims, mappings, json.dumps([shapes, shared], sort_keys=True))
+    # Node-allocatable amounts depend on which containers use which claim and on pod-level resources:
+    # with that gate on, a verdict is only shared between nodes, not between pods.
+    owner = pc.label if state.cluster.features["DRANodeAllocatableResources"] else ""
+    return ClaimShape(claims, mappings, json.dumps([shapes, shared, owner], sort_keys=True))
 
 
 def dra_verdict(state: ClusterState, pc: PodClaims, node: str, options: AllocateOptions,
@@ -121,7 +125,25 @@ def dra_verdict(state: ClusterState, pc: PodClaims, node: str, options: Allocate
     return verdict
 
 
+def mapped_claim_shared(state: ClusterState, pc: PodClaims) -> str:
+    """A claim whose devices map to node resources (cpu, memory) belongs to one pod: it cannot be shared."""
+    for use in pc.uses:
+        status = use.claim.status
+        if not use.allocated or use.reserved or status is None or not status.reserved_for or not status.allocation:
+            continue
+        for r in status.allocation.devices.results:
+            device = state.device(r.driver, r.pool, r.device)
+            if device and any(spec.mapping for spec in device.node_allocatable_resources.values()):
+                return (f"node allocatable resource claim {use.claim.name} has a mapped device and cannot be "
+                        "shared across pods")
+    return ""
+
+
 def _node_allocatable(state: ClusterState, pc: PodClaims, verdict: DraVerdict) -> None:
+    shared = mapped_claim_shared(state, pc)
+    if shared:
+        verdict.reasons = [shared]
+        return
     by_pod_claim: dict[str, tuple[str, AllocationResult]] = {}
     for use in pc.uses:
         allocation = verdict.allocations.get(use.claim.name) or (

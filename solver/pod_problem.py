@@ -18,7 +18,8 @@ from drasat.models.resource import ResourceClaim, ResourceClaimConsumerReference
 
 from .cluster import Cluster, ObjectKey, key_of, label_of
 from .features import Features
-from .pods import extended_claim, pending_pods, pod_consumer, resolve_pod_claims, select_pods
+from .extended import extended_claim
+from .pods import pending_pods, pod_consumer, resolve_pod_claims, select_pods
 from .problem import Problem, problem_from_objects
 from .schedule_state import _allocatable
 

@@ -18,14 +18,13 @@ from __future__ import annotations
 import hashlib
 import uuid
 from dataclasses import dataclass, field
-from fractions import Fraction
 from typing import Mapping, Sequence
 
-from drasat.models.core import ContainerExtendedResourceRequest, Pod, PodGroup, PodResourceClaim
+from drasat.models.core import Pod, PodGroup, PodResourceClaim
 from drasat.models.errors import InputError
 from drasat.models.meta import ObjectMeta, OwnerReference
 from drasat.models.resource import (
-    DeviceRequest, ExactDeviceRequest, ResourceClaim, ResourceClaimConsumerReference, ResourceClaimSpec,
+    ResourceClaim, ResourceClaimConsumerReference,
 )
 
 from .cluster import EXTENDED_CLASS_PREFIX, Cluster, ObjectKey, label_of, namespace_of
@@ -203,7 +202,7 @@ def _generated_claim_name(owner: Pod | PodGroup, pod_claim: str) -> str:
     return generated_name(template_claim_base(owner.name, pod_claim), f"{object_uid(kind, owner)}/{pod_claim}")
 
 
-def _owner_reference(owner: Pod | PodGroup) -> OwnerReference:
+def owner_reference(owner: Pod | PodGroup) -> OwnerReference:
     if isinstance(owner, PodGroup):
         return OwnerReference(api_version=owner.api_version, kind="PodGroup", name=owner.name,
                               uid=object_uid("PodGroup", owner), controller=True, block_owner_deletion=True)
@@ -217,7 +216,7 @@ def _claim_from_template(owner: Pod | PodGroup, pod_claim: str, name: str, templ
     annotations = dict(meta.annotations)
     annotations[POD_CLAIM_ANNOTATION] = pod_claim
     metadata = ObjectMeta(name=name, namespace=namespace_of(owner), annotations=annotations,
-                          owner_references=[_owner_reference(owner)])
+                          owner_references=[owner_reference(owner)])
     if meta.labels:
         metadata.labels = dict(meta.labels)  # assigned only when present, so that output shows no empty map
     return ResourceClaim(api_version="resource.k8s.io/v1", kind="ResourceClaim", metadata=metadata,
@@ -264,34 +263,3 @@ def extended_requests(pod: Pod, cluster: Cluster) -> dict[str, int]:
     totals = aggregate_requests(pod, include_pod_level=False)
     return {name: int(amount) for name, amount in sorted(totals.items())
             if amount > 0 and is_extended_resource(name) and cluster.class_for_extended_resource(name) is not None}
-
-
-def extended_claim(pod: Pod, resources: Mapping[str, int],
-                   cluster: Cluster) -> tuple[ResourceClaim, list[ContainerExtendedResourceRequest]]:
-    """The scheduler's implicit claim for ``resources``: one ExactCount request per container and resource,
-    named ``container-<i>-request-<j>`` (i over init then regular containers, j over the sorted resource names)."""
-    requests: list[DeviceRequest] = []
-    mappings: list[ContainerExtendedResourceRequest] = []
-    containers = list(pod.spec.init_containers) + list(pod.spec.containers)
-    for resource in sorted(resources):
-        cls = cluster.class_for_extended_resource(resource)
-        assert cls is not None  # only resources a class backs reach here
-        for index, container in enumerate(containers):
-            wanted = container.resources.requests if container.resources else {}
-            amount = wanted.get(resource)
-            if amount is None or Fraction(amount.value) <= 0:
-                continue
-            request_name = f"container-{index}-request-{sorted(wanted).index(resource)}"
-            requests.append(DeviceRequest(name=request_name, exactly=ExactDeviceRequest(
-                device_class_name=cls.name, allocation_mode="ExactCount", count=int(amount.value))))
-            mappings.append(ContainerExtendedResourceRequest(container_name=container.name, resource_name=resource,
-                                                             request_name=request_name))
-    requests.sort(key=lambda r: r.name)
-    name = generated_name(f"{pod.name}-extended-resources-", f"{object_uid('Pod', pod)}/extended-resources")
-    claim = ResourceClaim(
-        api_version="resource.k8s.io/v1", kind="ResourceClaim",
-        metadata=ObjectMeta(name=name, namespace=namespace_of(pod), annotations={EXTENDED_CLAIM_ANNOTATION: "true"},
-                            owner_references=[_owner_reference(pod)]),
-        spec=ResourceClaimSpec.model_validate({"devices": {"requests": [r.to_api() for r in requests]}}))
-    return claim, mappings
-

@@ -140,3 +140,19 @@ def test_pod_level_limits_must_cover_each_container_limit_plus_its_dra_amounts()
     (placement,) = schedule(make_cluster(*docs, gates=GATE))
     assert placement.reason == ("0/1 nodes are available: 1 pod level limit for memory is insufficient to cover "
                                 "the limit and DRA overhead for container main")
+
+
+def test_a_claim_with_mapped_devices_is_not_shared_but_one_with_overhead_is():
+    cpu_docs = [device_class("cpu.example.com", "cpu.example.com"), node("my-node", cpu="64"), _cpu_slice("my-node")]
+    shared = {"name": "dev", "resourceClaimName": "a-c"}
+    second = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "b", "namespace": "default"},
+              "spec": {"containers": [_user("main")], "resourceClaims": [shared]}}
+    placements = schedule(make_cluster(*cpu_docs, *_pod_with_claim("a", CPU_REQUEST, [_user("main")]), second,
+                                       gates=GATE))
+    assert placements[0].node == "my-node" and placements[1].reason == (
+        "0/1 nodes are available: 1 node allocatable resource claim a-c has a mapped device and cannot be shared "
+        "across pods")
+    xpu_docs = [device_class("xpu.example.com", "xpu.example.com"), node("my-node", memory="64Gi"),
+                _xpu_slice("my-node", {"memory": {"overhead": {"perPod": "8Gi"}}})]
+    placements = schedule(make_cluster(*xpu_docs, *_pod_with_claim("a", XPU, [_user("main")]), second, gates=GATE))
+    assert [p.node for p in placements] == ["my-node", "my-node"] and violations(placements) == []

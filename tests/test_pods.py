@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import re
 
+from drasat.solver.extended import extended_claim
 from drasat.solver.pods import (
-    EXTENDED_CLAIM_ANNOTATION, POD_CLAIM_ANNOTATION, RESERVED_FOR_MAX, extended_claim, generated_name,
-    resolve_pod_claims, template_claim_base,
+    EXTENDED_CLAIM_ANNOTATION, POD_CLAIM_ANNOTATION, RESERVED_FOR_MAX, generated_name, resolve_pod_claims,
+    template_claim_base,
 )
 
 from .cluster_factory import GPU, claim, device_class, make_cluster, pod, template
@@ -155,3 +156,26 @@ def test_extended_resources_are_ignored_with_the_gate_off():
     cluster = make_cluster(device_class(extended="example.com/gpu"), pod("p", requests={"example.com/gpu": "1"}),
                            gates={"DRAExtendedResource": False})
     assert _only_pod(cluster).extended == {}
+
+
+def test_init_containers_reuse_the_devices_of_later_containers_and_keep_only_their_largest_request():
+    def user(name: str, gpus: str, **extra) -> dict:
+        return {"name": name, "image": "busybox", "resources": {"requests": {"example.com/gpu": gpus}}, **extra}
+
+    body = pod("p")
+    body["spec"]["initContainers"] = [user("init-a", "3"), user("init-b", "1"), user("side", "1", restartPolicy="Always")]
+    body["spec"]["containers"] = [user("main", "2")]
+    cluster = make_cluster(device_class(extended="example.com/gpu"), body)
+    made, mappings = extended_claim(cluster.pods[0], {"example.com/gpu": 5}, cluster)
+    # side (index 2) and main (index 3) have their own devices; init-a needs 3 = 1 (side) + 2 (main) + 0 more,
+    # init-b needs 1 = side's: neither needs a request of its own
+    assert [(r.name, r.exactly.count) for r in made.spec.devices.requests] == [
+        ("container-2-request-0", 1), ("container-3-request-0", 2)]
+    assert [(m.container_name, m.request_name) for m in mappings] == [
+        ("side", "container-2-request-0"), ("main", "container-3-request-0"),
+        ("init-a", "container-2-request-0"), ("init-a", "container-3-request-0"),
+        ("init-b", "container-2-request-0")]
+    body["spec"]["initContainers"][0] = user("init-a", "5")
+    bigger = make_cluster(device_class(extended="example.com/gpu"), body)
+    made, _ = extended_claim(bigger.pods[0], {"example.com/gpu": 5}, bigger)
+    assert ("container-0-request-0", 2) in [(r.name, r.exactly.count) for r in made.spec.devices.requests]
