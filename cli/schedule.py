@@ -16,9 +16,10 @@ from .options import allocation_options, cel_engine_name, exit_on_error, names_o
 from .render import placement_table
 
 EPILOG = """\b
-Exit status: 0 every pod placed; 1 some pod stays pending (its placement-less
-reason on stderr, the pods that were placed still on stdout) or the time ran out;
-2 invalid input, unknown pod, or a CEL error.
+Exit status: 0 every pod placed; 1 some pod stays pending (the scheduler's
+reason on stderr; the pods that were placed are still printed) or the time ran
+out; 2 invalid input, an unknown or already bound pod, or a CEL expression that
+does not compile.
 
 \b
 Examples:
@@ -79,6 +80,8 @@ def _schedule(files, pods, feature_gates, solver, objective, timeout, workers, c
     options = AllocateOptions(solver, objective, timeout, workers, SelectorEvaluator(cel_engine_name(cel_engine)))
     started = time.monotonic()
     placements = place(cluster, chosen, options=options)
+    if not placements:
+        click.echo("notice: no pending pods in the input (pods without spec.nodeName)", err=True)
     pending = [p for p in placements if p.node is None]
     for p in pending:
         click.echo(f"pod {p.label} is pending: {p.reason}", err=True)

@@ -238,6 +238,9 @@ def select_pods(cluster: Cluster, names: Sequence[str]) -> list[Pod]:
             raise InputError(f"no Pod {name} in the input")
         if len(found) > 1:
             raise InputError(f"Pod name {name} is ambiguous: give one of {', '.join(label_of(p) for p in found)}")
+        if found[0].spec.node_name:
+            raise InputError(f"Pod {label_of(found[0])} is already bound to node {found[0].spec.node_name} "
+                             "(spec.nodeName): the scheduler only places pending pods")
         chosen.append(found[0])
     return chosen
 

@@ -76,6 +76,13 @@ def test_pods_option_orders_and_refuses_unknown_or_ambiguous_names():
     assert "ambiguous: give one of default/a, other/a" in ambiguous.stderr
     missing = drasat("schedule", "--pods", "default/zzz", "-", stdin=text)
     assert missing.exit_code == 2 and "no Pod default/zzz" in missing.stderr
+    bound = drasat("schedule", "--pods", "x", "-", stdin=_stream(node("n0"), pod("x", nodeName="n0")))
+    assert bound.exit_code == 2 and "already bound to node n0" in bound.stderr
+
+
+def test_no_pending_pods_is_said_not_silent():
+    result = drasat("schedule", "-", stdin=_stream(node("n0"), pod("x", nodeName="n0")))
+    assert result.exit_code == 0 and result.stdout == "" and "no pending pods" in result.stderr
 
 
 def test_bad_input_is_exit_2_without_traceback():
