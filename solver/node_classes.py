@@ -31,30 +31,35 @@ class NodeDevices:
     name: str
     slices: list[ResourceSlice]
     pools: list[PoolKey]  # sorted: the order the allocator visits them
-    static: str  # identity-free description of the node's own slices ("" only if none)
-    shared: bool = False  # slices of other nodes' pools may reach it: never pooled with others
+    static: str  # description of the node's slices without its own name and pool names
+    shared: bool = False  # its answer depends on its name (per-device node selection, taint rules)
     in_use: str = field(default="")
 
 
-def _slice_text(s: ResourceSlice, pool_rank: int) -> str:
+def _slice_text(s: ResourceSlice, pool_rank: int, keep_pool_name: bool) -> str:
     body = s.spec.to_api()
     body.pop("nodeName", None)
-    body["pool"] = {**body["pool"], "name": pool_rank}
+    if not keep_pool_name:
+        body["pool"] = {**body["pool"], "name": pool_rank}
     return json.dumps(body, sort_keys=True)
 
 
-def node_devices(name: str, own: Sequence[ResourceSlice], others: Sequence[ResourceSlice],
+def node_devices(name: str, own: Sequence[ResourceSlice], reaching: Sequence[ResourceSlice],
                  keep_apart: bool) -> NodeDevices:
-    """The description of one node: ``own`` slices name it, ``others`` may reach any node."""
-    pools = sorted({(s.spec.driver, s.spec.pool.name) for s in list(own) + list(others)})
+    """The description of one node: ``own`` slices name it; ``reaching`` ones (``allNodes``, node selectors)
+    are shared with other nodes, so they are described by name and their pools' use is the same for all."""
+    pools = sorted({(s.spec.driver, s.spec.pool.name) for s in [*own, *reaching]})
     rank = {pool: i for i, pool in enumerate(pools)}
-    texts = sorted((rank[(s.spec.driver, s.spec.pool.name)], s.name, _slice_text(s, rank[(s.spec.driver, s.spec.pool.name)]))
-                   for s in own)
-    shared = keep_apart or bool(others) or any(s.spec.per_device_node_selection for s in own)
+    texts = []
+    for s, is_shared in [*((s, False) for s in own), *((s, True) for s in reaching)]:
+        r = rank[(s.spec.driver, s.spec.pool.name)]
+        texts.append((r, s.name, _slice_text(s, r, keep_pool_name=is_shared)))
+    texts.sort()
+    shared = keep_apart or any(s.spec.per_device_node_selection for s in [*own, *reaching])
     static = json.dumps([[r, t] for r, _, t in texts])
     if shared:
         static = f"{name}|{static}"  # identity matters: never equal to another node's
-    return NodeDevices(name, list(own) + list(others), pools, static, shared)
+    return NodeDevices(name, list(own) + list(reaching), pools, static, shared)
 
 
 def in_use_text(node: NodeDevices, by_pool: Mapping[PoolKey, Mapping[tuple[str, str], ResourceClaim]]) -> str:

@@ -13,11 +13,12 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 
 from drasat.models.core import Node, Pod
-from drasat.models.resource import Device, ResourceClaim
+from drasat.models.resource import Device, ResourceClaim, ResourceSlice
 
 from .cluster import Cluster, ObjectKey, key_of
 from .node_classes import NodeDevices, NodeSignature, PoolKey, Signatures, in_use_text, node_devices
 from .node_resources import Resources, pod_requests
+from .nodes import SelectorParseError, selector_matches
 from .problem import NodeInfo, Problem
 
 
@@ -82,7 +83,8 @@ class ClusterState:
             else:
                 others.append(s)
         keep_apart = bool(self.cluster.taint_rules)
-        return {n.name: node_devices(n.name, own[n.name], others, keep_apart) for n in self.cluster.nodes}
+        return {n.name: node_devices(n.name, own[n.name], _reaching(n, others), keep_apart)
+                for n in self.cluster.nodes}
 
     def _index(self, claim: ResourceClaim) -> set[PoolKey]:
         allocation = claim.status.allocation if claim.status else None
@@ -134,6 +136,24 @@ class ClusterState:
         level = self.cluster.features["PodLevelResources"]
         self.loads[node].add(pod_requests(pod, statuses, pod_level=level),
                              pod_requests(pod, statuses, pod_level=level, defaults=True))
+
+
+def _reaching(node: Node, others: list[ResourceSlice]) -> list[ResourceSlice]:
+    """Slices without a node name that may serve ``node``, with every other slice of their pools (the
+    allocator needs a pool whole); a selector that does not parse counts as reaching, so that the
+    allocator reports it."""
+    info = NodeInfo(node.name, dict(node.metadata.labels))
+    pools = set()
+    for s in others:
+        spec = s.spec
+        try:
+            hit = bool(spec.all_nodes or spec.per_device_node_selection or
+                       (spec.node_selector is not None and selector_matches(info, spec.node_selector)))
+        except SelectorParseError:
+            hit = True
+        if hit:
+            pools.add((spec.driver, spec.pool.name))
+    return [s for s in others if (s.spec.driver, s.spec.pool.name) in pools]
 
 
 def _allocatable(node: Node) -> Resources:

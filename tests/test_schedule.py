@@ -166,3 +166,20 @@ def test_one_allocation_per_class_of_identical_nodes(monkeypatch):
     cluster = make_cluster(device_class(), template("one-gpu"), *gpu_nodes(20), pod("p", claims=TEMPLATED))
     (placement,) = schedule(cluster)
     assert placement.node == "n0" and calls == ["n0"]
+
+
+def test_a_pool_reaching_all_nodes_is_used_up_once_for_all_of_them(monkeypatch):
+    calls = []
+    real = node_dra.allocate
+    monkeypatch.setattr(node_dra, "allocate", lambda problem, **kw: calls.append(problem.node.name) or real(problem, **kw))
+    shared = gpu_slice("x", 2)
+    shared["metadata"]["name"] = "network-gpus"
+    del shared["spec"]["nodeName"]
+    shared["spec"]["allNodes"] = True
+    shared["spec"]["pool"]["name"] = "network"
+    pods = [pod(f"p{i}", claims=TEMPLATED) for i in range(3)]
+    cluster = make_cluster(device_class(), template("one-gpu"), *(node(f"n{i}") for i in range(4)), shared, *pods)
+    placements = schedule(cluster)
+    assert [p.node for p in placements] == ["n0", "n1", None] and violations(placements) == []
+    assert placements[2].reason == "0/4 nodes are available: 4 cannot allocate all claims"
+    assert len(calls) == 4, calls  # one verdict per pod for the four alike nodes, one recount for p1 on n1
