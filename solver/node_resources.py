@@ -225,11 +225,14 @@ def insufficient(allocatable: Mapping[str, Fraction], used: Mapping[str, Fractio
 
 def least_allocated(allocatable: Mapping[str, Fraction], used: Mapping[str, Fraction],
                     request: Mapping[str, Fraction]) -> int:
-    """NodeResourcesFit's default score: the mean free share of cpu and memory after placing the pod, 0..100."""
-    total = 0
+    """NodeResourcesFit's default score: the mean free share of cpu and memory after placing the pod, 0..100
+    (a resource the node does not offer is left out of the mean; one it cannot hold scores 0)."""
+    total = weights = 0
     for name in ("cpu", "memory"):
         capacity = allocatable.get(name, Fraction(0))
+        if capacity <= 0:
+            continue
         wanted = used.get(name, Fraction(0)) + request.get(name, Fraction(0))
-        if capacity > 0 and wanted <= capacity:
-            total += int((capacity - wanted) * 100 / capacity)
-    return total // 2
+        total += int((capacity - wanted) * 100 / capacity) if wanted <= capacity else 0
+        weights += 1
+    return total // weights if weights else 0

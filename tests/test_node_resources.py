@@ -39,6 +39,8 @@ def test_pod_level_requests_replace_the_container_sum():
 def test_least_allocated_is_the_mean_free_share():
     assert least_allocated({"cpu": Fraction(10), "memory": Fraction(100)}, {"cpu": Fraction(5)},
                            {"cpu": Fraction(1), "memory": Fraction(50)}) == (40 + 50) // 2
+    assert least_allocated({"cpu": Fraction(10)}, {}, {"cpu": Fraction(1)}) == 90  # no memory: cpu alone counts
+    assert least_allocated({"cpu": Fraction(1), "memory": Fraction(100)}, {}, {"cpu": Fraction(2)}) == 50
 
 
 def _cpu_slice(node_name: str) -> dict:

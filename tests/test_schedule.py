@@ -183,3 +183,17 @@ def test_a_pool_reaching_all_nodes_is_used_up_once_for_all_of_them(monkeypatch):
     assert [p.node for p in placements] == ["n0", "n1", None] and violations(placements) == []
     assert placements[2].reason == "0/4 nodes are available: 4 cannot allocate all claims"
     assert len(calls) == 4, calls  # one verdict per pod for the four alike nodes, one recount for p1 on n1
+
+
+def test_the_dra_score_prefers_the_node_where_an_earlier_alternative_fits():
+    prioritized = {"apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaimTemplate",
+                   "metadata": {"name": "big-or-small", "namespace": "default"},
+                   "spec": {"spec": {"devices": {"requests": [{"name": "gpu", "firstAvailable": [
+                       {"name": "big", "deviceClassName": "big"}, {"name": "small", "deviceClassName": "small"}]}]}}}}
+    cluster = make_cluster(device_class("big", "big.example.com"), device_class("small", "small.example.com"),
+                           prioritized, node("a"), gpu_slice("a", driver="small.example.com"),
+                           node("b"), gpu_slice("b", driver="big.example.com"),
+                           pod("p", claims=[{"name": "gpu", "resourceClaimTemplateName": "big-or-small"}]))
+    (placement,) = schedule(cluster)
+    assert placement.node == "b" and placement.claims[0].status.allocation.devices.results[0].request == "gpu/big"
+    assert violations([placement]) == []
