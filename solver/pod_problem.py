@@ -21,7 +21,7 @@ from .features import Features
 from .extended import extended_claim
 from .pods import pending_pods, pod_consumer, resolve_pod_claims, select_pods
 from .problem import Problem, problem_from_objects
-from .schedule_state import _allocatable
+from .schedule_state import allocatable_of
 
 
 @dataclass
@@ -63,7 +63,7 @@ def pods_problem(objects: Sequence[object], *, node: str | None, pods: Sequence[
     wanted: dict[ObjectKey, ResourceClaim] = {key_of(c): c for c in select_claims(cluster, claims or [])}
     consumers: dict[ObjectKey, list[ResourceClaimConsumerReference]] = {}
     node_obj = next((n for n in cluster.nodes if n.name == base.node.name), None)
-    allocatable = _allocatable(node_obj) if node_obj is not None else {}
+    allocatable = allocatable_of(node_obj) if node_obj is not None else {}
     for pod in chosen_pods:
         pc = resolve_pod_claims(pod, cluster)
         if pc.unresolvable:

@@ -28,6 +28,7 @@ from drasat.models.resource import (
 )
 
 from .cluster import EXTENDED_CLASS_PREFIX, Cluster, ObjectKey, label_of, namespace_of
+from .node_resources import aggregate_requests
 
 POD_CLAIM_ANNOTATION = "resource.kubernetes.io/pod-claim-name"
 EXTENDED_CLAIM_ANNOTATION = "resource.kubernetes.io/extended-resource-claim"
@@ -261,8 +262,6 @@ def is_extended_resource(name: str) -> bool:
 
 def extended_requests(pod: Pod, cluster: Cluster) -> dict[str, int]:
     """The pod's requests of extended resources that some DeviceClass backs (init containers: the max)."""
-    from .node_resources import aggregate_requests  # the one place pod requests are summed
-
     totals = aggregate_requests(pod, include_pod_level=False)
     return {name: int(amount) for name, amount in sorted(totals.items())
             if amount > 0 and is_extended_resource(name) and cluster.class_for_extended_resource(name) is not None}

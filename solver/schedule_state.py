@@ -55,7 +55,7 @@ class ClusterState:
     def __init__(self, cluster: Cluster) -> None:
         self.cluster = cluster
         self.book: dict[ObjectKey, ResourceClaim] = dict(cluster.claims_by_key)
-        self.loads = {n.name: NodeLoad(n, _allocatable(n)) for n in cluster.nodes}
+        self.loads = {n.name: NodeLoad(n, allocatable_of(n)) for n in cluster.nodes}
         self._by_pool: dict[PoolKey, dict[ObjectKey, ResourceClaim]] = {}
         self._devices: dict[tuple[str, str, str], Device] = {}
         self._signatures = Signatures()
@@ -156,6 +156,6 @@ def _reaching(node: Node, others: list[ResourceSlice]) -> list[ResourceSlice]:
     return [s for s in others if (s.spec.driver, s.spec.pool.name) in pools]
 
 
-def _allocatable(node: Node) -> Resources:
+def allocatable_of(node: Node) -> Resources:
     values = node.status.allocatable if node.status else {}
     return {name: Fraction(q.value) for name, q in values.items()}
