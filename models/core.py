@@ -222,6 +222,7 @@ class PodStatus(ApiModel):
 
     model_config = _OPEN
 
+    phase: str | None = None
     resource_claim_statuses: list[PodResourceClaimStatus] = Field(default_factory=list)
     extended_resource_claim_status: PodExtendedResourceClaimStatus | None = None
     node_allocatable_resource_claim_statuses: list[NodeAllocatableResourceClaimStatus] = Field(

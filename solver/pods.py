@@ -226,7 +226,13 @@ def _claim_from_template(owner: Pod | PodGroup, pod_claim: str, name: str, templ
 
 def pending_pods(cluster: Cluster) -> list[Pod]:
     """Pods without ``spec.nodeName``, in input order."""
-    return [p for p in cluster.pods if not p.spec.node_name and not p.metadata.deletion_timestamp]
+    return [p for p in cluster.pods if not p.spec.node_name and not p.metadata.deletion_timestamp
+            and not finished(p)]
+
+
+def finished(pod: Pod) -> bool:
+    """Succeeded and Failed pods hold nothing on their node any more (the scheduler's cache drops them)."""
+    return bool(pod.status and pod.status.phase in ("Succeeded", "Failed"))
 
 
 def select_pods(cluster: Cluster, names: Sequence[str]) -> list[Pod]:

@@ -19,6 +19,7 @@ from .cluster import Cluster, ObjectKey, key_of
 from .node_classes import NodeDevices, NodeSignature, PoolKey, Signatures, in_use_text, node_devices
 from .node_resources import Resources, pod_requests
 from .nodes import SelectorParseError, selector_matches
+from .pods import finished
 from .problem import NodeInfo, Problem
 
 
@@ -69,7 +70,7 @@ class ClusterState:
             for pool in node.pools:
                 self._pool_nodes.setdefault(pool, []).append(node)
         for pod in cluster.pods:
-            if pod.spec.node_name in self.loads:
+            if pod.spec.node_name in self.loads and not finished(pod):
                 self.bind(pod, pod.spec.node_name)
 
     def _describe_nodes(self) -> dict[str, NodeDevices]:

@@ -78,15 +78,16 @@ def schedule_one(state: ClusterState, pod: Pod, options: AllocateOptions,
     pc = resolve_pod_claims(pod, cluster, state.book)
     if pc.unresolvable:
         return Placement(pod, reason=summary(len(cluster.nodes), [], pc.unresolvable))
-    name_matters = bool(pod.spec.node_name) or any(u.allocated for u in pc.uses) or any(
-        t.match_fields for t in pod.required_node_terms())
+    name_matters = bool(pod.spec.node_name) or any(t.match_fields for t in pod.required_node_terms())
+    shares_claims = any(u.allocated for u in pc.uses)  # where they are allocated decides: checked per node
     classes: dict[tuple, _Outcome] = {}
     shapes: dict[frozenset[str], ClaimShape] = {}
     reasons: dict[str, list[str]] = {}
     passed: list[tuple[str, _Outcome]] = []
     for node in cluster.nodes:
-        key = (node.name if name_matters else "", state.filter_key(node.name), state.loads[node.name].key,
-               state.signature(node.name))
+        elsewhere = tuple(allocated_elsewhere(state, pc, node.name)) if shares_claims else ()
+        key = (node.name if name_matters else "", elsewhere, state.filter_key(node.name),
+               state.loads[node.name].key, state.signature(node.name))
         outcome = classes.get(key)
         if outcome is None:
             outcome = classes[key] = _evaluate(state, pc, node, options, cache, shapes)

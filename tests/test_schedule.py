@@ -82,8 +82,10 @@ def test_each_placement_reduces_what_the_next_pod_finds():
 
 def test_cpu_and_pods_are_counted_with_pods_already_bound():
     bound = pod("running", requests={"cpu": "6"}, nodeName="n0")
-    cluster = make_cluster(device_class(), *gpu_nodes(2, cpu="8", pods="1"), bound, pod("new", requests={"cpu": "4"}),
-                           pod("third"))
+    done = pod("done", requests={"cpu": "6"}, nodeName="n1")
+    done["status"] = {"phase": "Succeeded"}  # holds nothing any more
+    cluster = make_cluster(device_class(), *gpu_nodes(2, cpu="8", pods="1"), bound, done,
+                           pod("new", requests={"cpu": "4"}), pod("third"))
     placements = schedule(cluster)
     assert placements[0].node == "n1"
     assert placements[1].reason == "0/2 nodes are available: 2 Too many pods"
