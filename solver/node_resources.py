@@ -19,7 +19,9 @@ from drasat.models.core import (
     Pod,
 )
 from drasat.models.quantity import Quantity
-from drasat.models.resource import AllocationResult, Device
+from drasat.models.resource import (
+    AllocationResult, Device, DeviceRequestAllocationResult, NodeAllocatableMapping, NodeAllocatableOverhead,
+)
 
 Resources = dict[str, Fraction]
 DeviceLookup = Callable[[str, str, str], Device | None]  # (driver, pool, device) -> the device on the chosen node
@@ -156,7 +158,8 @@ def _containers_using(pod: Pod, pod_claim: str) -> list[str]:
             for ref in (c.resources.claims if c.resources else []) if ref.name == pod_claim]
 
 
-def _add_mapping(mapped: Resources, resource: str, mapping, result, claim_name: str) -> str:
+def _add_mapping(mapped: Resources, resource: str, mapping: NodeAllocatableMapping,
+                 result: DeviceRequestAllocationResult, claim_name: str) -> str:
     if mapping.capacity_key:
         if not result.consumed_capacity:
             return (f"claim {claim_name}, device {result.device}: ConsumedCapacity is nil, but Capacity key "
@@ -172,7 +175,8 @@ def _add_mapping(mapped: Resources, resource: str, mapping, result, claim_name: 
     return ""
 
 
-def _add_overhead(overhead: dict[str, NodeAllocatableOverheadResources], resource: str, spec) -> None:
+def _add_overhead(overhead: dict[str, NodeAllocatableOverheadResources], resource: str,
+                  spec: NodeAllocatableOverhead) -> None:
     current = overhead.setdefault(resource, NodeAllocatableOverheadResources(name=resource))
     if spec.per_pod is not None:
         current.per_pod = spec.per_pod if current.per_pod is None else current.per_pod + spec.per_pod

@@ -24,7 +24,7 @@ from drasat.models.core import Pod, PodGroup, PodResourceClaim
 from drasat.models.errors import InputError
 from drasat.models.meta import ObjectMeta, OwnerReference
 from drasat.models.resource import (
-    ResourceClaim, ResourceClaimConsumerReference,
+    ResourceClaim, ResourceClaimConsumerReference, ResourceClaimTemplate,
 )
 
 from .cluster import EXTENDED_CLASS_PREFIX, Cluster, ObjectKey, label_of, namespace_of
@@ -211,7 +211,8 @@ def owner_reference(owner: Pod | PodGroup) -> OwnerReference:
                           controller=True, block_owner_deletion=True)
 
 
-def _claim_from_template(owner: Pod | PodGroup, pod_claim: str, name: str, template) -> ResourceClaim:
+def _claim_from_template(owner: Pod | PodGroup, pod_claim: str, name: str,
+                         template: ResourceClaimTemplate) -> ResourceClaim:
     """The claim the resourceclaim controller creates: template spec, labels and annotations, owned by the owner."""
     meta = template.spec.metadata or ObjectMeta()
     annotations = dict(meta.annotations)
