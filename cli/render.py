@@ -13,7 +13,7 @@ def allocation_table(claims: list[dict[str, Any]]) -> str:
     """One row per allocated device: claim, request, device, and what else the result carries."""
     table = Table(title="Allocation", show_lines=False)
     for column in ("claim", "request", "driver", "pool", "device", "details"):
-        table.add_column(column, overflow="fold")
+        table.add_column(column)
     for claim in claims:
         name = claim["metadata"].get("name", "")
         if claim["metadata"].get("namespace"):
@@ -50,25 +50,3 @@ def _selector(selector: dict[str, Any]) -> str:
                 for r in term.get("matchExpressions", []) + term.get("matchFields", [])]
         terms.append(" and ".join(reqs))
     return " or ".join(terms)
-
-
-def placement_table(placements: list[Any], wide: bool = False) -> str:
-    """One row per pod (node and devices, or why it is pending); ``wide``: one row per device with its claim."""
-    table = Table(title="Placement", show_lines=False)
-    columns = ("pod", "node", "claim", "request", "driver", "pool", "device") if wide else ("pod", "node", "devices")
-    for column in columns:
-        table.add_column(column, overflow="fold")
-    for p in placements:
-        if p.node is None:
-            table.add_row(p.label, "(pending)", p.reason, *([""] * (len(columns) - 3)))
-            continue
-        rows = [(c.name, r) for c in p.claims for r in (c.status.allocation.devices.results
-                                                         if c.status and c.status.allocation else [])]
-        if wide:
-            for claim, r in rows or [("", None)]:
-                table.add_row(p.label, p.node, claim, *((r.request, r.driver, r.pool, r.device) if r else [""] * 4))
-        else:
-            table.add_row(p.label, p.node, ", ".join(f"{r.request}={r.device}" for _, r in rows))
-    buffer = io.StringIO()
-    Console(file=buffer, width=160, force_terminal=False).print(table)
-    return buffer.getvalue()

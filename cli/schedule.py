@@ -12,8 +12,8 @@ import yaml
 from drasat.models.errors import DrasatError
 
 from .main import cli
-from .options import allocation_options, cel_engine_name, exit_on_error, names_option
-from .render import placement_table
+from .allocation_options import allocation_options, cel_engine_name, exit_on_error, names_option
+from .render_schedule import placement_table
 
 EPILOG = """\b
 Exit status: 0 every pod placed; 1 some pod stays pending (the scheduler's

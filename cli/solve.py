@@ -11,7 +11,7 @@ import yaml
 from drasat.models.errors import DrasatError
 
 from .main import cli
-from .options import allocation_options, cel_engine_name, exit_on_error, names_option
+from .allocation_options import allocation_options, cel_engine_name, exit_on_error, names_option
 from .render import allocation_table
 
 EPILOG = """\b
