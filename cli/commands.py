@@ -2,4 +2,4 @@
 
 from __future__ import annotations
 
-from . import compare, solve, validate  # noqa: F401
+from . import compare, schedule, solve, validate  # noqa: F401

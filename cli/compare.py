@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import os
 import sys
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import click
 import yaml
@@ -14,9 +14,11 @@ from drasat.models.errors import DrasatError
 
 from .main import cli
 from .inputs import input_options, read_inputs
+from .options import Seconds
 from .render import comparison_table
 
 if TYPE_CHECKING:
+    from drasat.models.bundle import Bundle
     from drasat.solver.compare import Comparison
 
 EPILOG = """\b
@@ -41,7 +43,7 @@ Examples:
 @click.option("--objective", type=click.Choice(["first-fit", "prioritized-list"]), default="first-fit",
               show_default=True, help="The CP-SAT column's objective (the greedy column is always first-fit, "
               "as Kubernetes).")
-@click.option("--timeout", type=click.FloatRange(min=0.001), default=60.0, show_default=True, metavar="SECONDS",
+@click.option("--timeout", type=Seconds(), default=60.0, show_default=True, metavar="SECONDS",
               help="Time each side may take; a side that runs out is reported as 'timeout'.")
 @click.option("--workers", type=click.IntRange(min=1), default=1, show_default=True, help="CP-SAT search workers.")
 @click.option("--cel-engine", type=click.Choice(["cel-expr", "celpy"]), default=None,
@@ -61,8 +63,8 @@ def compare(files: tuple[str, ...], filenames: tuple[str, ...], kubeconfig: str 
     --kubeconfig/--context the cluster's objects are read too.
     """
     try:
-        objects = read_inputs(files, kubeconfig, context, filenames)
-        data = _compare(objects, node, feature_gates, claims, objective, timeout, workers, cel_engine)
+        bundle = read_inputs(files, kubeconfig, context, filenames)
+        data = _compare(bundle, node, feature_gates, claims, objective, timeout, workers, cel_engine)
     except DrasatError as exc:
         click.echo(f"error: {exc}", err=True)
         sys.exit(exc.exit_code)
@@ -74,7 +76,7 @@ def compare(files: tuple[str, ...], filenames: tuple[str, ...], kubeconfig: str 
         click.echo(comparison_table(data), nl=False)
 
 
-def _compare(objects: list[Any], node: str | None, feature_gates: str, claims: str | None, objective: str,
+def _compare(bundle: Bundle, node: str | None, feature_gates: str, claims: str | None, objective: str,
              timeout: float, workers: int, cel_engine: str | None) -> Comparison:
 
     from drasat.solver import Features
@@ -82,6 +84,7 @@ def _compare(objects: list[Any], node: str | None, feature_gates: str, claims: s
     from drasat.solver.problem import problem_from_objects
 
     names = [c.strip() for c in claims.split(",") if c.strip()] if claims is not None else None
-    problem = problem_from_objects(objects, node=node, claims=names, features=Features.parse(feature_gates))
+    problem = problem_from_objects(list(bundle), node=node, claims=names, features=Features.parse(feature_gates),
+                                   locate=bundle.location_of)
     engine = cel_engine or os.environ.get("DRASAT_CEL_ENGINE") or None
     return run_compare(problem, objective=objective, time_limit=timeout, workers=workers, cel_engine=engine)

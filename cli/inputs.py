@@ -12,6 +12,7 @@ from typing import Any, TypeVar
 
 import click
 
+from drasat.models.bundle import Bundle
 from drasat.models.errors import InputError
 
 from .loading import load_or_raise
@@ -35,24 +36,27 @@ def input_options(function: F) -> F:
 
 
 def read_inputs(files: tuple[str, ...], kubeconfig: str | None, context: str | None,
-                filenames: tuple[str, ...] = ()) -> list[Any]:
-    """The objects of the files and, with ``--kubeconfig``/``--context``, of the cluster (cluster first)."""
+                filenames: tuple[str, ...] = ()) -> Bundle:
+    """The objects of the cluster (with ``--kubeconfig``/``--context``) and then of the files, as one
+    bundle that knows where each object came from; any problem raises InputError."""
     files = (*files, *filenames)
     if files.count("-") > 1:
         raise InputError("standard input (-) is given more than once; it can be read only once")
     if not files and kubeconfig is None and context is None:
         raise InputError("nothing to read: give FILE... (a file, a directory, or - for stdin), "
                          "or --kubeconfig/--context to read a live cluster")
-    objects: list[Any] = []
+    bundle = Bundle()
     if kubeconfig is not None or context is not None:
         from drasat.models.cluster import read_cluster
 
-        bundle = read_cluster(kubeconfig, context)
-        for notice in bundle.notices:
+        live = read_cluster(kubeconfig, context)
+        for notice in live.notices:
             click.echo(f"notice: {notice}", err=True)
-        if bundle.problems:
-            raise InputError(bundle.problems)
-        objects.extend(loaded.obj for loaded in bundle.objects)
+        if live.problems:
+            raise InputError(live.problems)
+        bundle.extend(live)
     if files:
-        objects.extend(load_or_raise(files))
-    return objects
+        bundle.extend(load_or_raise(files))
+    if bundle.problems:  # the same object in the cluster and in a file, read as two
+        raise InputError(bundle.problems)
+    return bundle

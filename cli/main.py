@@ -23,6 +23,7 @@ EPILOG = """\b
 Examples:
   drasat validate cluster/                     check manifests as the API server would
   drasat solve --node worker-1 cluster/        allocate every pending claim on worker-1
+  drasat schedule -o table cluster/            place each pending pod on the best node
   kubectl get resourceslices,deviceclasses,resourceclaims,nodes -A -o yaml \\
       | drasat solve --node worker-1 -o table -
 
@@ -37,7 +38,8 @@ def cli(ctx: click.Context) -> None:
     """Allocate Kubernetes DRA devices (resource.k8s.io/v1) with a constraint solver.
 
     Feed drasat what `kubectl get -o yaml` prints: ResourceSlices, DeviceClasses,
-    ResourceClaims (allocated ones count as in use), Nodes, DeviceTaintRules.
+    ResourceClaims (allocated ones count as in use), Nodes, DeviceTaintRules, and
+    Pods, ResourceClaimTemplates and PodGroups for scheduling.
     """
     if ctx.invoked_subcommand is None:  # bare `drasat` asks what it can do: help on stdout, success
         click.echo(ctx.get_help())

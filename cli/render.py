@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import sys
 from typing import TYPE_CHECKING, Any
 
 from rich import box
@@ -13,13 +14,20 @@ if TYPE_CHECKING:
     from drasat.solver.compare import Comparison, SideResult
 
 
-def allocation_table(claims: list[dict[str, Any]], *, encoding: str = "utf-8") -> str:
-    """One row per allocated device: claim, request, device, and what else the result carries.
+def table_text(table: Table, width: int = 140, encoding: str | None = None) -> str:
+    """A rich table as text for the output: a console that cannot print box-drawing characters
+    (cp1252, ascii) gets one drawn with ``+``, ``-`` and ``|``. ``encoding`` defaults to stdout's."""
+    table.box = _box(encoding or getattr(sys.stdout, "encoding", None) or "utf-8")
+    for column in table.columns:
+        column.overflow = "fold"  # never cut a name short with an ellipsis: wrap it
+    buffer = io.StringIO()
+    Console(file=buffer, width=width, force_terminal=False).print(table)
+    return buffer.getvalue()
 
-    ``encoding`` is the output's: a console that cannot print box-drawing characters
-    (cp1252, ascii) gets a table drawn with ``+``, ``-`` and ``|``.
-    """
-    table = Table(title="Allocation", show_lines=False, box=_box(encoding))
+
+def allocation_table(claims: list[dict[str, Any]], *, encoding: str | None = None) -> str:
+    """One row per allocated device: claim, request, device, and what else the result carries."""
+    table = Table(title="Allocation", show_lines=False)
     for column in ("claim", "request", "driver", "pool", "device", "details"):
         table.add_column(column)
     for claim in claims:
@@ -33,9 +41,7 @@ def allocation_table(claims: list[dict[str, Any]], *, encoding: str = "utf-8") -
         selector = allocation.get("nodeSelector")
         if selector:
             table.add_row(name, "", "", "", "", f"node selector: {_selector(selector)}")
-    buffer = io.StringIO()
-    Console(file=buffer, width=140, force_terminal=False).print(table)
-    return buffer.getvalue()
+    return table_text(table, encoding=encoding)
 
 
 def _box(encoding: str) -> box.Box:
@@ -84,14 +90,8 @@ def comparison_table(comparison: Comparison) -> str:
             table.add_row(f"{claim} / {request}",
                           *(", ".join(d.rsplit("/", 1)[-1] for d in side.devices.get(claim, {}).get(request, []))
                             or "-" for side in sides))
-    buffer = io.StringIO()
-    console = Console(file=buffer, width=140, force_terminal=False)
-    console.print(table)
     verdict = "identical choices" if comparison.identical else "the choices differ:"
-    console.print(verdict, highlight=False)
-    for line in comparison.differences:
-        console.print(f"  {line}", highlight=False, soft_wrap=True)
-    return buffer.getvalue()
+    return table_text(table) + "".join(f"{line}\n" for line in [verdict, *(f"  {d}" for d in comparison.differences)])
 
 
 def _verdict(side: SideResult) -> str:

@@ -182,12 +182,51 @@ class PodResourceClaimStatus(ApiModel):
     resource_claim_name: str | None = None
 
 
+class ContainerExtendedResourceRequest(ApiModel):
+    """Which request of the pod's extended-resource claim backs a container's extended resource."""
+
+    container_name: str
+    resource_name: str
+    request_name: str
+
+
+class PodExtendedResourceClaimStatus(ApiModel):
+    """The claim the scheduler generated for a pod's extended resources backed by DRA."""
+
+    request_mappings: list[ContainerExtendedResourceRequest] = Field(default_factory=list)
+    resource_claim_name: str
+
+
+class NodeAllocatableMappedResources(ApiModel):
+    name: str
+    quantity: Quantity | None = None
+
+
+class NodeAllocatableOverheadResources(ApiModel):
+    name: str
+    per_pod: Quantity | None = None
+    per_container: Quantity | None = None
+
+
+class NodeAllocatableResourceClaimStatus(ApiModel):
+    """cpu, memory or hugepages a claim's devices add to the pod's footprint on its node."""
+
+    resource_claim_name: str
+    containers: list[str] = Field(default_factory=list)
+    mapping: list[NodeAllocatableMappedResources] = Field(default_factory=list)
+    overhead: list[NodeAllocatableOverheadResources] = Field(default_factory=list)
+
+
 class PodStatus(ApiModel):
-    """Generated claim names; every other status field is kept untyped."""
+    """Generated claim names and DRA accounting; every other status field is kept untyped."""
 
     model_config = _OPEN
 
+    phase: str | None = None
     resource_claim_statuses: list[PodResourceClaimStatus] = Field(default_factory=list)
+    extended_resource_claim_status: PodExtendedResourceClaimStatus | None = None
+    node_allocatable_resource_claim_statuses: list[NodeAllocatableResourceClaimStatus] = Field(
+        default_factory=list)
 
 
 class Pod(TypedObject):

@@ -13,6 +13,8 @@ from typing import Any
 _EXPORTS = {
     "Allocation": "api", "Stats": "api", "allocate": "api",
     "Features": "features", "NodeInfo": "problem", "Problem": "problem", "problem_from_objects": "problem",
+    "Cluster": "cluster", "cluster_from_objects": "cluster", "AllocateOptions": "node_dra",
+    "Placement": "scheduling", "schedule": "scheduling", "resolve_pod_claims": "pods",
 }
 
 __all__ = sorted(_EXPORTS)

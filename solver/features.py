@@ -29,6 +29,10 @@ DEFAULTS: Mapping[str, bool] = {
     "DRAFractionalCapacityRange": True,
     "DRAResourcePoolStatus": False,
     "DynamicResourceAllocation": True,
+    # Scheduling pods (drasat schedule, and solve with Pods in the input):
+    "DRAExtendedResource": True,
+    "DRAWorkloadResourceClaims": False,
+    "PodLevelResources": True,
 }
 
 

@@ -202,11 +202,11 @@ def _add_scaled(model: cp_model.CpModel, terms: Iterable[Term], bound: Fraction)
     """``sum(coef * var) <= bound`` with exact rational coefficients, scaled to integers."""
     terms = [(c, v) for c, v in terms if c != 0]
     if not terms:
-        if bound < 0:
-            model.add_bool_or([])  # infeasible: the budget is already overdrawn
-        return
+        return  # nothing drawn from it: whatever was left (even an overdrawn budget) does not matter
     scale = math.lcm(*(c.denominator for c, _ in terms), bound.denominator)
     ints = [int(c * scale) for c, _ in terms]
-    limit = math.floor(bound * scale)
+    # An overdrawn budget (in use beyond it already) admits no new draw, but it is no reason to
+    # refuse devices that draw nothing from it.
+    limit = max(math.floor(bound * scale), 0)
     g = math.gcd(*ints)
     model.add(sum((i // g) * v for i, (_, v) in zip(ints, terms)) <= limit // g)

@@ -46,7 +46,10 @@ class Outcome:
 
 def cli_args(path: Path, doc: dict[str, Any], solver: str) -> list[str]:
     spec = doc.get("spec") or {}
-    args = ["solve", "-o", "json", "--solver", solver]
+    command = spec.get("command", "solve")  # solve | schedule (pods placed over every node)
+    args = [command, "-o", "json", "--solver", solver]
+    if spec.get("pods") is not None:
+        args += ["--pods", ",".join(spec["pods"])]
     if spec.get("node"):
         args += ["--node", spec["node"]]
     gates = spec.get("featureGates") or {}
@@ -66,6 +69,8 @@ def run(path: Path, solver: str = "cp-sat", extra: list[str] | None = None) -> O
 
 def mismatches(expect: dict[str, Any], outcome: Outcome) -> list[str]:
     """What differs between the expectation and the outcome; [] when they agree."""
+    if "placements" in expect or "pending" in expect:
+        return placement_mismatches(expect, outcome)
     if "error" in expect:
         if outcome.exit_code != 2 or outcome.stdout:
             return [f"expected error exit 2, got {outcome.exit_code}: {outcome.stderr.strip()[:300]}"]
@@ -84,6 +89,45 @@ def mismatches(expect: dict[str, Any], outcome: Outcome) -> list[str]:
     for name, want in expected.items():
         if name in got:
             problems += [f"{name}: {p}" for p in _claim_mismatches(want, got[name])]
+    return problems
+
+
+def placement_mismatches(expect: dict[str, Any], outcome: Outcome) -> list[str]:
+    """``drasat schedule``: each expected pod on its node, its claims with their devices and reservedFor;
+    each pending pod with its reason (a substring of the scheduler's summary line on stderr)."""
+    pending = expect.get("pending") or {}
+    if outcome.exit_code != (1 if pending else 0):
+        return [f"expected exit {1 if pending else 0}, got {outcome.exit_code}: {outcome.stderr.strip()[:500]}"]
+    problems = [f"pod {pod} not pending with {why!r}: {outcome.stderr!r}" for pod, why in pending.items()
+                if f"pod {pod} is pending: " not in outcome.stderr or why not in outcome.stderr]
+    items = json.loads(outcome.stdout)["items"] if outcome.stdout else []
+    pods = {f"{i['metadata'].get('namespace', 'default')}/{i['metadata']['name']}": i for i in items if i["kind"] == "Pod"}
+    claims = {i["metadata"]["name"]: i for i in items if i["kind"] == "ResourceClaim"}
+    placements = expect.get("placements") or {}
+    if set(pods) != set(placements):
+        problems.append(f"pods placed {sorted(pods)} != expected {sorted(placements)}")
+    for name, want in placements.items():
+        got = pods.get(name)
+        if got is not None and got["spec"].get("nodeName") != want["node"]:
+            problems.append(f"{name}: node {got['spec'].get('nodeName')} != expected {want['node']}")
+        for claim_name, claim_want in (want.get("claims") or {}).items():
+            problems += [f"{name}: {p}" for p in _placed_claim_mismatches(claim_name, claim_want, claims)]
+    return problems
+
+
+def _placed_claim_mismatches(name: str, want: dict[str, Any], claims: dict[str, dict]) -> list[str]:
+    """``name`` may end in ``*`` for a generated name (its five random characters)."""
+    found = [c for n, c in claims.items() if n == name or (name.endswith("*") and n.startswith(name[:-1]))]
+    if len(found) != 1:
+        return [f"claim {name}: {len(found)} matching claims in the output"]
+    status = found[0].get("status") or {}
+    problems = []
+    if "reservedFor" in want:
+        got = sorted(f"{r['resource']}/{r['name']}" for r in status.get("reservedFor", []))
+        if got != sorted(want["reservedFor"]):
+            problems.append(f"claim {name}: reservedFor {got} != expected {sorted(want['reservedFor'])}")
+    if "devices" in want:
+        problems += _claim_mismatches(want, status.get("allocation") or {})
     return problems
 
 

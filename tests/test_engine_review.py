@@ -115,3 +115,79 @@ def test_claims_of_one_name_in_two_namespaces_are_refused():
                 [claim("c", [exact()], namespace="a"), claim("c", [exact()], namespace="b")])
     with pytest.raises(InputError, match="claims a/c and b/c to allocate share the name c"):
         allocate(p)
+
+
+OVERDRAWN = """\
+apiVersion: resource.k8s.io/v1
+kind: ResourceSlice
+metadata: {name: counters}
+spec:
+  driver: d.example.com
+  nodeName: node-1
+  pool: {name: pool-0, generation: 1, resourceSliceCount: 2}
+  sharedCounters: [{name: mem, counters: {gib: {value: "2"}}}]
+---
+apiVersion: resource.k8s.io/v1
+kind: ResourceSlice
+metadata: {name: partitions}
+spec:
+  driver: d.example.com
+  nodeName: node-1
+  pool: {name: pool-0, generation: 1, resourceSliceCount: 2}
+  devices:
+  - {name: dev-0-0, consumesCounters: [{counterSet: mem, counters: {gib: {value: "1"}}}]}
+  - {name: dev-0-1, consumesCounters: [{counterSet: mem, counters: {gib: {value: "2"}}}]}
+---
+apiVersion: resource.k8s.io/v1
+kind: ResourceSlice
+metadata: {name: plain}
+spec:
+  driver: d.example.com
+  nodeName: node-1
+  pool: {name: pool-1, generation: 1, resourceSliceCount: 1}
+  devices: [{name: dev-1-0}]
+---
+apiVersion: resource.k8s.io/v1
+kind: DeviceClass
+metadata: {name: any}
+---
+apiVersion: resource.k8s.io/v1
+kind: ResourceClaim
+metadata: {name: claim-0, namespace: default}
+spec:
+  devices:
+    requests:
+    - name: r0
+      firstAvailable:
+      - {name: all, deviceClassName: any, allocationMode: All}
+      - {name: one, deviceClassName: any, allocationMode: ExactCount, count: 1}
+---
+apiVersion: resource.k8s.io/v1
+kind: ResourceClaim
+metadata: {name: already, namespace: default}
+spec:
+  devices:
+    requests: [{name: held, exactly: {deviceClassName: any, allocationMode: ExactCount, count: 2}}]
+status:
+  allocation:
+    devices:
+      results:
+      - {request: held, driver: d.example.com, pool: pool-0, device: dev-0-0}
+      - {request: held, driver: d.example.com, pool: pool-0, device: dev-0-1}
+"""
+
+
+@pytest.mark.parametrize("options", [{"solver": "greedy"}, {"greedy_budget": 0},
+                                     {"objective": "prioritized-list"}])
+def test_an_overdrawn_counter_set_blocks_its_devices_not_the_whole_allocation(options: dict) -> None:
+    """Found by the property test: counters already in use beyond the set (3 of 2) made the CP-SAT
+    model infeasible outright, so prioritized-list said 'no allocation' where greedy allocates
+    the one device of another pool."""
+    from drasat.models.loader import load_text
+    from drasat.solver.problem import problem_from_objects
+
+    problem = problem_from_objects(list(load_text(OVERDRAWN)), node="node-1")
+    answer = allocate(problem, **options)
+    assert verify(problem, answer.results) == []
+    assert [(r.request, r.pool, r.device) for r in answer.results["claim-0"].devices.results] == [
+        ("r0/one", "pool-1", "dev-1-0")]

@@ -7,14 +7,20 @@ selector semantics; the perf inputs must at least be answered correctly.
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from drasat.models.loader import load_paths
 from drasat.models.resource import AllocationResult
 from drasat.solver import Features
+from drasat.solver.cluster import cluster_from_objects
+from drasat.solver.pods import select_pods
+from drasat.solver.scheduling import schedule
 from drasat.solver.problem import problem_from_objects
 from drasat.solver.verify import verify
 
+from .cluster_factory import violations
 from .scenario_runner import OWN, SHARED, SKIP, mismatches, run, scenario_doc, scenario_files
 from .shared_inputs import params
 
@@ -26,15 +32,28 @@ GREEDY_TOO_SLOW = ("pigeon-", "slow-")
 
 def _verified(path, outcome) -> list[str]:
     """The verifier's complaints about an answer (allocations only)."""
-    if outcome.exit_code != 0:
-        return []
     doc = scenario_doc(path)
     spec = doc.get("spec") or {}
     objects = [loaded.obj for loaded in load_paths([str(path)]).objects]
+    if spec.get("command") == "schedule":
+        return _verified_placements(objects, spec, outcome)
+    if outcome.exit_code != 0:
+        return []
     problem = problem_from_objects(objects, node=spec.get("node"), claims=spec.get("claims"),
                                    features=Features.from_mapping(spec.get("featureGates") or {}))
     proposed = {name: AllocationResult.model_validate(body) for name, body in outcome.allocations().items()}
     return verify(problem, proposed)
+
+
+def _verified_placements(objects, spec, outcome) -> list[str]:
+    """The same schedule through the library: every allocation verified, and the same nodes as the CLI chose."""
+    cluster = cluster_from_objects(objects, Features.from_mapping(spec.get("featureGates") or {}))
+    chosen = select_pods(cluster, spec["pods"]) if spec.get("pods") is not None else None
+    placements = schedule(cluster, chosen)
+    items = json.loads(outcome.stdout)["items"] if outcome.stdout else []
+    cli_nodes = {i["metadata"]["name"]: i["spec"]["nodeName"] for i in items if i["kind"] == "Pod"}
+    library_nodes = {p.pod.name: p.node for p in placements if p.node}
+    return violations(placements) + ([] if cli_nodes == library_nodes else [f"{cli_nodes} != {library_nodes}"])
 
 
 def _check(path, solver: str, extra: list[str] | None = None) -> None:

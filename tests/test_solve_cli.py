@@ -14,10 +14,12 @@ from click.testing import CliRunner
 from drasat.cli.main import _register, cli
 from drasat.models.loader import load_paths
 from drasat.models.resource import AllocationResult
-from drasat.solver.problem import problem_from_objects
+from drasat.solver import Features
+from drasat.solver.pod_problem import pods_problem
 from drasat.solver.verify import verify
 
 EXAMPLES = str(Path(__file__).resolve().parents[1] / "examples")
+CLAIMS = "single-gpu,two-gpus,default/gpu-with-nic"  # the example's pending claims: together they need 4 GPUs
 
 
 def solve(*args: str, stdin: str | None = None):
@@ -34,7 +36,9 @@ def test_example_allocates_and_verifies():
     allocations = {i["metadata"]["name"]: AllocationResult.model_validate(i["status"]["allocation"])
                    for i in listing["items"]}
     objects = [loaded.obj for loaded in load_paths([EXAMPLES]).objects]
-    assert verify(problem_from_objects(objects, node="gpu-node-1"), allocations) == []
+    question = pods_problem(objects, node="gpu-node-1", pods=None, claims=None, features=Features())
+    assert {c.name for c in question.problem.claims} == set(allocations)
+    assert verify(question.problem, allocations) == []
 
 
 @pytest.mark.parametrize("solver", ["cp-sat", "greedy"])
@@ -52,13 +56,13 @@ def test_table_output_names_devices():
 
 
 def test_unschedulable_is_exit_1_one_line_nothing_on_stdout():
-    result = solve("--node", "gpu-node-2", EXAMPLES)
+    result = solve("--node", "gpu-node-2", "--claims", CLAIMS, EXAMPLES)
     assert result.exit_code == 1 and result.stdout == ""
     assert result.stderr.strip().count("\n") == 0 and "no allocation exists" in result.stderr
 
 
 def test_verbose_explains_why_not():
-    result = solve("--node", "gpu-node-2", "-v", EXAMPLES)
+    result = solve("--node", "gpu-node-2", "-v", "--claims", CLAIMS, EXAMPLES)
     assert result.exit_code == 1 and "candidate device" in result.stderr
 
 

@@ -31,8 +31,8 @@ def test_example_cluster_is_valid() -> None:
     result = run(str(REPO / "examples"))
     assert result.exit_code == 0, result.output
     lines = result.stdout.splitlines()
-    assert len(lines) == 13 and all(line.startswith("ok ") for line in lines[:-1])
-    assert lines[-1] == "12 objects: 12 valid, 0 invalid"
+    assert len(lines) == 16 and all(line.startswith("ok ") for line in lines[:-1])
+    assert lines[-1] == "15 objects: 15 valid, 0 invalid"
     assert result.stderr == ""
 
 
@@ -50,7 +50,7 @@ def test_invalid_object_prints_each_problem_with_file_document_object_and_field(
 
 def test_quiet_prints_only_problems(tmp_path: Path) -> None:
     result = run("-q", str(REPO / "examples"))
-    assert result.exit_code == 0 and result.stdout == "12 objects: 12 valid, 0 invalid\n"
+    assert result.exit_code == 0 and result.stdout == "15 objects: 15 valid, 0 invalid\n"
 
 
 def test_stdin_and_notices_on_stderr() -> None:
@@ -135,7 +135,7 @@ def test_as_a_process_with_the_installed_package() -> None:
     command = [sys.executable, "-c", "from drasat.cli.main import main; main()", "validate", str(REPO / "examples")]
     done = subprocess.run(command, capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
-    assert done.stdout.splitlines()[-1] == "12 objects: 12 valid, 0 invalid"
+    assert done.stdout.splitlines()[-1] == "15 objects: 15 valid, 0 invalid"
     broken = subprocess.run([*command[:-1], "-"], input="kind: [", capture_output=True, text=True, timeout=120)
     assert broken.returncode == 2 and "Traceback" not in broken.stderr
     assert "<stdin>[0]: YAML error at line" in broken.stdout

@@ -1,0 +1,127 @@
+"""``schedule`` on generated clusters: 10, 100 and 1,000 GPU nodes, 1,000 pods of mixed shapes.
+
+Run: ``python benchmarks/schedule_bench.py [--nodes 10,100,1000] [--pods 1000]``.
+Each node has 8 GPUs (the last two partitionable into two halves sharing a
+memory counter) and 2 NICs, one per NUMA node; pods ask for one GPU through a
+template, two GPUs as an extended resource, a GPU and a NIC on the same NUMA node
+(matchAttribute), or one GPU half. Prints pods placed, wall time and time per pod
+for each size; a sample of the placements is checked by the verifier.
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+
+from rich.console import Console
+from rich.table import Table
+
+from drasat.models.core import Node, Pod
+from drasat.models.resource import DeviceClass, ResourceClaimTemplate, ResourceSlice
+from drasat.solver import Features
+from drasat.solver.cluster import Cluster
+from drasat.solver.scheduling import schedule
+from drasat.solver.verify import verify
+
+GPU, NIC = "gpu.example.com", "nic.example.com"
+
+
+def _slice(node: str, name: str, driver: str, count: int, body: dict) -> dict:
+    return {"apiVersion": "resource.k8s.io/v1", "kind": "ResourceSlice", "metadata": {"name": f"{node}-{name}"},
+            "spec": {"driver": driver, "nodeName": node, "pool": {"name": f"{node}-{driver}", "generation": 1,
+                                                                  "resourceSliceCount": count}, **body}}
+
+
+def _gpus(node: str) -> list[dict]:
+    """Six whole GPUs, and two that are either whole or two halves (one memory counter each)."""
+    def gpu(name: str, numa: int, kind: str, memory: str | None, counter: str | None = None) -> dict:
+        device: dict = {"name": name, "attributes": {"example.com/numa": {"int": numa}, "kind": {"string": kind}}}
+        if counter:
+            device["consumesCounters"] = [{"counterSet": counter, "counters": {"mem": {"value": memory}}}]
+        return device
+
+    devices = [gpu(f"gpu-{i}", i // 4, "full", None) for i in range(6)]
+    for i in (6, 7):
+        devices.append(gpu(f"gpu-{i}", 1, "full", "80Gi", f"gpu-{i}-mem"))
+        devices += [gpu(f"gpu-{i}-half-{h}", 1, "half", "40Gi", f"gpu-{i}-mem") for h in range(2)]
+    counters = [{"name": f"gpu-{i}-mem", "counters": {"mem": {"value": "80Gi"}}} for i in (6, 7)]
+    return [_slice(node, "gpus", GPU, 2, {"devices": devices}),
+            _slice(node, "gpu-counters", GPU, 2, {"sharedCounters": counters})]
+
+
+def _nics(node: str) -> dict:
+    return _slice(node, "nics", NIC, 1, {"devices": [{"name": f"nic-{n}", "attributes": {
+        "example.com/numa": {"int": n}}} for n in range(2)]})
+
+
+def _class(name: str, expression: str, extended: str | None = None) -> DeviceClass:
+    spec: dict = {"selectors": [{"cel": {"expression": expression}}]}
+    if extended:
+        spec["extendedResourceName"] = extended
+    return DeviceClass.model_validate({"apiVersion": "resource.k8s.io/v1", "kind": "DeviceClass",
+                                       "metadata": {"name": name}, "spec": spec})
+
+
+def _template(name: str, requests: list[dict], constraints: list[dict] | None = None) -> ResourceClaimTemplate:
+    devices: dict = {"requests": requests}
+    if constraints:
+        devices["constraints"] = constraints
+    return ResourceClaimTemplate.model_validate({
+        "apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaimTemplate",
+        "metadata": {"name": name, "namespace": "default"}, "spec": {"spec": {"devices": devices}}})
+
+
+def _pod(i: int) -> Pod:
+    shape = i % 5
+    container: dict = {"name": "main", "resources": {"requests": {"cpu": "1", "memory": "4Gi"}}}
+    spec: dict = {"containers": [container]}
+    if shape == 1:
+        container["resources"]["requests"]["example.com/gpu"] = "2"
+    else:
+        template = {0: "one-gpu", 2: "gpu-and-nic", 3: "one-gpu", 4: "half-gpu"}[shape]
+        spec["resourceClaims"] = [{"name": "dev", "resourceClaimTemplateName": template}]
+        container["resources"]["claims"] = [{"name": "dev"}]
+    return Pod.model_validate({"apiVersion": "v1", "kind": "Pod",
+                               "metadata": {"name": f"pod-{i}", "namespace": "default"}, "spec": spec})
+
+
+def cluster(nodes: int, pods: int) -> Cluster:
+    node_objects = [Node.model_validate({"apiVersion": "v1", "kind": "Node", "metadata": {"name": f"node-{n:04d}"},
+                                         "status": {"allocatable": {"cpu": "64", "memory": "512Gi", "pods": "110"}}})
+                    for n in range(nodes)]
+    slices = [ResourceSlice.model_validate(s) for n in node_objects for s in (*_gpus(n.name), _nics(n.name))]
+    classes = [_class(GPU, f'device.driver == "{GPU}" && device.attributes["{GPU}"].kind == "full"',
+                      "example.com/gpu"),
+               _class("gpu-half", f'device.driver == "{GPU}" && device.attributes["{GPU}"].kind == "half"'),
+               _class(NIC, f'device.driver == "{NIC}"')]
+    templates = [_template("one-gpu", [{"name": "gpu", "exactly": {"deviceClassName": GPU}}]),
+                 _template("half-gpu", [{"name": "gpu", "exactly": {"deviceClassName": "gpu-half"}}]),
+                 _template("gpu-and-nic", [{"name": "gpu", "exactly": {"deviceClassName": GPU}},
+                                           {"name": "nic", "exactly": {"deviceClassName": NIC}}],
+                           [{"requests": ["gpu", "nic"], "matchAttribute": "example.com/numa"}])]
+    return Cluster(nodes=node_objects, pods=[_pod(i) for i in range(pods)], slices=slices, classes=classes,
+                   templates=templates, features=Features())
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--nodes", default="10,100,1000")
+    parser.add_argument("--pods", type=int, default=1000)
+    args = parser.parse_args()
+    table = Table(title=f"schedule: {args.pods} pods, one at a time over every node")
+    for column in ("nodes", "pods placed", "wall time", "per pod", "verified sample"):
+        table.add_column(column, justify="right")
+    for nodes in (int(n) for n in args.nodes.split(",")):
+        started = time.perf_counter()
+        placements = schedule(cluster(nodes, args.pods))
+        seconds = time.perf_counter() - started
+        sample = [p for p in placements if p.problem is not None][::50]
+        bad = sum(1 for p in sample if verify(p.problem, p.allocations))
+        placed = sum(1 for p in placements if p.node)
+        table.add_row(str(nodes), str(placed), f"{seconds:.1f} s", f"{seconds / args.pods * 1000:.1f} ms",
+                      f"{len(sample) - bad}/{len(sample)} valid")
+    Console().print(table)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,118 @@
+"""``drasat schedule``: place pending pods one at a time over every node, as kube-scheduler does."""
+
+from __future__ import annotations
+
+import json
+import time
+from typing import Any
+
+import click
+import yaml
+
+from drasat.models.errors import DrasatError
+
+from .main import cli
+from .allocation_options import allocation_options, cel_engine_name, exit_on_error, names_option
+from .inputs import input_options, read_inputs
+from .render_schedule import placement_table
+
+EPILOG = """\b
+Exit status: 0 every pod placed; 1 some pod stays pending (the scheduler's
+reason on stderr; the pods that were placed are still printed) or the time ran
+out; 2 invalid input, an unknown or already bound pod, or a CEL expression that
+does not compile.
+
+\b
+Examples:
+  drasat schedule -o table examples/
+  kubectl get nodes,pods,podgroups,resourceslices,deviceclasses,resourceclaims,resourceclaimtemplates \\
+      -A -o yaml | drasat schedule -o wide -
+  drasat schedule --pods default/trainer-0 cluster/
+"""
+
+
+@cli.command(epilog=EPILOG)
+@input_options
+@click.option("--pods", metavar="NS/NAME,...", help="Pods to schedule, in this order "
+              "(default: every pod without spec.nodeName, in input order). A bare name must be unambiguous.")
+@allocation_options
+@click.option("-o", "--output", type=click.Choice(["yaml", "json", "table", "wide"]), default="yaml",
+              show_default=True, help="yaml/json: a v1 List of the placed pods and their claims; "
+              "table: one line per pod; wide: one line per device.")
+@click.option("-v", "--verbose", is_flag=True, help="Per-node reasons for pods left pending, and the time taken.")
+def schedule(files: tuple[str, ...], filenames: tuple[str, ...], kubeconfig: str | None, context: str | None,
+             pods: str | None, feature_gates: str, solver: str, objective: str,
+             timeout: float, workers: int, cel_engine: str | None, output: str, verbose: bool) -> None:
+    """Choose a node for each pending Pod and allocate its claims there.
+
+    For each pod, in order: every Node is filtered as kube-scheduler's default
+    profile filters it (node selector and required affinity, taints, cpu, memory
+    and pods, DRA claims including templates, PodGroup claims and extended
+    resources), the nodes that pass are scored (least allocated, DRA
+    prioritized-list score; ties by node name) and the best one is taken. Each
+    placement reduces what the next pod finds.
+
+    FILE is read as by `drasat solve`; with --kubeconfig/--context the live
+    cluster's objects are read (read-only) and files add to them.
+    """
+    try:
+        bundle = read_inputs(files, kubeconfig, context, filenames)
+        text, pending = _schedule(bundle, pods, feature_gates, solver, objective, timeout, workers, cel_engine,
+                                  output, verbose)
+    except DrasatError as exc:
+        exit_on_error(exc, verbose)
+        return
+    if text:
+        click.echo(text, nl=not text.endswith("\n"))
+    if pending:
+        raise SystemExit(1)
+
+
+def _schedule(bundle, pods, feature_gates, solver, objective, timeout, workers, cel_engine, output,
+              verbose) -> tuple[str, int]:
+    from drasat.solver import Features
+    from drasat.solver.cel import SelectorEvaluator
+    from drasat.solver.cluster import cluster_from_objects
+    from drasat.solver.node_dra import AllocateOptions
+    from drasat.solver.pods import select_pods
+    from drasat.solver.scheduling import schedule as place
+
+    cluster = cluster_from_objects(list(bundle), Features.parse(feature_gates))
+    if not cluster.nodes:
+        click.echo("warning: no Node objects in the input: no pod can be placed", err=True)
+    chosen = select_pods(cluster, names_option(pods) or []) if pods is not None else None
+    options = AllocateOptions(solver, objective, timeout, workers, SelectorEvaluator(cel_engine_name(cel_engine)))
+    started = time.monotonic()
+    placements = place(cluster, chosen, options=options)
+    if not placements:
+        click.echo("notice: no pending pods in the input (pods without spec.nodeName)", err=True)
+    pending = [p for p in placements if p.node is None]
+    for p in pending:
+        click.echo(f"pod {p.label} is pending: {p.reason}", err=True)
+        for node, reasons in sorted(p.node_reasons.items()) if verbose else []:
+            click.echo(f"  {node}: {'; '.join(reasons)}", err=True)
+    if verbose:
+        click.echo(f"{len(placements) - len(pending)}/{len(placements)} pods placed in "
+                   f"{time.monotonic() - started:.2f} s", err=True)
+    if output in ("table", "wide"):
+        return placement_table(placements, wide=output == "wide"), len(pending)
+    placed = [p for p in placements if p.node is not None]
+    return (_listing([obj for p in placed for obj in _objects(p)], output) if placed else ""), len(pending)
+
+
+def _objects(placement) -> list[dict[str, Any]]:
+    pod = placement.pod.to_api()
+    pod["apiVersion"] = "v1"
+    claims = []
+    for claim in placement.claims:
+        body = claim.to_api()
+        body["apiVersion"] = "resource.k8s.io/v1"
+        claims.append(body)
+    return [pod, *claims]
+
+
+def _listing(items: list[dict[str, Any]], output: str) -> str:
+    listing = {"apiVersion": "v1", "kind": "List", "items": items}
+    if output == "json":
+        return json.dumps(listing, indent=2) + "\n"
+    return yaml.safe_dump(listing, sort_keys=False)

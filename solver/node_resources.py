@@ -1,0 +1,242 @@
+"""cpu, memory, hugepages and pods: what a pod asks of a node, with what its DRA devices add.
+
+Sums follow Kubernetes' resource helpers: regular containers add up, init
+containers count at their peak (sidecars stay for the pod's life), pod-level
+requests replace the containers' sum for cpu, memory and hugepages, and the pod
+overhead is added last. With ``DRANodeAllocatableResources`` a claim's devices add
+their ``nodeAllocatableResources``: mapped amounts and per-pod overhead for the
+whole pod, per-container overhead for each container that uses the claim.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from fractions import Fraction
+from typing import Callable, Iterable, Mapping
+
+from drasat.models.core import (
+    Container, NodeAllocatableMappedResources, NodeAllocatableOverheadResources, NodeAllocatableResourceClaimStatus,
+    Pod,
+)
+from drasat.models.quantity import Quantity
+from drasat.models.resource import (
+    AllocationResult, Device, DeviceRequestAllocationResult, NodeAllocatableMapping, NodeAllocatableOverhead,
+)
+
+Resources = dict[str, Fraction]
+DeviceLookup = Callable[[str, str, str], Device | None]  # (driver, pool, device) -> the device on the chosen node
+
+DEFAULT_CPU_REQUEST = Fraction(1, 10)  # what scoring assumes for a container without a cpu request
+DEFAULT_MEMORY_REQUEST = Fraction(200 * 1024 * 1024)
+
+
+def pod_level_resource(name: str) -> bool:
+    return name in ("cpu", "memory") or name.startswith("hugepages-")
+
+
+@dataclass(frozen=True)
+class DraFootprint:
+    """What a pod's node-allocatable claims add: for the pod's whole life, and per referencing container."""
+
+    pod_fixed: Resources = field(default_factory=dict)
+    per_container: Mapping[str, Resources] = field(default_factory=dict)
+
+
+def _add(into: Resources, more: Mapping[str, Fraction | Quantity]) -> None:
+    for name, amount in more.items():
+        into[name] = into.get(name, Fraction(0)) + Fraction(amount.value if isinstance(amount, Quantity) else amount)
+
+
+def _peak(into: Resources, other: Mapping[str, Fraction]) -> None:
+    for name, amount in other.items():
+        if amount > into.get(name, Fraction(0)):
+            into[name] = amount
+
+
+def _container_resources(container: Container, limits: bool, defaults: bool) -> Resources:
+    res = container.resources
+    out: Resources = {}
+    _add(out, (res.limits if limits else res.requests) if res else {})
+    if defaults:
+        out.setdefault("cpu", DEFAULT_CPU_REQUEST)
+        out.setdefault("memory", DEFAULT_MEMORY_REQUEST)
+    return out
+
+
+def aggregate_requests(pod: Pod, *, include_pod_level: bool = True, dra: DraFootprint | None = None,
+                       limits: bool = False, defaults: bool = False) -> Resources:
+    """The pod's requests (or limits) as the scheduler sums them, with ``dra`` added where it belongs."""
+    dra = dra or DraFootprint()
+    total: Resources = {}
+    for container in pod.spec.containers:
+        _add(total, _container_resources(container, limits, defaults))
+        _add(total, dra.per_container.get(container.name, {}))
+    sidecars: Resources = {}
+    init_peak: Resources = {}
+    for container in pod.spec.init_containers:
+        own = _container_resources(container, limits, False)
+        _add(own, dra.per_container.get(container.name, {}))
+        if container.restart_policy == "Always":
+            _add(total, own)
+            _add(sidecars, own)
+            _peak(init_peak, sidecars)
+        else:
+            _add(own, sidecars)
+            _peak(init_peak, own)
+    _peak(total, init_peak)
+    _add(total, dra.pod_fixed)
+    pod_level = pod.spec.resources
+    if include_pod_level and pod_level is not None:
+        for name, amount in (pod_level.limits if limits else pod_level.requests).items():
+            if pod_level_resource(name):
+                total[name] = Fraction(amount.value)
+    if not limits:
+        _add(total, pod.spec.overhead)
+    return total
+
+
+def pod_requests(pod: Pod, statuses: Iterable[NodeAllocatableResourceClaimStatus] = (), *,
+                 pod_level: bool = True, defaults: bool = False) -> Resources:
+    """What ``pod`` takes from its node, given its node-allocatable claim statuses."""
+    return aggregate_requests(pod, include_pod_level=pod_level, dra=footprint(pod, statuses), defaults=defaults)
+
+
+def footprint(pod: Pod, statuses: Iterable[NodeAllocatableResourceClaimStatus]) -> DraFootprint:
+    """Mapped amounts and per-pod overhead count for the pod; per-container overhead for each listed container."""
+    fixed: Resources = {}
+    per_container: dict[str, Resources] = {}
+    names = {c.name for c in list(pod.spec.containers) + list(pod.spec.init_containers)}
+    for status in statuses:
+        _add(fixed, _fixed_amounts(status))
+        each = _per_container_amounts(status)
+        for container in status.containers:
+            _add(per_container.setdefault(container, {}) if container in names else fixed, each)
+    return DraFootprint(fixed, per_container)
+
+
+def _fixed_amounts(status: NodeAllocatableResourceClaimStatus) -> Resources:
+    """Mapped amounts and per-pod overhead: charged once for the pod."""
+    out: Resources = {}
+    _add(out, {m.name: m.quantity for m in status.mapping if m.quantity is not None})
+    _add(out, {o.name: o.per_pod for o in status.overhead if o.per_pod is not None})
+    return out
+
+
+def _per_container_amounts(status: NodeAllocatableResourceClaimStatus) -> Resources:
+    out: Resources = {}
+    _add(out, {o.name: o.per_container for o in status.overhead if o.per_container is not None})
+    return out
+
+
+def claim_statuses(pod: Pod, allocations: Mapping[str, tuple[str, AllocationResult]],
+                   lookup: DeviceLookup) -> tuple[list[NodeAllocatableResourceClaimStatus], str]:
+    """``status.nodeAllocatableResourceClaimStatuses`` for a pod whose pod claims (by pod-claim name) are
+    allocated as given (claim name, allocation); with an error text when a mapping cannot be computed."""
+    out = []
+    for pod_claim, (claim_name, allocation) in allocations.items():
+        mapped: Resources = {}
+        overhead: dict[str, NodeAllocatableOverheadResources] = {}
+        for result in allocation.devices.results:
+            device = lookup(result.driver, result.pool, result.device)
+            for resource, spec in (device.node_allocatable_resources if device else {}).items():
+                if spec.mapping is not None:
+                    problem = _add_mapping(mapped, resource, spec.mapping, result, claim_name)
+                    if problem:
+                        return [], problem
+                if spec.overhead is not None and (spec.overhead.per_pod or spec.overhead.per_container):
+                    _add_overhead(overhead, resource, spec.overhead)
+        if mapped or overhead:
+            out.append(NodeAllocatableResourceClaimStatus(
+                resource_claim_name=claim_name, containers=_containers_using(pod, pod_claim),
+                mapping=[NodeAllocatableMappedResources(name=n, quantity=Quantity(v)) for n, v in sorted(mapped.items())],
+                overhead=[overhead[n] for n in sorted(overhead)]))
+    return sorted(out, key=lambda s: s.resource_claim_name), ""
+
+
+def _containers_using(pod: Pod, pod_claim: str) -> list[str]:
+    return [c.name for c in list(pod.spec.init_containers) + list(pod.spec.containers)
+            for ref in (c.resources.claims if c.resources else []) if ref.name == pod_claim]
+
+
+def _add_mapping(mapped: Resources, resource: str, mapping: NodeAllocatableMapping,
+                 result: DeviceRequestAllocationResult, claim_name: str) -> str:
+    if mapping.capacity_key:
+        if not result.consumed_capacity:
+            return (f"claim {claim_name}, device {result.device}: ConsumedCapacity is nil, but Capacity key "
+                    f"'{mapping.capacity_key}' is set in NodeAllocatableResources for resource {resource}")
+        key = mapping.capacity_key
+        short = key.split("/", 1)[1] if key.startswith(result.driver + "/") else key
+        consumed = result.consumed_capacity.get(key) or result.consumed_capacity.get(short)
+        if consumed is not None:
+            factor = Fraction(mapping.capacity_multiplier.value) if mapping.capacity_multiplier else Fraction(1)
+            mapped[resource] = mapped.get(resource, Fraction(0)) + Fraction(consumed.value) * factor
+    elif mapping.device_multiplier is not None:
+        mapped[resource] = mapped.get(resource, Fraction(0)) + Fraction(mapping.device_multiplier.value)
+    return ""
+
+
+def _add_overhead(overhead: dict[str, NodeAllocatableOverheadResources], resource: str,
+                  spec: NodeAllocatableOverhead) -> None:
+    current = overhead.setdefault(resource, NodeAllocatableOverheadResources(name=resource))
+    if spec.per_pod is not None:
+        current.per_pod = spec.per_pod if current.per_pod is None else current.per_pod + spec.per_pod
+    if spec.per_container is not None:
+        current.per_container = (spec.per_container if current.per_container is None
+                                 else current.per_container + spec.per_container)
+
+
+def pod_level_violation(pod: Pod, statuses: list[NodeAllocatableResourceClaimStatus]) -> str:
+    """With pod-level resources, the containers' sum plus DRA amounts must fit the pod-level requests, and
+    each container's limit plus its DRA amounts the pod-level limit (Kubernetes' wording)."""
+    level = pod.spec.resources
+    if level is None or not statuses:
+        return ""
+    dra = footprint(pod, statuses)
+    summed = aggregate_requests(pod, include_pod_level=False, dra=dra)
+    for name, budget in level.requests.items():
+        if pod_level_resource(name) and name in summed and summed[name] > Fraction(budget.value):
+            return (f"pod level request for {name} is insufficient to cover the aggregated container "
+                    "and node-allocatable DRA requests")
+    for container in pod.spec.containers:
+        extra: Resources = {}
+        for status in statuses:
+            if container.name in status.containers:
+                _add(extra, _fixed_amounts(status))
+                _add(extra, _per_container_amounts(status))
+        for name, limit in (container.resources.limits if container.resources else {}).items():
+            if name.startswith("hugepages-") or name not in level.limits:
+                continue
+            if Fraction(limit.value) + extra.get(name, Fraction(0)) > Fraction(level.limits[name].value):
+                return (f"pod level limit for {name} is insufficient to cover the limit and DRA overhead "
+                        f"for container {container.name}")
+    return ""
+
+
+def insufficient(allocatable: Mapping[str, Fraction], used: Mapping[str, Fraction], request: Mapping[str, Fraction],
+                 pods_used: int) -> list[str]:
+    """NodeResourcesFit's reasons: ``Too many pods`` and ``Insufficient <resource>``."""
+    reasons = []
+    if "pods" in allocatable and pods_used + 1 > allocatable["pods"]:
+        reasons.append("Too many pods")
+    for name in sorted(request):
+        want = request[name]
+        if want <= 0 or name == "pods":
+            continue
+        if want > allocatable.get(name, Fraction(0)) - used.get(name, Fraction(0)):
+            reasons.append(f"Insufficient {name}")
+    return reasons
+
+
+def least_allocated(allocatable: Mapping[str, Fraction], used: Mapping[str, Fraction],
+                    request: Mapping[str, Fraction]) -> int:
+    """NodeResourcesFit's default score: the mean free share of cpu and memory after placing the pod, 0..100
+    (a resource the node does not offer is left out of the mean; one it cannot hold scores 0)."""
+    total = weights = 0
+    for name in ("cpu", "memory"):
+        capacity = allocatable.get(name, Fraction(0))
+        if capacity <= 0:
+            continue
+        wanted = used.get(name, Fraction(0)) + request.get(name, Fraction(0))
+        total += int((capacity - wanted) * 100 / capacity) if wanted <= capacity else 0
+        weights += 1
+    return total // weights if weights else 0

@@ -1,0 +1,81 @@
+"""``drasat solve`` with Pods in the input: the claims of those pods (and of ``--claims``) on one node.
+
+Without Pods, solve allocates every pending claim, as before. With Pods, the
+question becomes the scheduler's for one node: the claims the pods need —
+existing ones, ones generated from templates, PodGroup claims once per group and
+the implicit extended-resource claims — and nothing else, unless named. Each
+claim carries the consumers it will be reserved for, so the answer can show
+``reservedFor`` as the scheduler writes it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from typing import Any, Callable, Sequence
+
+from drasat.models.errors import InputError, Location, Unschedulable
+from drasat.models.resource import ResourceClaim, ResourceClaimConsumerReference
+
+from .cluster import Cluster, ObjectKey, key_of, label_of
+from .features import Features
+from .extended import extended_claim
+from .pods import pending_pods, pod_consumer, resolve_pod_claims, select_pods
+from .problem import Problem, problem_from_objects
+from .schedule_state import allocatable_of
+
+
+@dataclass
+class PodsProblem:
+    """The one-node problem, and for each claim to allocate the consumers to reserve it for."""
+
+    problem: Problem
+    consumers: dict[str, list[ResourceClaimConsumerReference]] = field(default_factory=dict)
+
+
+def select_claims(cluster: Cluster, names: Sequence[str]) -> list[ResourceClaim]:
+    """Claims named ``namespace/name`` or by a bare name that only one namespace has, in the order given."""
+    chosen = []
+    for name in names:
+        ns, _, bare = name.rpartition("/")
+        found = [c for c in cluster.claims if c.name == bare and (not ns or key_of(c)[0] == ns)]
+        if not found:
+            raise InputError(f"no ResourceClaim named {name} in the input")
+        if len(found) > 1:
+            raise InputError(f"ResourceClaim name {name} is ambiguous: give one of "
+                             f"{', '.join(label_of(c) for c in found)}")
+        if found[0].status and found[0].status.allocation:
+            raise InputError(f"ResourceClaim {name} is already allocated (it has status.allocation)")
+        chosen.append(found[0])
+    return chosen
+
+
+def pods_problem(objects: Sequence[object], *, node: str | None, pods: Sequence[str] | None,
+                 claims: Sequence[str] | None, features: Features,
+                 locate: Callable[[Any], Location | None] | None = None) -> PodsProblem:
+    """The Problem ``drasat solve`` answers: pods' claims (all pending pods unless ``pods`` names some)
+    plus the claims named; with neither Pods nor names, every pending claim."""
+    from .cluster import cluster_from_objects
+
+    base = problem_from_objects(objects, node=node, claims=[], features=features, locate=locate)
+    cluster = cluster_from_objects(objects, features)
+    chosen_pods = select_pods(cluster, pods) if pods is not None else (pending_pods(cluster) if claims is None else [])
+    if not chosen_pods and claims is None:
+        return PodsProblem(problem_from_objects(objects, node=node, features=features, locate=locate))
+    wanted: dict[ObjectKey, ResourceClaim] = {key_of(c): c for c in select_claims(cluster, claims or [])}
+    consumers: dict[ObjectKey, list[ResourceClaimConsumerReference]] = {}
+    node_obj = next((n for n in cluster.nodes if n.name == base.node.name), None)
+    allocatable = allocatable_of(node_obj) if node_obj is not None else {}
+    for pod in chosen_pods:
+        pc = resolve_pod_claims(pod, cluster)
+        if pc.unresolvable:
+            raise Unschedulable(f"pod {label_of(pod)} cannot be scheduled: {pc.unresolvable}")
+        found = [(u.claim, u.consumer.reference()) for u in pc.uses if not u.allocated]
+        on_dra = {name: n for name, n in pc.extended.items() if not allocatable.get(name)}
+        if on_dra:
+            found.append((extended_claim(pod, on_dra, cluster)[0], pod_consumer(pod).reference()))
+        for claim, consumer in found:
+            wanted.setdefault(key_of(claim), claim)
+            if consumer not in consumers.setdefault(key_of(claim), []):
+                consumers[key_of(claim)].append(consumer)
+    problem = replace(base, claims=list(wanted.values()))
+    return PodsProblem(problem, {key[1]: refs for key, refs in consumers.items()})

@@ -1,0 +1,214 @@
+"""``schedule(cluster)``: pods placed one at a time over every node, as kube-scheduler places them.
+
+For each pending pod, in order: resolve its claims (``pods``), filter every node
+(``node_filter``; then cpu, memory and pods; then devices with ``node_dra``),
+score the nodes that pass (NodeResourcesFit least-allocated plus the
+DynamicResources prioritized-list score, ties broken by node name), and commit
+the best: its claims allocated and reserved, the pod bound, the node's load and
+devices in use updated for the next pod. A pod no node can run gets the
+scheduler's summary line instead.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from typing import Sequence
+
+from drasat.models.core import (
+    Node, NodeAllocatableResourceClaimStatus, Pod, PodExtendedResourceClaimStatus, PodResourceClaimStatus, PodStatus,
+)
+from drasat.models.resource import AllocationResult, ResourceClaim, ResourceClaimStatus
+
+from .cel import SelectorEvaluator
+from .cluster import Cluster, label_of
+from .node_dra import AllocateOptions, ClaimShape, DraVerdict, allocated_elsewhere, claim_shape, dra_verdict
+from .node_filter import REASON_DRA, filter_reasons, summary
+from .node_resources import Resources, insufficient, least_allocated, pod_requests
+from .pods import PodClaims, is_extended_resource, pending_pods, pod_consumer, resolve_pod_claims
+from .problem import Problem
+from .schedule_state import ClusterState, NodeLoad
+
+MAX_SCORE = 100
+
+
+@dataclass
+class Placement:
+    """One pod's outcome: the node and the claims as the scheduler leaves them, or why it stays pending."""
+
+    pod: Pod  # with spec.nodeName and the status fields the scheduler writes, when placed
+    node: str | None = None
+    claims: list[ResourceClaim] = field(default_factory=list)  # allocated and/or reserved for this pod
+    reason: str = ""
+    problem: Problem | None = None  # the per-node question the new allocations answer (for the verifier)
+    allocations: dict[str, AllocationResult] = field(default_factory=dict)
+    node_reasons: dict[str, list[str]] = field(default_factory=dict)
+
+    @property
+    def label(self) -> str:
+        return label_of(self.pod)
+
+
+def schedule(cluster: Cluster, pods: Sequence[Pod] | None = None, *,
+             options: AllocateOptions | None = None) -> list[Placement]:
+    """Place ``pods`` (default: every pending pod) one at a time; each placement shapes the next."""
+    state = ClusterState(cluster)
+    options = options or AllocateOptions()
+    if options.evaluator is None:  # one CEL engine for the whole run: compiled selectors are kept
+        options = replace(options, evaluator=SelectorEvaluator())
+    cache: dict[tuple, DraVerdict] = {}
+    return [schedule_one(state, pod, options, cache) for pod in (pending_pods(cluster) if pods is None else pods)]
+
+
+@dataclass
+class _Outcome:
+    """One node's answer for the pod: why not, or the devices verdict and the NodeResourcesFit score."""
+
+    reasons: list[str]
+    verdict: DraVerdict | None = None
+    fit_score: int = 0
+
+
+def schedule_one(state: ClusterState, pod: Pod, options: AllocateOptions,
+                 cache: dict[tuple, DraVerdict]) -> Placement:
+    """Filter, score and commit one pod against the current state.
+
+    Nodes alike in everything the filters read (labels and taints, load, devices and devices in use) get
+    the same answer, so each such class of nodes is evaluated once for the pod."""
+    cluster = state.cluster
+    pc = resolve_pod_claims(pod, cluster, state.book)
+    if pc.unresolvable:
+        return Placement(pod, reason=summary(len(cluster.nodes), [], pc.unresolvable))
+    name_matters = bool(pod.spec.node_name) or any(t.match_fields for t in pod.required_node_terms())
+    shares_claims = any(u.allocated for u in pc.uses)  # where they are allocated decides: checked per node
+    classes: dict[tuple, _Outcome] = {}
+    shapes: dict[frozenset[str], ClaimShape] = {}
+    reasons: dict[str, list[str]] = {}
+    passed: list[tuple[str, _Outcome]] = []
+    for node in cluster.nodes:
+        elsewhere = tuple(allocated_elsewhere(state, pc, node.name)) if shares_claims else ()
+        key = (node.name if name_matters else "", elsewhere, state.filter_key(node.name),
+               state.loads[node.name].key, state.signature(node.name))
+        outcome = classes.get(key)
+        if outcome is None:
+            outcome = classes[key] = _evaluate(state, pc, node, options, cache, shapes)
+        if outcome.reasons:
+            reasons[node.name] = outcome.reasons
+        else:
+            passed.append((node.name, outcome))
+    for name, verdict in _ranked(passed):
+        placement = _commit(state, pc, name, verdict, options)
+        if placement is not None:
+            return placement
+        reasons[name] = [REASON_DRA]
+    return Placement(pod, reason=summary(len(cluster.nodes), reasons.values()), node_reasons=reasons)
+
+
+def _evaluate(state: ClusterState, pc: PodClaims, node: Node, options: AllocateOptions,
+              cache: dict[tuple, DraVerdict], shapes: dict[frozenset[str], ClaimShape]) -> _Outcome:
+    """The filters in the scheduler's order, then the devices, then the DRA amounts on top of the load."""
+    pod, load = pc.pod, state.loads[node.name]
+    level = state.cluster.features["PodLevelResources"]
+    why = filter_reasons(pod, node) or _fit(load, pc, pod_requests(pod, pod_level=level)) or \
+        allocated_elsewhere(state, pc, node.name)
+    if why:
+        return _Outcome(why)
+    verdict = _cached_verdict(state, pc, node.name, options, cache, shapes)
+    if verdict.reasons:
+        return _Outcome(verdict.reasons)
+    if verdict.statuses:
+        why = _fit(load, pc, pod_requests(pod, verdict.statuses, pod_level=level))
+        if why:
+            return _Outcome(why)
+    for_score = pod_requests(pod, pod_level=level, defaults=True)
+    return _Outcome([], verdict, least_allocated(load.allocatable, load.used_for_score, for_score))
+
+
+def _cached_verdict(state: ClusterState, pc: PodClaims, node: str, options: AllocateOptions,
+                    cache: dict[tuple, DraVerdict], shapes: dict[frozenset[str], ClaimShape]) -> DraVerdict:
+    """The devices verdict for ``node``, computed once per claim shape and node class (across pods too)."""
+    allocatable = state.loads[node].allocatable
+    on_dra = frozenset(name for name in pc.extended if not allocatable.get(name))
+    if on_dra not in shapes:
+        shapes[on_dra] = claim_shape(state, pc, node)
+    shape = shapes[on_dra]
+    key = (shape.key, state.signature(node))
+    if key not in cache:
+        cache[key] = dra_verdict(state, pc, node, options, shape)
+    return cache[key]
+
+
+def _fit(load: NodeLoad, pc: PodClaims, request: Resources) -> list[str]:
+    """NodeResourcesFit; extended resources a DeviceClass backs are the devices step's business on
+    nodes that do not offer them through a device plugin."""
+    wanted = {name: amount for name, amount in request.items()
+              if not (name in pc.extended and not load.allocatable.get(name))}
+    relevant = {name: amount for name, amount in wanted.items()
+                if name in ("cpu", "memory", "ephemeral-storage") or name.startswith("hugepages-")
+                or is_extended_resource(name)}
+    return insufficient(load.allocatable, load.used, relevant, load.pods)
+
+
+def _ranked(passed: list[tuple[str, _Outcome]]) -> list[tuple[str, DraVerdict]]:
+    """Nodes that passed, best first: least-allocated plus the normalized DRA score, then by name."""
+    best_dra = max((o.verdict.score for _, o in passed if o.verdict), default=0)
+    scored = []
+    for name, outcome in passed:
+        assert outcome.verdict is not None  # nodes pass with a verdict
+        dra = outcome.verdict.score * MAX_SCORE // best_dra if best_dra else 0
+        scored.append((-(outcome.fit_score + dra), name, outcome.verdict))
+    scored.sort(key=lambda item: (item[0], item[1]))
+    return [(name, verdict) for _, name, verdict in scored]
+
+
+def _commit(state: ClusterState, pc: PodClaims, node: str, verdict: DraVerdict,
+            options: AllocateOptions) -> Placement | None:
+    """Bind the pod to ``node``: allocations for this very pod and node (a cached verdict may come from
+    another node of its class or another pod of its shape), claims reserved, pod status written, state
+    updated. None if the devices fail."""
+    if (verdict.node, verdict.pod) != (node, pc.label):
+        verdict = dra_verdict(state, pc, node, options)
+        if verdict.reasons:
+            return None
+    claims = _updated_claims(pc, verdict)
+    pod = _bound_pod(pc, node, verdict, claims)
+    state.record(claims)
+    state.bind(pod, node)
+    return Placement(pod, node, claims, problem=verdict.problem, allocations=verdict.allocations)
+
+
+def _updated_claims(pc: PodClaims, verdict: DraVerdict) -> list[ResourceClaim]:
+    """Every claim of the pod with its allocation and the pod (or its group) in ``reservedFor``."""
+    out = []
+    consumers = [(u.claim, u.consumer) for u in pc.uses]
+    consumers += [(c, pod_consumer(pc.pod)) for c in verdict.claims if c.name not in {u.claim.name for u in pc.uses}]
+    for claim, consumer in consumers:
+        updated = claim.model_copy(deep=True)
+        status = updated.status or ResourceClaimStatus()
+        if claim.name in verdict.allocations:
+            status.allocation = verdict.allocations[claim.name]
+        if not any(r.uid == consumer.uid for r in status.reserved_for):
+            status.reserved_for = [*status.reserved_for, consumer.reference()]
+        updated.status = status
+        out.append(updated)
+    return out
+
+
+def _bound_pod(pc: PodClaims, node: str, verdict: DraVerdict, claims: list[ResourceClaim]) -> Pod:
+    pod = pc.pod.model_copy(deep=True)
+    pod.spec.node_name = node
+    status = pod.status or PodStatus()
+    templated = {e.name for e in pod.spec.resource_claims if e.resource_claim_template_name}
+    known = {s.name for s in status.resource_claim_statuses}
+    generated = [PodResourceClaimStatus(name=u.pod_claim, resource_claim_name=u.claim.name)
+                 for u in pc.uses if u.pod_claim in templated and u.pod_claim not in known]
+    if generated:
+        status.resource_claim_statuses = [*status.resource_claim_statuses, *generated]
+    if verdict.mappings:
+        extended = next(c for c in claims if c.name not in {u.claim.name for u in pc.uses})
+        status.extended_resource_claim_status = PodExtendedResourceClaimStatus(
+            request_mappings=verdict.mappings, resource_claim_name=extended.name)
+    if verdict.statuses:
+        status.node_allocatable_resource_claim_statuses = [
+            NodeAllocatableResourceClaimStatus.model_validate(s.to_api()) for s in verdict.statuses]
+    pod.status = status
+    return pod
