@@ -22,6 +22,7 @@ from .features import Features
 
 DEFAULT_NAMESPACE = "default"
 EXTENDED_CLASS_PREFIX = "deviceclass.resource.kubernetes.io/"
+POD_CLAIM_ANNOTATION = "resource.kubernetes.io/pod-claim-name"
 
 ObjectKey = tuple[str, str]  # (namespace, name)
 
@@ -57,6 +58,18 @@ class Cluster:
     @cached_property
     def claims_by_key(self) -> dict[ObjectKey, ResourceClaim]:
         return {key_of(c): c for c in self.claims}
+
+    @cached_property
+    def generated_claims(self) -> dict[tuple[str, str, str, str], ResourceClaim]:
+        """Claims the resourceclaim controller made: (namespace, owner kind, owner name, pod claim) -> claim,
+        found by their controlling owner and their ``resource.kubernetes.io/pod-claim-name`` annotation."""
+        out = {}
+        for claim in self.claims:
+            pod_claim = claim.metadata.annotations.get(POD_CLAIM_ANNOTATION)
+            for ref in claim.metadata.owner_references:
+                if pod_claim and ref.controller:
+                    out[(namespace_of(claim), ref.kind, ref.name, pod_claim)] = claim
+        return out
 
     @cached_property
     def templates_by_key(self) -> dict[ObjectKey, ResourceClaimTemplate]:

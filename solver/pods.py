@@ -27,10 +27,9 @@ from drasat.models.resource import (
     ResourceClaim, ResourceClaimConsumerReference, ResourceClaimTemplate,
 )
 
-from .cluster import EXTENDED_CLASS_PREFIX, Cluster, ObjectKey, label_of, namespace_of
+from .cluster import EXTENDED_CLASS_PREFIX, POD_CLAIM_ANNOTATION, Cluster, ObjectKey, label_of, namespace_of
 from .node_resources import aggregate_requests
 
-POD_CLAIM_ANNOTATION = "resource.kubernetes.io/pod-claim-name"
 EXTENDED_CLAIM_ANNOTATION = "resource.kubernetes.io/extended-resource-claim"
 RESERVED_FOR_MAX = 256  # ResourceClaim status.reservedFor holds at most this many consumers
 SCHEDULING_GROUP = "scheduling.k8s.io"
@@ -163,7 +162,8 @@ def _resolve_entry(pod: Pod, entry: PodResourceClaim, group: PodGroup | None, cl
     status = next((s for s in (pod.status.resource_claim_statuses if pod.status else []) if s.name == entry.name), None)
     if status is not None and status.resource_claim_name is None:
         return None  # the controller decided no claim is needed
-    name = (status.resource_claim_name if status is not None else None) or _generated_claim_name(owner, entry.name)
+    name = (status.resource_claim_name if status is not None else None) or _made_before(owner, entry.name, cluster) \
+        or _generated_claim_name(owner, entry.name)
     claim = book.get((ns, name))
     if claim is not None:
         return _usable(claim) or _owned(claim, owner) or ClaimUse(entry.name, claim, consumer)
@@ -172,6 +172,14 @@ def _resolve_entry(pod: Pod, entry: PodResourceClaim, group: PodGroup | None, cl
         return (f'resource claim template "{template_name}": '
                 f'resourceclaimtemplate.resource.k8s.io "{template_name}" not found')
     return ClaimUse(entry.name, _claim_from_template(owner, entry.name, name, template), consumer, generated=True)
+
+
+def _made_before(owner: Pod | PodGroup, pod_claim: str, cluster: Cluster) -> str:
+    """The name of a claim the controller already made for this owner and pod claim (its status may not say
+    so yet), as the controller looks for one before it makes another."""
+    kind = "PodGroup" if isinstance(owner, PodGroup) else "Pod"
+    claim = cluster.generated_claims.get((namespace_of(owner), kind, owner.name, pod_claim))
+    return claim.name if claim is not None else ""
 
 
 def _usable(claim: ResourceClaim) -> str:

@@ -61,6 +61,17 @@ def test_an_existing_generated_claim_is_used_not_generated_again():
     assert use.claim.name == generated.name and not use.generated
 
 
+def test_a_claim_the_controller_made_is_found_by_owner_and_annotation():
+    made = claim("p-gpu-abcde")
+    made["metadata"]["annotations"] = {POD_CLAIM_ANNOTATION: "gpu"}
+    body = pod("p", claims=TEMPLATED)
+    body["metadata"]["uid"] = "uid-p"
+    made["metadata"]["ownerReferences"] = [{"apiVersion": "v1", "kind": "Pod", "name": "p", "uid": "uid-p",
+                                            "controller": True}]
+    use = _only_pod(make_cluster(template("one-gpu"), made, body)).uses[0]
+    assert use.claim.name == "p-gpu-abcde" and not use.generated
+
+
 def test_missing_named_claim_and_missing_template_make_the_pod_unschedulable():
     named = make_cluster(pod("p", claims=[{"name": "gpu", "resourceClaimName": "nope"}]))
     assert _only_pod(named).unresolvable == 'resourceclaim.resource.k8s.io "nope" not found'

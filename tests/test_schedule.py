@@ -199,3 +199,17 @@ def test_the_dra_score_prefers_the_node_where_an_earlier_alternative_fits():
     (placement,) = schedule(cluster)
     assert placement.node == "b" and placement.claims[0].status.allocation.devices.results[0].request == "gpu/big"
     assert violations([placement]) == []
+
+
+@pytest.mark.parametrize("edit, reason", [
+    ({"deviceClassName": "nope"}, 'deviceclass.resource.k8s.io "nope" not found'),
+    ({"selectors": [{"cel": {"expression": 'device.attributes["gpu.example.com"].missing == 1'}}]},
+     "CEL runtime error: no such key: missing"),
+])
+def test_errors_of_the_allocator_leave_the_pod_pending_with_them(edit, reason):
+    broken = template("one-gpu")
+    broken["spec"]["spec"]["devices"]["requests"][0]["exactly"].update(edit)
+    cluster = make_cluster(device_class(), broken, *gpu_nodes(2), pod("p", claims=TEMPLATED))
+    (placement,) = schedule(cluster)
+    assert placement.node is None and placement.reason.startswith("0/2 nodes are available: 2 claim default/p-gpu-")
+    assert reason in placement.reason
