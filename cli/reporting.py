@@ -1,0 +1,54 @@
+"""What the reporting commands (pool-status, inventory, taint-impact, metadata) share.
+
+Each reads the input into a :class:`Bundle` (so that a problem can name the file and
+object it comes from), turns drasat's errors into one message and an exit code, and
+prints data as YAML or JSON.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import sys
+from typing import Any, Callable, TypeVar
+
+import click
+import yaml
+
+from drasat.models.bundle import Bundle
+from drasat.models.errors import DrasatError, InputError
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def load_bundle(files: tuple[str, ...] | list[str]) -> Bundle:
+    """Everything in ``files``; notices go to stderr; any problem raises InputError naming file and object."""
+    from drasat.models.loader import load_paths
+
+    bundle = load_paths(list(files), stdin=sys.stdin)
+    for notice in bundle.notices:
+        click.echo(f"notice: {notice}", err=True)
+    if bundle.problems:
+        raise InputError(bundle.problems)
+    return bundle
+
+
+def exits_on_error(command: F) -> F:
+    """Run the command body; a DrasatError becomes one message on stderr and its exit code, never a traceback."""
+
+    @functools.wraps(command)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return command(*args, **kwargs)
+        except DrasatError as exc:
+            click.echo(f"error: {exc}", err=True)
+            sys.exit(exc.exit_code)
+
+    return wrapper  # type: ignore[return-value]
+
+
+def dump(data: Any, output: str) -> str:
+    """``data`` (plain JSON values) as YAML or indented JSON text."""
+    if output == "json":
+        return json.dumps(data, indent=2) + "\n"
+    return yaml.safe_dump(data, sort_keys=False)
