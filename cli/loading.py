@@ -6,11 +6,12 @@ import sys
 
 import click
 
+from drasat.models.bundle import Bundle
 from drasat.models.errors import InputError
 
 
-def load_or_raise(files: tuple[str, ...] | list[str]) -> list:
-    """All objects drasat uses from ``files``; notices go to stderr; any problem raises InputError."""
+def load_bundle(files: tuple[str, ...] | list[str]) -> Bundle:
+    """Everything in ``files`` with where each object came from; notices go to stderr; a problem raises InputError."""
     from drasat.models.loader import load_paths
 
     bundle = load_paths(list(files), stdin=sys.stdin)
@@ -18,4 +19,9 @@ def load_or_raise(files: tuple[str, ...] | list[str]) -> list:
         click.echo(f"notice: {notice}", err=True)
     if bundle.problems:
         raise InputError(bundle.problems)
-    return [loaded.obj for loaded in bundle.objects]
+    return bundle
+
+
+def load_or_raise(files: tuple[str, ...] | list[str]) -> list:
+    """All objects drasat uses from ``files``; notices go to stderr; any problem raises InputError."""
+    return [loaded.obj for loaded in load_bundle(files).objects]

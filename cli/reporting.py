@@ -1,6 +1,6 @@
 """What the reporting commands (pool-status, inventory, taint-impact, metadata) share.
 
-Each reads the input into a :class:`Bundle` (so that a problem can name the file and
+Each reads the input with :func:`load_bundle` (so that a problem can name the file and
 object it comes from), turns drasat's errors into one message and an exit code, and
 prints data as YAML or JSON.
 """
@@ -15,22 +15,13 @@ from typing import Any, Callable, TypeVar
 import click
 import yaml
 
-from drasat.models.bundle import Bundle
-from drasat.models.errors import DrasatError, InputError
+from drasat.models.errors import DrasatError
+
+from .loading import load_bundle
+
+__all__ = ["dump", "exits_on_error", "load_bundle"]
 
 F = TypeVar("F", bound=Callable[..., Any])
-
-
-def load_bundle(files: tuple[str, ...] | list[str]) -> Bundle:
-    """Everything in ``files``; notices go to stderr; any problem raises InputError naming file and object."""
-    from drasat.models.loader import load_paths
-
-    bundle = load_paths(list(files), stdin=sys.stdin)
-    for notice in bundle.notices:
-        click.echo(f"notice: {notice}", err=True)
-    if bundle.problems:
-        raise InputError(bundle.problems)
-    return bundle
 
 
 def exits_on_error(command: F) -> F:
