@@ -9,8 +9,6 @@ state, and hovering a box shows the device, its state and its claim (an SVG
 from __future__ import annotations
 
 import html
-import os
-import tempfile
 from typing import Any, Sequence
 
 COLOURS = {"free": "#43a047", "allocated": "#1e88e5", "shared": "#8e24aa", "tainted": "#ef6c00",
@@ -35,18 +33,10 @@ svg text{font:10px system-ui,sans-serif}
 
 
 def write_map(reports: Sequence[Any], path: str) -> None:
-    """Render and write the page atomically: a temporary file beside ``path``, then a rename."""
-    page = render_map(reports)
-    directory = os.path.dirname(os.path.abspath(path))
-    handle, temporary = tempfile.mkstemp(prefix=".drasat-", suffix=".html", dir=directory)
-    try:
-        with os.fdopen(handle, "w", encoding="utf-8") as out:
-            out.write(page)
-        os.chmod(temporary, 0o644)  # mkstemp makes it private; a page is meant to be shared
-        os.replace(temporary, path)
-    except BaseException:
-        os.unlink(temporary)
-        raise
+    """Render the page and write it atomically (a temporary file beside ``path``, then a rename)."""
+    from .reporting import write_atomically
+
+    write_atomically(path, render_map(reports))
 
 
 def render_map(reports: Sequence[Any]) -> str:

@@ -9,17 +9,19 @@ from __future__ import annotations
 
 import functools
 import json
+import os
 import sys
+import tempfile
 from typing import Any, Callable, TypeVar
 
 import click
 import yaml
 
-from drasat.models.errors import DrasatError
+from drasat.models.errors import DrasatError, InputError
 
 from .loading import load_bundle
 
-__all__ = ["dump", "exits_on_error", "load_bundle"]
+__all__ = ["dump", "exits_on_error", "load_bundle", "write_atomically"]
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -43,3 +45,21 @@ def dump(data: Any, output: str) -> str:
     if output == "json":
         return json.dumps(data, indent=2) + "\n"
     return yaml.safe_dump(data, sort_keys=False)
+
+
+def write_atomically(path: str, text: str) -> None:
+    """Write to a temporary name in the same folder, then rename over ``path``: never a half-written file."""
+    folder = os.path.dirname(os.path.abspath(path))
+    try:
+        os.makedirs(folder, exist_ok=True)
+        handle, temporary = tempfile.mkstemp(prefix=".drasat-", dir=folder)
+    except OSError as exc:
+        raise InputError(f"cannot write {path}: {exc.strerror}") from None
+    try:
+        with os.fdopen(handle, "w", encoding="utf-8") as out:
+            out.write(text)
+        os.chmod(temporary, 0o644)  # mkstemp makes it private; these files are meant to be read by others
+        os.replace(temporary, path)
+    except BaseException:
+        os.unlink(temporary)
+        raise
