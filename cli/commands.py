@@ -2,4 +2,4 @@
 
 from __future__ import annotations
 
-from . import inventory, metadata, pool_status, solve, validate  # noqa: F401
+from . import inventory, metadata, pool_status, solve, taint_impact, validate  # noqa: F401
