@@ -24,6 +24,10 @@ Examples:
   drasat solve --node worker-1 cluster/        allocate every pending claim on worker-1
   kubectl get resourceslices,deviceclasses,resourceclaims,nodes -A -o yaml \\
       | drasat solve --node worker-1 -o table -
+  drasat pool-status --driver gpu.example.com cluster/   pool availability, exact partition headroom
+  drasat inventory --html map.html cluster/              every device's state, as a table or a page
+  drasat taint-impact rule.yaml cluster/                 what a DeviceTaintRule would evict
+  drasat metadata --out meta/ cluster/                   the device metadata files drivers write
 
 Run `drasat COMMAND --help` for each command's options and exit codes.
 """

@@ -90,3 +90,24 @@ def test_table_and_wide_output_for_one_node():
 def test_bad_input_exits_2(args, message):
     result = run(*args)
     assert result.exit_code == 2 and result.stdout == "" and message in result.stderr
+
+
+def test_over_committed_counter_blocks_every_partition_and_zeroes_headroom():
+    # 2g-at-0 and 2g-at-1 are both allocated: s1 is used twice, so the pool is over-committed
+    text = Path(CLUSTER).read_text().replace("device: 1g-at-6}", "device: 1g-at-6}\n      - {request: r, "
+                                             "driver: gpu.example.com, pool: worker-1, device: 2g-at-0}\n      - {"
+                                             "request: r, driver: gpu.example.com, pool: worker-1, device: 2g-at-1}")
+    assert text.count("device: 2g-at-0}") == 1
+    worker = nodes("-", stdin=text)["worker-1"]
+    free = [d for d in worker["devices"] if d["state"] not in ("allocated",)]
+    assert {d["state"] for d in free} == {"blocked"}
+    assert {d["reason"] for d in free} == {"a counter of this pool is over-committed"}
+    assert {f["devices"] for f in worker["largestFit"]} == {0}
+
+
+def test_cluster_wide_slices_are_listed_under_all_nodes():
+    text = Path(CLUSTER).read_text().replace("  driver: nic.example.com\n  nodeName: node-c\n",
+                                             "  driver: nic.example.com\n  allNodes: true\n")
+    assert "allNodes: true" in text
+    found = nodes("-", stdin=text)
+    assert [d["name"] for d in found["(all nodes)"]["devices"]] == ["nic-0", "nic-1"] and "node-c" not in found

@@ -17,6 +17,7 @@ from drasat.models.resource import DeviceTaintRule, ResourceClaim, ResourceSlice
 from drasat.solver.pool_status import Cluster, pool_status
 
 CLUSTER = str(Path(__file__).parent / "data" / "pool_status" / "cluster.yaml")
+PROFILE = "gpu.example.com/profile"
 SHARED = Path(os.environ.get("DRASAT_SHARED") or Path(__file__).resolve().parents[2] / "shared")
 EXAMPLES = SHARED / "seeds" / "examples"
 needs_seeds = pytest.mark.skipif(not EXAMPLES.is_dir(), reason=f"seed examples not found at {EXAMPLES} "
@@ -177,3 +178,15 @@ def _stdin(text: str):
     import io
 
     return io.StringIO(text)
+
+
+def test_over_committed_pool_has_no_headroom():
+    text = Path(CLUSTER).read_text().replace("device: 1g-at-6}", "device: 1g-at-6}\n      - {request: r, "
+                                             "driver: gpu.example.com, pool: worker-1, device: 7g}")
+    bundle = load_paths(["-"], stdin=_stdin(text))
+    status = pool_status(ResourcePoolStatusRequestSpec(driver="gpu.example.com", pool_name="worker-1",
+                                                       default_partition_type_attribute=PROFILE),
+                         Cluster(bundle.of_kind(ResourceSlice), bundle.of_kind(ResourceClaim)))
+    pool = status.pools[0]
+    assert pool.allocated_devices == 2  # 7g and 1g-at-6 both draw on s6: over-committed
+    assert [(p.type, p.allocatable) for p in pool.partition_summary] == [("1g", 0), ("2g", 0), ("7g", 0)]
