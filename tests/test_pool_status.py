@@ -190,3 +190,18 @@ def test_over_committed_pool_has_no_headroom():
     pool = status.pools[0]
     assert pool.allocated_devices == 2  # 7g and 1g-at-6 both draw on s6: over-committed
     assert [(p.type, p.allocatable) for p in pool.partition_summary] == [("1g", 0), ("2g", 0), ("7g", 0)]
+
+
+def test_available_counts_never_go_below_zero():
+    text = Path(CLUSTER).read_text().replace("consumedCapacity: {nic.example.com/bandwidth: 4Gi}",
+                                             "consumedCapacity: {nic.example.com/bandwidth: 30Gi}")
+    text = text.replace("deviceSelector: {driver: gpu.example.com, pool: node-a, device: gpu-3}",
+                        "deviceSelector: {driver: gpu.example.com, pool: node-a}")  # all four tainted NoExecute
+    bundle = load_paths(["-"], stdin=_stdin(text))
+    cluster = Cluster(bundle.of_kind(ResourceSlice), bundle.of_kind(ResourceClaim), bundle.of_kind(DeviceTaintRule))
+    node_a = pool_status(ResourcePoolStatusRequestSpec(driver="gpu.example.com", pool_name="node-a"), cluster).pools[0]
+    assert (node_a.total_devices, node_a.allocated_devices, node_a.unavailable_devices) == (4, 1, 4)
+    assert node_a.available_devices == 0  # 4 - 1 - 4, clamped as the controller does
+    nic = pool_status(ResourcePoolStatusRequestSpec(driver="nic.example.com"), cluster).pools[0]
+    capacity = nic.shareable_summary.capacity[0] if nic.shareable_summary else None
+    assert capacity is not None and (str(capacity.consumed), str(capacity.available)) == ("30Gi", "0")
