@@ -15,7 +15,7 @@ import click
 from drasat.models.bundle import Bundle
 from drasat.models.errors import InputError
 
-from .loading import load_or_raise
+from .loading import load_bundle
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -56,7 +56,7 @@ def read_inputs(files: tuple[str, ...], kubeconfig: str | None, context: str | N
             raise InputError(live.problems)
         bundle.extend(live)
     if files:
-        bundle.extend(load_or_raise(files))
+        bundle.extend(load_bundle(files))
     if bundle.problems:  # the same object in the cluster and in a file, read as two
         raise InputError(bundle.problems)
     return bundle

@@ -10,8 +10,8 @@ from drasat.models.bundle import Bundle
 from drasat.models.errors import InputError
 
 
-def load_or_raise(files: tuple[str, ...] | list[str]) -> Bundle:
-    """Everything drasat reads from ``files``; notices go to stderr; any problem raises InputError."""
+def load_bundle(files: tuple[str, ...] | list[str]) -> Bundle:
+    """Everything in ``files`` with where each object came from; notices go to stderr; a problem raises InputError."""
     from drasat.models.loader import load_paths
 
     bundle = load_paths(list(files), stdin=sys.stdin)
@@ -20,3 +20,4 @@ def load_or_raise(files: tuple[str, ...] | list[str]) -> Bundle:
     if bundle.problems:
         raise InputError(bundle.problems)
     return bundle
+

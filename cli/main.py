@@ -26,6 +26,10 @@ Examples:
   drasat schedule -o table cluster/            place each pending pod on the best node
   kubectl get resourceslices,deviceclasses,resourceclaims,nodes -A -o yaml \\
       | drasat solve --node worker-1 -o table -
+  drasat pool-status --driver gpu.example.com cluster/   pool availability, exact partition headroom
+  drasat inventory --html map.html cluster/              every device's state, as a table or a page
+  drasat taint-impact rule.yaml cluster/                 what a DeviceTaintRule would evict
+  drasat metadata --out meta/ cluster/                   the device metadata files drivers write
 
 Run `drasat COMMAND --help` for each command's options and exit codes.
 """

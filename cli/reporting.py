@@ -1,0 +1,65 @@
+"""What the reporting commands (pool-status, inventory, taint-impact, metadata) share.
+
+Each reads the input with :func:`load_bundle` (so that a problem can name the file and
+object it comes from), turns drasat's errors into one message and an exit code, and
+prints data as YAML or JSON.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import os
+import sys
+import tempfile
+from typing import Any, Callable, TypeVar
+
+import click
+import yaml
+
+from drasat.models.errors import DrasatError, InputError
+
+from .loading import load_bundle
+
+__all__ = ["dump", "exits_on_error", "load_bundle", "write_atomically"]
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def exits_on_error(command: F) -> F:
+    """Run the command body; a DrasatError becomes one message on stderr and its exit code, never a traceback."""
+
+    @functools.wraps(command)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return command(*args, **kwargs)
+        except DrasatError as exc:
+            click.echo(f"error: {exc}", err=True)
+            sys.exit(exc.exit_code)
+
+    return wrapper  # type: ignore[return-value]
+
+
+def dump(data: Any, output: str) -> str:
+    """``data`` (plain JSON values) as YAML or indented JSON text."""
+    if output == "json":
+        return json.dumps(data, indent=2) + "\n"
+    return yaml.safe_dump(data, sort_keys=False)
+
+
+def write_atomically(path: str, text: str) -> None:
+    """Write to a temporary name in the same folder, then rename over ``path``: never a half-written file."""
+    folder = os.path.dirname(os.path.abspath(path))
+    try:
+        os.makedirs(folder, exist_ok=True)
+        handle, temporary = tempfile.mkstemp(prefix=".drasat-", dir=folder)
+    except OSError as exc:
+        raise InputError(f"cannot write {path}: {exc.strerror}") from None
+    try:
+        with os.fdopen(handle, "w", encoding="utf-8") as out:
+            out.write(text)
+        os.chmod(temporary, 0o644)  # mkstemp makes it private; these files are meant to be read by others
+        os.replace(temporary, path)
+    except BaseException:
+        os.unlink(temporary)
+        raise

@@ -1,0 +1,194 @@
+"""What a DeviceTaintRule would do: the dry run Kubernetes reports for ``effect: None``.
+
+Kubernetes' device taint eviction controller, for a rule with ``effect: None``,
+pretends the effect were NoExecute and writes into the rule's status how many
+published devices the rule selects, how many allocated devices, and how many pods
+would be evicted in how many namespaces. This module computes the same numbers
+offline, for a rule of any effect, with the controller's wording.
+
+Selection: the rule's driver, pool and device names (all optional, ANDed; no
+selector selects nothing), and, from the older API versions that had them, a
+DeviceClass (every selector of the class must accept the device) and CEL
+selectors (all must accept it). A pod would be evicted when one of its claims is
+allocated a selected device and that result's tolerations do not tolerate the
+taint as NoExecute; a toleration with ``tolerationSeconds`` only delays eviction.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Iterable, Protocol, Sequence
+
+from drasat.models.core import Pod
+from drasat.models.errors import EvaluationError, InputError
+from drasat.models.resource import (Device, DeviceClass, DeviceTaint, DeviceToleration, ResourceClaim,
+                                    ResourceSlice)
+
+from .cel import CelDevice
+from .pool_usage import gather_pools
+
+DeviceKey = tuple[str, str, str]
+
+
+class Matcher(Protocol):
+    def matches(self, expression: str, device: CelDevice) -> bool: ...
+
+
+@dataclass(frozen=True)
+class RuleSelector:
+    """A rule's device selector: names of the v1 API, and the class and CEL selectors of older versions."""
+
+    driver: str | None = None
+    pool: str | None = None
+    device: str | None = None
+    device_class: str | None = None
+    cel: tuple[str, ...] = ()
+
+    @property
+    def empty(self) -> bool:
+        return not (self.driver or self.pool or self.device or self.device_class or self.cel)
+
+
+@dataclass
+class Impact:
+    """The dry run's numbers, the pods behind them, and the controller's condition message."""
+
+    rule: str
+    published: list[DeviceKey] = field(default_factory=list)
+    allocated: int = 0
+    evicted: list[str] = field(default_factory=list)  # namespace/name
+    delayed: dict[str, int] = field(default_factory=dict)  # pod -> seconds its tolerations grant
+
+    @property
+    def namespaces(self) -> int:
+        return len({pod.split("/")[0] for pod in self.evicted})
+
+    def message(self) -> str:
+        """Word for word the eviction controller's message for ``effect: None``."""
+        return (f"{_count(len(self.published), 'published device')} selected. "
+                f"{_count(self.allocated, 'allocated device')} selected. "
+                f"{_count(len(self.evicted), 'pod')} would be evicted in "
+                f"{'1 namespace' if self.namespaces == 1 else f'{self.namespaces} different namespaces'} "
+                "if the effect was NoExecute. This information will not be updated again. "
+                "Recreate the DeviceTaintRule to trigger an update.")
+
+
+def _count(n: int, noun: str) -> str:
+    return f"1 {noun}" if n == 1 else f"{n} {noun}s"
+
+
+def taint_impact(name: str, selector: RuleSelector, taint: DeviceTaint, slices: Sequence[ResourceSlice],
+                 claims: Sequence[ResourceClaim], pods: Sequence[Pod], classes: Sequence[DeviceClass],
+                 matcher: Matcher) -> Impact:
+    """Which published and allocated devices the rule selects, and which pods NoExecute would evict."""
+    class_selectors = _class_selectors(name, selector, classes)
+    impact = Impact(name)
+    published: dict[DeviceKey, Device] = {}
+    for pool in gather_pools(slices):
+        for _, device in pool.devices:
+            key = (pool.driver, pool.name, device.name)
+            published[key] = device
+            if _selects(name, selector, class_selectors, key, device, matcher):
+                impact.published.append(key)
+    chosen = set(impact.published)
+    evicting: dict[tuple[str, str], int | None] = {}  # claim -> seconds until eviction (None: at once)
+    for claim in claims:
+        for result in claim.status.allocation.devices.results if claim.status and claim.status.allocation else []:
+            key = (result.driver, result.pool, result.device)
+            if key in chosen or (key not in published and not class_selectors and not selector.cel
+                                 and not selector.empty and _names_match(selector, key)):
+                impact.allocated += 1
+                delay = _eviction_delay(result.tolerations, taint)
+                if delay != -1:
+                    previous = evicting.get((claim.namespace, claim.name), delay)
+                    evicting[(claim.namespace, claim.name)] = _sooner(previous, delay)
+    _pods(impact, pods, evicting)
+    return impact
+
+
+def _class_selectors(name: str, selector: RuleSelector, classes: Sequence[DeviceClass]) -> list[str]:
+    if not selector.device_class:
+        return []
+    for cls in classes:
+        if cls.name == selector.device_class:
+            return [s.cel.expression for s in cls.spec.selectors if s.cel is not None]
+    raise InputError(f"DeviceTaintRule/{name}: spec.deviceSelector.deviceClassName: no DeviceClass named "
+                     f"{selector.device_class!r} in the input")
+
+
+def _names_match(selector: RuleSelector, key: DeviceKey) -> bool:
+    return all(want is None or want == have for want, have in zip((selector.driver, selector.pool, selector.device),
+                                                                   key))
+
+
+def _selects(name: str, selector: RuleSelector, class_selectors: list[str], key: DeviceKey, device: Device,
+             matcher: Matcher) -> bool:
+    if selector.empty or not _names_match(selector, key):
+        return False
+    expressions = [*class_selectors, *selector.cel]
+    if not expressions:
+        return True
+    cel = CelDevice(key=key, driver=key[0], attributes={k: v.raw() for k, v in device.attributes.items()},
+                    capacity={k: v.value for k, v in device.capacity.items()},
+                    allow_multiple_allocations=bool(device.allow_multiple_allocations))
+    for expression in expressions:
+        try:
+            if not matcher.matches(expression, cel):
+                return False
+        except EvaluationError as exc:
+            raise EvaluationError(f"DeviceTaintRule {name}: selector {expression!r} failed on device "
+                                  f"{'/'.join(key)}: {exc}") from None
+    return True
+
+
+def _eviction_delay(tolerations: Iterable[DeviceToleration], taint: DeviceTaint) -> int | None:
+    """-1: tolerated for good (no eviction); None: evicted at once; n: evicted after n seconds."""
+    longest: int | None = None
+    for toleration in tolerations:
+        if not _tolerates(toleration, taint):
+            continue
+        if toleration.toleration_seconds is None:
+            return -1
+        longest = max(longest or 0, max(0, toleration.toleration_seconds))
+    return longest
+
+
+def _tolerates(toleration: DeviceToleration, taint: DeviceTaint) -> bool:
+    """Node-taint matching, with the taint's effect taken as NoExecute (the simulated effect)."""
+    if toleration.effect and toleration.effect != "NoExecute":
+        return False
+    if toleration.operator == "Exists":
+        return not toleration.key or toleration.key == taint.key
+    return toleration.key == taint.key and (toleration.value or "") == (taint.value or "")
+
+
+def _sooner(a: int | None, b: int | None) -> int | None:
+    return None if a is None or b is None else min(a, b)
+
+
+def _pods(impact: Impact, pods: Sequence[Pod], evicting: dict[tuple[str, str], int | None]) -> None:
+    """Pods (not being deleted) that use an evicting claim, directly or through a template."""
+    for pod in pods:
+        if pod.metadata.deletion_timestamp is not None:
+            continue
+        generated = {s.name: s.resource_claim_name for s in (pod.status.resource_claim_statuses if pod.status else [])}
+        delays = [evicting[(pod.namespace, claim)] for claim in _claim_names(pod, generated)
+                  if (pod.namespace, claim) in evicting]
+        if not delays:
+            continue
+        who = f"{pod.namespace}/{pod.name}"
+        impact.evicted.append(who)
+        soonest = delays[0]
+        for delay in delays[1:]:
+            soonest = _sooner(soonest, delay)
+        if soonest is not None:
+            impact.delayed[who] = soonest
+
+
+def _claim_names(pod: Pod, generated: dict[str, str | None]) -> list[str]:
+    names = []
+    for ref in pod.spec.resource_claims:
+        name = ref.resource_claim_name or generated.get(ref.name)
+        if name:
+            names.append(name)
+    return names

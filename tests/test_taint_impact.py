@@ -1,0 +1,116 @@
+"""``drasat taint-impact``: each selector kind, tolerations, the controller's exact wording, bad input."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from drasat.cli.main import _register, cli
+
+CLUSTER = str(Path(__file__).parent / "data" / "taint_impact" / "cluster.yaml")
+SHARED = Path(os.environ.get("DRASAT_SHARED") or Path(__file__).resolve().parents[2] / "shared")
+SEED_RULE = SHARED / "seeds" / "examples" / "seed000-24.yaml"
+TAIL = "if the effect was NoExecute. This information will not be updated again. " \
+       "Recreate the DeviceTaintRule to trigger an update."
+
+
+def rule(selector: str, effect: str = "None", name: str = "dry-run") -> str:
+    return (f"apiVersion: resource.k8s.io/v1\nkind: DeviceTaintRule\nmetadata: {{name: {name}}}\nspec:\n"
+            f"  deviceSelector: {selector}\n"
+            f"  taint: {{key: example.com/unhealthy, value: Broken, effect: {effect}}}\n")
+
+
+def impact(tmp_path: Path, text: str, *extra: str):
+    path = tmp_path / "rule.yaml"
+    path.write_text(text)
+    _register()
+    return CliRunner().invoke(cli, ["taint-impact", *extra, str(path), CLUSTER], catch_exceptions=False)
+
+
+def data(tmp_path: Path, text: str) -> dict:
+    result = impact(tmp_path, text, "-o", "json")
+    assert result.exit_code == 0, result.stderr
+    return json.loads(result.stdout)
+
+
+def test_cel_selector_gives_the_seeds_message_word_for_word(tmp_path: Path):
+    t4 = 'device.driver == "gpu.example.com" && device.attributes["gpu.example.com"].model == "T4"'
+    result = impact(tmp_path, rule(f"{{selectors: [{{cel: {{expression: '{t4}'}}}}]}}"))
+    assert result.exit_code == 0, result.stderr
+    assert result.stdout.splitlines() == [
+        "DeviceTaintRule dry-run: 3 published devices selected. 1 allocated device selected. 1 pod would be "
+        f"evicted in 1 namespace {TAIL}",
+        "  would evict pod team-b/p2"]
+
+
+def test_driver_selector_counts_pods_across_namespaces_and_spares_the_tolerating_one(tmp_path: Path):
+    found = data(tmp_path, rule("{driver: gpu.example.com}"))
+    assert (found["publishedDevices"], found["allocatedDevices"], found["pods"], found["namespaces"]) == (6, 4, 4, 2)
+    # p4's claim tolerates every taint without a time limit; p3's tolerates it for 300 s: delayed, still evicted
+    assert found["evictedPods"] == [{"pod": "team-a/p1"}, {"pod": "team-a/p6"}, {"pod": "team-b/p2"},
+                                    {"pod": "team-a/p3", "afterSeconds": 300}]
+    assert found["message"] == ("6 published devices selected. 4 allocated devices selected. 4 pods would be "
+                                f"evicted in 2 different namespaces {TAIL}")
+
+
+def test_pool_selector(tmp_path: Path):
+    found = data(tmp_path, rule("{pool: node-2}"))
+    assert found["devices"] == ["gpu.example.com/node-2/gpu-0", "gpu.example.com/node-2/gpu-1",
+                                "gpu.example.com/node-2/gpu-2"]
+    assert (found["allocatedDevices"], found["evictedPods"]) == (1, [{"pod": "team-a/p3", "afterSeconds": 300}])
+
+
+def test_device_selector_matches_the_name_in_every_pool(tmp_path: Path):
+    found = data(tmp_path, rule("{device: gpu-0}"))
+    assert found["devices"] == ["gpu.example.com/node-1/gpu-0", "gpu.example.com/node-2/gpu-0"]
+    assert [p["pod"] for p in found["evictedPods"]] == ["team-a/p1", "team-a/p6", "team-a/p3"]
+    assert found["message"].startswith("2 published devices selected. 2 allocated devices selected. 3 pods would "
+                                       "be evicted in 1 namespace if")
+
+
+def test_device_class_selector(tmp_path: Path):
+    found = data(tmp_path, rule("{deviceClassName: big-gpu}"))
+    assert found["devices"] == ["gpu.example.com/node-1/gpu-0", "gpu.example.com/node-1/gpu-1",
+                                "gpu.example.com/node-2/gpu-0"]
+    assert found["allocatedDevices"] == 3 and found["pods"] == 3
+
+
+def test_template_claim_pods_are_found_through_their_status(tmp_path: Path):
+    found = data(tmp_path, rule("{driver: nic.example.com}", effect="NoExecute"))
+    assert found["evictedPods"] == [{"pod": "team-c/px"}]
+    assert found["message"].startswith("1 published device selected. 1 allocated device selected. 1 pod would be "
+                                       "evicted in 1 namespace if")
+
+
+def test_no_selector_selects_nothing(tmp_path: Path):
+    found = data(tmp_path, rule("{}"))
+    assert found["message"] == ("0 published devices selected. 0 allocated devices selected. 0 pods would be "
+                                f"evicted in 0 different namespaces {TAIL}")
+
+
+@pytest.mark.skipif(not SEED_RULE.is_file(), reason=f"seed example not found at {SEED_RULE} (set DRASAT_SHARED)")
+def test_seed_rule_for_another_driver_selects_nothing_here(tmp_path: Path):
+    found = data(tmp_path, SEED_RULE.read_text())
+    assert (found["rule"], found["publishedDevices"], found["pods"]) == ("example", 0, 0)
+
+
+@pytest.mark.parametrize("selector, message", [
+    ("{deviceClassName: missing}", "DeviceTaintRule/dry-run: spec.deviceSelector.deviceClassName: no DeviceClass "
+                                   "named 'missing' in the input"),
+    ("{selectors: [{cel: {}}]}", "rule.yaml[0]: DeviceTaintRule/dry-run: spec.deviceSelector.selectors[0].cel."
+                                 "expression: required: a CEL expression"),
+    ("{selectors: [{cel: {expression: 'device.nope =='}}]}",
+     "rule.yaml: DeviceTaintRule/dry-run: spec.deviceSelector.selectors[0].cel.expression: compilation failed"),
+    ("{drivr: gpu.example.com}", "spec.deviceSelector.drivr"),
+    ("{selectors: [{cel: {expression: 'device.attributes[\"gpu.example.com\"].model == \"T4\"'}}]}",
+     "DeviceTaintRule dry-run: selector 'device.attributes[\"gpu.example.com\"].model == \"T4\"' failed on device "
+     "nic.example.com/node-1/eth0: no such key: model"),
+])
+def test_bad_rules_exit_2_with_nothing_on_stdout(tmp_path: Path, selector: str, message: str):
+    result = impact(tmp_path, rule(selector))
+    assert result.exit_code == 2 and result.stdout == ""
+    assert message in result.stderr
