@@ -2,18 +2,17 @@
 
 from __future__ import annotations
 
-import json
 import time
 from typing import Any
 
 import click
-import yaml
 
 from drasat.models.errors import DrasatError
 
 from .main import cli
 from .allocation_options import allocation_options, cel_engine_name, exit_on_error, names_option
 from .inputs import input_options, read_inputs
+from .output import OutputFormat, render_list
 from .render_schedule import placement_table
 
 EPILOG = """\b
@@ -36,9 +35,10 @@ Examples:
 @click.option("--pods", metavar="NS/NAME,...", help="Pods to schedule, in this order "
               "(default: every pod without spec.nodeName, in input order). A bare name must be unambiguous.")
 @allocation_options
-@click.option("-o", "--output", type=click.Choice(["yaml", "json", "table", "wide"]), default="yaml",
-              show_default=True, help="yaml/json: a v1 List of the placed pods and their claims; "
-              "table: one line per pod; wide: one line per device.")
+@click.option("-o", "--output", type=OutputFormat(("table", "wide")), default="yaml", show_default=True,
+              help="yaml/json: a v1 List of the placed pods and their claims; name: pod/NAME and "
+                   "resourceclaim.resource.k8s.io/NAME; jsonpath=TEMPLATE: kubectl's JSONPath template over that "
+                   "List; table: one line per pod; wide: one line per device.")
 @click.option("-v", "--verbose", is_flag=True, help="Per-node reasons for pods left pending, and the time taken.")
 def schedule(files: tuple[str, ...], filenames: tuple[str, ...], kubeconfig: str | None, context: str | None,
              pods: str | None, feature_gates: str, solver: str, objective: str,
@@ -97,7 +97,7 @@ def _schedule(bundle, pods, feature_gates, solver, objective, timeout, workers, 
     if output in ("table", "wide"):
         return placement_table(placements, wide=output == "wide"), len(pending)
     placed = [p for p in placements if p.node is not None]
-    return (_listing([obj for p in placed for obj in _objects(p)], output) if placed else ""), len(pending)
+    return (render_list([obj for p in placed for obj in _objects(p)], output) if placed else ""), len(pending)
 
 
 def _objects(placement) -> list[dict[str, Any]]:
@@ -109,10 +109,3 @@ def _objects(placement) -> list[dict[str, Any]]:
         body["apiVersion"] = "resource.k8s.io/v1"
         claims.append(body)
     return [pod, *claims]
-
-
-def _listing(items: list[dict[str, Any]], output: str) -> str:
-    listing = {"apiVersion": "v1", "kind": "List", "items": items}
-    if output == "json":
-        return json.dumps(listing, indent=2) + "\n"
-    return yaml.safe_dump(listing, sort_keys=False)

@@ -2,17 +2,16 @@
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 import click
-import yaml
 
 from drasat.models.errors import DrasatError
 
 from .main import cli
 from .allocation_options import allocation_options, cel_engine_name, exit_on_error, names_option
 from .inputs import input_options, read_inputs
+from .output import OutputFormat, render_list
 from .render import allocation_table
 
 EPILOG = """\b
@@ -39,8 +38,10 @@ Examples:
 @click.option("--pods", metavar="NS/NAME,...", help="Allocate the claims of these Pods (templates, PodGroup "
               "claims and extended resources included), after those named by --claims.")
 @allocation_options
-@click.option("-o", "--output", type=click.Choice(["yaml", "json", "table"]), default="yaml", show_default=True,
-              help="yaml/json: a v1 List of the allocated ResourceClaims; table: a summary for people.")
+@click.option("-o", "--output", type=OutputFormat(("table",)), default="yaml", show_default=True,
+              help="yaml/json: a v1 List of the allocated ResourceClaims; name: resourceclaim.resource.k8s.io/NAME "
+                   "per claim; jsonpath=TEMPLATE: kubectl's JSONPath template over that List, e.g. "
+                   "'jsonpath={.items[*].status.allocation.devices.results[*].device}'; table: a summary for people.")
 @click.option("-v", "--verbose", is_flag=True,
               help="Print how the answer was found, or why there is none, on stderr.")
 def solve(files: tuple[str, ...], filenames: tuple[str, ...], kubeconfig: str | None, context: str | None,
@@ -112,10 +113,7 @@ def _solve(bundle, node, feature_gates, claims, pods, solver, objective, timeout
 
 
 def render(claims: list[dict[str, Any]], output: str) -> str:
-    """The allocated claims as a v1 List (yaml, json) or a human table."""
+    """The allocated claims as kubectl would print their List (yaml, json, name, jsonpath) or a human table."""
     if output == "table":
         return allocation_table(claims)
-    listing = {"apiVersion": "v1", "kind": "List", "items": claims}
-    if output == "json":
-        return json.dumps(listing, indent=2) + "\n"
-    return yaml.safe_dump(listing, sort_keys=False)
+    return render_list(claims, output)

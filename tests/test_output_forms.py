@@ -1,0 +1,63 @@
+"""kubectl's output forms on the commands that print objects: -o name and -o jsonpath=TEMPLATE."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner, Result
+
+from drasat.cli.main import _register, cli
+from drasat.cli.output import render_list
+
+EXAMPLES = str(Path(__file__).resolve().parents[1] / "examples")
+ITEMS = [{"kind": "ResourceClaim", "metadata": {"name": "a"}, "status": {"allocation": {"devices": {"results": [
+            {"device": "gpu-0"}, {"device": "nic-1"}]}}}},
+         {"kind": "Pod", "metadata": {"name": "p"}, "spec": {"nodeName": "n1"}}]
+
+
+def run(*args: str) -> Result:
+    _register()
+    return CliRunner().invoke(cli, list(args))
+
+
+@pytest.mark.parametrize("template, printed", [
+    ("{.items[*].metadata.name}", "a p"),
+    ('{range .items[*]}{.metadata.name}{"\\t"}{.kind}{"\\n"}{end}', "a\tResourceClaim\np\tPod\n"),
+    ("names: {.items[0].metadata.name}!", "names: a!"),
+    ("{.items[0].status.allocation.devices.results[*].device}", "gpu-0 nic-1"),
+    ("{.items[1].spec}", '{"nodeName":"n1"}'),
+    ("{.items[5].metadata.name}", ""),
+    ("{.items[0].metadata.name}{'\\t'}{\"\u00e9\"}", "a\t\u00e9"),
+])
+def test_jsonpath_templates_as_kubectl_prints_them(template: str, printed: str) -> None:
+    assert render_list(ITEMS, f"jsonpath={template}") == printed
+
+
+def test_name_form() -> None:
+    assert render_list(ITEMS, "name") == "resourceclaim.resource.k8s.io/a\npod/p\n"
+
+
+def test_solve_and_schedule_print_every_form() -> None:
+    listing = json.loads(run("solve", "--node", "gpu-node-1", "-o", "json", EXAMPLES).stdout)
+    names = [item["metadata"]["name"] for item in listing["items"]]
+    assert names
+    by_name = run("solve", "--node", "gpu-node-1", "-o", "name", EXAMPLES)
+    assert by_name.exit_code == 0 and by_name.stdout.split() == [f"resourceclaim.resource.k8s.io/{n}" for n in names]
+    by_path = run("solve", "--node", "gpu-node-1", "-o", "jsonpath={.items[*].metadata.name}", EXAMPLES)
+    assert by_path.exit_code == 0 and by_path.stdout.split() == names
+    placed = run("schedule", "-o", "jsonpath={range .items[?(@.kind=='Pod')]}{.spec.nodeName}{' '}{end}", EXAMPLES)
+    assert placed.exit_code == 0 and set(placed.stdout.split()) <= {"gpu-node-1", "gpu-node-2"} and placed.stdout
+
+
+@pytest.mark.parametrize("form, message", [
+    ("bogus", "'bogus' is not an output format"),
+    ("jsonpath={range .items[*]}{.metadata.name}", "every {range} needs an {end}"),
+    ("jsonpath=plain text", "has no {expression}"),
+    ("jsonpath={.items[?(@.x ==}", "is not valid"),
+    ('jsonpath={.items[0]}{"\\q"}', "is not valid (Invalid \\escape)"),
+])
+def test_bad_output_forms_are_refused_before_any_work(form: str, message: str) -> None:
+    result = run("solve", "-o", form, EXAMPLES)
+    assert result.exit_code == 2 and result.stdout == "" and message in result.stderr
