@@ -14,6 +14,7 @@ from .allocation_options import allocation_options, cel_engine_name, exit_on_err
 from .inputs import input_options, read_inputs
 from .output import OutputFormat, render_list
 from .render_schedule import placement_table
+from .state import state_option, write_state
 
 EPILOG = """\b
 Exit status: 0 every pod placed; 1 some pod stays pending (the scheduler's
@@ -39,10 +40,12 @@ Examples:
               help="yaml/json: a v1 List of the placed pods and their claims; name: pod/NAME and "
                    "resourceclaim.resource.k8s.io/NAME; jsonpath=TEMPLATE: kubectl's JSONPath template over that "
                    "List; table: one line per pod; wide: one line per device.")
+@state_option
 @click.option("-v", "--verbose", is_flag=True, help="Per-node reasons for pods left pending, and the time taken.")
 def schedule(files: tuple[str, ...], filenames: tuple[str, ...], kubeconfig: str | None, context: str | None,
              pods: str | None, feature_gates: str, solver: str, objective: str,
-             timeout: float, workers: int, cel_engine: str | None, output: str, verbose: bool) -> None:
+             timeout: float, workers: int, cel_engine: str | None, output: str, output_state: str | None,
+             verbose: bool) -> None:
     """Choose a node for each pending Pod and allocate its claims there.
 
     For each pod, in order: every Node is filtered as kube-scheduler's default
@@ -53,12 +56,15 @@ def schedule(files: tuple[str, ...], filenames: tuple[str, ...], kubeconfig: str
     placement reduces what the next pod finds.
 
     FILE is read as by `drasat solve`; with --kubeconfig/--context the live
-    cluster's objects are read (read-only) and files add to them.
+    cluster's objects are read (read-only) and files add to them. --output-state
+    writes the whole input with the placed pods and their claims merged in.
     """
     try:
         bundle = read_inputs(files, kubeconfig, context, filenames)
-        text, pending = _schedule(bundle, pods, feature_gates, solver, objective, timeout, workers, cel_engine,
-                                  output, verbose)
+        text, pending, placed = _schedule(bundle, pods, feature_gates, solver, objective, timeout, workers,
+                                          cel_engine, output, verbose)
+        if output_state:
+            write_state(output_state, bundle, placed)
     except DrasatError as exc:
         exit_on_error(exc, verbose)
         return
@@ -69,7 +75,7 @@ def schedule(files: tuple[str, ...], filenames: tuple[str, ...], kubeconfig: str
 
 
 def _schedule(bundle, pods, feature_gates, solver, objective, timeout, workers, cel_engine, output,
-              verbose) -> tuple[str, int]:
+              verbose) -> tuple[str, int, list[dict[str, Any]]]:
     from drasat.solver import Features
     from drasat.solver.cel import SelectorEvaluator
     from drasat.solver.cluster import cluster_from_objects
@@ -94,10 +100,10 @@ def _schedule(bundle, pods, feature_gates, solver, objective, timeout, workers, 
     if verbose:
         click.echo(f"{len(placements) - len(pending)}/{len(placements)} pods placed in "
                    f"{time.monotonic() - started:.2f} s", err=True)
+    placed = [obj for p in placements if p.node is not None for obj in _objects(p)]
     if output in ("table", "wide"):
-        return placement_table(placements, wide=output == "wide"), len(pending)
-    placed = [p for p in placements if p.node is not None]
-    return (render_list([obj for p in placed for obj in _objects(p)], output) if placed else ""), len(pending)
+        return placement_table(placements, wide=output == "wide"), len(pending), placed
+    return (render_list(placed, output) if placed else ""), len(pending), placed
 
 
 def _objects(placement) -> list[dict[str, Any]]:

@@ -13,6 +13,7 @@ from .allocation_options import allocation_options, cel_engine_name, exit_on_err
 from .inputs import input_options, read_inputs
 from .output import OutputFormat, render_list
 from .render import allocation_table
+from .state import state_option, write_state
 
 EPILOG = """\b
 Exit status: 0 all claims allocated; 1 no allocation exists for all of them
@@ -42,12 +43,13 @@ Examples:
               help="yaml/json: a v1 List of the allocated ResourceClaims; name: resourceclaim.resource.k8s.io/NAME "
                    "per claim; jsonpath=TEMPLATE: kubectl's JSONPath template over that List, e.g. "
                    "'jsonpath={.items[*].status.allocation.devices.results[*].device}'; table: a summary for people.")
+@state_option
 @click.option("-v", "--verbose", is_flag=True,
               help="Print how the answer was found, or why there is none, on stderr.")
 def solve(files: tuple[str, ...], filenames: tuple[str, ...], kubeconfig: str | None, context: str | None,
           node: str | None, claims: str | None, pods: str | None, feature_gates: str,
           solver: str, objective: str, timeout: float, workers: int, cel_engine: str | None, output: str,
-          verbose: bool) -> None:
+          output_state: str | None, verbose: bool) -> None:
     """Allocate devices for ResourceClaims on one node, all claims together.
 
     FILE is a YAML or JSON file (multi-document, List kinds and `kubectl get -o yaml`
@@ -62,20 +64,25 @@ def solve(files: tuple[str, ...], filenames: tuple[str, ...], kubeconfig: str | 
     negative count, no name, numbers beyond int64; `drasat validate` checks the
     rest).
 
-    Prints a v1 List of the newly allocated ResourceClaims with status.allocation set.
+    Prints a v1 List of the newly allocated ResourceClaims with status.allocation set;
+    --output-state also writes the whole input with them merged in (nothing when no
+    allocation exists).
     """
     try:
         bundle = read_inputs(files, kubeconfig, context, filenames)
-        text = _solve(bundle, node, feature_gates, claims, pods, solver, objective, timeout, workers, cel_engine,
-                      output, verbose)
+        allocated = _solve(bundle, node, feature_gates, claims, pods, solver, objective, timeout, workers,
+                           cel_engine, verbose)
+        if output_state:
+            write_state(output_state, bundle, allocated)
     except DrasatError as exc:
         exit_on_error(exc, verbose)
         return
+    text = render(allocated, output)
     click.echo(text, nl=not text.endswith("\n"))
 
 
-def _solve(bundle, node, feature_gates, claims, pods, solver, objective, timeout, workers, cel_engine, output,
-           verbose) -> str:
+def _solve(bundle, node, feature_gates, claims, pods, solver, objective, timeout, workers, cel_engine,
+           verbose) -> list[dict[str, Any]]:
     from drasat.solver import Features, allocate
     from drasat.solver.cel import SelectorEvaluator
     from drasat.solver.pod_problem import pods_problem
@@ -109,7 +116,7 @@ def _solve(bundle, node, feature_gates, claims, pods, solver, objective, timeout
         if reserved:
             status["reservedFor"] = status.get("reservedFor", []) + reserved
         allocated.append(body)
-    return render(allocated, output)
+    return allocated
 
 
 def render(claims: list[dict[str, Any]], output: str) -> str:

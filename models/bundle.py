@@ -57,6 +57,8 @@ class Bundle:
         identity = _identity(loaded.obj)
         first = self._index.get(identity) if identity is not None else None
         if identity is not None and first is not None and _same_object(first.obj, loaded.obj):
+            if first.obj == loaded.obj:
+                return  # read twice, unchanged: nothing to say
             self._replace(first, loaded)
             self._index[identity] = loaded
             return
@@ -153,6 +155,14 @@ def _same_object(first: TypedObject, later: TypedObject) -> bool:
 
 
 def _content(obj: TypedObject) -> dict[str, object]:
+    """What makes the object itself, as the API server stores it (defaults applied): no status, no bookkeeping."""
+    from .defaults import apply_defaults
+    from .resource import ResourceClaim, ResourceClaimTemplate
+
+    if isinstance(obj, ResourceClaim):
+        obj = apply_defaults(obj)
+    elif isinstance(obj, ResourceClaimTemplate):
+        obj = apply_defaults(obj)
     data = obj.model_dump(exclude={"status"}, exclude_none=True)
     data["metadata"] = {k: v for k, v in data.get("metadata", {}).items() if k not in _BOOKKEEPING}
     return data
