@@ -60,3 +60,37 @@ def read_inputs(files: tuple[str, ...], kubeconfig: str | None, context: str | N
     if bundle.problems:  # the same object in the cluster and in a file, read as two
         raise InputError(bundle.problems)
     return bundle
+
+
+def namespace_options(function: F) -> F:
+    """``-n/--namespace`` and ``-A/--all-namespaces``, as kubectl spells them."""
+    function = click.option("-A", "--all-namespaces", is_flag=True,
+                            help="Consider pending pods and claims of every namespace (the default).")(function)
+    return click.option("-n", "--namespace", metavar="NS",
+                        help="Consider only the pending pods and claims of this namespace (objects of every namespace "
+                             "still count as the cluster's state); bare names in --pods/--claims are taken "
+                             "from it.")(function)
+
+
+def in_namespace(names: str | None, namespace: str | None, all_namespaces: bool) -> str | None:
+    """``--pods``/``--claims`` text with bare names put in ``namespace``."""
+    if namespace is not None and all_namespaces:
+        raise InputError("-n/--namespace and -A/--all-namespaces exclude each other")
+    if names is None or namespace is None:
+        return names
+    return ",".join(n.strip() if "/" in n else f"{namespace}/{n.strip()}" for n in names.split(",") if n.strip())
+
+
+def pending_in(objects: list[Any], kind: str, namespace: str) -> str:
+    """The pending Pods (no spec.nodeName, not finished) or unallocated ResourceClaims of ``namespace``,
+    as ``namespace/name`` text for --pods/--claims."""
+    chosen = []
+    for obj in objects:
+        if obj.kind != kind or (obj.metadata.namespace or "default") != namespace:
+            continue
+        if kind == "Pod" and (obj.spec.node_name or (obj.status and obj.status.phase in ("Succeeded", "Failed"))):
+            continue
+        if kind == "ResourceClaim" and obj.status and obj.status.allocation:
+            continue
+        chosen.append(f"{namespace}/{obj.name}")
+    return ",".join(chosen)

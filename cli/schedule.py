@@ -11,7 +11,7 @@ from drasat.models.errors import DrasatError
 
 from .main import cli
 from .allocation_options import allocation_options, cel_engine_name, exit_on_error, names_option
-from .inputs import input_options, read_inputs
+from .inputs import in_namespace, input_options, namespace_options, pending_in, read_inputs
 from .output import OutputFormat, render_list
 from .render_schedule import placement_table
 from .state import state_option, write_state
@@ -33,6 +33,7 @@ Examples:
 
 @cli.command(epilog=EPILOG)
 @input_options
+@namespace_options
 @click.option("--pods", metavar="NS/NAME,...", help="Pods to schedule, in this order "
               "(default: every pod without spec.nodeName, in input order). A bare name must be unambiguous.")
 @allocation_options
@@ -43,7 +44,7 @@ Examples:
 @state_option
 @click.option("-v", "--verbose", is_flag=True, help="Per-node reasons for pods left pending, and the time taken.")
 def schedule(files: tuple[str, ...], filenames: tuple[str, ...], kubeconfig: str | None, context: str | None,
-             pods: str | None, feature_gates: str, solver: str, objective: str,
+             namespace: str | None, all_namespaces: bool, pods: str | None, feature_gates: str, solver: str, objective: str,
              timeout: float, workers: int, cel_engine: str | None, output: str, output_state: str | None,
              verbose: bool) -> None:
     """Choose a node for each pending Pod and allocate its claims there.
@@ -61,6 +62,9 @@ def schedule(files: tuple[str, ...], filenames: tuple[str, ...], kubeconfig: str
     """
     try:
         bundle = read_inputs(files, kubeconfig, context, filenames)
+        pods = in_namespace(pods, namespace, all_namespaces)
+        if namespace is not None and pods is None:
+            pods = pending_in(list(bundle), "Pod", namespace)
         text, pending, placed = _schedule(bundle, pods, feature_gates, solver, objective, timeout, workers,
                                           cel_engine, output, verbose)
         if output_state:

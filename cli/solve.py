@@ -10,7 +10,7 @@ from drasat.models.errors import DrasatError
 
 from .main import cli
 from .allocation_options import allocation_options, cel_engine_name, exit_on_error, names_option
-from .inputs import input_options, read_inputs
+from .inputs import in_namespace, input_options, namespace_options, pending_in, read_inputs
 from .output import OutputFormat, render_list
 from .render import allocation_table
 from .state import state_option, write_state
@@ -32,6 +32,7 @@ Examples:
 
 @cli.command(epilog=EPILOG)
 @input_options
+@namespace_options
 @click.option("--node", metavar="NAME", help="Node to allocate for (default: the only Node in the input).")
 @click.option("--claims", metavar="NS/NAME,...", help="Claims to allocate, in this order "
               "(default: the claims of the pending Pods, or every claim without status.allocation when the "
@@ -47,7 +48,7 @@ Examples:
 @click.option("-v", "--verbose", is_flag=True,
               help="Print how the answer was found, or why there is none, on stderr.")
 def solve(files: tuple[str, ...], filenames: tuple[str, ...], kubeconfig: str | None, context: str | None,
-          node: str | None, claims: str | None, pods: str | None, feature_gates: str,
+          namespace: str | None, all_namespaces: bool, node: str | None, claims: str | None, pods: str | None, feature_gates: str,
           solver: str, objective: str, timeout: float, workers: int, cel_engine: str | None, output: str,
           output_state: str | None, verbose: bool) -> None:
     """Allocate devices for ResourceClaims on one node, all claims together.
@@ -70,6 +71,13 @@ def solve(files: tuple[str, ...], filenames: tuple[str, ...], kubeconfig: str | 
     """
     try:
         bundle = read_inputs(files, kubeconfig, context, filenames)
+        claims, pods = in_namespace(claims, namespace, all_namespaces), in_namespace(pods, namespace, all_namespaces)
+        if namespace is not None and claims is None and pods is None:
+            objects = list(bundle)
+            if any(o.kind == "Pod" for o in objects):
+                pods = pending_in(objects, "Pod", namespace)
+            else:
+                claims = pending_in(objects, "ResourceClaim", namespace)
         allocated = _solve(bundle, node, feature_gates, claims, pods, solver, objective, timeout, workers,
                            cel_engine, verbose)
         if output_state:

@@ -45,3 +45,29 @@ def test_kubectl_plugin_entry_point_names_itself_kubectl_drasat() -> None:
     assert plugin.exists()
     result = subprocess.run([plugin, "compare", "--help"], capture_output=True, text=True, check=False)
     assert result.returncode == 0 and result.stdout.startswith("Usage: kubectl drasat compare")
+
+
+def _two_namespaces() -> str:
+    """The example cluster plus a copy of its claims in namespace team-b."""
+    claims = (EXAMPLES / "claims.yaml").read_text()
+    return (EXAMPLES / "cluster.yaml").read_text() + "\n---\n" + claims + "\n---\n" + \
+        claims.replace("namespace: default", "namespace: team-b")
+
+
+def test_namespace_scopes_the_question_not_the_state() -> None:
+    text = _two_namespaces()
+    team_b = run("solve", "--node", "gpu-node-1", "-n", "team-b", "-o", "name", "-", stdin=text)
+    assert team_b.exit_code == 0, team_b.stderr
+    assert team_b.stdout.split() == ["resourceclaim.resource.k8s.io/single-gpu", "resourceclaim.resource.k8s.io/two-gpus",
+                                     "resourceclaim.resource.k8s.io/gpu-with-nic"]
+    bare = run("solve", "--node", "gpu-node-1", "-n", "team-b", "--claims", "two-gpus", "-o", "json", "-", stdin=text)
+    assert bare.exit_code == 0 and json.loads(bare.stdout)["items"][0]["metadata"]["namespace"] == "team-b"
+    both = run("solve", "-n", "team-b", "-A", "-", stdin=text)
+    assert both.exit_code == 2 and "exclude each other" in both.stderr
+
+
+def test_namespace_on_schedule_places_only_its_pods() -> None:
+    placed = run("schedule", "-n", "default", "-o", "name", str(EXAMPLES))
+    assert placed.exit_code == 0 and "pod/trainer-0" in placed.stdout
+    elsewhere = run("schedule", "-n", "nobody-here", "-o", "name", str(EXAMPLES))
+    assert elsewhere.exit_code == 0 and elsewhere.stdout == ""
