@@ -19,7 +19,7 @@ from .render import comparison_table
 
 if TYPE_CHECKING:
     from drasat.models.bundle import Bundle
-    from drasat.solver.compare import Comparison
+    from drasat.solver.comparison import Comparison
 
 EPILOG = """\b
 Exit status: 0 the comparison was made (whatever either side's verdict: read
@@ -80,7 +80,7 @@ def _compare(bundle: Bundle, node: str | None, feature_gates: str, claims: str |
              timeout: float, workers: int, cel_engine: str | None) -> Comparison:
 
     from drasat.solver import Features
-    from drasat.solver.compare import compare as run_compare
+    from drasat.solver.comparison import compare as run_compare
     from drasat.solver.problem import problem_from_objects
 
     names = [c.strip() for c in claims.split(",") if c.strip()] if claims is not None else None

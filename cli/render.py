@@ -11,7 +11,7 @@ from rich.console import Console
 from rich.table import Table
 
 if TYPE_CHECKING:
-    from drasat.solver.compare import Comparison, SideResult
+    from drasat.solver.comparison import Comparison, SideResult
 
 
 def table_text(table: Table, width: int = 140, encoding: str | None = None) -> str:

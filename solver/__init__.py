@@ -15,9 +15,15 @@ _EXPORTS = {
     "Features": "features", "NodeInfo": "problem", "Problem": "problem", "problem_from_objects": "problem",
     "Cluster": "cluster", "cluster_from_objects": "cluster", "AllocateOptions": "node_dra",
     "Placement": "scheduling", "schedule": "scheduling", "resolve_pod_claims": "pods",
+    "Comparison": "comparison", "compare": "comparison",
 }
 
 __all__ = sorted(_EXPORTS)
+
+
+def __dir__() -> list[str]:
+    """The public API (loaded lazily, so ``dir()`` would otherwise show only what was touched)."""
+    return list(__all__)
 
 
 def __getattr__(name: str) -> Any:

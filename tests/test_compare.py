@@ -12,7 +12,7 @@ from click.testing import CliRunner, Result
 
 from drasat.cli.main import _register, cli
 from drasat.models.loader import load_paths
-from drasat.solver.compare import ALLOCATED, TIMEOUT, UNSCHEDULABLE, Comparison, compare
+from drasat.solver.comparison import ALLOCATED, TIMEOUT, UNSCHEDULABLE, Comparison, compare
 from drasat.solver.problem import Problem, problem_from_objects
 from drasat.solver.verify import verify
 
@@ -119,3 +119,13 @@ def test_cli_bad_input_exits_2_with_nothing_on_stdout(args: list[str], message: 
     assert result.exit_code == 2
     assert result.stdout == ""
     assert message in result.stderr and "Traceback" not in result.stderr
+
+
+def test_the_public_api_is_listed_and_documented() -> None:
+    import drasat.solver as solver
+
+    public = [name for name in dir(solver) if not name.startswith("_")]
+    assert public == sorted(solver.__all__)
+    for name in public:
+        assert callable(getattr(solver, name)), f"{name} is a module, not the function or class"
+        assert getattr(solver, name).__doc__, f"{name} has no docstring"
