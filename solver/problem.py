@@ -84,21 +84,37 @@ def problem_from_objects(objects: Sequence[object], *, node: str | None = None,
     pending = [c for c in all_claims if not (c.status and c.status.allocation)]
     allocated = [c for c in all_claims if c.status and c.status.allocation]
     if claims is not None:
-        named = {c.name: c for c in all_claims}
-        missing = [name for name in claims if name not in named]
-        if missing:
-            raise InputError(f"no ResourceClaim named {', '.join(missing)} in the input")
-        chosen = [named[name] for name in claims]
-        already = [c.name for c in chosen if c in allocated]
-        if already:
-            raise InputError(f"ResourceClaim {', '.join(already)} is already allocated (it has status.allocation)")
-        pending = chosen
+        pending = _chosen_claims(all_claims, claims)
     used_nodes = [n for n in by_kind.get("Node", []) if n.name == node_info.name]
     _refuse_unstorable([*pending, *allocated, *by_kind.get("ResourceSlice", []), *by_kind.get("DeviceClass", []),
                         *by_kind.get("DeviceTaintRule", []), *used_nodes], locate)
     return Problem(node=node_info, slices=by_kind.get("ResourceSlice", []),
                    classes=by_kind.get("DeviceClass", []), claims=pending, allocated=allocated,
                    taint_rules=by_kind.get("DeviceTaintRule", []), features=features or Features())
+
+
+def _chosen_claims(all_claims: Sequence[ResourceClaim], names: Sequence[str]) -> list[ResourceClaim]:
+    """The claims ``names`` asks for, in its order; each name is ``name`` or ``namespace/name``."""
+    twice = sorted({name for name in names if names.count(name) > 1})
+    if twice:
+        raise InputError(f"ResourceClaim {', '.join(twice)} is named more than once in the claims to allocate")
+    chosen, missing, ambiguous = [], [], []
+    for name in names:
+        matches = [c for c in all_claims if name in (c.name, f"{c.namespace}/{c.name}")]
+        if not matches:
+            missing.append(name)
+        elif len(matches) > 1:
+            ambiguous.append(f"{name} (in namespaces {', '.join(c.namespace or '<none>' for c in matches)})")
+        else:
+            chosen.append(matches[0])
+    if missing:
+        raise InputError(f"no ResourceClaim named {', '.join(missing)} in the input")
+    if ambiguous:
+        raise InputError(f"ResourceClaim name {'; '.join(ambiguous)} is ambiguous: write namespace/name")
+    already = [c.name for c in chosen if c.status and c.status.allocation]
+    if already:
+        raise InputError(f"ResourceClaim {', '.join(already)} is already allocated (it has status.allocation)")
+    return chosen
 
 
 def _refuse_unstorable(used: Sequence[Any], locate: Callable[[Any], Location | None] | None) -> None:
