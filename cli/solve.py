@@ -103,8 +103,9 @@ def _solve(files, node, feature_gates, claims, solver, objective, timeout, worke
                       evaluator=evaluator)
     if verbose:
         s = answer.stats
+        notes = "".join(f"; {note}" for note in s.notes)
         click.echo(f"solved by {s.solver} in {s.seconds * 1000:.1f} ms (greedy steps {s.greedy_steps}, "
-                   f"CP-SAT solves {s.cp_sat_solves}); {'; '.join(s.notes)}", err=True)
+                   f"CP-SAT solves {s.cp_sat_solves}){notes}", err=True)
     allocated = []
     for claim in problem.claims:
         body = claim.to_api()

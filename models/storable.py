@@ -5,8 +5,9 @@ refuse all of them: the conformance scenarios come from Kubernetes' allocator te
 which feed the allocator objects that validation refuses (subrequest names that are
 not DNS labels, a count with allocationMode All) and pin what it does with them. Some
 breaches leave nothing meaningful to allocate, though — a negative count, an object
-without a name — and no allocator ever meets them, because the API server never
-stores such an object. ``solve`` refuses those, with validate's own messages (the
+without a name, a constraint or configuration naming a request the claim does not
+have (which the allocator would silently ignore) — and no allocator ever meets them,
+because the API server never stores such an object. ``solve`` refuses those, with validate's own messages (the
 checks are the same functions), for the objects it uses; an object it does not use is
 validate's business alone. Numbers beyond int64 never get this far: the loader
 refuses them, as the API server's decoder does (:data:`drasat.models.meta.Int64`).
@@ -17,8 +18,9 @@ from __future__ import annotations
 from .errors import Location, Problem
 from .meta import TypedObject
 from .resource import ResourceClaim
-from .rules_claim import check_count_not_negative
+from .rules_claim import check_count_not_negative, request_names
 from .rules_format import Findings, check_name_given, index
+from .rules_shared import check_request_known
 
 
 def unstorable_problems(obj: TypedObject, where: Location | None = None) -> list[Problem]:
@@ -42,3 +44,12 @@ def _check_claim(out: Findings, where: Location, claim: ResourceClaim) -> None:
             check_count_not_negative(out, at.child("exactly"), request.exactly)
         for j, sub in enumerate(request.first_available):
             check_count_not_negative(out, index(at.child("firstAvailable"), j), sub)
+    names = request_names(claim.spec.devices)
+    devices = where.child("spec.devices")
+    references = [("constraints", [c.requests for c in claim.spec.devices.constraints]),
+                  ("config", [c.requests for c in claim.spec.devices.config])]
+    for part, lists in references:
+        for i, refs in enumerate(lists):
+            at = index(devices.child(part), i).child("requests")
+            for k, ref in enumerate(refs):
+                check_request_known(out, index(at, k), ref, names)

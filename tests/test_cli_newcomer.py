@@ -109,3 +109,10 @@ def test_an_input_with_nothing_to_allocate_says_so(tmp_path: Path) -> None:
     result = drasat("solve", "--node", "gpu-node-1", str(tmp_path))
     assert result.exit_code == 0 and yaml.safe_load(result.stdout)["items"] == []
     assert "notice: nothing to allocate: the input has no ResourceClaim without status.allocation" in result.stderr
+
+
+def test_verbose_success_is_one_tidy_line() -> None:
+    result = drasat("solve", "--node", "gpu-node-1", "-v", EXAMPLES)
+    assert result.exit_code == 0
+    (line,) = result.stderr.splitlines()
+    assert line.startswith("solved by ") and not line.rstrip().endswith(";")

@@ -42,6 +42,10 @@ BROKEN = {
                                   "spec.devices.requests[1].firstAvailable[0].count: -2 must be greater than zero"),
     "no name": ("metadata: {name: broken, namespace: default}", "metadata: {namespace: default}",
                 "metadata.name: name or generateName is required"),
+    "constraint naming no request": ("      - {name: one, deviceClassName: gpu.example.com}\n",
+                                     "      - {name: one, deviceClassName: gpu.example.com}\n    constraints:\n"
+                                     "    - {requests: [gpu, nosuch], matchAttribute: example.com/numa}\n",
+                                     'spec.devices.constraints[0].requests[1]: "nosuch" must name a request'),
     "count beyond int64": ("exactly: {deviceClassName: gpu.example.com}",
                            "exactly: {deviceClassName: gpu.example.com, count: 99999999999999999999}",
                            "count: 99999999999999999999 does not fit in a 64-bit integer"),
