@@ -87,14 +87,18 @@ def _claims_in_two_namespaces(tmp_path: Path) -> Path:
     return tmp_path
 
 
-@pytest.mark.parametrize("claims, message", [
-    ("single-gpu,single-gpu", "error: ResourceClaim single-gpu is named more than once in the claims to allocate"),
-    ("single-gpu", "error: ResourceClaim name single-gpu (in namespaces default, team-b) is ambiguous: "
-                   "write namespace/name"),
-])
-def test_claims_the_option_cannot_name_are_refused(tmp_path: Path, claims: str, message: str) -> None:
-    result = drasat("solve", "--node", "gpu-node-1", "--claims", claims, str(_claims_in_two_namespaces(tmp_path)))
-    assert result.exit_code == 2 and result.stdout == "" and message in result.stderr
+def test_a_claim_name_two_namespaces_share_is_refused(tmp_path: Path) -> None:
+    result = drasat("solve", "--node", "gpu-node-1", "--claims", "single-gpu", str(_claims_in_two_namespaces(tmp_path)))
+    assert result.exit_code == 2 and result.stdout == ""
+    assert "error: ResourceClaim name single-gpu is ambiguous: give one of default/single-gpu, team-b/single-gpu" \
+        in result.stderr
+
+
+def test_a_claim_named_twice_is_allocated_once() -> None:
+    result = drasat("solve", "--node", "gpu-node-1", "--claims", "single-gpu,default/single-gpu", "-o", "json",
+                    EXAMPLES)
+    assert result.exit_code == 0, result.stderr
+    assert [item["metadata"]["name"] for item in json.loads(result.stdout)["items"]] == ["single-gpu"]
 
 
 def test_claims_can_be_named_with_their_namespace(tmp_path: Path) -> None:

@@ -72,6 +72,14 @@ def test_solve_refuses_with_validates_message(tmp_path: Path, case: str) -> None
     assert f"error: {line.strip()}" in solved.stderr
 
 
+@pytest.mark.parametrize("case", ["negative count", "constraint naming no request"])
+def test_a_claim_named_with_claims_is_checked_too(tmp_path: Path, case: str) -> None:
+    old, new, message = BROKEN[case]
+    solved = _run(tmp_path, "solve", "--node", "gpu-node-1", "--claims", "default/broken",
+                  claims=CLAIM.replace(old, new, 1))
+    assert solved.exit_code == 2 and solved.stdout == "" and message in solved.stderr
+
+
 def test_an_object_solve_does_not_use_is_left_to_validate(tmp_path: Path) -> None:
     claims = CLAIM.replace(*BROKEN["negative count"][:2], 1)
     assert _run(tmp_path, "solve", "--node", "gpu-node-1", "--claims", "fine", claims=claims).exit_code == 0
