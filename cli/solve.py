@@ -35,8 +35,7 @@ Examples:
 @click.option("--node", metavar="NAME", help="Node to allocate for (default: the only Node in the input).")
 @click.option("--feature-gates", default="", metavar="A=true,B=false",
               help="Kubernetes feature gates, e.g. DRAPrioritizedList=false,DRAListTypeAttributes=true.")
-@click.option("--claims", metavar="C1,C2", callback=lambda ctx, param, value: _claim_names(value),
-              help="Claims to allocate, in this order, as name or namespace/name "
+@click.option("--claims", metavar="C1,C2", help="Claims to allocate, in this order "
               "(default: every claim without status.allocation, in input order).")
 @click.option("--solver", type=click.Choice(["cp-sat", "greedy"]), default="cp-sat", show_default=True,
               help="cp-sat: Kubernetes' depth-first search within a small budget, CP-SAT beyond it "
@@ -53,7 +52,7 @@ Examples:
               help="yaml/json: a v1 List of the allocated ResourceClaims; table: a summary for people.")
 @click.option("-v", "--verbose", is_flag=True,
               help="Print how the answer was found, or why there is none, on stderr.")
-def solve(files: tuple[str, ...], node: str | None, feature_gates: str, claims: list[str] | None, solver: str,
+def solve(files: tuple[str, ...], node: str | None, feature_gates: str, claims: str | None, solver: str,
           objective: str, timeout: float, workers: int, cel_engine: str | None, output: str, verbose: bool) -> None:
     """Allocate devices for ResourceClaims on one node, all claims together.
 
@@ -90,7 +89,8 @@ def _solve(files, node, feature_gates, claims, solver, objective, timeout, worke
     bundle = load_or_raise(files)
     objects = list(bundle)
     features = Features.parse(feature_gates)
-    problem = problem_from_objects(objects, node=node, claims=claims, features=features, locate=bundle.location_of)
+    names = [c.strip() for c in claims.split(",") if c.strip()] if claims is not None else None
+    problem = problem_from_objects(objects, node=node, claims=names, features=features, locate=bundle.location_of)
     if not problem.claims:
         why = "--claims names no claim" if claims is not None else "the input has no ResourceClaim without " \
                                                                   "status.allocation"
@@ -113,11 +113,6 @@ def _solve(files, node, feature_gates, claims, solver, objective, timeout, worke
         body.setdefault("status", {})["allocation"] = answer.results[claim.name].to_api()
         allocated.append(body)
     return render(allocated, output)
-
-
-def _claim_names(value: str | None) -> list[str] | None:
-    """``--claims a, b`` → ["a", "b"]; ``--claims ""`` allocates nothing (Kubernetes' allocator allows that too)."""
-    return None if value is None else [name.strip() for name in value.split(",") if name.strip()]
 
 
 def render(claims: list[dict[str, Any]], output: str) -> str:
