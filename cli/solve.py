@@ -18,7 +18,8 @@ from .state import state_option, write_state
 EPILOG = """\b
 Exit status: 0 all claims allocated; 1 no allocation exists for all of them
 together (one line on stderr, nothing on stdout) or the time ran out;
-2 invalid input, unknown node or claim, or a CEL error.
+2 invalid input, unknown node or claim, or a CEL error
+(nothing on stdout).
 
 \b
 Examples:
@@ -112,8 +113,9 @@ def _solve(bundle, node, feature_gates, claims, pods, solver, objective, timeout
                       evaluator=evaluator)
     if verbose:
         s = answer.stats
+        notes = "".join(f"; {note}" for note in s.notes)
         click.echo(f"solved by {s.solver} in {s.seconds * 1000:.1f} ms (greedy steps {s.greedy_steps}, "
-                   f"CP-SAT solves {s.cp_sat_solves}); {'; '.join(s.notes)}", err=True)
+                   f"CP-SAT solves {s.cp_sat_solves}){notes}", err=True)
     allocated = []
     for claim in problem.claims:
         body = claim.to_api()

@@ -43,9 +43,14 @@ def check_request_refs(out: Findings, at: Location, refs: list[str], names: Requ
 
 def check_request_ref(out: Findings, at: Location, ref: str, names: RequestNames) -> None:
     """One reference: DNS labels, and a request (or request/subrequest) that exists in the claim."""
-    parts = ref.split("/")
-    for part in parts[:2]:
+    for part in ref.split("/")[:2]:
         check_dns_label(out, at, part)
+    check_request_known(out, at, ref, names)
+
+
+def check_request_known(out: Findings, at: Location, ref: str, names: RequestNames) -> None:
+    """The reference names a request (or request/subrequest) of the claim; else the allocator would ignore it."""
+    parts = ref.split("/")
     known = len(parts) <= 2 and parts[0] in names and (len(parts) == 1 or parts[1] in names[parts[0]])
     if not known:
         out.add(at, f"{show(ref)} must name a request of this claim, or a request and one of its "

@@ -5,10 +5,11 @@ refuse all of them: the conformance scenarios come from Kubernetes' allocator te
 which feed the allocator objects that validation refuses (subrequest names that are
 not DNS labels, a count with allocationMode All) and pin what it does with them. Some
 breaches leave nothing meaningful to allocate, though — a negative count, an object
-without a name — and no allocator ever meets them, because the API server never
-stores such an object. ``solve`` refuses those, with validate's own messages (the
-checks are the same functions), for the objects it uses; an object it does not use is
-validate's business alone. Numbers beyond int64 never get this far: the loader
+without a name, a constraint or configuration naming a request the claim does not
+have (which the allocator would silently ignore) — and no allocator ever meets them,
+because the API server never stores such an object. ``solve`` refuses those, with
+validate's own messages (the checks are the same functions), for the objects it uses;
+an object it does not use is validate's business alone. Numbers beyond int64 never get this far: the loader
 refuses them, as the API server's decoder does (:data:`drasat.models.meta.Int64`).
 """
 
@@ -16,9 +17,10 @@ from __future__ import annotations
 
 from .errors import Location, Problem
 from .meta import TypedObject
-from .resource import ResourceClaim
-from .rules_claim import check_count_not_negative
+from .resource import DeviceClaim, ResourceClaim
+from .rules_claim import check_count_not_negative, request_names
 from .rules_format import Findings, check_name_given, index
+from .rules_shared import check_request_known
 
 
 def unstorable_problems(obj: TypedObject, where: Location | None = None) -> list[Problem]:
@@ -35,10 +37,26 @@ def _check_claim(out: Findings, where: Location, claim: ResourceClaim) -> None:
     if not claim.metadata.name and claim.metadata.generate_name:
         out.add(where.child("metadata.name"), "a claim to allocate needs its name; generateName is only turned "
                                               "into one when the API server stores the claim")
-    requests = where.child("spec.devices.requests")
-    for i, request in enumerate(claim.spec.devices.requests):
+    devices = where.child("spec.devices")
+    _check_counts(out, devices.child("requests"), claim.spec.devices)
+    _check_references(out, devices, claim.spec.devices)
+
+
+def _check_counts(out: Findings, requests: Location, devices: DeviceClaim) -> None:
+    for i, request in enumerate(devices.requests):
         at = index(requests, i)
         if request.exactly is not None:
             check_count_not_negative(out, at.child("exactly"), request.exactly)
         for j, sub in enumerate(request.first_available):
             check_count_not_negative(out, index(at.child("firstAvailable"), j), sub)
+
+
+def _check_references(out: Findings, where: Location, devices: DeviceClaim) -> None:
+    """Constraints and configuration must name requests the claim has: the allocator would skip the others."""
+    names = request_names(devices)
+    for part, lists in (("constraints", [c.requests for c in devices.constraints]),
+                        ("config", [c.requests for c in devices.config])):
+        for i, refs in enumerate(lists):
+            at = index(where.child(part), i).child("requests")
+            for k, ref in enumerate(refs):
+                check_request_known(out, index(at, k), ref, names)

@@ -20,7 +20,7 @@ from .cluster import Cluster, ObjectKey, key_of, label_of
 from .features import Features
 from .extended import extended_claim
 from .pods import pending_pods, pod_consumer, resolve_pod_claims, select_pods
-from .problem import Problem, problem_from_objects
+from .problem import Problem, problem_from_objects, refuse_unstorable
 from .schedule_state import allocatable_of
 
 
@@ -77,5 +77,6 @@ def pods_problem(objects: Sequence[object], *, node: str | None, pods: Sequence[
             wanted.setdefault(key_of(claim), claim)
             if consumer not in consumers.setdefault(key_of(claim), []):
                 consumers[key_of(claim)].append(consumer)
+    refuse_unstorable(list(wanted.values()), locate)  # claims chosen here, not by problem_from_objects
     problem = replace(base, claims=list(wanted.values()))
     return PodsProblem(problem, {key[1]: refs for key, refs in consumers.items()})

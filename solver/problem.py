@@ -84,24 +84,38 @@ def problem_from_objects(objects: Sequence[object], *, node: str | None = None,
     pending = [c for c in all_claims if not (c.status and c.status.allocation)]
     allocated = [c for c in all_claims if c.status and c.status.allocation]
     if claims is not None:
-        named = {c.name: c for c in all_claims}
-        missing = [name for name in claims if name not in named]
-        if missing:
-            raise InputError(f"no ResourceClaim named {', '.join(missing)} in the input")
-        chosen = [named[name] for name in claims]
-        already = [c.name for c in chosen if c in allocated]
-        if already:
-            raise InputError(f"ResourceClaim {', '.join(already)} is already allocated (it has status.allocation)")
-        pending = chosen
+        pending = _chosen_claims(all_claims, claims)
     used_nodes = [n for n in by_kind.get("Node", []) if n.name == node_info.name]
-    _refuse_unstorable([*pending, *allocated, *by_kind.get("ResourceSlice", []), *by_kind.get("DeviceClass", []),
+    refuse_unstorable([*pending, *allocated, *by_kind.get("ResourceSlice", []), *by_kind.get("DeviceClass", []),
                         *by_kind.get("DeviceTaintRule", []), *used_nodes], locate)
     return Problem(node=node_info, slices=by_kind.get("ResourceSlice", []),
                    classes=by_kind.get("DeviceClass", []), claims=pending, allocated=allocated,
                    taint_rules=by_kind.get("DeviceTaintRule", []), features=features or Features())
 
 
-def _refuse_unstorable(used: Sequence[Any], locate: Callable[[Any], Location | None] | None) -> None:
+def _chosen_claims(all_claims: Sequence[ResourceClaim], names: Sequence[str]) -> list[ResourceClaim]:
+    """The claims ``names`` asks for, in its order, each once; a name is ``name`` or ``namespace/name``."""
+    chosen: list[ResourceClaim] = []
+    for name in names:
+        found = [c for c in all_claims if name in (c.name, f"{c.namespace}/{c.name}")]
+        if not found:
+            raise InputError(f"no ResourceClaim named {name} in the input")
+        if len(found) > 1:
+            raise InputError(f"ResourceClaim name {name} is ambiguous: give one of "
+                             f"{', '.join(f'{c.namespace}/{c.name}' for c in found)}")
+        if found[0].status and found[0].status.allocation:
+            raise InputError(f"ResourceClaim {name} is already allocated (it has status.allocation)")
+        if not any(c is found[0] for c in chosen):
+            chosen.append(found[0])
+    return chosen
+
+
+def refuse_unstorable(used: Sequence[Any], locate: Callable[[Any], Location | None] | None = None) -> None:
+    """InputError naming every object of ``used`` the API server would never have stored.
+
+    Public for every other way of choosing the claims of a Problem: each object it uses
+    must pass here, or ``drasat solve`` would allocate what ``validate`` refuses.
+    """
     problems = [problem for obj in used
                 for problem in unstorable_problems(obj, locate(obj) if locate is not None else None)]
     if problems:

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+import yaml
 from click.testing import CliRunner
 
 from drasat.cli.main import _register, cli
@@ -76,3 +78,45 @@ def test_a_bad_regular_expression_is_one_clean_message(tmp_path: Path, engine: s
     assert done.returncode == 2 and done.stdout == ""
     (line,) = done.stderr.splitlines()
     assert line.startswith("error: claim default/single-gpu: ") and "invalid regular expression: missing ]: [" in line
+
+
+def _claims_in_two_namespaces(tmp_path: Path) -> Path:
+    claims = Path(EXAMPLES, "claims.yaml").read_text().split("---")[0]
+    (tmp_path / "claims.yaml").write_text(claims + "---\n" + claims.replace("namespace: default", "namespace: team-b"))
+    (tmp_path / "cluster.yaml").write_text(Path(EXAMPLES, "cluster.yaml").read_text())
+    return tmp_path
+
+
+def test_a_claim_name_two_namespaces_share_is_refused(tmp_path: Path) -> None:
+    result = drasat("solve", "--node", "gpu-node-1", "--claims", "single-gpu", str(_claims_in_two_namespaces(tmp_path)))
+    assert result.exit_code == 2 and result.stdout == ""
+    assert "error: ResourceClaim name single-gpu is ambiguous: give one of default/single-gpu, team-b/single-gpu" \
+        in result.stderr
+
+
+def test_a_claim_named_twice_is_allocated_once() -> None:
+    result = drasat("solve", "--node", "gpu-node-1", "--claims", "single-gpu,default/single-gpu", "-o", "json",
+                    EXAMPLES)
+    assert result.exit_code == 0, result.stderr
+    assert [item["metadata"]["name"] for item in json.loads(result.stdout)["items"]] == ["single-gpu"]
+
+
+def test_claims_can_be_named_with_their_namespace(tmp_path: Path) -> None:
+    result = drasat("solve", "--node", "gpu-node-1", "--claims", "team-b/single-gpu", "-o", "json",
+                    str(_claims_in_two_namespaces(tmp_path)))
+    assert result.exit_code == 0, result.stderr
+    assert [item["metadata"]["namespace"] for item in json.loads(result.stdout)["items"]] == ["team-b"]
+
+
+def test_an_input_with_nothing_to_allocate_says_so(tmp_path: Path) -> None:
+    (tmp_path / "empty.yaml").write_text("")
+    result = drasat("solve", "--node", "gpu-node-1", str(tmp_path))
+    assert result.exit_code == 0 and yaml.safe_load(result.stdout)["items"] == []
+    assert "notice: nothing to allocate: the input has no ResourceClaim without status.allocation" in result.stderr
+
+
+def test_verbose_success_is_one_tidy_line() -> None:
+    result = drasat("solve", "--node", "gpu-node-1", "-v", EXAMPLES)
+    assert result.exit_code == 0
+    (line,) = result.stderr.splitlines()
+    assert line.startswith("solved by ") and not line.rstrip().endswith(";")

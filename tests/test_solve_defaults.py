@@ -9,8 +9,10 @@ import pytest
 from click.testing import CliRunner
 
 from drasat.cli.main import _register, cli
+from drasat.models.defaults import apply_defaults
 from drasat.models.loader import load_paths, load_text
 from drasat.models.resource import AllocationResult, ResourceClaim
+from drasat.models.validation import validate_object
 from drasat.solver.problem import NodeInfo, Problem, problem_from_objects
 from drasat.solver.verify import verify
 
@@ -55,3 +57,16 @@ def test_a_problem_holds_defaulted_copies_and_leaves_the_callers_claims_alone() 
         assert held.status is not None and held.status.allocation is not None
         assert held.status.allocation.devices.results[0].tolerations[0].operator == "Equal"
     assert claim.to_api() == written
+
+
+@pytest.mark.parametrize("edit", [
+    ("count: 0}", "count: 0}"), ("count: 0}", "count: -1}"), ("allocationMode: All}", "allocationMode: All, count: 2}"),
+    ("tolerations: [{key: a}]", "tolerations: [{key: a, value: v}]"),
+    ("tolerations: [{key: a}]", "tolerations: [{key: a, value: v, effect: Bogus}]"),
+])
+def test_validation_reads_absent_fields_as_the_servers_defaults(edit: tuple[str, str]) -> None:
+    """validate checks objects as written; the API server checks them defaulted: the verdicts must agree."""
+    assert edit[0] in CLAIM
+    (claim,) = list(load_text(CLAIM.replace(*edit)))
+    assert isinstance(claim, ResourceClaim)
+    assert [str(p) for p in validate_object(claim)] == [str(p) for p in validate_object(apply_defaults(claim))]

@@ -42,6 +42,10 @@ BROKEN = {
                                   "spec.devices.requests[1].firstAvailable[0].count: -2 must be greater than zero"),
     "no name": ("metadata: {name: broken, namespace: default}", "metadata: {namespace: default}",
                 "metadata.name: name or generateName is required"),
+    "constraint naming no request": ("      - {name: one, deviceClassName: gpu.example.com}\n",
+                                     "      - {name: one, deviceClassName: gpu.example.com}\n    constraints:\n"
+                                     "    - {requests: [gpu, nosuch], matchAttribute: example.com/numa}\n",
+                                     'spec.devices.constraints[0].requests[1]: "nosuch" must name a request'),
     "count beyond int64": ("exactly: {deviceClassName: gpu.example.com}",
                            "exactly: {deviceClassName: gpu.example.com, count: 99999999999999999999}",
                            "count: 99999999999999999999 does not fit in a 64-bit integer"),
@@ -66,6 +70,14 @@ def test_solve_refuses_with_validates_message(tmp_path: Path, case: str) -> None
     solved = _run(tmp_path, "solve", "--node", "gpu-node-1", claims=claims)
     assert solved.exit_code == 2 and solved.stdout == "" and "Traceback" not in solved.stderr
     assert f"error: {line.strip()}" in solved.stderr
+
+
+@pytest.mark.parametrize("case", ["negative count", "constraint naming no request"])
+def test_a_claim_named_with_claims_is_checked_too(tmp_path: Path, case: str) -> None:
+    old, new, message = BROKEN[case]
+    solved = _run(tmp_path, "solve", "--node", "gpu-node-1", "--claims", "default/broken",
+                  claims=CLAIM.replace(old, new, 1))
+    assert solved.exit_code == 2 and solved.stdout == "" and message in solved.stderr
 
 
 def test_an_object_solve_does_not_use_is_left_to_validate(tmp_path: Path) -> None:
