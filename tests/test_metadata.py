@@ -11,8 +11,9 @@ from click.testing import CliRunner
 
 from drasat.cli.main import _register, cli
 
+from .shared_inputs import SHARED
+
 GPU = Path(__file__).parent / "data" / "metadata" / "gpu.yaml"
-SHARED = Path(os.environ.get("DRASAT_SHARED") or Path(__file__).resolve().parents[2] / "shared")
 SEED = SHARED / "seeds" / "000_6fca26b38f54023b.txt"
 FILE = "resourceclaimtemplates/gpu/gpu/gpu.example.com-metadata.json"
 
@@ -43,7 +44,7 @@ def seed_examples() -> dict[str, dict]:
     return found
 
 
-@pytest.mark.skipif(not SEED.is_file(), reason=f"seed document not found at {SEED} (set DRASAT_SHARED)")
+@pytest.mark.usefixtures("shared")  # skips with the one shared-inputs reason
 def test_seed_gpu_example_reproduced_field_for_field(tmp_path: Path):
     result = run("--out", str(tmp_path), str(GPU))
     assert result.exit_code == 0, result.stderr

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
 
 import pytest
@@ -16,12 +15,12 @@ from drasat.models.pool_status import ResourcePoolStatusRequestSpec
 from drasat.models.resource import DeviceTaintRule, ResourceClaim, ResourceSlice
 from drasat.solver.pool_status import Cluster, pool_status
 
+from .shared_inputs import SHARED
+
 CLUSTER = str(Path(__file__).parent / "data" / "pool_status" / "cluster.yaml")
 PROFILE = "gpu.example.com/profile"
-SHARED = Path(os.environ.get("DRASAT_SHARED") or Path(__file__).resolve().parents[2] / "shared")
 EXAMPLES = SHARED / "seeds" / "examples"
-needs_seeds = pytest.mark.skipif(not EXAMPLES.is_dir(), reason=f"seed examples not found at {EXAMPLES} "
-                                 "(set DRASAT_SHARED to the shared folder)")
+needs_seeds = pytest.mark.usefixtures("shared")  # skips with the one shared-inputs reason
 
 
 def run(*args: str, stdin: str | None = None):

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
 
 import pytest
@@ -11,8 +10,9 @@ from click.testing import CliRunner
 
 from drasat.cli.main import _register, cli
 
+from .shared_inputs import SHARED
+
 CLUSTER = str(Path(__file__).parent / "data" / "taint_impact" / "cluster.yaml")
-SHARED = Path(os.environ.get("DRASAT_SHARED") or Path(__file__).resolve().parents[2] / "shared")
 SEED_RULE = SHARED / "seeds" / "examples" / "seed000-24.yaml"
 TAIL = "if the effect was NoExecute. This information will not be updated again. " \
        "Recreate the DeviceTaintRule to trigger an update."
@@ -92,7 +92,7 @@ def test_no_selector_selects_nothing(tmp_path: Path):
                                 f"evicted in 0 different namespaces {TAIL}")
 
 
-@pytest.mark.skipif(not SEED_RULE.is_file(), reason=f"seed example not found at {SEED_RULE} (set DRASAT_SHARED)")
+@pytest.mark.usefixtures("shared")  # skips with the one shared-inputs reason
 def test_seed_rule_for_another_driver_selects_nothing_here(tmp_path: Path):
     found = data(tmp_path, SEED_RULE.read_text())
     assert (found["rule"], found["publishedDevices"], found["pods"]) == ("example", 0, 0)
