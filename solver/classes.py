@@ -50,7 +50,8 @@ def equivalence_classes(ctx: RuleContext, rules: Sequence[Rule] = RULES) -> tupl
     class_of: dict[int, int] = {}
     for device in sorted(members):
         key: Hashable = ("single", device) if device in singles else (
-            tuple(members[device]), tuple(rule.device_signature(ctx, device) for rule in per_device))
+            inv.devices[device].shared, tuple(members[device]),
+            tuple(rule.device_signature(ctx, device) for rule in per_device))
         group = by_key.get(key)
         if group is None:
             group = by_key[key] = DeviceClassGroup(len(groups), shared=inv.devices[device].shared)
