@@ -9,6 +9,7 @@ depth-first search would explode go to CP-SAT.
 
 from __future__ import annotations
 
+import math
 import time
 from collections import Counter
 from dataclasses import dataclass, field
@@ -62,6 +63,8 @@ def allocate(problem: Problem, *, solver: str = "cp-sat", objective: str = FIRST
         raise InputError(f"unknown solver {solver!r} (choose from {', '.join(SOLVERS)})")
     if objective not in OBJECTIVES:
         raise InputError(f"unknown objective {objective!r} (choose from {', '.join(OBJECTIVES)})")
+    if not (0 < time_limit < math.inf):  # also false for NaN
+        raise InputError(f"the time limit must be a positive number of seconds, not {time_limit}")
     if solver == "greedy" and objective != FIRST_FIT:
         raise InputError("the greedy solver only knows the first-fit objective; use --solver cp-sat")
     _check_claim_names(problem)

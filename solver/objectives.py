@@ -25,7 +25,7 @@ from drasat.models.errors import InternalError, SolveTimeout
 from .model import AllocationModel
 from .plan import Alternative, ClaimPlan, Pick
 from .problem import PRIORITIZED
-from .state import first_fit_fill
+from .hint import first_fit_fill
 
 
 class _Stages:

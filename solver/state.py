@@ -11,11 +11,11 @@ from __future__ import annotations
 from typing import Any, Sequence
 
 from .inventory import Inventory, InventoryDevice
-from .plan import Alternative, AltId, ClaimPlan, Pick
+from .plan import Alternative, ClaimPlan, Pick
 from .rules.base import Rule, RuleContext
 from .rules.registry import RULES
 
-__all__ = ["Pick", "SearchState", "first_fit_fill"]
+__all__ = ["Pick", "SearchState"]
 
 
 class SearchState:
@@ -54,40 +54,3 @@ class SearchState:
         for rule, state in self.undo_order:
             rule.undo(state, claim, pick, dev)
         self.picks[claim].pop()
-
-
-def first_fit_fill(inv: Inventory, plans: Sequence[ClaimPlan], ctx: RuleContext | None = None) -> dict[AltId, list[Pick]]:
-    """A first-fit guess without backtracking: each request's chosen alternative and its picks.
-
-    Each request takes the first alternative whose devices fit, given the requests before
-    it, the first devices that fit; a request that does not fit is left out. The CP-SAT
-    side starts from it (where it is right — usually for most claims — staged decoding
-    needs no further solve).
-    """
-    state = SearchState(inv, plans, ctx=ctx)
-    chosen: dict[AltId, list[Pick]] = {}
-    for plan in state.plans:
-        for req in plan.requests:
-            for alt in req.alternatives:
-                picks = _fill(state, plan.index, alt)
-                if picks is not None:
-                    chosen[alt.id] = picks
-                    break
-    return chosen
-
-
-def _fill(state: SearchState, claim: int, alt: Alternative) -> list[Pick] | None:
-    picks: list[Pick] = []
-    for device in alt.candidates:
-        if len(picks) == alt.count:
-            break
-        pick = state.try_add(claim, alt, device, must=False) if not alt.errors else None
-        if pick is not None:
-            picks.append(pick)
-        elif alt.mode == "All":
-            break
-    if len(picks) == alt.count:
-        return picks
-    for pick in reversed(picks):
-        state.remove(claim, pick)
-    return None

@@ -127,3 +127,10 @@ def test_a_selector_failing_at_run_time_is_exit_2_for_every_objective(tmp_path, 
                                 catch_exceptions=False)
     assert result.exit_code == 2 and result.stdout == ""
     assert "class gpu: selector #0 on device d.example.com/p/d0: CEL runtime error" in result.stderr
+
+
+@pytest.mark.parametrize("limit", [0.0, -1.0, float("nan"), float("inf")])
+def test_a_time_limit_that_is_no_number_of_seconds_is_refused(limit):
+    from drasat.models.errors import InputError
+    with pytest.raises(InputError, match="time limit must be a positive number"):
+        allocate(gpu_problem(1, 1), time_limit=limit)
