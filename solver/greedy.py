@@ -14,7 +14,7 @@ from __future__ import annotations
 import bisect
 import time
 from dataclasses import dataclass
-from typing import Sequence
+from typing import Container, Sequence
 
 from drasat.models.errors import SolveTimeout
 
@@ -67,28 +67,39 @@ def _run(first: Next) -> str:
     return outcome
 
 
+_NONE: frozenset[int] = frozenset()
+
+
+def any_holds(sets: tuple[Container[int], ...], device: int) -> bool:
+    """Whether any of the (at most a few) sets holds the device."""
+    for held in sets:
+        if device in held:
+            return True
+    return False
+
+
 class _Request(_Frame):
-    """Each alternative of one request in order; SIZE only when every one exceeded the claim limit.
-    ``map_size``: the first request of a later claim, whose SIZE means FAIL to the claim before."""
+    """Each alternative of one request in order; SIZE only when every one exceeded the claim limit."""
 
-    __slots__ = ("search", "plan", "alts", "i", "exceeded", "map_size")
+    __slots__ = ("search", "plan", "alts", "i", "exceeded")
 
-    def __init__(self, search: _Search, plan: ClaimPlan, alts: Sequence[Alternative], map_size: bool) -> None:
-        self.search, self.plan, self.alts, self.map_size = search, plan, alts, map_size
+    def __init__(self, search: _Search, plan: ClaimPlan, alts: Sequence[Alternative]) -> None:
+        self.search, self.plan, self.alts = search, plan, alts
         self.i, self.exceeded = 0, True
 
     def resume(self, outcome: str | None) -> Next:
+        claim = self.plan.index
         while True:
-            if outcome is not None and outcome != SIZE:
+            if outcome is not None and self.search.own(outcome, claim) != SIZE:
                 self.exceeded = False
                 if outcome == SUCCESS:
                     return SUCCESS
             if self.i == len(self.alts):
-                return FAIL if self.map_size or not self.exceeded else SIZE
+                return SIZE if self.exceeded else FAIL
             alt = self.alts[self.i]
             self.i += 1
             step = self.search.slot(self.plan, alt, 0, 0)
-            if not isinstance(step, str):
+            if step.__class__ is not str:
                 return step
             outcome = step
 
@@ -110,22 +121,22 @@ class _Slot(_Frame):
                 if outcome == SUCCESS:
                     return SUCCESS
                 state.remove(c, self.pick)  # type: ignore[arg-type]  # set before any outcome arrives
-                if outcome == SIZE:
+                if search.own(outcome, c) == SIZE:
                     return SIZE
             outcome = None
-            devices, taken, order = state.inv.devices, state.taken, self.order
-            while self.pos < len(order):
-                device = order[self.pos]
-                self.pos += 1
-                if taken(c, alt, devices[device]):
+            order = self.order
+            first, second, more = search.skip_sets(c, alt)
+            for i in range(self.pos, len(order)):
+                device = order[i]
+                if device in first or device in second or (more and any_holds(more, device)):
                     continue  # taken earlier in this search: skipped before its selectors, as upstream
                 if device in alt.errors:
                     raise alt.errors[device]
                 pick = search.try_add(c, alt, device, must=False)
                 if pick is not None:
-                    self.pick = pick
+                    self.pos, self.pick = i + 1, pick
                     step = search.slot(self.plan, alt, self.k + 1, device + 1)
-                    if not isinstance(step, str):
+                    if step.__class__ is not str:
                         return step
                     outcome = step
                     break
@@ -151,7 +162,9 @@ class _Search:
     def __init__(self, state: SearchState, budget: int | None, deadline: float | None) -> None:
         self.state, self.plans, self.budget, self.deadline = state, state.plans, budget, deadline
         self.steps = self.tries = 0
+        self.size_claim = -1  # the claim whose 32-device limit the last SIZE outcome is about
         self._order: dict[AltId, list[int]] = {}
+        self._skip: dict[AltId, tuple[Container[int], Container[int], tuple]] = {}
 
     def _tick(self) -> None:
         self.steps += 1
@@ -165,22 +178,40 @@ class _Search:
             raise BudgetExhausted()
         return self.state.try_add(claim, alt, device, must)
 
+    def skip_sets(self, claim: int, alt: Alternative) -> tuple[Container[int], Container[int], tuple]:
+        """The sets of devices this search already holds against ``alt``: the usual one or two apart, to be
+        tested inline. The rules update them in place, so they are looked up once per alternative."""
+        key = alt.id
+        found = self._skip.get(key)
+        if found is None:
+            taken = self.state.taken_sets(claim, alt)
+            first, second = (*taken, _NONE, _NONE)[:2]
+            found = self._skip[key] = (first, second, tuple(taken[2:]))
+        return found
+
+    def own(self, outcome: str, claim: int) -> str:
+        """An outcome as a step of ``claim`` sees it: another claim's SIZE (its own limit) is a FAIL here."""
+        return FAIL if outcome == SIZE and self.size_claim != claim else outcome
+
     def claim(self, c: int) -> Next:
         self._tick()
         if c == len(self.plans):
             return SUCCESS
-        return self.request(c, 0, map_size=False)
+        return self.request(c, 0)
 
-    def request(self, c: int, r: int, map_size: bool = False) -> Next:
+    def request(self, c: int, r: int) -> Next:
         self._tick()
         while r == len(self.plans[c].requests):  # the claim is complete: on to the next one
             self._tick()
-            c, r, map_size = c + 1, 0, True
+            c, r = c + 1, 0
             if c == len(self.plans):
                 return SUCCESS
             self._tick()
         plan = self.plans[c]
-        return _Request(self, plan, plan.requests[r].alternatives, map_size)
+        alternatives = plan.requests[r].alternatives
+        if len(alternatives) == 1:
+            return self.slot(plan, alternatives[0], 0, 0)  # its outcome is the request's: no frame needed
+        return _Request(self, plan, alternatives)
 
     def slot(self, plan: ClaimPlan, alt: Alternative, k: int, start: int) -> Next:
         self._tick()
@@ -190,6 +221,7 @@ class _Search:
         if k >= alt.count:
             return self.request(c, alt.request + 1)
         if len(self.state.picks[c]) + alt.count - k > MAX_RESULTS:
+            self.size_claim = c
             return SIZE
         if alt.mode == "All":
             pick = self.try_add(c, alt, alt.candidates[k], must=True)
@@ -204,6 +236,7 @@ class _Search:
 
     def settle_all(self, claim: int, pick: Pick, outcome: str) -> str:
         """An All-mode device's outcome: kept on success, else undone (the list fails as a whole)."""
+        outcome = self.own(outcome, claim)
         if outcome != SUCCESS:
             self.state.remove(claim, pick)
         return outcome if outcome in (SUCCESS, SIZE) else FAIL

@@ -8,7 +8,8 @@ This module knows no rule: it asks each registered rule in turn.
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+from functools import partial
+from typing import Any, Container, Sequence
 
 from .inventory import Inventory, InventoryDevice
 from .plan import Alternative, ClaimPlan, Pick
@@ -25,8 +26,13 @@ class SearchState:
         self.ctx = ctx or RuleContext(inv, self.plans)
         active = [rule for rule in rules if rule.searched and rule.active(self.ctx)]
         self.slices: list[tuple[Rule, Any]] = [(rule, rule.start(self.ctx)) for rule in active]
-        self.undo_order = self.slices[::-1]
+        # Each rule's steps bound to its slice of state once: the search calls them for every device it tries.
+        self._fits = [partial(rule.fits, state) for rule, state in self.slices]
+        self._apply = [partial(rule.apply, state) for rule, state in self.slices]
+        self._undo = [partial(rule.undo, state) for rule, state in self.slices[::-1]]
         self.takers = [(rule, state) for rule, state in self.slices if type(rule).taken is not Rule.taken]
+        if len(self.takers) == 1:  # the usual case (exclusivity alone): asked at every step of the search
+            self.taken_sets = partial(self.takers[0][0].taken_sets, self.takers[0][1])  # type: ignore[method-assign]
         self.picks: list[list[Pick]] = [[] for _ in self.plans]
 
     def taken(self, claim: int, alt: Alternative, dev: InventoryDevice) -> bool:
@@ -36,21 +42,25 @@ class SearchState:
                 return True
         return False
 
+    def taken_sets(self, claim: int, alt: Alternative) -> tuple[Container[int], ...]:
+        """:meth:`taken` as sets of device indexes (for a loop over many devices)."""
+        return tuple(s for rule, state in self.takers for s in rule.taken_sets(state, claim, alt))
+
     def try_add(self, claim: int, alt: Alternative, device: int, must: bool) -> Pick | None:
         """Allocate ``device`` for ``alt`` if every rule allows it; the pick, or None."""
         dev = self.inv.devices[device]
-        for rule, state in self.slices:
-            if not rule.fits(state, claim, alt, dev, must):
+        for fits in self._fits:
+            if not fits(claim, alt, dev, must):
                 return None
         pick = Pick(alt, device, alt.share.get(device) if dev.shared else None)
-        for rule, state in self.slices:
-            rule.apply(state, claim, pick, dev)
+        for apply in self._apply:
+            apply(claim, pick, dev)
         self.picks[claim].append(pick)
         return pick
 
     def remove(self, claim: int, pick: Pick) -> None:
         """Undo the claim's last pick."""
         dev = self.inv.devices[pick.device]
-        for rule, state in self.undo_order:
-            rule.undo(state, claim, pick, dev)
+        for undo in self._undo:
+            undo(claim, pick, dev)
         self.picks[claim].pop()

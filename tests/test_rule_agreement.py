@@ -99,3 +99,23 @@ def test_depth_first_and_cp_sat_sides_accept_the_same_picks(rule, problem, data)
     chosen = _choose(data, plans)
     assume(chosen is not None)
     assert _depth_first_accepts(rule, inv, plans, chosen) == _cp_sat_accepts(rule, inv, plans, chosen)  # type: ignore[arg-type]
+
+
+def test_assumption_literals_name_the_rule_instances_in_a_conflict():
+    """Assumed all true, the literals of an infeasible model form a core that names the conflict in words."""
+    from ortools.sat.python import cp_model
+
+    from drasat.solver.model import build_model
+
+    from .test_engine_deadline import gpu_problem
+    problem = gpu_problem(1, 2)  # two claims, one device
+    inv = build_inventory(problem)
+    m = build_model(inv, plan_claims(problem, inv, SelectorEvaluator()))
+    model = m.model.clone()
+    model.add_assumptions(m.literals())
+    solver = cp_model.CpSolver()
+    solver.parameters.num_workers = 1
+    assert solver.solve(model) == cp_model.INFEASIBLE
+    core = set(solver.sufficient_assumptions_for_infeasibility())
+    named = [a for a in m.assumptions if a.literal.index in core]
+    assert [(a.rule, a.meaning) for a in named] == [("exclusivity", "device d.example.com/p/d0 is allocated at most once")]

@@ -21,9 +21,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from enum import Enum
-from typing import TYPE_CHECKING, Any, Hashable
+from typing import TYPE_CHECKING, Any, Container, Hashable
 
-from ..plan import Alternative, AltVars, ClaimPlan, Pick
+from ..plan import Alternative, AltId, AltVars, ClaimPlan, Pick
 
 if TYPE_CHECKING:
     from ortools.sat.python import cp_model
@@ -85,7 +85,7 @@ class Encoding:
     ctx: RuleContext
     groups: list[DeviceClassGroup]
     class_of: dict[int, int]
-    vars: dict[Any, AltVars] = field(default_factory=dict)  # AltId -> AltVars
+    vars: dict[AltId, AltVars] = field(default_factory=dict)
     by_class: dict[int, list[tuple[Alternative, cp_model.IntVar]]] = field(default_factory=dict)
     assumptions: list[Assumption] = field(default_factory=list)
     tops: dict[int, int] = field(default_factory=dict)  # variable index -> upper bound, for derived variables
@@ -147,6 +147,12 @@ class Rule:
     def taken(self, state: Any, claim: int, alt: Alternative, dev: InventoryDevice) -> bool:
         """Whether this search already holds the device in a way that skips it before its selectors."""
         return False
+
+    def taken_sets(self, state: Any, claim: int, alt: Alternative) -> tuple[Container[int], ...]:
+        """The devices :meth:`taken` says yes to (shared devices never among them), as sets to test
+        membership in. The rule updates these very sets in place as picks come and go, so the search
+        asks once per alternative and keeps them."""
+        return ()
 
     def fits(self, state: Any, claim: int, alt: Alternative, dev: InventoryDevice, must: bool) -> bool:
         """Whether adding the device keeps the rule; ``must`` (All mode) turns a refusal into an error

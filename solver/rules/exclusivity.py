@@ -25,7 +25,8 @@ IN_USE = "already allocated to another claim"
 class Held:
     used: Counter[int] = field(default_factory=Counter)       # device -> non-admin picks in this search
     held: list[set[int]] = field(default_factory=list)        # per claim: exclusive devices it holds
-    in_use: frozenset = frozenset()                            # device ids allocated before this search
+    in_use: frozenset = frozenset()                            # devices (indexes) allocated before this search
+    busy: set[int] = field(default_factory=set)                # devices with a non-admin pick in this search
 
 
 class Exclusivity(Rule):
@@ -39,29 +40,39 @@ class Exclusivity(Rule):
         return alt.admin  # admin picks are counted per device and per claim
 
     def start(self, ctx: RuleContext) -> Held:
-        return Held(held=[set() for _ in ctx.plans], in_use=frozenset(ctx.inv.in_use.exclusive))
+        exclusive = ctx.inv.in_use.exclusive
+        in_use = frozenset(d.index for d in ctx.inv.devices if d.id in exclusive)
+        return Held(held=[set() for _ in ctx.plans], in_use=in_use)
 
     def taken(self, state: Held, claim: int, alt: Alternative, dev: InventoryDevice) -> bool:
         if dev.shared:
             return False
-        return dev.index in state.held[claim] or (not alt.admin and state.used[dev.index] > 0)
+        return dev.index in state.held[claim] or (not alt.admin and dev.index in state.busy)
+
+    def taken_sets(self, state: Held, claim: int, alt: Alternative) -> tuple[set[int], ...]:
+        return (state.held[claim],) if alt.admin else (state.held[claim], state.busy)
 
     def fits(self, state: Held, claim: int, alt: Alternative, dev: InventoryDevice, must: bool) -> bool:
-        if not alt.admin and dev.id in state.in_use:
+        if not alt.admin and dev.index in state.in_use:
             return False  # an All-mode list may name it (and then is blocked); a hint may try it
-        return not self.taken(state, claim, alt, dev)
+        if dev.shared:
+            return True
+        return dev.index not in state.held[claim] and (alt.admin or dev.index not in state.busy)
 
     def apply(self, state: Held, claim: int, pick: Pick, dev: InventoryDevice) -> None:
         if not dev.shared:
             state.held[claim].add(pick.device)
             if not pick.alt.admin:
                 state.used[pick.device] += 1
+                state.busy.add(pick.device)
 
     def undo(self, state: Held, claim: int, pick: Pick, dev: InventoryDevice) -> None:
         if not dev.shared:
             state.held[claim].discard(pick.device)
             if not pick.alt.admin:
                 state.used[pick.device] -= 1
+                if not state.used[pick.device]:
+                    state.busy.discard(pick.device)
 
     def encode(self, enc: Encoding) -> None:
         for group in enc.groups:
