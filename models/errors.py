@@ -99,3 +99,9 @@ class SolveTimeout(DrasatError):
     """The solver hit its time limit before it found an answer or proved there is none."""
 
     exit_code = 1
+
+
+class InternalError(DrasatError):
+    """drasat itself went wrong (a model the solver calls invalid, a status it does not know): a bug to report."""
+
+    exit_code = 3

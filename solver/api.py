@@ -9,20 +9,22 @@ depth-first search would explode go to CP-SAT.
 
 from __future__ import annotations
 
+import math
 import time
 from collections import Counter
 from dataclasses import dataclass, field
 
-from drasat.models.errors import AllocationError, InputError, Unschedulable
+from drasat.models.errors import AllocationError, InputError, SolveTimeout, Unschedulable
 from drasat.models.resource import AllocationResult
 
 from .cel import SelectorEvaluator
-from .claims import ClaimPlan, plan_claims
+from .claims import plan_claims
 from .greedy import BudgetExhausted, greedy_search
 from .inventory import Inventory, build_inventory
+from .plan import ClaimPlan, Pick
 from .problem import FIRST_FIT, PRIORITIZED, Problem
 from .results import allocation_results
-from .state import Pick, SearchState
+from .state import SearchState
 
 SOLVERS = ("cp-sat", "greedy")
 OBJECTIVES = (FIRST_FIT, PRIORITIZED)
@@ -54,20 +56,24 @@ def allocate(problem: Problem, *, solver: str = "cp-sat", objective: str = FIRST
     """Allocate all of ``problem.claims`` together, or raise :class:`Unschedulable`.
 
     Raises InputError / AllocationError / EvaluationError for inputs Kubernetes would
-    refuse, and SolveTimeout when ``time_limit`` seconds were not enough.
+    refuse, and SolveTimeout when ``time_limit`` seconds were not enough. The limit is one
+    deadline for the whole call: selector evaluation and both searches share it.
     """
     if solver not in SOLVERS:
         raise InputError(f"unknown solver {solver!r} (choose from {', '.join(SOLVERS)})")
     if objective not in OBJECTIVES:
         raise InputError(f"unknown objective {objective!r} (choose from {', '.join(OBJECTIVES)})")
+    if not (0 < time_limit < math.inf):  # also false for NaN
+        raise InputError(f"the time limit must be a positive number of seconds, not {time_limit}")
     if solver == "greedy" and objective != FIRST_FIT:
         raise InputError("the greedy solver only knows the first-fit objective; use --solver cp-sat")
     _check_claim_names(problem)
     started = time.monotonic()
+    deadline = started + time_limit
     stats = Stats(solver=solver)
     inv = build_inventory(problem)
-    plans = plan_claims(problem, inv, evaluator or SelectorEvaluator())
-    picks = _search(inv, plans, solver, objective, time_limit, workers, greedy_budget, stats)
+    plans = plan_claims(problem, inv, evaluator or SelectorEvaluator(), deadline=deadline)
+    picks = _search(inv, plans, solver, objective, deadline, workers, greedy_budget, stats)
     if picks is None:
         if any(pool.state == "invalid" for pool in inv.pools):
             raise AllocationError("invalid resource pools were encountered")
@@ -122,16 +128,20 @@ def explain(inv: Inventory, plans: list[ClaimPlan]) -> list[str]:
     return lines
 
 
-def _search(inv: Inventory, plans: list[ClaimPlan], solver: str, objective: str, time_limit: float,
+def _search(inv: Inventory, plans: list[ClaimPlan], solver: str, objective: str, deadline: float,
             workers: int, budget: int, stats: Stats) -> list[list[Pick]] | None:
-    if solver == "greedy" or (objective == FIRST_FIT and _search_decides_errors(plans)):
+    if time.monotonic() > deadline:
+        raise SolveTimeout("the time limit was reached while evaluating selectors (raise --timeout)")
+    if solver == "greedy" or _search_decides_errors(plans):
         # These errors only count where the depth-first search reaches them: only it can tell.
-        result = greedy_search(SearchState(inv, plans), deadline=time.monotonic() + time_limit)
+        # Another objective still fails as Kubernetes' search does, then looks for its own answer.
+        result = greedy_search(SearchState(inv, plans), deadline=deadline)
         stats.greedy_steps, stats.solver = result.steps, "greedy"
-        return result.picks
-    if objective == FIRST_FIT:
+        if objective == FIRST_FIT or result.picks is None:
+            return result.picks
+    elif objective == FIRST_FIT:
         try:
-            result = greedy_search(SearchState(inv, plans), budget, time.monotonic() + time_limit)
+            result = greedy_search(SearchState(inv, plans), budget, deadline)
             stats.greedy_steps, stats.solver = result.steps, "greedy (within budget)"
             return result.picks
         except BudgetExhausted:
@@ -141,6 +151,6 @@ def _search(inv: Inventory, plans: list[ClaimPlan], solver: str, objective: str,
     from .objectives import solve_staged
 
     model = build_model(inv, plans)
-    picks, stats.cp_sat_solves = solve_staged(model, objective, time_limit, workers)
+    picks, stats.cp_sat_solves = solve_staged(model, objective, deadline, workers)
     stats.solver = "cp-sat"
     return picks

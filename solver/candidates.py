@@ -1,70 +1,41 @@
 """Stage 2 (per device): whether a device can serve one (sub)request, and if not, why.
 
 Checks run in Kubernetes' order — binding-condition gate, in use, class selectors,
-request selectors, capacity, counters, taints — so that the first reason recorded
+request selectors, node, capacity, counters, taints — so that the first reason recorded
 is the one Kubernetes would stop at, and a CEL error is only raised for a device
-Kubernetes would actually evaluate.
+Kubernetes would actually evaluate. Every check but the gate and the selectors belongs
+to a rule (``rules/``); each rule's :class:`~.rules.base.Stage` places it in that order.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import Sequence
 
 from drasat.models.errors import DrasatError, EvaluationError, SelectorError
-from drasat.models.resource import (
-    DeviceAttribute, DeviceClass, DeviceDerivedAttribute, DeviceTaint, DeviceToleration,
-)
-from drasat.models.quantity import Quantity
+from drasat.models.resource import DeviceAttribute
 
 from .attributes import derived_attribute
-from .capacity import fits, share_of
 from .cel import CelCompileError, CelRuntimeError, SelectorEvaluator
 from .inventory import Inventory, InventoryDevice
+from .plan import Alternative, Candidates
+from .rules.base import Found, Stage
+from .rules.capacity import capacity_share
+from .rules.counters import compatible
+from .rules.registry import RULES
+from .rules.taints import tolerated, untolerated_taint
 
-CANDIDATE = ""
+__all__ = ["Alternative", "Candidates", "capacity_share", "compatible", "evaluate_all", "evaluate_derived",
+           "evaluate_exact", "selectable", "static_block", "tolerated", "untolerated_taint"]
 
-
-@dataclass
-class Alternative:
-    """One way to satisfy a request: the request itself, or one ``firstAvailable`` entry."""
-
-    claim: int
-    request: int
-    rank: int
-    request_name: str
-    sub_name: str | None
-    claim_label: str
-    device_class: DeviceClass
-    mode: str
-    count: int
-    admin: bool
-    tolerations: list[DeviceToleration]
-    capacity: dict[str, Quantity]
-    selectors: list[str]
-    candidates: list[int] = field(default_factory=list)
-    share: dict[int, dict[str, Fraction]] = field(default_factory=dict)
-    errors: dict[int, DrasatError] = field(default_factory=dict)
-    excluded: dict[int, str] = field(default_factory=dict)
-    derived_specs: list[DeviceDerivedAttribute] = field(default_factory=list)
-    derived: dict[int, dict[str, DeviceAttribute]] = field(default_factory=dict)
-    blocked: str = ""
-    blocked_at: int = -1  # All mode: list position of the first device that can never be allocated
-
-    @property
-    def result_name(self) -> str:
-        return self.request_name if self.sub_name is None else f"{self.request_name}/{self.sub_name}"
-
-    @property
-    def own_name(self) -> str:
-        """The name Kubernetes' error messages use: the subrequest's own name for subrequests."""
-        return self.sub_name or self.request_name
+NOT_SELECTED = "not selected by the class or request selectors"
+_EARLY = tuple(r for r in RULES if r.stage is Stage.EARLY)
+_SELECTION = tuple(r for r in RULES if r.stage is Stage.SELECTION)
+_FILTER = tuple(r for r in RULES if r.stage is Stage.FILTER)
+_BLOCKS = tuple(r for r in RULES if r.stage in (Stage.EARLY, Stage.BLOCK))
 
 
 def selectable(ev: SelectorEvaluator, alt: Alternative, dev: InventoryDevice) -> bool:
-    """Class selectors, then the request's own, then the device's own node selection, as Kubernetes
-    evaluates them (so a selector error on an off-node device still counts); errors carry its wording."""
+    """Class selectors, then the request's own, as Kubernetes evaluates them; errors carry its wording."""
     for i, sel in enumerate(alt.device_class.spec.selectors):
         expression = sel.cel.expression if sel.cel else ""
         where = (f"class {alt.device_class.name}", f"claim {alt.claim_label}, request {alt.result_name}")
@@ -73,7 +44,7 @@ def selectable(ev: SelectorEvaluator, alt: Alternative, dev: InventoryDevice) ->
     for i, expression in enumerate(alt.selectors):
         if not _one(ev, expression, dev, (f"claim {alt.claim_label}", f"request {alt.result_name}"), i):
             return False
-    return dev.on_node
+    return True
 
 
 def _one(ev: SelectorEvaluator, expression: str, dev: InventoryDevice, where: tuple[str, str], index: int) -> bool:
@@ -89,117 +60,68 @@ def _one(ev: SelectorEvaluator, expression: str, dev: InventoryDevice, where: tu
                               f"{exc.detail} ({context}, expression: {expression})") from None
 
 
-def tolerated(taint: DeviceTaint, tolerations: Sequence[DeviceToleration]) -> bool:
-    """Whether some toleration matches the taint (Kubernetes' rules; tolerationSeconds is irrelevant here)."""
-    for t in tolerations:
-        if t.effect and t.effect != taint.effect:
-            continue
-        if t.key and t.key != taint.key:
-            continue
-        operator = t.operator or "Equal"
-        if operator == "Exists" or (operator == "Equal" and (t.value or "") == (taint.value or "")):
-            return True
-    return False
 
-
-def untolerated_taint(dev: InventoryDevice, tolerations: Sequence[DeviceToleration]) -> DeviceTaint | None:
-    for taint in dev.taints:
-        if taint.effect in ("NoSchedule", "NoExecute") and not tolerated(taint, tolerations):
-            return taint
-    return None
-
-
-def static_block(inv: Inventory, alt: Alternative, dev: InventoryDevice) -> str:
+def static_block(inv: Inventory, alt: Alternative, dev: InventoryDevice, found: Found | None = None) -> str:
     """Why the device can never be allocated for ``alt`` whatever else is chosen; "" when it can."""
-    features, device = inv.features, dev.device
-    if not alt.admin and dev.id in inv.in_use.exclusive:
-        return "already allocated to another claim"
-    if device.consumes_counters:
-        if not features.partitionable:
-            return "consumes counters, but DRAPartitionableDevices is disabled"
-        reason = _counter_block(inv, dev)
+    found = found or Found()
+    for rule in _BLOCKS:
+        reason = rule.exclude(inv, alt, dev, found)
         if reason:
             return reason
-    if features.device_taints:
-        taint = untolerated_taint(dev, alt.tolerations)
-        if taint is not None:
-            return f"has taint {taint.key}={taint.value or ''}:{taint.effect} that the request does not tolerate"
     return ""
 
 
-def _counter_block(inv: Inventory, dev: InventoryDevice) -> str:
-    pool = inv.pool(dev.pool_key)
-    if dev.shared and inv.in_use.allocated(dev.id):
-        return ""  # later shares of a shared device draw no counters
-    if pool.overcommitted:
-        return f"pool {pool.label()} has an over-committed counter"
-    for use in dev.device.consumes_counters:
-        for name, counter in use.counters.items():
-            if counter.value.value > pool.counters[use.counter_set][name]:
-                return f"counter {use.counter_set}/{name} has not enough left"
-        if inv.features.compatibility_groups:
-            groups = frozenset(use.compatibility_groups or ())
-            if not compatible([*pool.allocated_groups.get(use.counter_set, []), groups]):
-                return f"counter set {use.counter_set} is in use by an incompatible device"
+def _filtered(inv: Inventory, alt: Alternative, dev: InventoryDevice, found: Found, selected: bool) -> str:
+    """Why the device is not on the alternative's list at all (off node, unselected, no capacity); "" if it is."""
+    for rule in _SELECTION:
+        reason = rule.exclude(inv, alt, dev, found)
+        if reason:
+            return reason
+    if not selected:
+        return NOT_SELECTED
+    for rule in _FILTER:
+        reason = rule.exclude(inv, alt, dev, found)
+        if reason:
+            return reason
     return ""
 
 
-def compatible(groups: Sequence[frozenset[str]]) -> bool:
-    """Devices drawing on one counter set go together when they share a group name, or none has any."""
-    if not groups:
-        return True
-    if all(not g for g in groups):
-        return True
-    if any(not g for g in groups):
-        return False
-    return bool(frozenset.intersection(*groups))
+def _gated(inv: Inventory, dev: InventoryDevice) -> bool:
+    return not inv.features.binding_conditions and bool(dev.device.binding_conditions)
 
 
-def capacity_share(inv: Inventory, alt: Alternative, dev: InventoryDevice) -> dict[str, Fraction] | None:
-    """The share ``alt`` takes of the device, or None when the capacity or policy cannot allow it."""
-    capacities = dev.device.capacity
-    if not alt.capacity and not dev.shared and dev.id not in inv.in_use.capacity and all(
-            c.request_policy is None for c in capacities.values()):
-        return {}  # a dedicated device asked for nothing in particular: its whole capacity fits
-    fractional = inv.features["DRAFractionalCapacityRange"]
-    share = share_of(capacities, alt.capacity, fractional)
-    if share is None:
-        return None
-    already = inv.in_use.capacity.get(dev.id, {})
-    return share if fits(capacities, share, already) else None
-
-
-def evaluate_exact(inv: Inventory, ev: SelectorEvaluator, alt: Alternative) -> None:
-    """Fill ``alt``'s candidates, shares, exclusion reasons and deferred CEL errors (ExactCount)."""
+def evaluate_exact(inv: Inventory, ev: SelectorEvaluator, alt: Alternative) -> Candidates:
+    """``alt``'s candidates, shares, exclusion reasons and deferred CEL errors (ExactCount)."""
+    devices: list[int] = []
+    excluded: dict[int, str] = {}
+    errors: dict[int, DrasatError] = {}
+    found = Found()
     for dev in inv.devices:
-        reason = _exact_reason(inv, ev, alt, dev)
-        if reason == CANDIDATE:
-            alt.candidates.append(dev.index)
+        reason = _exact_reason(inv, ev, alt, dev, found, errors)
+        if reason:
+            excluded[dev.index] = reason
         else:
-            alt.excluded[dev.index] = reason
+            devices.append(dev.index)
+    return Candidates(tuple(devices), _shares(found, devices), errors, excluded)
 
 
-def _exact_reason(inv: Inventory, ev: SelectorEvaluator, alt: Alternative, dev: InventoryDevice) -> str:
-    if not inv.features.binding_conditions and dev.device.binding_conditions:
+def _exact_reason(inv: Inventory, ev: SelectorEvaluator, alt: Alternative, dev: InventoryDevice, found: Found,
+                  errors: dict[int, DrasatError]) -> str:
+    if _gated(inv, dev):
         return "has binding conditions, but DRADeviceBindingConditions is disabled"
-    if not alt.admin and dev.id in inv.in_use.exclusive:
-        return "already allocated to another claim"
+    for rule in _EARLY:
+        reason = rule.exclude(inv, alt, dev, found)
+        if reason:
+            return reason
     try:
-        if not selectable(ev, alt, dev):
-            return "not selected by the class or request selectors" if dev.on_node else "not on this node"
+        selected = selectable(ev, alt, dev)
     except DrasatError as exc:
-        alt.errors[dev.index] = exc
+        errors[dev.index] = exc
         return f"selector error: {exc}"
-    if inv.features.consumable_capacity:
-        share = capacity_share(inv, alt, dev)
-        if share is None:
-            return "not enough capacity, or the capacity request breaks the device's policy"
-        if dev.shared:
-            alt.share[dev.index] = share
-    return static_block(inv, alt, dev)
+    return _filtered(inv, alt, dev, found, selected) or static_block(inv, alt, dev, found)
 
 
-def evaluate_all(inv: Inventory, ev: SelectorEvaluator, alt: Alternative) -> None:
+def evaluate_all(inv: Inventory, ev: SelectorEvaluator, alt: Alternative) -> Candidates:
     """The fixed device list of an ``allocationMode: All`` (sub)request; CEL errors abort at once.
 
     Like Kubernetes, the list ignores use, taints and counters; a listed device that
@@ -207,32 +129,32 @@ def evaluate_all(inv: Inventory, ev: SelectorEvaluator, alt: Alternative) -> Non
     position (``blocked_at``) matters: Kubernetes allocates the list in order, so a
     constraint that an earlier device breaks is still the fatal error it reports.
     """
+    devices: list[int] = []
+    found = Found()
+    blocked, blocked_at = "", -1
     for dev in inv.devices:
-        if not inv.features.binding_conditions and dev.device.binding_conditions:
+        if _gated(inv, dev) or _filtered(inv, alt, dev, found, selectable(ev, alt, dev)):
             continue
-        if not selectable(ev, alt, dev):
-            continue
-        if inv.features.consumable_capacity:
-            share = capacity_share(inv, alt, dev)
-            if share is None:
-                continue
-            if dev.shared:
-                alt.share[dev.index] = share
-        alt.candidates.append(dev.index)
+        devices.append(dev.index)
         reason = static_block(inv, alt, dev)
-        if reason and not alt.blocked:
-            alt.blocked = f"device {dev.label()} {reason}"
-            alt.blocked_at = len(alt.candidates) - 1
-    if not alt.candidates:
-        alt.blocked = "no device matches (allocationMode All needs at least one)"
-        alt.blocked_at = 0
+        if reason and not blocked:
+            blocked, blocked_at = f"device {dev.label()} {reason}", len(devices) - 1
+    if not devices:
+        blocked, blocked_at = "no device matches (allocationMode All needs at least one)", 0
+    return Candidates(tuple(devices), _shares(found, devices), {}, {}, blocked, blocked_at)
 
 
-def evaluate_derived(inv: Inventory, ev: SelectorEvaluator, alt: Alternative) -> None:
+def _shares(found: Found, devices: list[int]) -> dict[int, dict[str, Fraction]]:
+    listed = set(devices)
+    return {device: share for device, share in found.share.items() if device in listed}
+
+
+def evaluate_derived(inv: Inventory, ev: SelectorEvaluator, alt: Alternative) -> dict[int, dict[str, DeviceAttribute]]:
     """Each candidate's derived attributes (DRADerivedAttributes): evaluated after the selectors,
     visible only to constraints, where they shadow a driver attribute of the same name.
     A failing expression aborts the allocation, as the seed specifies."""
     lists = inv.features.list_attributes
+    derived: dict[int, dict[str, DeviceAttribute]] = {}
     for device in alt.candidates:
         dev = inv.devices[device]
         values: dict[str, DeviceAttribute] = {}
@@ -249,4 +171,5 @@ def evaluate_derived(inv: Inventory, ev: SelectorEvaluator, alt: Alternative) ->
                 raise EvaluationError(f"{where} on device {dev.label()}: the value {value!r} is not a string, "
                                       "int, bool, version or a list of one of those")
             values[spec.name] = attribute
-        alt.derived[device] = values
+        derived[device] = values
+    return derived

@@ -7,63 +7,34 @@ with its exact wording, because users grep for it.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import time
+from dataclasses import replace
 from typing import Sequence
 
-from drasat.models.errors import AllocationError, SelectorError
-from drasat.models.resource import DeviceAttribute, ExactDeviceRequest, DeviceSubRequest, ResourceClaim
+from drasat.models.errors import AllocationError, SelectorError, SolveTimeout
+from drasat.models.resource import ExactDeviceRequest, DeviceSubRequest, ResourceClaim
 
-from .attributes import lookup
-from .candidates import Alternative, evaluate_all, evaluate_derived, evaluate_exact
+from .candidates import evaluate_all, evaluate_derived, evaluate_exact
 from .cel import CelCompileError, SelectorEvaluator
 from .inventory import Inventory
+from .plan import MAX_RESULTS, Alternative, Candidates, ClaimPlan, ConstraintPlan, RequestPlan
 from .problem import Problem
+from .rules.matching import constraint_attribute
 
-MAX_RESULTS = 32  # AllocationResultsMaxSize
-
-
-@dataclass
-class RequestPlan:
-    index: int
-    name: str
-    alternatives: list[Alternative]
-    first_available: bool
-
-
-@dataclass
-class ConstraintPlan:
-    """A matchAttribute or distinctAttribute constraint and the requests it covers (none named: all)."""
-
-    index: int
-    kind: str  # "match" | "distinct"
-    attribute: str
-    requests: frozenset[str]
-
-    def applies(self, alt: Alternative) -> bool:
-        if not self.requests:
-            return True
-        return alt.request_name in self.requests or (alt.sub_name is not None and alt.result_name in self.requests)
-
-
-@dataclass
-class ClaimPlan:
-    index: int
-    claim: ResourceClaim
-    label: str
-    requests: list[RequestPlan]
-    constraints: list[ConstraintPlan]
-
-    def alternatives(self) -> list[Alternative]:
-        return [alt for req in self.requests for alt in req.alternatives]
+__all__ = ["MAX_RESULTS", "ClaimPlan", "ConstraintPlan", "RequestPlan", "claim_label", "constraint_attribute",
+           "plan_claims"]
 
 
 def claim_label(claim: ResourceClaim) -> str:
     return f"{claim.namespace}/{claim.name}" if claim.namespace else claim.name
 
 
-def plan_claims(problem: Problem, inv: Inventory, ev: SelectorEvaluator) -> list[ClaimPlan]:
-    """Every claim checked and planned, in order; the first problem aborts, as upstream."""
-    shared = _SharedCandidates(inv, ev)
+def plan_claims(problem: Problem, inv: Inventory, ev: SelectorEvaluator, *,
+                deadline: float | None = None) -> list[ClaimPlan]:
+    """Every claim checked and planned, in order; the first problem aborts, as upstream.
+
+    Raises SolveTimeout when selector evaluation passes ``deadline`` (a ``time.monotonic()`` value)."""
+    shared = _SharedCandidates(inv, ev, deadline)
     return [_plan_claim(problem, inv, shared, i, claim) for i, claim in enumerate(problem.claims)]
 
 
@@ -73,21 +44,22 @@ class _SharedCandidates:
     Sixty claims for "one GPU of class X" then cost one pass over the devices, not sixty.
     """
 
-    def __init__(self, inv: Inventory, ev: SelectorEvaluator) -> None:
-        self.inv, self.ev = inv, ev
-        self.done: dict[tuple, Alternative] = {}
+    def __init__(self, inv: Inventory, ev: SelectorEvaluator, deadline: float | None = None) -> None:
+        self.inv, self.ev, self.deadline = inv, ev, deadline
+        self.done: dict[tuple, Candidates] = {}
 
-    def fill(self, alt: Alternative) -> None:
-        key = (alt.mode, alt.device_class.name, tuple(alt.selectors), alt.admin,
+    def fill(self, alt: Alternative) -> Alternative:
+        """``alt`` with its candidates (an All-mode alternative counts its whole list)."""
+        key = (alt.mode, alt.device_class.name, alt.selectors, alt.admin,
                tuple(sorted((k, q.value) for k, q in alt.capacity.items())),
                tuple(t.model_dump_json() for t in alt.tolerations))
-        known = self.done.get(key)
-        if known is None or known.errors:  # error texts name the claim: evaluate again for this one
-            (evaluate_all if alt.mode == "All" else evaluate_exact)(self.inv, self.ev, alt)
-            self.done[key] = alt
-            return
-        alt.candidates, alt.share, alt.errors = known.candidates, known.share, known.errors
-        alt.excluded, alt.blocked, alt.blocked_at = known.excluded, known.blocked, known.blocked_at
+        found = self.done.get(key)
+        if found is None or found.errors:  # error texts name the claim: evaluate again for this one
+            if self.deadline is not None and time.monotonic() > self.deadline:
+                raise SolveTimeout("the time limit was reached while evaluating selectors (raise --timeout)")
+            found = (evaluate_all if alt.mode == "All" else evaluate_exact)(self.inv, self.ev, alt)
+            self.done[key] = found
+        return alt.with_candidates(found)
 
 
 def _plan_claim(problem: Problem, inv: Inventory, ev: _SharedCandidates, index: int,
@@ -107,12 +79,15 @@ def _plan_claim(problem: Problem, inv: Inventory, ev: _SharedCandidates, index: 
             constraints.append(ConstraintPlan(i, "distinct", c.distinct_attribute, frozenset(c.requests)))
         else:
             raise AllocationError(f"claim {label}, constraint #{i}: empty constraint (unsupported constraint type?)")
-    plan = ClaimPlan(index, claim, label, requests, constraints)
+    plan = ClaimPlan(index, claim, label, tuple(requests), tuple(constraints))
+    if not any(alt.derived_specs for alt in plan.alternatives()):
+        return plan
     for alt in plan.alternatives():
         if alt.derived_specs:
             _check_derived_used(plan, alt)
-            evaluate_derived(inv, ev.ev, alt)
-    return plan
+    return replace(plan, requests=tuple(replace(req, alternatives=tuple(
+        replace(alt, derived=evaluate_derived(inv, ev.ev, alt)) if alt.derived_specs else alt
+        for alt in req.alternatives)) for req in plan.requests))
 
 
 MAX_DERIVED = 32
@@ -148,7 +123,7 @@ def _plan_request(problem: Problem, inv: Inventory, ev: _SharedCandidates, claim
     bodies: Sequence[ExactDeviceRequest | DeviceSubRequest] = request.first_available or [request.exactly]
     alternatives = [_alternative(problem, inv, ev, claim, label, r, request.name, rank, body, has_sub)
                     for rank, body in enumerate(bodies)]
-    return RequestPlan(r, request.name, alternatives, has_sub)
+    return RequestPlan(r, request.name, tuple(alternatives), has_sub)
 
 
 def _alternative(problem: Problem, inv: Inventory, ev: _SharedCandidates, claim: int, label: str, r: int,
@@ -171,18 +146,15 @@ def _alternative(problem: Problem, inv: Inventory, ev: _SharedCandidates, claim:
     mode = body.allocation_mode or "ExactCount"
     if mode not in ("ExactCount", "All"):
         raise AllocationError(f"{where}: unsupported count mode {mode}")
+    # With the DRADerivedAttributes gate off the API server drops the field.
+    derived = tuple(body.derived_attributes) if problem.features.derived_attributes else ()
     alt = Alternative(claim, r, rank, request_name, sub_name, label, device_class, mode,
                       body.count if body.count is not None else 1, bool(admin),
-                      list(body.tolerations), dict(body.capacity.requests) if body.capacity else {},
-                      [s.cel.expression for s in body.selectors])
-    if problem.features.derived_attributes:  # with the gate off the API server drops the field
-        alt.derived_specs = list(body.derived_attributes)
+                      tuple(body.tolerations), dict(body.capacity.requests) if body.capacity else {},
+                      tuple(s.cel.expression for s in body.selectors), derived_specs=derived)
     if mode == "All":
         _check_pools_for_all(inv, where)
-    ev.fill(alt)
-    if mode == "All":
-        alt.count = len(alt.candidates)
-    return alt
+    return ev.fill(alt)
 
 
 def _compile_selectors(ev: SelectorEvaluator, device_class, selectors, label: str) -> None:
@@ -206,12 +178,3 @@ def _check_pools_for_all(inv: Inventory, where: str) -> None:
         if pool.state == "invalid":
             raise AllocationError(f"{where}: asks for all devices, but resource pool {pool.label()} "
                                   "is currently invalid")
-
-
-def constraint_attribute(inv: Inventory, alt: Alternative, device: int, name: str) -> DeviceAttribute | None:
-    """The attribute a constraint compares: a derived attribute of the request first, then the device's."""
-    derived = alt.derived.get(device, {})
-    if name in derived:
-        return derived[name]
-    dev = inv.devices[device]
-    return lookup(dev.device.attributes, dev.id[0], name)

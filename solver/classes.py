@@ -1,23 +1,20 @@
 """Equivalence classes: devices that no rule of this input can tell apart become one count.
 
-Two devices are interchangeable when the same alternatives may take them, they draw
-the same counters from the same pool (with the same compatibility groups), and
-every constraint sees the same labels on them. The CP-SAT model then decides *how
-many* of a class each alternative takes instead of *which* — the difference between
-milliseconds and seconds on symmetric inputs (pigeonhole proofs, wide nodes).
-Shared devices and devices an admin-access request may take stay single, because
-their bookkeeping is per device.
+Two devices are interchangeable when the same alternatives may take them and every rule
+sees them alike (each rule's signatures: counters drawn, constraint labels, ...). The
+CP-SAT model then decides *how many* of a class each alternative takes instead of *which*
+— the difference between milliseconds and seconds on symmetric inputs (pigeonhole
+proofs, wide nodes). A rule whose bookkeeping is per device (shares, admin access) keeps
+the device a class of its own.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Hashable
+from typing import Hashable, Sequence
 
-from .candidates import Alternative
-from .claims import ClaimPlan
-from .inventory import Inventory
-from .state import SearchState
+from .rules.base import Rule, RuleContext
+from .rules.registry import RULES
 
 
 @dataclass
@@ -33,23 +30,28 @@ class DeviceClassGroup:
         return len(self.devices)
 
 
-def equivalence_classes(inv: Inventory, plans: list[ClaimPlan],
-                        labels: SearchState) -> tuple[list[DeviceClassGroup], dict[int, int]]:
+def equivalence_classes(ctx: RuleContext, rules: Sequence[Rule] = RULES) -> tuple[list[DeviceClassGroup], dict[int, int]]:
     """Classes over every device some alternative may take, and each device's class index."""
-    alternatives = [(plan, alt) for plan in plans for alt in plan.alternatives()]
+    inv = ctx.inv
+    per_alt = [r for r in rules if type(r).signature is not Rule.signature]
+    per_device = [r for r in rules if type(r).device_signature is not Rule.device_signature]
+    splitting = [r for r in rules if type(r).single is not Rule.single]
     members: dict[int, list[tuple]] = {}
     singles: set[int] = set()
-    for plan, alt in alternatives:
-        for device in alt.candidates:
-            members.setdefault(device, []).append(_membership(plan, alt, device, labels))
-            if alt.admin or inv.devices[device].shared:
-                singles.add(device)
+    for plan in ctx.plans:
+        for alt in plan.alternatives():
+            for device in alt.candidates:
+                seen = tuple(rule.signature(ctx, plan, alt, device) for rule in per_alt)
+                members.setdefault(device, []).append((alt.id, seen))
+                if any(rule.single(ctx, alt, inv.devices[device]) for rule in splitting):
+                    singles.add(device)
     groups: list[DeviceClassGroup] = []
     by_key: dict[Hashable, DeviceClassGroup] = {}
     class_of: dict[int, int] = {}
     for device in sorted(members):
         key: Hashable = ("single", device) if device in singles else (
-            tuple(members[device]), _counter_signature(inv, device))
+            inv.devices[device].shared, tuple(members[device]),
+            tuple(rule.device_signature(ctx, device) for rule in per_device))
         group = by_key.get(key)
         if group is None:
             group = by_key[key] = DeviceClassGroup(len(groups), shared=inv.devices[device].shared)
@@ -57,19 +59,3 @@ def equivalence_classes(inv: Inventory, plans: list[ClaimPlan],
         group.devices.append(device)
         class_of[device] = group.index
     return groups, class_of
-
-
-def _membership(plan: ClaimPlan, alt: Alternative, device: int, state: SearchState) -> tuple:
-    """What one alternative sees of a device: that it may take it, and the constraint labels."""
-    seen = tuple(state.labels_of(plan.index, ci, alt, device)
-                 for ci, c in enumerate(plan.constraints) if c.applies(alt))
-    return (id(alt), seen)
-
-
-def _counter_signature(inv: Inventory, device: int) -> Hashable:
-    dev = inv.devices[device]
-    if not dev.device.consumes_counters:
-        return ()
-    uses = tuple(sorted((u.counter_set, tuple(sorted((n, c.value.value) for n, c in u.counters.items())),
-                         tuple(sorted(u.compatibility_groups or ()))) for u in dev.device.consumes_counters))
-    return (dev.pool_key, uses)

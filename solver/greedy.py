@@ -12,15 +12,14 @@ small budget and hands hard inputs (where depth-first search is exponential) to 
 from __future__ import annotations
 
 import bisect
-import sys
 import time
 from dataclasses import dataclass
+from typing import Container, Sequence
 
 from drasat.models.errors import SolveTimeout
 
-from .candidates import Alternative
-from .claims import MAX_RESULTS, ClaimPlan
-from .state import Pick, SearchState
+from .plan import MAX_RESULTS, Alternative, AltId, ClaimPlan, Pick
+from .state import SearchState
 
 SUCCESS, FAIL, SIZE = "success", "fail", "size"
 
@@ -35,47 +34,186 @@ class GreedyResult:
     steps: int
 
 
+class _Frame:
+    """One level of the search on the explicit stack. ``resume(None)`` starts it; ``resume(outcome)``
+    hands it the outcome of the step it waited on. It returns its own outcome (a string) or the
+    next frame to run on top of it."""
+
+    __slots__ = ()
+
+    def resume(self, outcome: str | None) -> str | _Frame:
+        raise NotImplementedError
+
+
+Next = str | _Frame  # an outcome now, or a frame that will deliver one
+
+
+def _run(first: Next) -> str:
+    """Run frames on an explicit stack: the search is as deep as the picks it holds, and Python's
+    own stack (and its process-wide recursion limit) must not bound it."""
+    if isinstance(first, str):
+        return first
+    stack: list[_Frame] = [first]
+    outcome: str | None = None
+    while stack:
+        step = stack[-1].resume(outcome)
+        if isinstance(step, str):
+            stack.pop()
+            outcome = step
+        else:
+            stack.append(step)
+            outcome = None
+    assert outcome is not None
+    return outcome
+
+
+_NONE: frozenset[int] = frozenset()
+
+
+def any_holds(sets: tuple[Container[int], ...], device: int) -> bool:
+    """Whether any of the (at most a few) sets holds the device."""
+    for held in sets:
+        if device in held:
+            return True
+    return False
+
+
+class _Request(_Frame):
+    """Each alternative of one request in order; SIZE only when every one exceeded the claim limit."""
+
+    __slots__ = ("search", "plan", "alts", "i", "exceeded")
+
+    def __init__(self, search: _Search, plan: ClaimPlan, alts: Sequence[Alternative]) -> None:
+        self.search, self.plan, self.alts = search, plan, alts
+        self.i, self.exceeded = 0, True
+
+    def resume(self, outcome: str | None) -> Next:
+        claim = self.plan.index
+        while True:
+            if outcome is not None and self.search.own(outcome, claim) != SIZE:
+                self.exceeded = False
+                if outcome == SUCCESS:
+                    return SUCCESS
+            if self.i == len(self.alts):
+                return SIZE if self.exceeded else FAIL
+            alt = self.alts[self.i]
+            self.i += 1
+            step = self.search.slot(self.plan, alt, 0, 0)
+            if step.__class__ is not str:
+                return step
+            outcome = step
+
+
+class _Slot(_Frame):
+    """Slot ``k`` of an ExactCount alternative: each free device from ``pos`` on, then the next slots."""
+
+    __slots__ = ("search", "plan", "alt", "k", "order", "pos", "pick")
+
+    def __init__(self, search: _Search, plan: ClaimPlan, alt: Alternative, k: int, order: list[int], pos: int) -> None:
+        self.search, self.plan, self.alt, self.k, self.order, self.pos = search, plan, alt, k, order, pos
+        self.pick: Pick | None = None
+
+    def resume(self, outcome: str | None) -> Next:
+        search, alt, c = self.search, self.alt, self.plan.index
+        state = search.state
+        while True:
+            if outcome is not None:
+                if outcome == SUCCESS:
+                    return SUCCESS
+                state.remove(c, self.pick)  # type: ignore[arg-type]  # set before any outcome arrives
+                if search.own(outcome, c) == SIZE:
+                    return SIZE
+            outcome = None
+            order = self.order
+            first, second, more = search.skip_sets(c, alt)
+            for i in range(self.pos, len(order)):
+                device = order[i]
+                if device in first or device in second or (more and any_holds(more, device)):
+                    continue  # taken earlier in this search: skipped before its selectors, as upstream
+                if device in alt.errors:
+                    raise alt.errors[device]
+                pick = search.try_add(c, alt, device, must=False)
+                if pick is not None:
+                    self.pos, self.pick = i + 1, pick
+                    step = search.slot(self.plan, alt, self.k + 1, device + 1)
+                    if step.__class__ is not str:
+                        return step
+                    outcome = step
+                    break
+            else:
+                return FAIL
+
+
+class _AllSlot(_Frame):
+    """One device of an ``allocationMode: All`` list, placed; waits for the rest of the list."""
+
+    __slots__ = ("search", "claim", "pick", "rest")
+
+    def __init__(self, search: _Search, claim: int, pick: Pick, rest: _Frame) -> None:
+        self.search, self.claim, self.pick, self.rest = search, claim, pick, rest
+
+    def resume(self, outcome: str | None) -> Next:
+        if outcome is None:
+            return self.rest
+        return self.search.settle_all(self.claim, self.pick, outcome)
+
+
 class _Search:
     def __init__(self, state: SearchState, budget: int | None, deadline: float | None) -> None:
         self.state, self.plans, self.budget, self.deadline = state, state.plans, budget, deadline
         self.steps = self.tries = 0
-        self._order: dict[int, list[int]] = {}
+        self.size_claim = -1  # the claim whose 32-device limit the last SIZE outcome is about
+        self._order: dict[AltId, list[int]] = {}
+        self._skip: dict[AltId, tuple[Container[int], Container[int], tuple]] = {}
 
     def _tick(self) -> None:
         self.steps += 1
         if self.deadline is not None and self.steps % 64 == 0 and time.monotonic() > self.deadline:
             raise SolveTimeout(f"the greedy search gave up after {self.steps} steps (time limit reached)")
 
-    def _try(self, claim: int, alt: Alternative, device: int, must: bool) -> Pick | None:
+    def try_add(self, claim: int, alt: Alternative, device: int, must: bool) -> Pick | None:
         """Try one device; the budget counts tries, the unit of work that explodes on hard inputs."""
         self.tries += 1
         if self.budget is not None and self.tries > self.budget:
             raise BudgetExhausted()
         return self.state.try_add(claim, alt, device, must)
 
-    def claim(self, c: int) -> str:
+    def skip_sets(self, claim: int, alt: Alternative) -> tuple[Container[int], Container[int], tuple]:
+        """The sets of devices this search already holds against ``alt``: the usual one or two apart, to be
+        tested inline. The rules update them in place, so they are looked up once per alternative."""
+        key = alt.id
+        found = self._skip.get(key)
+        if found is None:
+            taken = self.state.taken_sets(claim, alt)
+            first, second = (*taken, _NONE, _NONE)[:2]
+            found = self._skip[key] = (first, second, tuple(taken[2:]))
+        return found
+
+    def own(self, outcome: str, claim: int) -> str:
+        """An outcome as a step of ``claim`` sees it: another claim's SIZE (its own limit) is a FAIL here."""
+        return FAIL if outcome == SIZE and self.size_claim != claim else outcome
+
+    def claim(self, c: int) -> Next:
         self._tick()
         if c == len(self.plans):
             return SUCCESS
         return self.request(c, 0)
 
-    def request(self, c: int, r: int) -> str:
+    def request(self, c: int, r: int) -> Next:
         self._tick()
-        plan = self.plans[c]
-        if r == len(plan.requests):
-            result = self.claim(c + 1)
-            return FAIL if result == SIZE else result
-        exceeded = True
-        for alt in plan.requests[r].alternatives:
-            result = self.slot(plan, alt, 0, 0)
-            if result == SIZE:
-                continue
-            exceeded = False
-            if result == SUCCESS:
+        while r == len(self.plans[c].requests):  # the claim is complete: on to the next one
+            self._tick()
+            c, r = c + 1, 0
+            if c == len(self.plans):
                 return SUCCESS
-        return SIZE if exceeded else FAIL
+            self._tick()
+        plan = self.plans[c]
+        alternatives = plan.requests[r].alternatives
+        if len(alternatives) == 1:
+            return self.slot(plan, alternatives[0], 0, 0)  # its outcome is the request's: no frame needed
+        return _Request(self, plan, alternatives)
 
-    def slot(self, plan: ClaimPlan, alt: Alternative, k: int, start: int) -> str:
+    def slot(self, plan: ClaimPlan, alt: Alternative, k: int, start: int) -> Next:
         self._tick()
         c = plan.index
         if alt.mode == "All" and alt.blocked and k == alt.blocked_at:
@@ -83,34 +221,29 @@ class _Search:
         if k >= alt.count:
             return self.request(c, alt.request + 1)
         if len(self.state.picks[c]) + alt.count - k > MAX_RESULTS:
+            self.size_claim = c
             return SIZE
         if alt.mode == "All":
-            return self._place(plan, alt, k, alt.candidates[k], must=True) or FAIL
+            pick = self.try_add(c, alt, alt.candidates[k], must=True)
+            if pick is None:
+                return FAIL
+            rest = self.slot(plan, alt, k + 1, alt.candidates[k] + 1)
+            if isinstance(rest, str):
+                return self.settle_all(c, pick, rest)
+            return _AllSlot(self, c, pick, rest)
         order = self._devices(alt)
-        used, held, devices = self.state.used, self.state.held[c], self.state.inv.devices
-        for device in order[bisect.bisect_left(order, start):]:
-            if (used[device] and not alt.admin or device in held) and not devices[device].shared:
-                continue  # taken earlier in this search: skipped before its selectors, as upstream
-            if device in alt.errors:
-                raise alt.errors[device]
-            result = self._place(plan, alt, k, device, must=False)
-            if result in (SUCCESS, SIZE):
-                return result
-        return FAIL
+        return _Slot(self, plan, alt, k, order, bisect.bisect_left(order, start))
 
-    def _place(self, plan: ClaimPlan, alt: Alternative, k: int, device: int, must: bool) -> str | None:
-        pick = self._try(plan.index, alt, device, must)
-        if pick is None:
-            return None
-        result = self.slot(plan, alt, k + 1, device + 1)
-        if result != SUCCESS:
-            self.state.remove(plan.index, pick)
-            return result if result == SIZE else (FAIL if alt.mode == "All" else None)
-        return SUCCESS
+    def settle_all(self, claim: int, pick: Pick, outcome: str) -> str:
+        """An All-mode device's outcome: kept on success, else undone (the list fails as a whole)."""
+        outcome = self.own(outcome, claim)
+        if outcome != SUCCESS:
+            self.state.remove(claim, pick)
+        return outcome if outcome in (SUCCESS, SIZE) else FAIL
 
     def _devices(self, alt: Alternative) -> list[int]:
         """Candidates plus the devices whose selectors failed (raised only when reached), in order."""
-        key = id(alt)
+        key = alt.id
         if key not in self._order:
             self._order[key] = sorted([*alt.candidates, *alt.errors])
         return self._order[key]
@@ -123,16 +256,6 @@ def greedy_search(state: SearchState, budget: int | None = None, deadline: float
     (a ``time.monotonic()`` value).
     """
     search = _Search(state, budget, deadline)
-    limit = sys.getrecursionlimit()
-    depth = sum(3 * len(plan.requests) + 3 * sum(max(a.count for a in r.alternatives) for r in plan.requests) + 3
-                for plan in state.plans) + 200
-    if depth > limit:
-        sys.setrecursionlimit(depth)  # each pick is a few frames deep; only raised when needed
-    try:
-        result = search.claim(0)
-    finally:
-        if depth > limit:
-            sys.setrecursionlimit(limit)
-    if result == SUCCESS:
+    if _run(search.claim(0)) == SUCCESS:
         return GreedyResult([list(p) for p in state.picks], search.steps)
     return GreedyResult(None, search.steps)

@@ -21,8 +21,8 @@ from drasat.models.resource import Device, DeviceTaint, DeviceTaintRule, Resourc
 
 from .cel import CelDevice
 from .features import Features
-from .nodes import checked_reaches
 from .problem import NodeInfo, Problem
+from .rules.reachability import device_reaches, slice_reaches
 
 DeviceId = tuple[str, str, str]
 PoolKey = tuple[str, str]
@@ -179,17 +179,7 @@ def _relevant(s: ResourceSlice, node: NodeInfo, features: Features) -> bool:
     spec = s.spec
     if not features.partitionable and (spec.per_device_node_selection is not None or spec.shared_counters):
         return False
-    what = f"slice {s.name}"
-    if spec.node_name or spec.all_nodes or spec.node_selector is not None:
-        return checked_reaches(node, what, spec.node_name, spec.all_nodes, spec.node_selector)
-    if spec.per_device_node_selection:
-        return any(_device_reaches(node, s, d) for d in spec.devices)
-    return False
-
-
-def _device_reaches(node: NodeInfo, s: ResourceSlice, d: Device) -> bool:
-    what = f"device {d.name} in slice {s.name}"
-    return checked_reaches(node, what, d.node_name, d.all_nodes, d.node_selector)
+    return slice_reaches(node, s)
 
 
 def _build_pool(key: PoolKey, relevant: list[ResourceSlice], others: list[ResourceSlice],
@@ -272,7 +262,7 @@ def _enumerate(usable: list[tuple[Pool, list[ResourceSlice]]], node: NodeInfo,
         for s in sorted(device_slices, key=lambda s: s.name):
             for d in s.spec.devices:
                 # Off-node devices stay listed: upstream runs the selectors (and their errors) first.
-                on_node = not s.spec.per_device_node_selection or _device_reaches(node, s, d)
+                on_node = not s.spec.per_device_node_selection or device_reaches(node, s, d)
                 device_id = (pool.key[0], pool.key[1], d.name)
                 taints = tuple(d.taints) + tuple(_rule_taints(rules, device_id))
                 cel = CelDevice(key=(pool.key[0], pool.key[1], s.name, d.name), driver=s.spec.driver,

@@ -7,30 +7,38 @@ solved lexicographically in stages; a stage only calls CP-SAT when the current
 solution does not already show the next device is possible, so an easy input costs
 a single solve. *prioritized-list* first minimises the total rank of the chosen
 ``firstAvailable`` entries (what the scheduler scores), then applies first-fit.
+
+The stages work on a copy of the built model, so the same :class:`AllocationModel` can
+be solved again (another objective, or an explanation under other assumptions).
 """
 
 from __future__ import annotations
 
 import time
 from collections import Counter
+from typing import Sequence
 
 from ortools.sat.python import cp_model
 
-from drasat.models.errors import SolveTimeout
+from drasat.models.errors import InternalError, SolveTimeout
 
-from .candidates import Alternative
 from .model import AllocationModel
+from .plan import Alternative, ClaimPlan, Pick
 from .problem import PRIORITIZED
-from .state import Pick, SearchState
-
+from .hint import first_fit_fill
 
 
 class _Stages:
-    """Feasibility checks on one model that only ever gains constraints; the last solution is kept."""
+    """Feasibility checks on a copy of the model that only ever gains constraints; the last solution is kept."""
 
     def __init__(self, m: AllocationModel, deadline: float, workers: int) -> None:
         self.m, self.deadline, self.workers = m, deadline, workers
-        self.tracked = [*m.use.values(), *m.take.values()]
+        self.model = m.model.clone()
+        # Solving normally assumes every rule instance holds: on this copy the literals are fixed
+        # (presolve then removes them); the built model keeps them free for explanations.
+        for literal in m.literals():
+            self.model.add(literal == 1)
+        self.tracked = [var for v in m.vars.values() for var in (v.use, *v.takes.values())]
         self.values: dict[int, int] = {}
         self.solves = 0
 
@@ -38,7 +46,7 @@ class _Stages:
         remaining = self.deadline - time.monotonic()
         if remaining <= 0:
             raise SolveTimeout("the CP-SAT solver ran out of time (raise --timeout)")
-        model = self.m.model
+        model = self.model
         model.clear_hints()
         for var in self.tracked:
             if var.index in self.values:
@@ -55,40 +63,52 @@ class _Stages:
         solver.parameters.cp_model_presolve = self.solves == 0
         status = solver.solve(model)
         self.solves += 1
+        return self._read(solver, status)
+
+    def _read(self, solver: cp_model.CpSolver, status: cp_model.CpSolverStatus) -> bool:
+        """CP-SAT's status in drasat's terms: an answer, none, out of time, or a bug of ours."""
         if status in (cp_model.OPTIMAL, cp_model.FEASIBLE):
             self.values = {var.index: solver.value(var) for var in self.tracked}
             return True
         if status == cp_model.INFEASIBLE:
             return False
-        raise SolveTimeout("the CP-SAT solver ran out of time before it decided (raise --timeout)")
+        if status == cp_model.MODEL_INVALID:
+            raise InternalError(f"drasat built a CP-SAT model the solver calls invalid: "
+                                f"{self.model.validate() or 'no validation message'}")
+        if status == cp_model.UNKNOWN and time.monotonic() >= self.deadline - 0.05:
+            raise SolveTimeout("the CP-SAT solver ran out of time before it decided (raise --timeout)")
+        raise InternalError(f"the CP-SAT solver stopped with status {solver.status_name(status)} "
+                            f"before its time was up: {solver.solution_info() or 'no reason given'}")
 
     def value(self, var: cp_model.IntVar) -> int:
         return self.values[var.index]
 
     def at_least(self, var: cp_model.IntVar, bound: int) -> bool:
         """Fix ``var >= bound`` if some complete allocation allows it; return whether it did."""
-        model = self.m.model
         if self.value(var) < bound:
-            trial = model.new_bool_var(f"try[{var.name}>={bound}]")
-            model.add(var >= bound).only_enforce_if(trial)
+            trial = self.model.new_bool_var(f"try[{var.name}>={bound}]")
+            self.model.add(var >= bound).only_enforce_if(trial)
             if not self.solve(trial):
                 return False
-        model.add(var >= bound)
+        self.model.add(var >= bound)
         return True
 
     def minimize_rank(self) -> None:
-        model = self.m.model
-        rank = sum(alt.rank * self.m.use[key] for key, alt in self.m.alts.items())
-        model.minimize(rank)
+        pairs = [(v.alt.rank, v.use) for v in self.m.vars.values()]
+        rank = sum(r * use for r, use in pairs)
+        self.model.minimize(rank)
         self.solve()
-        best = sum(alt.rank * self.value(self.m.use[key]) for key, alt in self.m.alts.items())
-        model.clear_objective()
-        model.add(rank <= best)
+        best = sum(r * self.value(use) for r, use in pairs)
+        self.model.clear_objective()
+        self.model.add(rank <= best)
 
 
-def solve_staged(m: AllocationModel, objective: str, time_limit: float, workers: int) -> tuple[list[list[Pick]] | None, int]:
-    """The chosen picks per claim (None: no allocation exists) and the number of CP-SAT solves."""
-    stages = _Stages(m, time.monotonic() + time_limit, workers)
+def solve_staged(m: AllocationModel, objective: str, deadline: float,
+                 workers: int) -> tuple[list[list[Pick]] | None, int]:
+    """The chosen picks per claim (None: no allocation exists) and the number of CP-SAT solves.
+
+    ``deadline`` is a ``time.monotonic()`` value shared with the rest of the allocate call."""
+    stages = _Stages(m, deadline, workers)
     stages.values = first_fit_hint(m)
     if not stages.solve():
         return None, stages.solves
@@ -100,51 +120,24 @@ def solve_staged(m: AllocationModel, objective: str, time_limit: float, workers:
 
 
 def first_fit_hint(m: AllocationModel) -> dict[int, int]:
-    """A first-fit guess without backtracking, as CP-SAT's starting point.
-
-    Each request takes the first devices that fit given the requests before it; a request
-    that does not fit is left out. Where the guess is right — usually for most claims —
-    the staged decoding needs no further solve.
-    """
-    state = SearchState(m.inv, m.plans)
+    """The depth-first side's guess without backtracking (:func:`first_fit_fill`), as CP-SAT values."""
     values: dict[int, int] = {}
-    for plan in m.plans:
-        for req in plan.requests:
-            for alt in req.alternatives:
-                picks = _fill(state, plan.index, alt)
-                if picks is not None:
-                    values[m.use[id(alt)].index] = 1
-                    for k, var in m.takes(alt).items():
-                        values[var.index] = sum(1 for p in picks if m.class_of[p.device] == k)
-                    break
+    for alt_id, picks in first_fit_fill(m.inv, m.plans).items():
+        record = m.vars[alt_id]
+        values[record.use.index] = 1
+        for k, var in record.takes.items():
+            values[var.index] = sum(1 for p in picks if m.class_of[p.device] == k)
     return values
-
-
-def _fill(state: SearchState, claim: int, alt: Alternative) -> list[Pick] | None:
-    picks: list[Pick] = []
-    for device in alt.candidates:
-        if len(picks) == alt.count:
-            break
-        pick = state.try_add(claim, alt, device, must=False) if not alt.errors else None
-        if pick is not None:
-            picks.append(pick)
-        elif alt.mode == "All":
-            break
-    if len(picks) == alt.count:
-        return picks
-    for pick in reversed(picks):
-        state.remove(claim, pick)
-    return None
 
 
 class _Decoder:
     """Walks claims and requests in order, fixing alternatives and concrete devices first-fit."""
 
     def __init__(self, m: AllocationModel, stages: _Stages) -> None:
-        self.m, self.stages = m, stages
+        self.m, self.stages, self.model = m, stages, stages.model
         self.used: set[int] = set()
 
-    def claim(self, plan) -> list[Pick]:
+    def claim(self, plan: ClaimPlan) -> list[Pick]:
         held: set[int] = set()
         picks: list[Pick] = []
         for req in plan.requests:
@@ -152,13 +145,13 @@ class _Decoder:
             picks.extend(self._devices(alt, held))
         return picks
 
-    def _alternative(self, alternatives: list[Alternative]) -> Alternative:
+    def _alternative(self, alternatives: Sequence[Alternative]) -> Alternative:
         for alt in alternatives[:-1]:
-            if self.stages.at_least(self.m.use[id(alt)], 1):
+            if self.stages.at_least(self.m.use(alt), 1):
                 return alt
-            self.m.model.add(self.m.use[id(alt)] == 0)
+            self.model.add(self.m.use(alt) == 0)
         last = alternatives[-1]
-        self.m.model.add(self.m.use[id(last)] == 1)
+        self.model.add(self.m.use(last) == 1)
         return last
 
     def _devices(self, alt: Alternative, held: set[int]) -> list[Pick]:
@@ -175,10 +168,10 @@ class _Decoder:
                 taken[k] += 1
                 picks.append(self._take(alt, device, held))
             else:
-                self.m.model.add(takes[k] <= taken[k])
+                self.model.add(takes[k] <= taken[k])
                 closed.add(k)
         for k, var in takes.items():
-            self.m.model.add(var == taken[k])
+            self.model.add(var == taken[k])
         return picks
 
     def _free(self, alt: Alternative, device: int, held: set[int]) -> bool:

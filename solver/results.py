@@ -17,9 +17,9 @@ from drasat.models.resource import (
     AllocationResult, DeviceAllocationConfiguration, DeviceAllocationResult, DeviceRequestAllocationResult,
 )
 
-from .claims import ClaimPlan
 from .inventory import Inventory
-from .state import Pick
+from .plan import ClaimPlan, Pick
+from .rules.reachability import node_local
 
 
 def allocation_results(inv: Inventory, plans: Sequence[ClaimPlan],
@@ -107,7 +107,7 @@ def node_selector(inv: Inventory, plan: ClaimPlan, picks: Sequence[Pick]) -> Nod
     for pick in picks:
         dev = inv.devices[pick.device]
         owner = dev.device if dev.slice.spec.per_device_node_selection else dev.slice.spec
-        if owner.node_name is not None or dev.device.binds_to_node:
+        if node_local(dev):
             return NodeSelector(node_selector_terms=[NodeSelectorTerm(match_fields=[
                 NodeSelectorRequirement(key="metadata.name", operator="In", values=[inv.node.name])])])
         selector = owner.node_selector

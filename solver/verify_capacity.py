@@ -45,47 +45,51 @@ def _q(value: Fraction | int) -> str:
 
 
 def consumed(requested: Quantity | None, cap: DeviceCapacity, features: Features) -> Fraction:
-    """§6.5.2: what one allocation consumes of a capacity, after policy defaults and rounding."""
+    """§6.5.2 ``consumed``: what one allocation takes of a capacity, after policy defaults and rounding."""
     policy = cap.request_policy
     if requested is None:
-        return policy.default.value if policy and policy.default is not None else cap.value.value
-    req = requested.value
+        default = policy.default if policy is not None else None
+        return cap.value.value if default is None else default.value
     if policy is None:
-        return req
+        return requested.value
     rng = policy.valid_range
     if rng is not None and rng.min is not None:
-        if req < rng.min.value:
-            return rng.min.value
-        if rng.step is None:
-            return req
-        scale = _scale(cap, features)
-        r, m, s = (_ceil_units(q, scale) for q in (req, rng.min.value, rng.step.value))
-        steps = -(-(r - m) // s)
-        return Fraction(m + s * steps, scale)
+        step = rng.step.value if rng.step is not None else None
+        return _round_up_to_grid(requested.value, rng.min.value, step, _scale(cap, features))
     if policy.valid_values is not None:
-        return next((v.value for v in policy.valid_values if v.value >= req), req)
-    return req
+        at_least = [v.value for v in policy.valid_values if v.value >= requested.value]  # list order
+        return at_least[0] if at_least else requested.value
+    return requested.value
+
+
+def _round_up_to_grid(amount: Fraction, low: Fraction, step: Fraction | None, scale: int) -> Fraction:
+    """Range rounding: below the minimum gives the minimum; without a step the amount stands; else the
+    first grid point ``M + S·n`` at or above ``R``, all three ceiled to whole units of ``1/scale``."""
+    if amount < low:
+        return low
+    if step is None:
+        return amount
+    r, m, s = _ceil_units(amount, scale), _ceil_units(low, scale), _ceil_units(step, scale)
+    return Fraction(m + s * math.ceil(Fraction(r - m, s)), scale)
 
 
 def violates_policy(amount: Fraction, cap: DeviceCapacity, features: Features) -> bool:
-    """§6.5.2 ``violates``: an amount the device's request policy does not allow."""
+    """§6.5.2 ``violates``: an amount the device's request policy does not allow (the default always is)."""
     policy = cap.request_policy
-    if policy is None:
-        return False
-    if policy.default is not None and amount == policy.default.value:
+    if policy is None or (policy.default is not None and amount == policy.default.value):
         return False
     rng = policy.valid_range
-    if rng is not None:
-        if rng.max is not None and amount > rng.max.value:
-            return True
-        if rng.step is not None:
-            scale = _scale(cap, features)
-            base = _ceil_units(rng.min.value, scale) if rng.min is not None else 0
-            return (_ceil_units(amount, scale) - base) % _ceil_units(rng.step.value, scale) != 0
-        return False
-    if policy.valid_values:
-        return all(amount != v.value for v in policy.valid_values)
-    return False
+    if rng is None:
+        values = {v.value for v in policy.valid_values or ()}
+        return bool(values) and amount not in values
+    above_max = rng.max is not None and amount > rng.max.value
+    return above_max or (rng.step is not None and not _on_grid(amount, rng.min, rng.step, _scale(cap, features)))
+
+
+def _on_grid(amount: Fraction, low: Quantity | None, step: Quantity, scale: int) -> bool:
+    """Whether the amount, ceiled to units, lies a whole number of steps above the (ceiled) minimum."""
+    base = _ceil_units(low.value, scale) if low is not None else 0
+    return (_ceil_units(amount, scale) - base) % _ceil_units(step.value, scale) == 0
 
 
 def requested_capacity(spec: RequestSpec) -> Mapping[str, Quantity]:
@@ -207,10 +211,13 @@ def _groups(seen: SeenDevice, counter_set: str) -> frozenset[str] | None:
 
 def compatibility_violations(picks: Sequence[Pick], pools: Mapping[PoolId, Pool],
                              state: AllocatedState) -> list[str]:
-    """Per counter set, every device drawn from it (new and already allocated) shares a group name;
-    devices without groups only go with devices without groups."""
+    """Per counter set this allocation draws from, every device drawn from it (new and already
+    allocated) shares a group name; devices without groups only go with devices without groups.
+
+    Only picks that draw counters count (a later share of a device already in use draws none), and a
+    set this allocation does not draw from is not its concern, however its old users mix."""
     members: dict[tuple[PoolId, str], dict[DeviceId, frozenset[str]]] = {}
-    for pick in picks:
+    for pick in _new_consumers(picks, state):
         for use in pick.seen.device.consumes_counters:
             members.setdefault((pick.id[:2], use.counter_set), {})[pick.id] = frozenset(use.compatibility_groups or ())
     out = []

@@ -108,14 +108,12 @@ def selector_matches(node: NodeInfo, selector: NodeSelector) -> bool:
 
 def node_matches(node: NodeInfo, node_name: str | None, all_nodes: bool | None,
                  selector: NodeSelector | None) -> bool:
-    """NodeMatches of §3.1: nodeName, then allNodes, then nodeSelector; nothing set matches nothing."""
-    if node_name is not None:
-        return node_name == node.name
-    if all_nodes:
-        return True
-    if selector is not None:
-        return selector_matches(node, selector)
-    return False
+    """NodeMatches of §3.1: the first field that is set decides, in the order nodeName (non-empty:
+    equal to the node's name), allNodes (true: every node), nodeSelector (§8); none set: no node."""
+    deciders = ((bool(node_name), lambda: node_name == node.name),
+                (all_nodes is True, lambda: True),
+                (selector is not None, lambda: selector is not None and selector_matches(node, selector)))
+    return next((decide() for is_set, decide in deciders if is_set), False)
 
 
 # --- pools (§3) ----------------------------------------------------------------------------
@@ -332,23 +330,21 @@ class AllocatedState:
 
 
 def allocated_state(claims: Iterable[ResourceClaim], features: Features) -> AllocatedState:
-    """Build the allocated state the way kube-scheduler does from claims' status.allocation."""
+    """§2.4, rule by rule, over every result of every claim that holds an allocation:
+    (1) admin access never counts; (2) with DRAConsumableCapacity a result with a share ID is a
+    share, whose consumedCapacity (when present) adds to the device's aggregated capacity;
+    (3) anything else holds the device exclusively."""
     state = AllocatedState()
-    for claim in claims:
-        allocation = claim.status.allocation if claim.status else None
-        if allocation is None:
+    results = [r for c in claims if c.status and c.status.allocation for r in c.status.allocation.devices.results]
+    for res in (r for r in results if not r.admin_access):
+        device_id = (res.driver, res.pool, res.device)
+        if not (features.consumable_capacity and res.share_id):
+            state.exclusive.add(device_id)
             continue
-        for res in allocation.devices.results:
-            device_id = (res.driver, res.pool, res.device)
-            if res.admin_access:
-                continue
-            if features.consumable_capacity and res.share_id:
-                state.shares.add((device_id, res.share_id))
-                state.shared_devices.add(device_id)
-                if res.consumed_capacity:
-                    sums = state.capacity.setdefault(device_id, {})
-                    for name, q in res.consumed_capacity.items():
-                        sums[name] = sums.get(name, Fraction(0)) + q.value
-            else:
-                state.exclusive.add(device_id)
+        state.shares.add((device_id, res.share_id))
+        state.shared_devices.add(device_id)
+        if res.consumed_capacity is not None:
+            aggregated = state.capacity.setdefault(device_id, {})
+            for name, quantity in res.consumed_capacity.items():
+                aggregated[name] = aggregated.get(name, Fraction(0)) + quantity.value
     return state

@@ -18,7 +18,7 @@ from drasat.solver.classes import equivalence_classes
 from drasat.solver.constraints import distinct_holds, labels, match_holds
 from drasat.solver.inventory import build_inventory, in_use_state
 from drasat.solver.nodes import reaches, selector_matches
-from drasat.solver.state import SearchState
+from drasat.solver.rules.base import RuleContext
 
 RANGE = {"value": "10", "requestPolicy": {"default": "2", "validRange": {"min": "2", "step": "2", "max": "4"}}}
 
@@ -151,5 +151,12 @@ def test_equivalence_classes_merge_interchangeable_devices_only():
     p = problem([slice_("s", "p", devices)], [claim("c", 2, {"matchAttribute": "d/numa"})])
     inv = build_inventory(p)
     plans = plan_claims(p, inv, SelectorEvaluator())
-    groups, class_of = equivalence_classes(inv, plans, SearchState(inv, plans))
+    groups, class_of = equivalence_classes(RuleContext(inv, plans))
     assert [g.devices for g in groups] == [[0, 1], [2, 3]] and class_of == {0: 0, 1: 0, 2: 1, 3: 1}
+
+
+def test_verifier_node_matches_reads_the_spec_not_the_solver():
+    """§3.1: an empty nodeName is not set, so allNodes decides (the verifier once read `is not None`)."""
+    from drasat.solver.verify_pools import node_matches
+    assert node_matches(NODE, "", True, None) and not node_matches(NODE, "", None, None)
+    assert node_matches(NODE, "node-1", None, None) and not node_matches(NODE, "node-2", True, None)

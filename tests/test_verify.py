@@ -648,3 +648,69 @@ def test_check_or_raise() -> None:
     check_or_raise(prob, {"claim-0": alloc(res("req-0", "device-1"))})
     with pytest.raises(AssertionError, match="is not visible"):
         check_or_raise(prob, {"claim-0": alloc(res("req-0", "device-1", pool="pool-x"))})
+
+
+MIXED_SET = """\
+apiVersion: resource.k8s.io/v1
+kind: ResourceSlice
+metadata: {name: counters}
+spec:
+  driver: d.example.com
+  nodeName: node-1
+  pool: {name: p, generation: 1, resourceSliceCount: 2}
+  sharedCounters: [{name: mem, counters: {gib: {value: "10"}}}]
+---
+apiVersion: resource.k8s.io/v1
+kind: ResourceSlice
+metadata: {name: devices}
+spec:
+  driver: d.example.com
+  nodeName: node-1
+  pool: {name: p, generation: 1, resourceSliceCount: 2}
+  devices:
+  - {name: plain, allowMultipleAllocations: true, consumesCounters: [{counterSet: mem, counters: {gib: {value: "1"}}}]}
+  - {name: mig, allowMultipleAllocations: true,
+     consumesCounters: [{counterSet: mem, counters: {gib: {value: "1"}}, compatibilityGroups: [mig]}]}
+  - {name: mig-2, consumesCounters: [{counterSet: mem, counters: {gib: {value: "1"}}, compatibilityGroups: [mig]}]}
+---
+apiVersion: resource.k8s.io/v1
+kind: DeviceClass
+metadata: {name: any}
+---
+apiVersion: resource.k8s.io/v1
+kind: ResourceClaim
+metadata: {name: already, namespace: default}
+spec: {devices: {requests: [{name: r, exactly: {deviceClassName: any, count: 2}}]}}
+status:
+  allocation:
+    devices:
+      results:
+      - {request: r, driver: d.example.com, pool: p, device: plain, shareID: 11111111-1111-1111-1111-111111111111}
+      - {request: r, driver: d.example.com, pool: p, device: mig, shareID: 22222222-2222-2222-2222-222222222222}
+---
+apiVersion: resource.k8s.io/v1
+kind: ResourceClaim
+metadata: {name: new, namespace: default}
+spec: {devices: {requests: [{name: r, exactly: {deviceClassName: any, count: 2}}]}}
+"""
+
+
+@pytest.mark.parametrize("devices, broken", [
+    (["plain", "mig"], False),   # later shares of devices in use draw no counters: the old mix is not this claim's
+    (["plain", "mig-2"], True),  # mig-2 draws from a set whose users mix groups: this allocation breaks the rule
+])
+def test_compatibility_groups_judge_only_what_this_allocation_draws(devices: list[str], broken: bool) -> None:
+    from drasat.models.loader import load_text
+    from drasat.solver.problem import problem_from_objects
+
+    problem = problem_from_objects(list(load_text(MIXED_SET)), node="node-1", claims=["new"],
+                                   features=Features.parse("DRADeviceCompatibilityGroups=true"))
+    results = [{"request": "r", "driver": "d.example.com", "pool": "p", "device": d} for d in devices]
+    for i, result in enumerate(results):
+        if result["device"] != "mig-2":
+            result["shareID"] = f"3333333{i}-3333-3333-3333-333333333333"
+    allocation = AllocationResult.model_validate({"devices": {"results": results}, "nodeSelector": {
+        "nodeSelectorTerms": [{"matchFields": [{"key": "metadata.name", "operator": "In", "values": ["node-1"]}]}]}})
+    problems = verify(problem, {"new": allocation})
+    assert len(problems) == broken and all("devices with and without compatibility groups" in p
+                                           for p in problems), problems

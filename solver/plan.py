@@ -1,0 +1,162 @@
+"""The plan both searches read: claims, requests, alternatives with their candidates, and picks.
+
+Everything here is frozen once planning is done, so the depth-first search, the CP-SAT
+model and a later explanation all read the same values and none can change them for
+the others. An alternative is named by its :class:`AltId` (claim, request, rank) — a
+value, not an object identity — so maps keyed by it survive copies and read well in dumps.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from fractions import Fraction
+from functools import cached_property
+from typing import TYPE_CHECKING, Mapping, NamedTuple
+
+from drasat.models.errors import DrasatError
+from drasat.models.quantity import Quantity
+from drasat.models.resource import (
+    DeviceAttribute, DeviceClass, DeviceDerivedAttribute, DeviceToleration, ResourceClaim,
+)
+
+if TYPE_CHECKING:
+    from ortools.sat.python import cp_model
+
+MAX_RESULTS = 32  # AllocationResultsMaxSize
+
+Share = Mapping[str, Fraction]
+
+
+class AltId(NamedTuple):
+    """Which alternative: claim index, request index, rank among ``firstAvailable`` entries (0 for ``exactly``).
+
+    A named tuple: hashed at C speed, because the depth-first search keys its caches by it."""
+
+    claim: int
+    request: int
+    rank: int
+
+
+@dataclass(frozen=True)
+class Candidates:
+    """What candidate selection found for one alternative: devices it may take, and why the others not.
+
+    ``share`` holds the amounts taken of shared devices; ``errors`` the selector errors that
+    Kubernetes raises only when its search reaches the device; ``blocked`` (All mode) why the
+    fixed list can never be allocated, and ``blocked_at`` the list position where that shows.
+    """
+
+    devices: tuple[int, ...] = ()
+    share: Mapping[int, Share] = field(default_factory=dict)
+    errors: Mapping[int, DrasatError] = field(default_factory=dict)
+    excluded: Mapping[int, str] = field(default_factory=dict)
+    blocked: str = ""
+    blocked_at: int = -1
+
+
+@dataclass(frozen=True)
+class Alternative:
+    """One way to satisfy a request: the request itself, or one ``firstAvailable`` entry, with its candidates."""
+
+    claim: int
+    request: int
+    rank: int
+    request_name: str
+    sub_name: str | None
+    claim_label: str
+    device_class: DeviceClass
+    mode: str
+    count: int
+    admin: bool
+    tolerations: tuple[DeviceToleration, ...]
+    capacity: Mapping[str, Quantity]
+    selectors: tuple[str, ...]
+    candidates: tuple[int, ...] = ()
+    share: Mapping[int, Share] = field(default_factory=dict)
+    errors: Mapping[int, DrasatError] = field(default_factory=dict)
+    excluded: Mapping[int, str] = field(default_factory=dict)
+    blocked: str = ""
+    blocked_at: int = -1
+    derived_specs: tuple[DeviceDerivedAttribute, ...] = ()
+    derived: Mapping[int, Mapping[str, DeviceAttribute]] = field(default_factory=dict)
+
+    @cached_property
+    def id(self) -> AltId:
+        return AltId(self.claim, self.request, self.rank)
+
+    @property
+    def result_name(self) -> str:
+        return self.request_name if self.sub_name is None else f"{self.request_name}/{self.sub_name}"
+
+    @property
+    def own_name(self) -> str:
+        """The name Kubernetes' error messages use: the subrequest's own name for subrequests."""
+        return self.sub_name or self.request_name
+
+    def with_candidates(self, found: Candidates) -> Alternative:
+        """This alternative with what candidate selection found (an All-mode one counts its whole list)."""
+        count = len(found.devices) if self.mode == "All" else self.count
+        return replace(self, candidates=found.devices, share=found.share, errors=found.errors,
+                       excluded=found.excluded, blocked=found.blocked, blocked_at=found.blocked_at, count=count)
+
+
+@dataclass(frozen=True)
+class Pick:
+    """One device allocated for one alternative (``share`` for shared devices)."""
+
+    alt: Alternative
+    device: int
+    share: Share | None = None
+
+
+@dataclass(frozen=True)
+class RequestPlan:
+    index: int
+    name: str
+    alternatives: tuple[Alternative, ...]
+    first_available: bool
+
+
+@dataclass(frozen=True)
+class ConstraintPlan:
+    """A matchAttribute or distinctAttribute constraint and the requests it covers (none named: all)."""
+
+    index: int
+    kind: str  # "match" | "distinct"
+    attribute: str
+    requests: frozenset[str]
+
+    def applies(self, alt: Alternative) -> bool:
+        if not self.requests:
+            return True
+        return alt.request_name in self.requests or (alt.sub_name is not None and alt.result_name in self.requests)
+
+
+@dataclass(frozen=True)
+class ClaimPlan:
+    index: int
+    claim: ResourceClaim
+    label: str
+    requests: tuple[RequestPlan, ...]
+    constraints: tuple[ConstraintPlan, ...]
+
+    def alternatives(self) -> list[Alternative]:
+        return [alt for req in self.requests for alt in req.alternatives]
+
+
+@dataclass(frozen=True)
+class AltVars:
+    """The CP-SAT variables of one alternative: whether it is used, and how many of each class it takes.
+
+    Upper bounds are kept beside the variables (never read back out of the model's proto).
+    """
+
+    alt: Alternative
+    use: cp_model.IntVar
+    takes: Mapping[int, cp_model.IntVar]   # device class -> count
+    tops: Mapping[int, int]                # device class -> the count's upper bound
+
+
+def alternatives(plans: list[ClaimPlan]) -> list[Alternative]:
+    """Every alternative of every claim, in search order."""
+    return [alt for plan in plans for alt in plan.alternatives()]

@@ -1,0 +1,96 @@
+"""Consumable capacity (DRAConsumableCapacity): shares of devices that allow multiple allocations.
+
+A request takes a share of every capacity of the device, rounded as Kubernetes rounds it
+(``solver/capacity.py``); the shares of one device, with what is already allocated, stay
+within each capacity value. A device asked for nothing in particular, dedicated and
+without policies, fits whole. Shared devices are each a class of their own.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from fractions import Fraction
+from typing import TYPE_CHECKING
+
+from ..capacity import fits, share_of
+from ..plan import Alternative, Pick
+from .base import Encoding, Found, Rule, RuleContext, Stage
+from .counters import add_scaled
+
+if TYPE_CHECKING:
+    from ..inventory import Inventory, InventoryDevice
+
+NO_CAPACITY = "not enough capacity, or the capacity request breaks the device's policy"
+
+
+def capacity_share(inv: Inventory, alt: Alternative, dev: InventoryDevice) -> dict[str, Fraction] | None:
+    """The share ``alt`` takes of the device, or None when the capacity or policy cannot allow it."""
+    capacities = dev.device.capacity
+    if not alt.capacity and not dev.shared and dev.id not in inv.in_use.capacity and all(
+            c.request_policy is None for c in capacities.values()):
+        return {}  # a dedicated device asked for nothing in particular: its whole capacity fits
+    fractional = inv.features["DRAFractionalCapacityRange"]
+    share = share_of(capacities, alt.capacity, fractional)
+    if share is None:
+        return None
+    already = inv.in_use.capacity.get(dev.id, {})
+    return share if fits(capacities, share, already) else None
+
+
+@dataclass
+class Shares:
+    inv: Inventory
+    taken: dict[int, list] = field(default_factory=dict)  # shared device -> shares taken in this search
+
+
+class ConsumableCapacity(Rule):
+    name = "capacity"
+    stage = Stage.FILTER
+
+    def exclude(self, inv: Inventory, alt: Alternative, dev: InventoryDevice, found: Found) -> str:
+        if not inv.features.consumable_capacity:
+            return ""
+        share = capacity_share(inv, alt, dev)
+        if share is None:
+            return NO_CAPACITY
+        if dev.shared:
+            found.share[dev.index] = share
+        return ""
+
+    def single(self, ctx: RuleContext, alt: Alternative, dev: InventoryDevice) -> bool:
+        return dev.shared  # shares are counted per device
+
+    def active(self, ctx: RuleContext) -> bool:
+        return any(dev.shared for dev in ctx.inv.devices)
+
+    def start(self, ctx: RuleContext) -> Shares:
+        return Shares(ctx.inv)
+
+    def fits(self, state: Shares, claim: int, alt: Alternative, dev: InventoryDevice, must: bool) -> bool:
+        share = alt.share.get(dev.index) if dev.shared else None
+        if share is None:
+            return True
+        already = state.inv.in_use.capacity.get(dev.id, {})
+        return fits(dev.device.capacity, share, already, *state.taken.get(dev.index, ()))
+
+    def apply(self, state: Shares, claim: int, pick: Pick, dev: InventoryDevice) -> None:
+        if pick.share is not None:
+            state.taken.setdefault(pick.device, []).append(pick.share)
+
+    def undo(self, state: Shares, claim: int, pick: Pick, dev: InventoryDevice) -> None:
+        if pick.share is not None:
+            state.taken[pick.device].remove(pick.share)
+
+    def encode(self, enc: Encoding) -> None:
+        for group in enc.groups:
+            if not group.shared:
+                continue
+            dev = enc.inv.devices[group.devices[0]]
+            takes = enc.by_class.get(group.index, [])
+            if not dev.device.capacity or not takes:
+                continue
+            already = enc.inv.in_use.capacity.get(dev.id, {})
+            literal = enc.guard("capacity", f"the shares of device {dev.label()} fit its capacity")
+            for name, capacity in dev.device.capacity.items():
+                terms = [(alt.share[dev.index][name], v) for alt, v in takes]
+                add_scaled(enc.model, terms, capacity.value.value - already.get(name, Fraction(0)), literal)

@@ -1,0 +1,99 @@
+"""Device exclusivity and admin access.
+
+An exclusive device serves one non-admin pick overall — across claims, and against what
+is already allocated — and never two picks of one claim. Admin-access picks do not count
+as use (they may repeat a device another claim holds), but stay exclusive within their
+claim. Shared devices (allowMultipleAllocations) are the capacity rule's business.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from ..plan import Alternative, Pick
+from .base import Encoding, Found, Rule, RuleContext, Stage
+
+if TYPE_CHECKING:
+    from ..inventory import Inventory, InventoryDevice
+
+IN_USE = "already allocated to another claim"
+
+
+@dataclass
+class Held:
+    used: Counter[int] = field(default_factory=Counter)       # device -> non-admin picks in this search
+    held: list[set[int]] = field(default_factory=list)        # per claim: exclusive devices it holds
+    in_use: frozenset = frozenset()                            # devices (indexes) allocated before this search
+    busy: set[int] = field(default_factory=set)                # devices with a non-admin pick in this search
+
+
+class Exclusivity(Rule):
+    name = "exclusivity"
+    stage = Stage.EARLY
+
+    def exclude(self, inv: Inventory, alt: Alternative, dev: InventoryDevice, found: Found) -> str:
+        return IN_USE if not alt.admin and dev.id in inv.in_use.exclusive else ""
+
+    def single(self, ctx: RuleContext, alt: Alternative, dev: InventoryDevice) -> bool:
+        return alt.admin  # admin picks are counted per device and per claim
+
+    def start(self, ctx: RuleContext) -> Held:
+        exclusive = ctx.inv.in_use.exclusive
+        in_use = frozenset(d.index for d in ctx.inv.devices if d.id in exclusive)
+        return Held(held=[set() for _ in ctx.plans], in_use=in_use)
+
+    def taken(self, state: Held, claim: int, alt: Alternative, dev: InventoryDevice) -> bool:
+        if dev.shared:
+            return False
+        return dev.index in state.held[claim] or (not alt.admin and dev.index in state.busy)
+
+    def taken_sets(self, state: Held, claim: int, alt: Alternative) -> tuple[set[int], ...]:
+        return (state.held[claim],) if alt.admin else (state.held[claim], state.busy)
+
+    def fits(self, state: Held, claim: int, alt: Alternative, dev: InventoryDevice, must: bool) -> bool:
+        if not alt.admin and dev.index in state.in_use:
+            return False  # an All-mode list may name it (and then is blocked); a hint may try it
+        if dev.shared:
+            return True
+        return dev.index not in state.held[claim] and (alt.admin or dev.index not in state.busy)
+
+    def apply(self, state: Held, claim: int, pick: Pick, dev: InventoryDevice) -> None:
+        if not dev.shared:
+            state.held[claim].add(pick.device)
+            if not pick.alt.admin:
+                state.used[pick.device] += 1
+                state.busy.add(pick.device)
+
+    def undo(self, state: Held, claim: int, pick: Pick, dev: InventoryDevice) -> None:
+        if not dev.shared:
+            state.held[claim].discard(pick.device)
+            if not pick.alt.admin:
+                state.used[pick.device] -= 1
+                if not state.used[pick.device]:
+                    state.busy.discard(pick.device)
+
+    def encode(self, enc: Encoding) -> None:
+        for group in enc.groups:
+            if not group.shared:
+                _one_device_class(enc, group.index, group.size)
+
+
+def _one_device_class(enc: Encoding, k: int, size: int) -> None:
+    """A class of exclusive devices: at most ``size`` non-admin picks overall; at most ``size`` per claim."""
+    takes = enc.by_class.get(k, [])
+    overall = [v for alt, v in takes if not alt.admin]
+    per_claim: dict[int, list] = {}
+    for alt, v in takes:
+        per_claim.setdefault(alt.claim, []).append(v)
+    admin = any(alt.admin for alt, _ in takes)
+    crowded = [vs for vs in per_claim.values() if len(vs) > 1] if admin else []
+    if len(overall) <= 1 and not crowded:
+        return
+    devices = ", ".join(enc.inv.devices[d].label() for d in enc.groups[k].devices)
+    literal = enc.guard("exclusivity", f"device {devices} is allocated at most once")
+    if len(overall) > 1:
+        enc.model.add(sum(overall) <= size).only_enforce_if(literal)
+    for vs in crowded:
+        enc.model.add(sum(vs) <= size).only_enforce_if(literal)

@@ -1,0 +1,146 @@
+"""matchAttribute and distinctAttribute, scalar and list-valued (DRAListTypeAttributes).
+
+Each device taking part in a constraint has a set of labels (``solver/constraints.py``):
+``match`` holds when one device is chosen or all chosen share a label, ``distinct`` when no
+two share one — across all the requests of the claim the constraint names. A device
+without the attribute cannot take part; in All mode, adding such a device is the error
+Kubernetes reports, not a reason to backtrack.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Hashable
+
+from drasat.models.errors import AllocationError
+from drasat.models.resource import DeviceAttribute
+
+from ..attributes import lookup
+from ..constraints import Label, distinct_holds, labels, match_holds
+from ..plan import Alternative, ClaimPlan, Pick
+from .base import Encoding, Rule, RuleContext
+
+if TYPE_CHECKING:
+    from ortools.sat.python import cp_model
+
+    from ..inventory import Inventory, InventoryDevice
+
+Labels = frozenset[Label]
+
+
+def constraint_attribute(inv: Inventory, alt: Alternative, device: int, name: str) -> DeviceAttribute | None:
+    """The attribute a constraint compares: a derived attribute of the request first, then the device's."""
+    derived = alt.derived.get(device, {})
+    if name in derived:
+        return derived[name]
+    dev = inv.devices[device]
+    return lookup(dev.device.attributes, dev.id[0], name)
+
+
+class LabelCache:
+    """A device's labels per constraint; shared between claims unless the request derives attributes."""
+
+    def __init__(self, ctx: RuleContext) -> None:
+        self.inv, self.plans = ctx.inv, ctx.plans
+        self.known: dict[tuple, Labels | None] = {}
+
+    def of(self, claim: int, ci: int, alt: Alternative, device: int) -> Labels | None:
+        constraint = self.plans[claim].constraints[ci]
+        key = (constraint.attribute, constraint.kind, device, alt.id if alt.derived else None)
+        if key not in self.known:
+            attr = constraint_attribute(self.inv, alt, device, constraint.attribute)
+            self.known[key] = labels(attr, constraint.kind, self.inv.features.list_attributes)
+        return self.known[key]
+
+
+def label_cache(ctx: RuleContext) -> LabelCache:
+    cache = ctx.cache.get("labels")
+    if cache is None:
+        cache = ctx.cache["labels"] = LabelCache(ctx)
+    return cache
+
+
+@dataclass
+class Members:
+    labels: LabelCache
+    plans: list[ClaimPlan]
+    chosen: list[list[list[Labels]]] = field(default_factory=list)  # claim -> constraint -> labels of picks
+    seen: dict[tuple, list[tuple[int, str, Labels | None]]] = field(default_factory=dict)
+
+    def of(self, claim: int, alt: Alternative, device: int) -> list[tuple[int, str, Labels | None]]:
+        """(constraint, kind, labels) for each of the claim's constraints that applies to ``alt``."""
+        key = (alt.id, device)
+        found = self.seen.get(key)
+        if found is None:
+            found = self.seen[key] = [(ci, c.kind, self.labels.of(claim, ci, alt, device))
+                                      for ci, c in enumerate(self.plans[claim].constraints) if c.applies(alt)]
+        return found
+
+
+class AttributeConstraints(Rule):
+    name = "attributes"
+
+    def signature(self, ctx: RuleContext, plan: ClaimPlan, alt: Alternative, device: int) -> Hashable:
+        cache = label_cache(ctx)
+        return tuple(cache.of(plan.index, ci, alt, device) for ci, c in enumerate(plan.constraints) if c.applies(alt))
+
+    def active(self, ctx: RuleContext) -> bool:
+        return any(plan.constraints for plan in ctx.plans)
+
+    def start(self, ctx: RuleContext) -> Members:
+        return Members(label_cache(ctx), ctx.plans, [[[] for _ in plan.constraints] for plan in ctx.plans])
+
+    def fits(self, state: Members, claim: int, alt: Alternative, dev: InventoryDevice, must: bool) -> bool:
+        for ci, kind, mine in state.of(claim, alt, dev.index):
+            chosen = state.chosen[claim][ci]
+            holds = mine is not None and (match_holds([*chosen, mine]) if kind == "match"
+                                           else distinct_holds([*chosen, mine]))
+            if not holds:
+                if must:
+                    raise AllocationError(
+                        f"claim {alt.claim_label}, request {alt.own_name}: cannot add device "
+                        f"{dev.label()} because a claim constraint would not be satisfied")
+                return False
+        return True
+
+    def apply(self, state: Members, claim: int, pick: Pick, dev: InventoryDevice) -> None:
+        for ci, _, found in state.of(claim, pick.alt, pick.device):
+            state.chosen[claim][ci].append(found or frozenset())  # never None: checked on the way in
+
+    def undo(self, state: Members, claim: int, pick: Pick, dev: InventoryDevice) -> None:
+        for ci, _, _ in state.of(claim, pick.alt, pick.device):
+            state.chosen[claim][ci].pop()
+
+    def encode(self, enc: Encoding) -> None:
+        cache = label_cache(enc.ctx)
+        for plan in enc.ctx.plans:
+            for ci, constraint in enumerate(plan.constraints):
+                takes: list[tuple[Labels | None, cp_model.IntVar]] = []
+                for alt in plan.alternatives():
+                    if constraint.applies(alt):
+                        for k, var in enc.vars[alt.id].takes.items():
+                            takes.append((cache.of(plan.index, ci, alt, enc.groups[k].devices[0]), var))
+                words = (f"claim {plan.label}: constraint #{constraint.index} "
+                         f"({constraint.kind}Attribute {constraint.attribute}) holds")
+                literal = enc.guard("attributes", words, claim=plan.index, constraint=constraint.index)
+                _encode_one(enc, plan, ci, constraint.kind, takes, literal)
+
+
+def _encode_one(enc: Encoding, plan: ClaimPlan, ci: int, kind: str,
+                takes: list[tuple[Labels | None, cp_model.IntVar]], literal: cp_model.IntVar) -> None:
+    model = enc.model
+    for found, var in takes:
+        if found is None:
+            model.add(var == 0).only_enforce_if(literal)
+    usable = [(found, var) for found, var in takes if found is not None]
+    every = sorted({label for found, _ in usable for label in found}, key=repr)
+    if kind == "distinct":
+        for label in every:
+            model.add(sum(var for found, var in usable if label in found) <= 1).only_enforce_if(literal)
+        return
+    single = model.new_bool_var(f"single[{plan.label}/constraint{ci}]")
+    chosen = {label: model.new_bool_var(f"match[{plan.label}/constraint{ci}/{label!r}]") for label in every}
+    model.add(sum(chosen.values()) + single <= 1)
+    model.add(sum(var for _, var in usable) <= 1).only_enforce_if([single, literal])
+    for found, var in usable:
+        model.add(var <= enc.top(var) * (single + sum(chosen[label] for label in found))).only_enforce_if(literal)
