@@ -6,7 +6,7 @@ from typing import Any
 
 import click
 
-from drasat.models.errors import DrasatError
+from drasat.models.errors import DrasatError, InternalError, SolveTimeout
 
 from .main import cli
 from .allocation_options import allocation_options, cel_engine_name, exit_on_error, names_option
@@ -15,11 +15,15 @@ from .output import OutputFormat, render_list
 from .render import allocation_table
 from .state import state_option, write_state
 
+BEST_SO_FAR = 4  # exit status: a valid allocation printed, the time limit reached before the objective's answer
+
 EPILOG = """\b
 Exit status: 0 all claims allocated; 1 no allocation exists for all of them
-together (one line on stderr, nothing on stdout) or the time ran out;
-2 invalid input, unknown node or claim, or a CEL error
-(nothing on stdout).
+together, or none was found within --timeout (one line on stderr, nothing on
+stdout); 2 invalid input, unknown node or claim, or a CEL error (nothing on
+stdout); 3 an internal error of drasat; 4 the time ran out after an allocation
+was found: it is printed (checked by drasat's verifier) but may not be the
+--objective's answer.
 
 \b
 Examples:
@@ -79,19 +83,26 @@ def solve(files: tuple[str, ...], filenames: tuple[str, ...], kubeconfig: str | 
                 pods = pending_in(objects, "Pod", namespace)
             else:
                 claims = pending_in(objects, "ResourceClaim", namespace)
-        allocated = _solve(bundle, node, feature_gates, claims, pods, solver, objective, timeout, workers,
+        allocated, exact = _solve(bundle, node, feature_gates, claims, pods, solver, objective, timeout, workers,
                            cel_engine, verbose)
         if output_state:
             write_state(output_state, bundle, allocated)
+    except SolveTimeout as exc:
+        exit_on_error(SolveTimeout(f"no answer within {timeout:g} s: {exc}"), verbose)
+        return
     except DrasatError as exc:
         exit_on_error(exc, verbose)
         return
     text = render(allocated, output)
     click.echo(text, nl=not text.endswith("\n"))
+    if not exact:
+        click.echo(f"warning: the time limit ({timeout:g} s) was reached: this allocation is valid (verified) but "
+                   f"may not be the {objective} answer; raise --timeout for it", err=True)
+        raise SystemExit(BEST_SO_FAR)
 
 
 def _solve(bundle, node, feature_gates, claims, pods, solver, objective, timeout, workers, cel_engine,
-           verbose) -> list[dict[str, Any]]:
+           verbose) -> tuple[list[dict[str, Any]], bool]:
     from drasat.solver import Features, allocate
     from drasat.solver.cel import SelectorEvaluator
     from drasat.solver.pod_problem import pods_problem
@@ -126,7 +137,18 @@ def _solve(bundle, node, feature_gates, claims, pods, solver, objective, timeout
         if reserved:
             status["reservedFor"] = status.get("reservedFor", []) + reserved
         allocated.append(body)
-    return allocated
+    if not answer.stats.exact:
+        _check_best_so_far(problem, answer.results)
+    return allocated, answer.stats.exact
+
+
+def _check_best_so_far(problem: Any, results: Any) -> None:
+    """An answer cut short by the time limit is only printed if the independent verifier accepts it."""
+    from drasat.solver.verify import verify
+
+    problems = verify(problem, results)
+    if problems:
+        raise InternalError("the allocation found before the time limit does not verify: " + "; ".join(problems))
 
 
 def render(claims: list[dict[str, Any]], output: str) -> str:

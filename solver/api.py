@@ -40,6 +40,7 @@ class Stats:
     cp_sat_solves: int = 0
     seconds: float = 0.0
     notes: list[str] = field(default_factory=list)
+    exact: bool = True  # False: time ran out, and this is a valid allocation, not surely the objective's answer
 
 
 @dataclass
@@ -151,6 +152,9 @@ def _search(inv: Inventory, plans: list[ClaimPlan], solver: str, objective: str,
     from .objectives import solve_staged
 
     model = build_model(inv, plans)
-    picks, stats.cp_sat_solves = solve_staged(model, objective, deadline, workers)
+    picks, stats.cp_sat_solves, stats.exact = solve_staged(model, objective, deadline, workers)
     stats.solver = "cp-sat"
+    if not stats.exact:
+        stats.notes.append(f"the time limit was reached: this is the last complete allocation CP-SAT found, "
+                           f"which may not be the {objective} answer")
     return picks

@@ -41,8 +41,13 @@ class _Stages:
         self.tracked = [var for v in m.vars.values() for var in (v.use, *v.takes.values())]
         self.values: dict[int, int] = {}
         self.solves = 0
+        # Once time is up, the last complete allocation found is decoded as it stands: every question
+        # is then answered from ``values`` instead of by another solve.
+        self.frozen = False
 
     def solve(self, assume: cp_model.IntVar | None = None) -> bool:
+        if self.frozen:
+            raise SolveTimeout("the CP-SAT solver ran out of time (raise --timeout)")
         remaining = self.deadline - time.monotonic()
         if remaining <= 0:
             raise SolveTimeout("the CP-SAT solver ran out of time (raise --timeout)")
@@ -85,6 +90,8 @@ class _Stages:
 
     def at_least(self, var: cp_model.IntVar, bound: int) -> bool:
         """Fix ``var >= bound`` if some complete allocation allows it; return whether it did."""
+        if self.frozen:
+            return self.value(var) >= bound
         if self.value(var) < bound:
             trial = self.model.new_bool_var(f"try[{var.name}>={bound}]")
             self.model.add(var >= bound).only_enforce_if(trial)
@@ -104,19 +111,29 @@ class _Stages:
 
 
 def solve_staged(m: AllocationModel, objective: str, deadline: float,
-                 workers: int) -> tuple[list[list[Pick]] | None, int]:
-    """The chosen picks per claim (None: no allocation exists) and the number of CP-SAT solves.
+                 workers: int) -> tuple[list[list[Pick]] | None, int, bool]:
+    """The chosen picks per claim (None: no allocation exists), the number of CP-SAT solves, and
+    whether the picks are the objective's answer.
 
-    ``deadline`` is a ``time.monotonic()`` value shared with the rest of the allocate call."""
+    ``deadline`` is a ``time.monotonic()`` value shared with the rest of the allocate call. When it
+    passes after a first allocation was found but before the objective's answer was decoded, that
+    allocation is returned as it stands, marked not exact; before any allocation, SolveTimeout."""
     stages = _Stages(m, deadline, workers)
     stages.values = first_fit_hint(m)
     if not stages.solve():
-        return None, stages.solves
-    if objective == PRIORITIZED:
-        stages.minimize_rank()
+        return None, stages.solves, True
+    try:
+        if objective == PRIORITIZED:
+            stages.minimize_rank()
+        return _decode(m, stages), stages.solves, True
+    except SolveTimeout:
+        stages.frozen = True
+        return _decode(m, stages), stages.solves, False
+
+
+def _decode(m: AllocationModel, stages: _Stages) -> list[list[Pick]]:
     decoder = _Decoder(m, stages)
-    picks = [decoder.claim(plan) for plan in m.plans]
-    return picks, stages.solves
+    return [decoder.claim(plan) for plan in m.plans]
 
 
 def first_fit_hint(m: AllocationModel) -> dict[int, int]:

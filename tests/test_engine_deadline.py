@@ -95,8 +95,9 @@ def test_unknown_status_before_the_deadline_is_not_a_timeout(monkeypatch):
 def test_the_model_can_be_solved_twice():
     from drasat.solver.objectives import solve_staged
     m = _model_and_stages()
-    first, _ = solve_staged(m, "first-fit", time.monotonic() + 10, 1)
-    again, _ = solve_staged(m, "prioritized-list", time.monotonic() + 10, 1)
+    first, _, exact = solve_staged(m, "first-fit", time.monotonic() + 10, 1)
+    again, _, _ = solve_staged(m, "prioritized-list", time.monotonic() + 10, 1)
+    assert exact
     assert first is not None and again is not None
     assert [[p.device for p in c] for c in first] == [[p.device for p in c] for c in again] == [[0], [1]]
 
@@ -134,3 +135,36 @@ def test_a_time_limit_that_is_no_number_of_seconds_is_refused(limit):
     from drasat.models.errors import InputError
     with pytest.raises(InputError, match="time limit must be a positive number"):
         allocate(gpu_problem(1, 1), time_limit=limit)
+
+
+def _time_runs_out_after(solves: int, monkeypatch) -> None:
+    """Let CP-SAT answer ``solves`` times, then behave as if the deadline had passed."""
+    from drasat.solver import objectives
+
+    real = objectives._Stages.solve
+
+    def solve(self, assume=None):  # type: ignore[no-untyped-def]
+        if self.solves >= solves:
+            raise SolveTimeout("the CP-SAT solver ran out of time (raise --timeout)")
+        return real(self, assume)
+    monkeypatch.setattr(objectives._Stages, "solve", solve)
+
+
+def test_time_up_after_an_allocation_was_found_returns_it_marked_not_exact(monkeypatch):
+    """The first solve finds a complete allocation; the prioritized-list stage after it runs out of
+    time: that allocation comes back, valid, and says it may not be the prioritized-list answer."""
+    from drasat.solver.verify import verify
+
+    _time_runs_out_after(1, monkeypatch)
+    problem = gpu_problem(3, 2)
+    answer = allocate(problem, objective="prioritized-list")
+    assert not answer.stats.exact
+    assert any("may not be the prioritized-list answer" in n for n in answer.stats.notes)
+    assert verify(problem, answer.results) == []
+    assert sorted(answer.results) == sorted(c.name for c in problem.claims)
+
+
+def test_time_up_before_any_allocation_is_a_timeout(monkeypatch):
+    _time_runs_out_after(0, monkeypatch)
+    with pytest.raises(SolveTimeout):
+        allocate(gpu_problem(3, 2), greedy_budget=0)

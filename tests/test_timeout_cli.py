@@ -1,0 +1,54 @@
+"""--timeout on solve: a best-so-far answer (verified, exit 4) or "no answer within N s" (exit 1)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from drasat.cli.main import _register, cli
+from drasat.models.errors import SolveTimeout
+from drasat.models.loader import load_paths
+from drasat.models.resource import AllocationResult
+from drasat.solver.problem import problem_from_objects
+from drasat.solver.verify import verify
+
+EXAMPLES = str(Path(__file__).resolve().parents[1] / "examples")
+
+
+def test_time_up_after_an_allocation_prints_it_verified_with_exit_4(monkeypatch) -> None:
+    from drasat.solver import objectives
+
+    real = objectives._Stages.solve
+
+    def solve(self, assume=None):  # type: ignore[no-untyped-def]
+        if self.solves >= 1:  # the first solve answers; the prioritized-list stage finds the time up
+            raise SolveTimeout("the CP-SAT solver ran out of time (raise --timeout)")
+        return real(self, assume)
+    monkeypatch.setattr(objectives._Stages, "solve", solve)
+    _register()
+    result = CliRunner().invoke(cli, ["solve", "--node", "gpu-node-1", "--claims", "single-gpu,two-gpus",
+                                      "--objective", "prioritized-list", "--timeout", "5", "-o", "json", EXAMPLES])
+    assert result.exit_code == 4, result.stderr
+    assert "may not be the prioritized-list answer" in result.stderr
+    items = json.loads(result.stdout)["items"]
+    problem = problem_from_objects(list(load_paths([EXAMPLES])), node="gpu-node-1", claims=["single-gpu", "two-gpus"])
+    assert verify(problem, {i["metadata"]["name"]: AllocationResult.model_validate(i["status"]["allocation"])
+                            for i in items}) == []
+
+
+def test_no_answer_in_time_says_so_with_exit_1(shared: Path) -> None:
+    pigeon = shared / "scenarios" / "perf" / "pigeon-4x16-17.yaml"  # depth-first search needs many seconds
+    _register()
+    result = CliRunner().invoke(cli, ["solve", "--solver", "greedy", "--timeout", "0.2", str(pigeon)])
+    assert result.exit_code == 1 and result.stdout == ""
+    assert "\nerror: no answer within 0.2 s: " in result.stderr
+
+
+@pytest.mark.parametrize("value", ["0", "-1", "nan", "inf"])
+def test_timeouts_that_are_no_time_limit_are_refused(value: str) -> None:
+    _register()
+    result = CliRunner().invoke(cli, ["solve", "--timeout", value, EXAMPLES])
+    assert result.exit_code == 2 and result.stdout == ""
