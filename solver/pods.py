@@ -20,7 +20,9 @@ import uuid
 from dataclasses import dataclass, field
 from typing import Mapping, Sequence
 
-from drasat.models.core import Pod, PodGroup, PodResourceClaim
+from drasat.models.core import (
+    Pod, PodGroup, PodGroupResourceClaimStatus, PodResourceClaim, PodResourceClaimStatus,
+)
 from drasat.models.errors import InputError
 from drasat.models.meta import ObjectMeta, OwnerReference
 from drasat.models.resource import (
@@ -159,7 +161,7 @@ def _resolve_entry(pod: Pod, entry: PodResourceClaim, group: PodGroup | None, cl
             return f'resourceclaim.resource.k8s.io "{entry.resource_claim_name}" not found'
         return _usable(claim) or ClaimUse(entry.name, claim, consumer)
     template_name = entry.resource_claim_template_name or ""
-    status = next((s for s in (pod.status.resource_claim_statuses if pod.status else []) if s.name == entry.name), None)
+    status = _recorded_status(pod, owner, entry.name)
     if status is not None and status.resource_claim_name is None:
         return None  # the controller decided no claim is needed
     name = (status.resource_claim_name if status is not None else None) or _made_before(owner, entry.name, cluster) \
@@ -172,6 +174,17 @@ def _resolve_entry(pod: Pod, entry: PodResourceClaim, group: PodGroup | None, cl
         return (f'resource claim template "{template_name}": '
                 f'resourceclaimtemplate.resource.k8s.io "{template_name}" not found')
     return ClaimUse(entry.name, _claim_from_template(owner, entry.name, name, template), consumer, generated=True)
+
+
+def _recorded_status(pod: Pod, owner: Pod | PodGroup,
+                     pod_claim: str) -> PodResourceClaimStatus | PodGroupResourceClaimStatus | None:
+    """What the controller recorded for this pod claim: the pod's own status first, then — for a group
+    claim — the PodGroup's, where the one claim of the whole group is named once for all its pods."""
+    statuses: list[PodResourceClaimStatus | PodGroupResourceClaimStatus] = \
+        list(pod.status.resource_claim_statuses if pod.status else [])
+    if isinstance(owner, PodGroup):
+        statuses += owner.status.resource_claim_statuses if owner.status else []
+    return next((s for s in statuses if s.name == pod_claim), None)
 
 
 def _made_before(owner: Pod | PodGroup, pod_claim: str, cluster: Cluster) -> str:

@@ -10,7 +10,9 @@ from drasat.solver.pods import (
     template_claim_base,
 )
 
-from .cluster_factory import GPU, claim, device_class, make_cluster, pod, template
+from drasat.solver.scheduling import schedule
+
+from .cluster_factory import GPU, claim, device_class, gpu_slice, make_cluster, node, pod, template, violations
 
 TEMPLATED = [{"name": "gpu", "resourceClaimTemplateName": "one-gpu"}]
 
@@ -190,3 +192,24 @@ def test_init_containers_reuse_the_devices_of_later_containers_and_keep_only_the
     bigger = make_cluster(device_class(extended="example.com/gpu"), body)
     made, _ = extended_claim(bigger.pods[0], {"example.com/gpu": 5}, bigger)
     assert ("container-0-request-0", 2) in [(r.name, r.exactly.count) for r in made.spec.devices.requests]
+
+
+def test_a_group_claim_the_podgroup_status_names_is_used_by_a_new_member():
+    entry = {"name": "shared-gpu", "resourceClaimTemplateName": "one-gpu"}
+    group = _group(entry)
+    group["metadata"]["uid"] = "uid-group"
+    group["status"] = {"resourceClaimStatuses": [{"name": "shared-gpu", "resourceClaimName": "training-made-xyz"}]}
+    on_n1 = {"nodeSelectorTerms": [{"matchFields": [{"key": "metadata.name", "operator": "In", "values": ["n1"]}]}]}
+    made = claim("training-made-xyz", allocation={**ALLOCATED["allocation"], "nodeSelector": on_n1})
+    made["metadata"]["ownerReferences"] = [{"apiVersion": "scheduling.k8s.io/v1beta1", "kind": "PodGroup",
+                                            "name": "training", "uid": "uid-group", "controller": True}]
+    member = pod("w-new", claims=[entry], schedulingGroup={"podGroupName": "training"})
+    cluster = make_cluster(template("one-gpu"), group, made, member, gates=GROUP_GATE)
+    (use,) = _only_pod(cluster).uses
+    assert (use.claim.name, use.generated, use.allocated) == ("training-made-xyz", False, True)
+    assert use.consumer.resource == "podgroups"
+    on_nodes = make_cluster(device_class(), template("one-gpu"), group, made, member, node("n0"), gpu_slice("n0"),
+                            node("n1"), gpu_slice("n1"), gates=GROUP_GATE)
+    (placement,) = schedule(on_nodes)
+    assert placement.node == "n1" and placement.allocations == {} and violations([placement]) == []
+    assert [c.name for c in placement.claims] == ["training-made-xyz"]
