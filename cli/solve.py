@@ -16,9 +16,11 @@ from .inputs import input_options, read_inputs
 from .render import allocation_table
 
 EPILOG = """\b
-Exit status: 0 all claims allocated; 1 no allocation exists for all of them
-together (one line on stderr, nothing on stdout) or the time ran out;
-2 invalid input, unknown node or claim, or a CEL error.
+Exit status: 0 all claims allocated (a pending pod that cannot have its claims
+— scheduling gates, a missing template — is named on stderr and left out,
+unless --pods names it); 1 no allocation exists for all of them together (one
+line on stderr, nothing on stdout) or the time ran out; 2 invalid input,
+unknown node or claim, or a CEL error.
 
 \b
 Examples:
@@ -84,10 +86,10 @@ def _solve(bundle, node, feature_gates, claims, pods, solver, objective, timeout
     question = pods_problem(objects, node=node, pods=names_option(pods), claims=names_option(claims),
                             features=features, locate=bundle.location_of)
     problem = question.problem
+    for pod, why in question.left_out:
+        click.echo(f"pod {pod} is not allocated: {why}", err=True)
     if not problem.claims:
-        why = "--claims names no claim" if claims is not None else "the input has no ResourceClaim without " \
-                                                                  "status.allocation and no pending Pod"
-        click.echo(f"notice: nothing to allocate: {why}", err=True)
+        click.echo(f"notice: nothing to allocate: {_nothing_because(objects, claims)}", err=True)
     if not any(n.kind == "Node" for n in objects):
         click.echo(f"warning: no Node objects in the input: node {problem.node.name} has no labels, "
                    "so slices selected by node labels do not match", err=True)
@@ -109,6 +111,14 @@ def _solve(bundle, node, feature_gates, claims, pods, solver, objective, timeout
             status["reservedFor"] = status.get("reservedFor", []) + reserved
         allocated.append(body)
     return render(allocated, output)
+
+
+def _nothing_because(objects: list, claims: str | None) -> str:
+    if claims is not None:
+        return "--claims names no claim"
+    if any(o.kind == "Pod" for o in objects):
+        return "no pending Pod needs a claim (claims no pod uses are left alone unless named with --claims)"
+    return "the input has no ResourceClaim without status.allocation"
 
 
 def render(claims: list[dict[str, Any]], output: str) -> str:

@@ -158,6 +158,12 @@ class PodSchedulingGroup(ApiModel):
     pod_group_name: str | None = None
 
 
+class PodSchedulingGate(ApiModel):
+    """``spec.schedulingGates[]``: while any is present the scheduler leaves the pod alone."""
+
+    name: str
+
+
 class PodSpec(ApiModel):
     """Where a pod may run and what it asks for; every other pod field is kept untyped."""
 
@@ -173,6 +179,8 @@ class PodSpec(ApiModel):
     resources: ResourceRequirements | None = None
     overhead: dict[str, Quantity] = Field(default_factory=dict)
     scheduling_group: PodSchedulingGroup | None = None
+    scheduling_gates: list[PodSchedulingGate] = Field(default_factory=list)
+    scheduler_name: str | None = None
 
 
 class PodResourceClaimStatus(ApiModel):

@@ -246,8 +246,23 @@ def _claim_from_template(owner: Pod | PodGroup, pod_claim: str, name: str,
         spec=template.spec.spec.model_copy(deep=True))
 
 
+DEFAULT_SCHEDULER = "default-scheduler"
+REASON_GATED = "scheduling gated"
+
+
+def not_schedulable_now(pod: Pod) -> str:
+    """Why kube-scheduler's queue does not take the pod at all (PreEnqueue), or "" when it does: a pod with
+    scheduling gates waits for them to be removed; a pod for another scheduler is that scheduler's."""
+    if pod.spec.scheduling_gates:
+        gates = ", ".join(g.name for g in pod.spec.scheduling_gates)
+        return f"{REASON_GATED} (spec.schedulingGates: {gates})"
+    if (pod.spec.scheduler_name or DEFAULT_SCHEDULER) != DEFAULT_SCHEDULER:
+        return f"not for the default scheduler (spec.schedulerName: {pod.spec.scheduler_name})"
+    return ""
+
+
 def pending_pods(cluster: Cluster) -> list[Pod]:
-    """Pods without ``spec.nodeName``, in input order."""
+    """Pods without ``spec.nodeName``, in input order (gated pods too: they are pending, and say why)."""
     return [p for p in cluster.pods if not p.spec.node_name and not p.metadata.deletion_timestamp
             and not finished(p)]
 

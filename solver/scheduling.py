@@ -24,7 +24,9 @@ from .cluster import Cluster, label_of
 from .node_dra import AllocateOptions, ClaimShape, DraVerdict, allocated_elsewhere, claim_shape, dra_verdict
 from .node_filter import REASON_DRA, filter_reasons, summary
 from .node_resources import Resources, insufficient, least_allocated, pod_requests
-from .pods import PodClaims, is_extended_resource, pending_pods, pod_consumer, resolve_pod_claims
+from .pods import (
+    PodClaims, is_extended_resource, not_schedulable_now, pending_pods, pod_consumer, resolve_pod_claims,
+)
 from .problem import Problem
 from .schedule_state import ClusterState, NodeLoad
 
@@ -75,6 +77,9 @@ def schedule_one(state: ClusterState, pod: Pod, options: AllocateOptions,
     Nodes alike in everything the filters read (labels and taints, load, devices and devices in use) get
     the same answer, so each such class of nodes is evaluated once for the pod."""
     cluster = state.cluster
+    waiting = not_schedulable_now(pod)
+    if waiting:
+        return Placement(pod, reason=waiting)
     pc = resolve_pod_claims(pod, cluster, state.book)
     if pc.unresolvable:
         return Placement(pod, reason=summary(len(cluster.nodes), [], pc.unresolvable))

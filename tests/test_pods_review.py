@@ -1,0 +1,85 @@
+"""Review findings on pods and scheduling: what kube-scheduler and the API server do that drasat must match."""
+
+from __future__ import annotations
+
+import json
+
+import yaml
+
+from drasat.models.loader import load_text
+from drasat.models.resource import AllocationResult
+from drasat.solver import Features
+from drasat.solver.pod_problem import pods_problem
+from drasat.solver.scheduling import schedule
+from drasat.solver.verify import verify
+
+from .cluster_factory import claim, device_class, gpu_slice, make_cluster, node, pod, template, violations
+from .test_schedule_cli import drasat
+
+TEMPLATED = [{"name": "gpu", "resourceClaimTemplateName": "one-gpu"}]
+
+
+def _stream(*docs: dict) -> str:
+    return yaml.safe_dump_all(list(docs))
+
+
+def _verified_solve(text: str, claims: str | None = None):
+    """``drasat solve`` on ``text``; every claim it prints checked by the verifier against the same question."""
+    result = drasat("solve", "-o", "json", *(["--claims", claims] if claims else []), "-", stdin=text)
+    if result.exit_code == 0:
+        items = json.loads(result.stdout)["items"]
+        objects = [o.obj for o in load_text(text).objects]
+        question = pods_problem(objects, node=None, pods=None, claims=claims.split(",") if claims else None, features=Features())
+        answer = {i["metadata"]["name"]: AllocationResult.model_validate(i["status"]["allocation"]) for i in items}
+        assert verify(question.problem, answer) == []
+    return result
+
+
+# --- 2: PreEnqueue: scheduling gates and other schedulers ---------------------------------------
+
+
+def test_gated_pods_and_pods_for_another_scheduler_stay_pending_with_the_reason():
+    cluster = make_cluster(device_class(), template("one-gpu"), node("n0"), gpu_slice("n0"),
+                           pod("gated", claims=TEMPLATED, schedulingGates=[{"name": "example.com/wait"}]),
+                           pod("other", claims=TEMPLATED, schedulerName="my-scheduler"),
+                           pod("default", claims=TEMPLATED, schedulerName="default-scheduler"),
+                           pod("unset", claims=TEMPLATED))
+    placements = schedule(cluster)
+    assert [(p.pod.name, p.node) for p in placements] == [
+        ("gated", None), ("other", None), ("default", "n0"), ("unset", "n0")]
+    assert placements[0].reason.startswith("scheduling gated") and "example.com/wait" in placements[0].reason
+    assert placements[1].reason.startswith("not for the default scheduler") and "my-scheduler" in placements[1].reason
+    assert violations(placements) == []
+
+
+def test_solve_leaves_out_a_gated_pods_claims():
+    text = _stream(device_class(), template("one-gpu"), node("n0"), gpu_slice("n0"),
+                   pod("gated", claims=TEMPLATED, schedulingGates=[{"name": "wait"}]), pod("ready", claims=TEMPLATED))
+    result = _verified_solve(text)
+    assert result.exit_code == 0, result.stderr
+    assert [i["metadata"]["name"][:6] for i in json.loads(result.stdout)["items"]] == ["ready-"]
+    assert "pod default/gated is not allocated: scheduling gated" in result.stderr
+
+
+# --- 9: solve with Pods: one bad pod does not spoil the rest; claims no pod uses are left alone -------
+
+
+def test_solve_allocates_the_other_pods_when_one_pending_pod_lacks_its_template():
+    text = _stream(device_class(), template("one-gpu"), node("n0"), gpu_slice("n0"),
+                   pod("lost", claims=[{"name": "gpu", "resourceClaimTemplateName": "missing"}]),
+                   pod("ready", claims=TEMPLATED))
+    result = _verified_solve(text)
+    assert result.exit_code == 0, result.stderr
+    assert [i["metadata"]["name"][:6] for i in json.loads(result.stdout)["items"]] == ["ready-"]
+    assert 'pod default/lost is not allocated: resource claim template "missing"' in result.stderr
+    named = drasat("solve", "--pods", "lost", "-", stdin=text)
+    assert named.exit_code == 1 and named.stdout == "" and "missing" in named.stderr
+
+
+def test_solve_with_only_bound_pods_leaves_unused_claims_alone_unless_named():
+    text = _stream(device_class(), node("n0"), gpu_slice("n0"), claim("unused"), pod("bound", nodeName="n0"))
+    result = _verified_solve(text)
+    assert result.exit_code == 0 and json.loads(result.stdout)["items"] == []
+    assert "claims no pod uses are left alone" in result.stderr
+    named = _verified_solve(text, claims="unused")
+    assert named.exit_code == 0 and [i["metadata"]["name"] for i in json.loads(named.stdout)["items"]] == ["unused"]
