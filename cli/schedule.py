@@ -74,13 +74,15 @@ def _schedule(bundle, pods, feature_gates, solver, objective, timeout, workers, 
     from drasat.solver.cel import SelectorEvaluator
     from drasat.solver.cluster import cluster_from_objects
     from drasat.solver.node_dra import AllocateOptions
-    from drasat.solver.pods import select_pods
+    from drasat.solver.pod_inputs import refuse_unstorable_pods
+    from drasat.solver.pods import pending_pods, select_pods
     from drasat.solver.scheduling import schedule as place
 
     cluster = cluster_from_objects(list(bundle), Features.parse(feature_gates))
     if not cluster.nodes:
         click.echo("warning: no Node objects in the input: no pod can be placed", err=True)
     chosen = select_pods(cluster, names_option(pods) or []) if pods is not None else None
+    refuse_unstorable_pods(cluster, pending_pods(cluster) if chosen is None else chosen, bundle.location_of)
     options = AllocateOptions(solver, objective, timeout, workers, SelectorEvaluator(cel_engine_name(cel_engine)))
     started = time.monotonic()
     placements = place(cluster, chosen, options=options)

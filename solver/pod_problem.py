@@ -21,6 +21,7 @@ from .cluster import Cluster, ObjectKey, key_of, label_of
 from .features import Features
 from .extended import extended_claim
 from .node_resources import Resources
+from .pod_inputs import refuse_unstorable_pods
 from .pods import not_schedulable_now, pending_pods, pod_consumer, resolve_pod_claims, select_pods
 from .problem import Problem, problem_from_objects
 from .schedule_state import allocatable_of
@@ -65,6 +66,7 @@ def pods_problem(objects: Sequence[object], *, node: str | None, pods: Sequence[
     cluster = cluster_from_objects(objects, features)
     named = pods is not None
     chosen_pods = select_pods(cluster, pods) if pods is not None else (pending_pods(cluster) if claims is None else [])
+    refuse_unstorable_pods(cluster, chosen_pods, locate)
     if not cluster.pods and claims is None:
         return PodsProblem(problem_from_objects(objects, node=node, features=features, locate=locate))
     wanted: dict[ObjectKey, ResourceClaim] = {key_of(c): c for c in select_claims(cluster, claims or [])}

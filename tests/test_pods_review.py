@@ -83,3 +83,50 @@ def test_solve_with_only_bound_pods_leaves_unused_claims_alone_unless_named():
     assert "claims no pod uses are left alone" in result.stderr
     named = _verified_solve(text, claims="unused")
     assert named.exit_code == 0 and [i["metadata"]["name"] for i in json.loads(named.stdout)["items"]] == ["unused"]
+
+
+# --- 7: pods the API server would never have stored are refused, naming file, object and field ----------
+
+
+def _bad(edit) -> dict:
+    body = pod("p", claims=TEMPLATED)
+    edit(body["spec"])
+    return body
+
+
+UNSTORABLE = [
+    (lambda s: s["containers"][0]["resources"]["claims"].append({"name": "nope"}),
+     'spec.containers[0].resources.claims[1].name: "nope" must be the name of one of the pod\'s spec.resourceClaims'),
+    (lambda s: s["resourceClaims"][0].update(resourceClaimName="also"),
+     "spec.resourceClaims[0]: exactly one of `resourceClaimName` or `resourceClaimTemplateName` is required"),
+    (lambda s: s.update(affinity={"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {
+        "nodeSelectorTerms": []}}}), "nodeSelectorTerms: must have at least one node selector term"),
+    (lambda s: s.update(tolerations=[{"key": "a", "operator": "Gt", "value": "1"}]),
+     'spec.tolerations[0].operator: "Gt" is not a toleration operator: use Equal or Exists'),
+]
+
+
+def test_schedule_and_solve_refuse_a_pod_the_api_server_would_not_store():
+    for edit, message in UNSTORABLE:
+        text = _stream(device_class(), template("one-gpu"), node("n0"), gpu_slice("n0"), _bad(edit))
+        for command in ("schedule", "solve"):
+            result = drasat(command, "-", stdin=text)
+            assert result.exit_code == 2 and result.stdout == "", (command, message, result.stderr)
+            assert "<stdin>" in result.stderr and "Pod/default/p" in result.stderr and message in result.stderr, \
+                result.stderr
+            assert "Traceback" not in result.stderr
+
+
+def test_schedule_refuses_an_unstorable_template_the_pod_uses():
+    broken = template("one-gpu")
+    broken["spec"]["spec"]["devices"]["requests"][0]["exactly"]["count"] = -1
+    result = drasat("schedule", "-", stdin=_stream(device_class(), broken, node("n0"), gpu_slice("n0"),
+                                                    pod("p", claims=TEMPLATED)))
+    assert result.exit_code == 2 and "ResourceClaimTemplate/default/one-gpu" in result.stderr
+    assert "count" in result.stderr and result.stdout == ""
+
+
+def test_validate_refuses_a_pod_toleration_operator_other_than_exists_or_equal():
+    text = _stream(pod("p", tolerations=[{"key": "a", "operator": "Lt", "value": "1"}]))
+    result = drasat("validate", "-", stdin=text)
+    assert result.exit_code == 2 and '"Lt" is not a toleration operator' in result.stderr + result.stdout
