@@ -34,6 +34,7 @@ from .node_resources import aggregate_requests
 
 EXTENDED_CLAIM_ANNOTATION = "resource.kubernetes.io/extended-resource-claim"
 RESERVED_FOR_MAX = 256  # ResourceClaim status.reservedFor holds at most this many consumers
+REASON_CLAIM_IN_USE = "resourceclaim in use"  # DynamicResources' PreFilter when reservedFor is full
 SCHEDULING_GROUP = "scheduling.k8s.io"
 _SUFFIX_ALPHABET = "bcdfghjklmnpqrstvwxz2456789"  # the API server's generateName alphabet
 _NAME_BASE_MAX = 57  # leaves room for the five characters in a 63-character name
@@ -215,7 +216,7 @@ def _reservation_problem(use: ClaimUse) -> str:
     """A claim reserved for as many consumers as the API allows cannot take one more."""
     status = use.claim.status
     if status and not use.reserved and len(status.reserved_for) >= RESERVED_FOR_MAX:
-        return f'resourceclaim "{use.claim.name}" in use by {RESERVED_FOR_MAX} consumers, the most allowed'
+        return REASON_CLAIM_IN_USE
     return ""
 
 

@@ -22,7 +22,7 @@ from drasat.models.resource import AllocationResult, ResourceClaim, ResourceClai
 from .cel import SelectorEvaluator
 from .cluster import Cluster, label_of
 from .node_dra import AllocateOptions, ClaimShape, DraVerdict, allocated_elsewhere, claim_shape, dra_verdict
-from .node_filter import REASON_DRA, filter_reasons, summary
+from .node_filter import REASON_DRA, REASON_PIN_CONFLICT, REASON_PINNED, filter_reasons, pinned_nodes, summary
 from .node_resources import Resources, insufficient, least_allocated, pod_requests
 from .pods import (
     PodClaims, is_extended_resource, not_schedulable_now, pending_pods, pod_consumer, resolve_pod_claims,
@@ -83,6 +83,9 @@ def schedule_one(state: ClusterState, pod: Pod, options: AllocateOptions,
     pc = resolve_pod_claims(pod, cluster, state.book)
     if pc.unresolvable:
         return Placement(pod, reason=summary(len(cluster.nodes), [], pc.unresolvable))
+    pinned = pinned_nodes(pod)
+    if pinned is not None and not pinned:
+        return Placement(pod, reason=summary(len(cluster.nodes), [], REASON_PIN_CONFLICT))
     name_matters = bool(pod.spec.node_name) or any(t.match_fields for t in pod.required_node_terms())
     shares_claims = any(u.allocated for u in pc.uses)  # where they are allocated decides: checked per node
     classes: dict[tuple, _Outcome] = {}
@@ -90,6 +93,9 @@ def schedule_one(state: ClusterState, pod: Pod, options: AllocateOptions,
     reasons: dict[str, list[str]] = {}
     passed: list[tuple[str, _Outcome]] = []
     for node in cluster.nodes:
+        if pinned is not None and node.name not in pinned:
+            reasons[node.name] = [REASON_PINNED]
+            continue
         elsewhere = tuple(allocated_elsewhere(state, pc, node.name)) if shares_claims else ()
         key = (node.name if name_matters else "", elsewhere, state.filter_key(node.name),
                state.loads[node.name].key, state.signature(node.name))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 import json
 
 import yaml
@@ -89,7 +90,7 @@ def test_solve_with_only_bound_pods_leaves_unused_claims_alone_unless_named():
 
 
 def _bad(edit) -> dict:
-    body = pod("p", claims=TEMPLATED)
+    body = pod("p", claims=copy.deepcopy(TEMPLATED))
     edit(body["spec"])
     return body
 
@@ -130,3 +131,39 @@ def test_validate_refuses_a_pod_toleration_operator_other_than_exists_or_equal()
     text = _stream(pod("p", tolerations=[{"key": "a", "operator": "Lt", "value": "1"}]))
     result = drasat("validate", "-", stdin=text)
     assert result.exit_code == 2 and '"Lt" is not a toleration operator' in result.stderr + result.stdout
+
+
+# --- 8: the summary line in kube-scheduler's FitError form ---------------------------------------------
+
+
+def test_summary_sorts_count_and_reason_as_strings_and_ends_with_a_period():
+    from drasat.solver.node_filter import summary
+
+    assert summary(12, [["b"]] * 10 + [["a"]] * 2) == "0/12 nodes are available: 10 b, 2 a."
+
+
+def _pinned(*names: str) -> dict:
+    return {"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": [
+        {"matchFields": [{"key": "metadata.name", "operator": "In", "values": list(names)}]}]}}}
+
+
+def test_nodes_outside_a_metadata_name_pin_did_not_satisfy_node_affinity():
+    docs = [device_class(), node("n0", cpu="1"), gpu_slice("n0"), node("n1"), gpu_slice("n1"), node("n2"),
+            gpu_slice("n2")]
+    cluster = make_cluster(*docs, pod("p", requests={"cpu": "2"}, affinity=_pinned("n0")))
+    (placement,) = schedule(cluster)
+    assert placement.reason == ("0/3 nodes are available: 1 Insufficient cpu, "
+                                "2 node(s) didn't satisfy plugin(s) [NodeAffinity].")
+    placed = schedule(make_cluster(*docs, pod("p", claims=TEMPLATED, affinity=_pinned("n2")), template("one-gpu")))
+    assert placed[0].node == "n2" and violations(placed) == []
+
+
+def test_a_claim_reserved_for_256_consumers_reads_resourceclaim_in_use():
+    full = [{"resource": "pods", "name": f"u-{i}", "uid": f"uid-{i}"} for i in range(256)]
+    allocated = {"devices": {"results": [{"request": "gpu", "driver": "gpu.example.com", "pool": "n0",
+                                          "device": "gpu-0"}]}}
+    cluster = make_cluster(device_class(), node("n0"), gpu_slice("n0"),
+                           claim("shared", allocation=allocated, reservedFor=full),
+                           pod("p", claims=[{"name": "c", "resourceClaimName": "shared"}]))
+    (placement,) = schedule(cluster)
+    assert placement.reason == "0/1 nodes are available: resourceclaim in use."
