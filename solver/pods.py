@@ -121,9 +121,12 @@ def resolve_pod_claims(pod: Pod, cluster: Cluster, book: ClaimBook | None = None
     """The claims ``pod`` needs, resolved against ``book`` (default: the input's claims)."""
     book = cluster.claims_by_key if book is None else book
     out = PodClaims(pod)
-    group = _pod_group(pod, cluster)
+    group, grouped = _pod_group(pod, cluster)
+    if isinstance(group, str):
+        out.unresolvable = group
+        return out
     for entry in pod.spec.resource_claims:
-        use_or_reason = _resolve_entry(pod, entry, group, cluster, book)
+        use_or_reason = _resolve_entry(pod, entry, group, grouped, cluster, book)
         if isinstance(use_or_reason, str):
             out.unresolvable = out.unresolvable or use_or_reason
         elif use_or_reason is not None:
@@ -135,11 +138,21 @@ def resolve_pod_claims(pod: Pod, cluster: Cluster, book: ClaimBook | None = None
     return out
 
 
-def _pod_group(pod: Pod, cluster: Cluster) -> PodGroup | None:
-    group = pod.spec.scheduling_group
-    if group is None or not group.pod_group_name or not cluster.features["DRAWorkloadResourceClaims"]:
-        return None
-    return cluster.pod_groups_by_key.get((namespace_of(pod), group.pod_group_name))
+def _pod_group(pod: Pod, cluster: Cluster) -> tuple[PodGroup | str | None, bool]:
+    """The pod's PodGroup (or why it is missing) and whether its claims are grouped (the gate is on).
+
+    With ``DRAWorkloadResourceClaims`` on, a pod naming a PodGroup the input lacks waits for it: its
+    claims are never silently made the pod's own. With the gate off the group is still looked up, because
+    a pod claim matching a group template claim then gets no claim at all (seed 000)."""
+    ref = pod.spec.scheduling_group
+    if ref is None or not ref.pod_group_name:
+        return None, False
+    grouped = cluster.features["DRAWorkloadResourceClaims"]
+    group = cluster.pod_groups_by_key.get((namespace_of(pod), ref.pod_group_name))
+    if group is None and grouped:
+        return (f'podgroup.scheduling.k8s.io "{ref.pod_group_name}" not found '
+                "(spec.schedulingGroup.podGroupName)"), grouped
+    return group, grouped
 
 
 def _group_entry(entry: PodResourceClaim, group: PodGroup | None) -> bool:
@@ -150,11 +163,11 @@ def _group_entry(entry: PodResourceClaim, group: PodGroup | None) -> bool:
         for g in group.spec.resource_claims)
 
 
-def _resolve_entry(pod: Pod, entry: PodResourceClaim, group: PodGroup | None, cluster: Cluster,
+def _resolve_entry(pod: Pod, entry: PodResourceClaim, group: PodGroup | None, grouped: bool, cluster: Cluster,
                    book: ClaimBook) -> ClaimUse | str | None:
     """A ClaimUse, or the reason the pod cannot be scheduled, or None (the entry needs no claim)."""
     ns = namespace_of(pod)
-    owner: Pod | PodGroup = group if group is not None and _group_entry(entry, group) else pod
+    owner: Pod | PodGroup = group if grouped and group is not None and _group_entry(entry, group) else pod
     consumer = group_consumer(owner) if isinstance(owner, PodGroup) else pod_consumer(pod)
     if entry.resource_claim_name:
         claim = book.get((ns, entry.resource_claim_name))
@@ -170,6 +183,9 @@ def _resolve_entry(pod: Pod, entry: PodResourceClaim, group: PodGroup | None, cl
     claim = book.get((ns, name))
     if claim is not None:
         return _usable(claim) or _owned(claim, owner) or ClaimUse(entry.name, claim, consumer)
+    if not grouped and group is not None and _group_entry(entry, group):
+        return (f'pod claim "{entry.name}" matches a claim of PodGroup {label_of(group)}: with the '
+                "DRAWorkloadResourceClaims feature disabled no ResourceClaim is created for it")
     template = cluster.templates_by_key.get((ns, template_name))
     if template is None:
         return (f'resource claim template "{template_name}": '

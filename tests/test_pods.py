@@ -143,11 +143,27 @@ def test_a_pod_claim_that_differs_from_the_group_claim_stays_the_pods():
     assert use.consumer.resource == "pods" and use.claim.name.startswith("w-0-shared-gpu-")
 
 
-def test_without_the_gate_group_claims_are_the_pods_own():
+def test_without_the_gate_a_group_template_claim_gets_no_claim_and_the_pod_waits():
+    # seed 000: with DRAWorkloadResourceClaims disabled, no ResourceClaim is created (not one per pod)
     entry = {"name": "shared-gpu", "resourceClaimTemplateName": "one-gpu"}
     cluster = make_cluster(template("one-gpu"), _group(entry),
                            pod("w-0", claims=[entry], schedulingGroup={"podGroupName": "training"}))
-    assert _only_pod(cluster).uses[0].consumer.resource == "pods"
+    resolved = _only_pod(cluster)
+    assert resolved.uses == [] and "DRAWorkloadResourceClaims feature disabled" in resolved.unresolvable
+    assert 'pod claim "shared-gpu" matches a claim of PodGroup default/training' in resolved.unresolvable
+    named = {"name": "c", "resourceClaimName": "mine"}
+    other = make_cluster(claim("mine"), _group(named), pod("w-0", claims=[named],
+                                                           schedulingGroup={"podGroupName": "training"}))
+    assert _only_pod(other).uses[0].consumer.resource == "pods"  # an existing claim is still the pod's
+
+
+def test_with_the_gate_a_missing_podgroup_leaves_the_pod_pending_naming_it():
+    entry = {"name": "shared-gpu", "resourceClaimTemplateName": "one-gpu"}
+    cluster = make_cluster(device_class(), template("one-gpu"), node("n0"), gpu_slice("n0"),
+                           pod("w-0", claims=[entry], schedulingGroup={"podGroupName": "training"}), gates=GROUP_GATE)
+    assert 'podgroup.scheduling.k8s.io "training" not found' in _only_pod(cluster).unresolvable
+    (placement,) = schedule(cluster)
+    assert placement.node is None and '"training" not found' in placement.reason and violations([placement]) == []
 
 
 def test_extended_resources_by_name_and_by_class_prefix():
