@@ -64,18 +64,20 @@ def _container_resources(container: Container, limits: bool, defaults: bool) -> 
 
 
 def aggregate_requests(pod: Pod, *, include_pod_level: bool = True, dra: DraFootprint | None = None,
-                       limits: bool = False, defaults: bool = False) -> Resources:
-    """The pod's requests (or limits) as the scheduler sums them, with ``dra`` added where it belongs."""
+                       limits: bool = False, defaults: bool = False, overhead: bool = True) -> Resources:
+    """The pod's requests (or limits) as the scheduler sums them, with ``dra`` added.
+
+    Every DRA amount — per-container overhead of init containers included — is added after the container
+    sum and the init peak, as upstream's addDRANodeAllocatableClaimResources does ("any DRA allocation is
+    always added into the pod footprint"): an init container's devices stay allocated for the pod's life."""
     dra = dra or DraFootprint()
     total: Resources = {}
     for container in pod.spec.containers:
         _add(total, _container_resources(container, limits, defaults))
-        _add(total, dra.per_container.get(container.name, {}))
     sidecars: Resources = {}
     init_peak: Resources = {}
     for container in pod.spec.init_containers:
         own = _container_resources(container, limits, False)
-        _add(own, dra.per_container.get(container.name, {}))
         if container.restart_policy == "Always":
             _add(total, own)
             _add(sidecars, own)
@@ -85,12 +87,14 @@ def aggregate_requests(pod: Pod, *, include_pod_level: bool = True, dra: DraFoot
             _peak(init_peak, own)
     _peak(total, init_peak)
     _add(total, dra.pod_fixed)
+    for amounts in dra.per_container.values():
+        _add(total, amounts)
     pod_level = pod.spec.resources
     if include_pod_level and pod_level is not None:
         for name, amount in (pod_level.limits if limits else pod_level.requests).items():
             if pod_level_resource(name):
                 total[name] = Fraction(amount.value)
-    if not limits:
+    if overhead and not limits:
         _add(total, pod.spec.overhead)
     return total
 
@@ -192,7 +196,7 @@ def pod_level_violation(pod: Pod, statuses: list[NodeAllocatableResourceClaimSta
     if level is None or not statuses:
         return ""
     dra = footprint(pod, statuses)
-    summed = aggregate_requests(pod, include_pod_level=False, dra=dra)
+    summed = aggregate_requests(pod, include_pod_level=False, dra=dra, overhead=False)  # upstream: no overhead
     for name, budget in level.requests.items():
         if pod_level_resource(name) and name in summed and summed[name] > Fraction(budget.value):
             return (f"pod level request for {name} is insufficient to cover the aggregated container "

@@ -167,3 +167,44 @@ def test_a_claim_reserved_for_256_consumers_reads_resourceclaim_in_use():
                            pod("p", claims=[{"name": "c", "resourceClaimName": "shared"}]))
     (placement,) = schedule(cluster)
     assert placement.reason == "0/1 nodes are available: resourceclaim in use."
+
+
+# --- 3, 4: DRA node-allocatable amounts in the pod footprint and the pod-level check -----------------------
+
+
+def _status(containers: list[str], mapped: str | None = None, per_container: str | None = None):
+    from drasat.models.core import NodeAllocatableResourceClaimStatus
+
+    body: dict = {"resourceClaimName": "c", "containers": containers}
+    if mapped:
+        body["mapping"] = [{"name": "cpu", "quantity": mapped}]
+    if per_container:
+        body["overhead"] = [{"name": "cpu", "perContainer": per_container}]
+    return NodeAllocatableResourceClaimStatus.model_validate(body)
+
+
+def _model_pod(spec: dict):
+    from drasat.models.core import Pod
+
+    return Pod.model_validate({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p"}, "spec": spec})
+
+
+def _cpu(name: str, cpu: str, **extra) -> dict:
+    return {"name": name, "image": "busybox", "resources": {"requests": {"cpu": cpu}}, **extra}
+
+
+def test_per_container_dra_overhead_of_init_containers_is_added_after_the_init_peak():
+    from drasat.solver.node_resources import pod_requests
+
+    pod_obj = _model_pod({"containers": [_cpu("main", "1")], "initContainers": [_cpu("init", "4")]})
+    # upstream: max(1 main, 4 init) = 4, then both containers' 1 cpu DRA overhead: 6 (not max(1+1, 4+1) = 5)
+    assert pod_requests(pod_obj, [_status(["init", "main"], per_container="1")])["cpu"] == 6
+
+
+def test_pod_overhead_is_not_counted_in_the_pod_level_check():
+    from drasat.solver.node_resources import pod_level_violation
+
+    pod_obj = _model_pod({"containers": [_cpu("main", "2")], "overhead": {"cpu": "1"},
+                          "resources": {"requests": {"cpu": "3"}}})
+    assert pod_level_violation(pod_obj, [_status(["main"], mapped="1")]) == ""  # 2 + 1 DRA fits 3; overhead apart
+    assert "pod level request for cpu" in pod_level_violation(pod_obj, [_status(["main"], mapped="2")])
