@@ -16,7 +16,7 @@ from typing import Callable, Iterable, Mapping
 
 from drasat.models.core import (
     Container, NodeAllocatableMappedResources, NodeAllocatableOverheadResources, NodeAllocatableResourceClaimStatus,
-    Pod,
+    Pod, ResourceRequirements,
 )
 from drasat.models.quantity import Quantity
 from drasat.models.resource import (
@@ -53,10 +53,18 @@ def _peak(into: Resources, other: Mapping[str, Fraction]) -> None:
             into[name] = amount
 
 
+def effective_requests(resources: ResourceRequirements | None) -> dict[str, Quantity]:
+    """Requests as the API server stores them: a resource with a limit and no request is requested at
+    its limit (defaulting, for containers and pod-level resources alike)."""
+    if resources is None:
+        return {}
+    return {**resources.limits, **resources.requests}
+
+
 def _container_resources(container: Container, limits: bool, defaults: bool) -> Resources:
     res = container.resources
     out: Resources = {}
-    _add(out, (res.limits if limits else res.requests) if res else {})
+    _add(out, (res.limits if res else {}) if limits else effective_requests(res))
     if defaults:
         out.setdefault("cpu", DEFAULT_CPU_REQUEST)
         out.setdefault("memory", DEFAULT_MEMORY_REQUEST)
@@ -91,7 +99,7 @@ def aggregate_requests(pod: Pod, *, include_pod_level: bool = True, dra: DraFoot
         _add(total, amounts)
     pod_level = pod.spec.resources
     if include_pod_level and pod_level is not None:
-        for name, amount in (pod_level.limits if limits else pod_level.requests).items():
+        for name, amount in (pod_level.limits if limits else effective_requests(pod_level)).items():
             if pod_level_resource(name):
                 total[name] = Fraction(amount.value)
     if overhead and not limits:
@@ -197,7 +205,7 @@ def pod_level_violation(pod: Pod, statuses: list[NodeAllocatableResourceClaimSta
         return ""
     dra = footprint(pod, statuses)
     summed = aggregate_requests(pod, include_pod_level=False, dra=dra, overhead=False)  # upstream: no overhead
-    for name, budget in level.requests.items():
+    for name, budget in effective_requests(level).items():
         if pod_level_resource(name) and name in summed and summed[name] > Fraction(budget.value):
             return (f"pod level request for {name} is insufficient to cover the aggregated container "
                     "and node-allocatable DRA requests")

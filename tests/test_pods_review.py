@@ -208,3 +208,30 @@ def test_pod_overhead_is_not_counted_in_the_pod_level_check():
                           "resources": {"requests": {"cpu": "3"}}})
     assert pod_level_violation(pod_obj, [_status(["main"], mapped="1")]) == ""  # 2 + 1 DRA fits 3; overhead apart
     assert "pod level request for cpu" in pod_level_violation(pod_obj, [_status(["main"], mapped="2")])
+
+
+# --- 5: a limit without a request is the request (API server defaulting) -----------------------------------
+
+
+def _limited(name: str, limits: dict, **spec) -> dict:
+    body = pod(name, **spec)
+    body["spec"]["containers"][0]["resources"] = {"limits": limits}
+    return body
+
+
+def test_a_limit_without_a_request_counts_as_the_request():
+    cluster = make_cluster(device_class(extended="example.com/gpu"), node("n0", cpu="8"), gpu_slice("n0", 4),
+                           _limited("a", {"cpu": "6", "example.com/gpu": "2"}), _limited("b", {"cpu": "6"}))
+    placements = schedule(cluster)
+    assert [p.node for p in placements] == ["n0", None] and placements[1].reason.endswith("1 Insufficient cpu.")
+    (made,) = placements[0].claims
+    assert made.spec.devices.requests[0].exactly.count == 2 and len(made.status.allocation.devices.results) == 2
+    assert violations(placements) == []
+
+
+def test_a_pod_level_limit_without_a_request_counts_as_the_request():
+    level = _limited("a", {"cpu": "1"}, resources={"limits": {"cpu": "6"}})
+    cluster = make_cluster(node("n0", cpu="8"), level, _limited("b", {"cpu": "3"}),
+                           gates={"PodLevelResources": True})
+    placements = schedule(cluster)
+    assert [p.node for p in placements] == ["n0", None] and violations(placements) == []
