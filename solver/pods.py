@@ -299,6 +299,8 @@ def select_pods(cluster: Cluster, names: Sequence[str]) -> list[Pod]:
             raise InputError(f"no Pod {name} in the input")
         if len(found) > 1:
             raise InputError(f"Pod name {name} is ambiguous: give one of {', '.join(label_of(p) for p in found)}")
+        if found[0] in chosen:
+            raise InputError(f"Pod {label_of(found[0])} is named twice in --pods: a pod is scheduled once")
         if found[0].spec.node_name:
             raise InputError(f"Pod {label_of(found[0])} is already bound to node {found[0].spec.node_name} "
                              "(spec.nodeName): the scheduler only places pending pods")

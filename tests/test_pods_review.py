@@ -235,3 +235,20 @@ def test_a_pod_level_limit_without_a_request_counts_as_the_request():
                            gates={"PodLevelResources": True})
     placements = schedule(cluster)
     assert [p.node for p in placements] == ["n0", None] and violations(placements) == []
+
+
+# --- 10: a pod named twice ------------------------------------------------------------------------------
+
+
+def test_a_pod_named_twice_in_pods_is_refused():
+    text = _stream(device_class(), template("one-gpu"), node("n0"), gpu_slice("n0"), pod("p1", claims=TEMPLATED))
+    for command in ("schedule", "solve"):
+        for names in ("p1,p1", "p1,default/p1"):
+            result = drasat(command, "--pods", names, "-", stdin=text)
+            assert result.exit_code == 2 and result.stdout == "", (command, result.stdout)
+            assert "Pod default/p1 is named twice in --pods" in result.stderr
+    once = drasat("schedule", "-o", "json", "--pods", "p1", "-", stdin=text)
+    assert once.exit_code == 0
+    placements = schedule(make_cluster(device_class(), template("one-gpu"), node("n0"), gpu_slice("n0"),
+                                       pod("p1", claims=TEMPLATED)))
+    assert violations(placements) == [] and placements[0].node == "n0"
