@@ -136,12 +136,20 @@ class Toleration(ApiModel):
     toleration_seconds: int | None = None
 
 
+class PreferredSchedulingTerm(ApiModel):
+    """A node preference with its weight (1-100): NodeAffinity's score sums the weights of matching terms."""
+
+    weight: int
+    preference: NodeSelectorTerm
+
+
 class NodeAffinity(ApiModel):
-    """Required node selector terms are typed; preferences (scoring) are kept untyped."""
+    """Required node selector terms (filter) and preferred terms (score)."""
 
     model_config = _OPEN
 
     required_during_scheduling_ignored_during_execution: NodeSelector | None = None
+    preferred_during_scheduling_ignored_during_execution: list[PreferredSchedulingTerm] = Field(default_factory=list)
 
 
 class Affinity(ApiModel):
@@ -250,6 +258,13 @@ class Pod(TypedObject):
             return []
         selector = affinity.node_affinity.required_during_scheduling_ignored_during_execution
         return list(selector.node_selector_terms) if selector else []
+
+    def preferred_node_terms(self) -> list[PreferredSchedulingTerm]:
+        """The preferred node affinity terms with their weights (scoring only)."""
+        affinity = self.spec.affinity
+        if affinity is None or affinity.node_affinity is None:
+            return []
+        return list(affinity.node_affinity.preferred_during_scheduling_ignored_during_execution)
 
 
 # --- PodGroup (scheduling.k8s.io) -----------------------------------------------------------

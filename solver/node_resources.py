@@ -61,6 +61,23 @@ def effective_requests(resources: ResourceRequirements | None) -> dict[str, Quan
     return {**resources.limits, **resources.requests}
 
 
+def pod_level_requests(pod: Pod) -> dict[str, Quantity]:
+    """Pod-level requests as the API server defaults them (defaultPodRequests): a resource with a pod-level
+    limit and no request is requested at the containers' aggregate for cpu and memory when some container
+    requests it, otherwise (hugepages always) at the pod-level limit."""
+    level = pod.spec.resources
+    if level is None:
+        return {}
+    out = dict(level.requests)
+    containers = aggregate_requests(pod, include_pod_level=False, overhead=False) if level.limits else {}
+    for name, limit in level.limits.items():
+        if name in out or not pod_level_resource(name):
+            continue
+        summed = containers.get(name)
+        out[name] = Quantity(summed) if summed is not None and not name.startswith("hugepages-") else limit
+    return out
+
+
 def _container_resources(container: Container, limits: bool, defaults: bool) -> Resources:
     res = container.resources
     out: Resources = {}
@@ -85,7 +102,7 @@ def aggregate_requests(pod: Pod, *, include_pod_level: bool = True, dra: DraFoot
     sidecars: Resources = {}
     init_peak: Resources = {}
     for container in pod.spec.init_containers:
-        own = _container_resources(container, limits, False)
+        own = _container_resources(container, limits, defaults)  # upstream applyNonMissing: init containers too
         if container.restart_policy == "Always":
             _add(total, own)
             _add(sidecars, own)
@@ -99,7 +116,7 @@ def aggregate_requests(pod: Pod, *, include_pod_level: bool = True, dra: DraFoot
         _add(total, amounts)
     pod_level = pod.spec.resources
     if include_pod_level and pod_level is not None:
-        for name, amount in (pod_level.limits if limits else effective_requests(pod_level)).items():
+        for name, amount in (pod_level.limits if limits else pod_level_requests(pod)).items():
             if pod_level_resource(name):
                 total[name] = Fraction(amount.value)
     if overhead and not limits:
@@ -197,18 +214,25 @@ def _add_overhead(overhead: dict[str, NodeAllocatableOverheadResources], resourc
                                  else current.per_container + spec.per_container)
 
 
-def pod_level_violation(pod: Pod, statuses: list[NodeAllocatableResourceClaimStatus]) -> str:
-    """With pod-level resources, the containers' sum plus DRA amounts must fit the pod-level requests, and
-    each container's limit plus its DRA amounts the pod-level limit (Kubernetes' wording)."""
+def pod_level_violation(pod: Pod, statuses: list[NodeAllocatableResourceClaimStatus], *, enabled: bool) -> str:
+    """With pod-level resources (``enabled``: the PodLevelResources gate), the containers' sum plus DRA
+    amounts must fit the pod-level requests, the containers' hugepages limits plus DRA amounts the pod-level
+    hugepages limits, and each container's other limits plus its DRA amounts the pod-level limit
+    (upstream validatePodLevelResourcesCoverDRA, with its wording)."""
     level = pod.spec.resources
-    if level is None or not statuses:
+    if not enabled or level is None or not statuses:
         return ""
     dra = footprint(pod, statuses)
     summed = aggregate_requests(pod, include_pod_level=False, dra=dra, overhead=False)  # upstream: no overhead
-    for name, budget in effective_requests(level).items():
+    for name, budget in pod_level_requests(pod).items():
         if pod_level_resource(name) and name in summed and summed[name] > Fraction(budget.value):
             return (f"pod level request for {name} is insufficient to cover the aggregated container "
                     "and node-allocatable DRA requests")
+    limits = aggregate_requests(pod, include_pod_level=False, dra=dra, limits=True)
+    for name, total in sorted(limits.items()):
+        if name.startswith("hugepages-") and name in level.limits and total > Fraction(level.limits[name].value):
+            return (f"pod level limit for {name} is insufficient to cover the aggregated container "
+                    "and node-allocatable DRA limits")
     for container in pod.spec.containers:
         extra: Resources = {}
         for status in statuses:

@@ -38,6 +38,7 @@ REASON_CLAIM_IN_USE = "resourceclaim in use"  # DynamicResources' PreFilter when
 SCHEDULING_GROUP = "scheduling.k8s.io"
 _SUFFIX_ALPHABET = "bcdfghjklmnpqrstvwxz2456789"  # the API server's generateName alphabet
 _NAME_BASE_MAX = 57  # leaves room for the five characters in a 63-character name
+_GENERATED_BASE_MAX = 58  # the API server's names.MaxGeneratedNameLength (63 - 5)
 
 ClaimBook = Mapping[ObjectKey, ResourceClaim]
 """The claims as they stand now: the input's, plus those allocated so far (generated ones included)."""
@@ -103,9 +104,10 @@ def group_consumer(group: PodGroup) -> Consumer:
 
 
 def generated_name(base: str, seed: str) -> str:
-    """``generateName`` plus five characters from the API server's alphabet, derived from ``seed``."""
+    """``generateName`` as the API server turns it into a name: the base cut to 58 characters, then five
+    characters from its alphabet (derived from ``seed`` here, random there)."""
     digest = hashlib.sha256(seed.encode()).digest()
-    return base + "".join(_SUFFIX_ALPHABET[b % len(_SUFFIX_ALPHABET)] for b in digest[:5])
+    return base[:_GENERATED_BASE_MAX] + "".join(_SUFFIX_ALPHABET[b % len(_SUFFIX_ALPHABET)] for b in digest[:5])
 
 
 def template_claim_base(owner: str, pod_claim: str) -> str:

@@ -24,14 +24,15 @@ from .cluster import Cluster, label_of
 from .node_dra import AllocateOptions, ClaimShape, DraVerdict, allocated_elsewhere, claim_shape, dra_verdict
 from .node_filter import REASON_DRA, REASON_PIN_CONFLICT, REASON_PINNED, filter_reasons, pinned_nodes, summary
 from .node_resources import Resources, insufficient, least_allocated, pod_requests
+from .node_scores import (
+    WEIGHT_BALANCED_ALLOCATION, WEIGHT_DYNAMIC_RESOURCES, WEIGHT_NODE_AFFINITY, WEIGHT_NODE_RESOURCES_FIT,
+    WEIGHT_TAINT_TOLERATION, balanced_allocation, intolerable_prefer_no_schedule, normalized, preferred_affinity,
+)
 from .pods import (
     PodClaims, is_extended_resource, not_schedulable_now, pending_pods, pod_consumer, resolve_pod_claims,
 )
 from .problem import Problem
 from .schedule_state import ClusterState, NodeLoad
-
-MAX_SCORE = 100
-
 
 @dataclass
 class Placement:
@@ -68,6 +69,9 @@ class _Outcome:
     reasons: list[str]
     verdict: DraVerdict | None = None
     fit_score: int = 0
+    balanced: int = 0
+    taints: int = 0  # raw: PreferNoSchedule taints not tolerated (normalised over the nodes that passed)
+    affinity: int = 0  # raw: weights of the preferred terms matched
 
 
 def schedule_one(state: ClusterState, pod: Pod, options: AllocateOptions,
@@ -86,7 +90,8 @@ def schedule_one(state: ClusterState, pod: Pod, options: AllocateOptions,
     pinned = pinned_nodes(pod)
     if pinned is not None and not pinned:
         return Placement(pod, reason=summary(len(cluster.nodes), [], REASON_PIN_CONFLICT))
-    name_matters = bool(pod.spec.node_name) or any(t.match_fields for t in pod.required_node_terms())
+    name_matters = bool(pod.spec.node_name) or any(t.match_fields for t in pod.required_node_terms()) or \
+        any(t.preference.match_fields for t in pod.preferred_node_terms())
     shares_claims = any(u.allocated for u in pc.uses)  # where they are allocated decides: checked per node
     classes: dict[tuple, _Outcome] = {}
     shapes: dict[frozenset[str], ClaimShape] = {}
@@ -131,7 +136,9 @@ def _evaluate(state: ClusterState, pc: PodClaims, node: Node, options: AllocateO
         if why:
             return _Outcome(why)
     for_score = pod_requests(pod, pod_level=level, defaults=True)
-    return _Outcome([], verdict, least_allocated(load.allocatable, load.used_for_score, for_score))
+    return _Outcome([], verdict, least_allocated(load.allocatable, load.used_for_score, for_score),
+                    balanced_allocation(load.allocatable, load.used, pod_requests(pod, pod_level=level)),
+                    intolerable_prefer_no_schedule(pod, node), preferred_affinity(pod, node))
 
 
 def _cached_verdict(state: ClusterState, pc: PodClaims, node: str, options: AllocateOptions,
@@ -160,13 +167,20 @@ def _fit(load: NodeLoad, pc: PodClaims, request: Resources) -> list[str]:
 
 
 def _ranked(passed: list[tuple[str, _Outcome]]) -> list[tuple[str, DraVerdict]]:
-    """Nodes that passed, best first: least-allocated plus the normalized DRA score, then by name."""
-    best_dra = max((o.verdict.score for _, o in passed if o.verdict), default=0)
+    """Nodes that passed, best first by the default profile's weighted sum — TaintToleration, NodeAffinity,
+    NodeResourcesFit (least allocated), NodeResourcesBalancedAllocation and DynamicResources, each
+    normalised as upstream — then by name."""
+    outcomes = [o for _, o in passed]
+    taints = normalized([o.taints for o in outcomes], reverse=True)
+    affinity = normalized([o.affinity for o in outcomes])
+    dra = normalized([o.verdict.score if o.verdict else 0 for o in outcomes])
     scored = []
-    for name, outcome in passed:
+    for i, (name, outcome) in enumerate(passed):
         assert outcome.verdict is not None  # nodes pass with a verdict
-        dra = outcome.verdict.score * MAX_SCORE // best_dra if best_dra else 0
-        scored.append((-(outcome.fit_score + dra), name, outcome.verdict))
+        total = (WEIGHT_TAINT_TOLERATION * taints[i] + WEIGHT_NODE_AFFINITY * affinity[i]
+                 + WEIGHT_NODE_RESOURCES_FIT * outcome.fit_score + WEIGHT_BALANCED_ALLOCATION * outcome.balanced
+                 + WEIGHT_DYNAMIC_RESOURCES * dra[i])
+        scored.append((-total, name, outcome.verdict))
     scored.sort(key=lambda item: (item[0], item[1]))
     return [(name, verdict) for _, name, verdict in scored]
 

@@ -172,14 +172,15 @@ def test_a_claim_reserved_for_256_consumers_reads_resourceclaim_in_use():
 # --- 3, 4: DRA node-allocatable amounts in the pod footprint and the pod-level check -----------------------
 
 
-def _status(containers: list[str], mapped: str | None = None, per_container: str | None = None):
+def _status(containers: list[str], mapped: str | None = None, per_container: str | None = None,
+            resource: str = "cpu"):
     from drasat.models.core import NodeAllocatableResourceClaimStatus
 
     body: dict = {"resourceClaimName": "c", "containers": containers}
     if mapped:
-        body["mapping"] = [{"name": "cpu", "quantity": mapped}]
+        body["mapping"] = [{"name": resource, "quantity": mapped}]
     if per_container:
-        body["overhead"] = [{"name": "cpu", "perContainer": per_container}]
+        body["overhead"] = [{"name": resource, "perContainer": per_container}]
     return NodeAllocatableResourceClaimStatus.model_validate(body)
 
 
@@ -206,8 +207,8 @@ def test_pod_overhead_is_not_counted_in_the_pod_level_check():
 
     pod_obj = _model_pod({"containers": [_cpu("main", "2")], "overhead": {"cpu": "1"},
                           "resources": {"requests": {"cpu": "3"}}})
-    assert pod_level_violation(pod_obj, [_status(["main"], mapped="1")]) == ""  # 2 + 1 DRA fits 3; overhead apart
-    assert "pod level request for cpu" in pod_level_violation(pod_obj, [_status(["main"], mapped="2")])
+    assert pod_level_violation(pod_obj, [_status(["main"], mapped="1")], enabled=True) == ""  # overhead apart
+    assert "pod level request for cpu" in pod_level_violation(pod_obj, [_status(["main"], mapped="2")], enabled=True)
 
 
 # --- 5: a limit without a request is the request (API server defaulting) -----------------------------------
@@ -230,11 +231,16 @@ def test_a_limit_without_a_request_counts_as_the_request():
 
 
 def test_a_pod_level_limit_without_a_request_counts_as_the_request():
-    level = _limited("a", {"cpu": "1"}, resources={"limits": {"cpu": "6"}})
+    # defaultPodRequests: no container requests cpu, so the pod-level request is the pod-level limit (6)
+    level = pod("a", resources={"limits": {"cpu": "6"}})
     cluster = make_cluster(node("n0", cpu="8"), level, _limited("b", {"cpu": "3"}),
                            gates={"PodLevelResources": True})
     placements = schedule(cluster)
     assert [p.node for p in placements] == ["n0", None] and violations(placements) == []
+    # a container requesting cpu (here by its limit, 1) makes the pod-level request the containers' sum
+    summed = _limited("a", {"cpu": "1"}, resources={"limits": {"cpu": "6"}})
+    placements = schedule(make_cluster(node("n0", cpu="8"), summed, _limited("b", {"cpu": "3"})))
+    assert [p.node for p in placements] == ["n0", "n0"] and violations(placements) == []
 
 
 # --- 10: a pod named twice ------------------------------------------------------------------------------
@@ -252,3 +258,85 @@ def test_a_pod_named_twice_in_pods_is_refused():
     placements = schedule(make_cluster(device_class(), template("one-gpu"), node("n0"), gpu_slice("n0"),
                                        pod("p1", claims=TEMPLATED)))
     assert violations(placements) == [] and placements[0].node == "n0"
+
+
+# --- 11: the default profile's other scores ----------------------------------------------------------------
+
+
+def test_prefer_no_schedule_taints_weigh_against_a_node():
+    soft = [{"key": "spot", "value": "yes", "effect": "PreferNoSchedule"}]
+    docs = [device_class(), template("one-gpu"), node("a", taints=soft), gpu_slice("a"), node("b"), gpu_slice("b")]
+    placements = schedule(make_cluster(*docs, pod("p", claims=TEMPLATED)))
+    assert placements[0].node == "b" and violations(placements) == []
+    tolerated = pod("p", claims=TEMPLATED, tolerations=[{"key": "spot", "operator": "Exists"}])
+    assert schedule(make_cluster(*docs, tolerated))[0].node == "a"
+
+
+def test_preferred_node_affinity_weighs_for_a_node():
+    prefer = {"nodeAffinity": {"preferredDuringSchedulingIgnoredDuringExecution": [
+        {"weight": 10, "preference": {"matchExpressions": [{"key": "zone", "operator": "In", "values": ["b"]}]}}]}}
+    docs = [device_class(), template("one-gpu"), node("a", labels={"zone": "a"}), gpu_slice("a"),
+            node("b", labels={"zone": "b"}), gpu_slice("b")]
+    placements = schedule(make_cluster(*docs, pod("p", claims=TEMPLATED, affinity=prefer)))
+    assert placements[0].node == "b" and violations(placements) == []
+
+
+def test_balanced_allocation_breaks_a_least_allocated_tie():
+    # least allocated: a = (50 + 90) / 2 = 70, b = (70 + 70) / 2 = 70; balanced: a 80, b 100
+    docs = [node("a-skewed", cpu="10", memory="10Gi"), node("b-even", cpu="10", memory="10Gi"),
+            pod("on-a", nodeName="a-skewed", requests={"cpu": "4", "memory": "0"}),
+            pod("on-b", nodeName="b-even", requests={"cpu": "2", "memory": "2Gi"})]
+    placements = schedule(make_cluster(*docs, pod("p", requests={"cpu": "1", "memory": "1Gi"})))
+    assert placements[0].node == "b-even" and violations(placements) == []
+
+
+def test_scoring_defaults_apply_to_init_containers_but_not_to_the_fit_filter():
+    from fractions import Fraction
+
+    from drasat.solver.node_resources import pod_requests
+
+    pod_obj = _model_pod({"containers": [_cpu("main", "10m")], "initContainers": [{"name": "init", "image": "x"}]})
+    assert pod_requests(pod_obj, defaults=True)["cpu"] == Fraction(1, 10)  # the init container's 100m default
+    assert pod_requests(pod_obj)["cpu"] == Fraction(1, 100)
+
+
+# --- 12: the extended-resource claim's generated name --------------------------------------------------
+
+
+def test_a_long_pods_extended_resource_claim_name_is_cut_as_generate_name_does():
+    long_name = "p" * 50
+    cluster = make_cluster(device_class(extended="example.com/gpu"), node("n0"), gpu_slice("n0"),
+                           pod(long_name, requests={"example.com/gpu": "1"}))
+    (placement,) = schedule(cluster)
+    (made,) = placement.claims
+    base = (long_name + "-extended-resources-")[:58]
+    assert made.name.startswith(base) and len(made.name) == 63 and violations([placement]) == []
+
+
+# --- 13: the pod-level limits check: hugepages, and only with the PodLevelResources gate --------------------
+
+
+def test_pod_level_hugepages_limit_must_cover_container_hugepages_plus_dra_and_only_with_the_gate():
+    from drasat.solver.node_resources import pod_level_violation
+
+    mapped = _status(["main"], mapped="2Mi", resource="hugepages-2Mi")
+    # the container's hugepages request below its limit lets the request check pass, so the limit check decides
+    container = {"name": "main", "image": "x", "resources": {"requests": {"hugepages-2Mi": "2Mi"},
+                                                            "limits": {"hugepages-2Mi": "4Mi"}}}
+    pod_obj = _model_pod({"containers": [container], "resources": {"requests": {"hugepages-2Mi": "4Mi"},
+                                                                   "limits": {"hugepages-2Mi": "4Mi"}}})
+    assert pod_level_violation(pod_obj, [mapped], enabled=True) == (
+        "pod level limit for hugepages-2Mi is insufficient to cover the aggregated container and "
+        "node-allocatable DRA limits")
+    assert pod_level_violation(pod_obj, [mapped], enabled=False) == ""
+
+
+def test_without_the_pod_level_resources_gate_the_pod_level_check_does_not_run():
+    from .test_node_resources import CPU_REQUEST, _cpu_slice, _pod_with_claim, _user
+
+    docs = [device_class("cpu.example.com", "cpu.example.com"), node("my-node", cpu="16"), _cpu_slice("my-node"),
+            *_pod_with_claim("a", CPU_REQUEST, [_user("main")], resources={"requests": {"cpu": "2"}})]
+    gates = {"DRANodeAllocatableResources": True}
+    assert schedule(make_cluster(*docs, gates=gates))[0].node is None
+    placements = schedule(make_cluster(*docs, gates={**gates, "PodLevelResources": False}))
+    assert placements[0].node == "my-node" and violations(placements) == []
