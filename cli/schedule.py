@@ -48,9 +48,13 @@ def schedule(files: tuple[str, ...], filenames: tuple[str, ...], kubeconfig: str
     For each pod, in order: every Node is filtered as kube-scheduler's default
     profile filters it (node selector and required affinity, taints, cpu, memory
     and pods, DRA claims including templates, PodGroup claims and extended
-    resources), the nodes that pass are scored (least allocated, DRA
-    prioritized-list score; ties by node name) and the best one is taken. Each
-    placement reduces what the next pod finds.
+    resources), the nodes that pass are scored as the default profile weighs
+    them (PreferNoSchedule taints, preferred node affinity, least allocated,
+    balanced allocation, DRA prioritized-list score; ties by node name) and the
+    best one is taken. Each placement reduces what the next pod finds. Pods
+    with spec.schedulingGates or another spec.schedulerName stay pending.
+    Pods (and the templates and PodGroups they name) the API server would not
+    store are refused, as `drasat validate` words it.
 
     FILE is read as by `drasat solve`; with --kubeconfig/--context the live
     cluster's objects are read (read-only) and files add to them.

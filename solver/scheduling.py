@@ -2,8 +2,8 @@
 
 For each pending pod, in order: resolve its claims (``pods``), filter every node
 (``node_filter``; then cpu, memory and pods; then devices with ``node_dra``),
-score the nodes that pass (NodeResourcesFit least-allocated plus the
-DynamicResources prioritized-list score, ties broken by node name), and commit
+score the nodes that pass (the default profile's weighted sum, ``node_scores``;
+ties broken by node name), and commit
 the best: its claims allocated and reserved, the pod bound, the node's load and
 devices in use updated for the next pod. A pod no node can run gets the
 scheduler's summary line instead.
