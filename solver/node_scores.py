@@ -55,7 +55,10 @@ def preferred_affinity(pod: Pod, node: Node) -> int:
 def balanced_allocation(allocatable: Mapping[str, Fraction], used: Mapping[str, Fraction],
                         request: Mapping[str, Fraction]) -> int:
     """NodeResourcesBalancedAllocation: 100 × (1 − the standard deviation of the cpu and memory shares in
-    use once the pod is placed), with requests as written (no defaults for missing ones)."""
+    use once the pod is placed), with requests as written (no defaults for missing ones). A pod asking for
+    neither is not scored at all (upstream skips best-effort pods so they do not pile onto one node)."""
+    if not any(request.get(name, Fraction(0)) > 0 for name in ("cpu", "memory")):
+        return 0
     shares = []
     for name in ("cpu", "memory"):
         capacity = allocatable.get(name, Fraction(0))

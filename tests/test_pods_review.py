@@ -340,3 +340,13 @@ def test_without_the_pod_level_resources_gate_the_pod_level_check_does_not_run()
     assert schedule(make_cluster(*docs, gates=gates))[0].node is None
     placements = schedule(make_cluster(*docs, gates={**gates, "PodLevelResources": False}))
     assert placements[0].node == "my-node" and violations(placements) == []
+
+
+def test_balanced_allocation_skips_a_best_effort_pod():
+    # a pod without requests: least allocated (with the 100m/200Mi defaults) ties, balanced allocation is
+    # skipped as upstream does, so the tie goes by name and not to the node whose shares happen to be even
+    docs = [node("a-skewed", cpu="10", memory="10Gi"), node("b-even", cpu="10", memory="10Gi"),
+            pod("on-a", nodeName="a-skewed", requests={"cpu": "4", "memory": "0"}),
+            pod("on-b", nodeName="b-even", requests={"cpu": "2", "memory": "2Gi"})]
+    placements = schedule(make_cluster(*docs, pod("p")))
+    assert placements[0].node == "a-skewed" and violations(placements) == []
