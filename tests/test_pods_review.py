@@ -127,10 +127,15 @@ def test_schedule_refuses_an_unstorable_template_the_pod_uses():
     assert "count" in result.stderr and result.stdout == ""
 
 
-def test_validate_refuses_a_pod_toleration_operator_other_than_exists_or_equal():
-    text = _stream(pod("p", tolerations=[{"key": "a", "operator": "Lt", "value": "1"}]))
+def test_validate_refuses_a_toleration_operator_other_than_exists_or_equal():
+    device_tolerant = claim("c")
+    device_tolerant["spec"]["devices"]["requests"][0]["exactly"]["tolerations"] = [
+        {"key": "a", "operator": "Gt", "value": "1"}]
+    text = _stream(pod("p", tolerations=[{"key": "a", "operator": "Lt", "value": "1"}]), device_tolerant)
     result = drasat("validate", "-", stdin=text)
-    assert result.exit_code == 2 and '"Lt" is not a toleration operator' in result.stderr + result.stdout
+    said = result.stderr + result.stdout
+    assert result.exit_code == 2 and 'spec.tolerations[0].operator: "Lt" is not a toleration operator' in said
+    assert 'exactly.tolerations[0].operator: "Gt" is not a toleration operator' in said
 
 
 # --- 8: the summary line in kube-scheduler's FitError form ---------------------------------------------
