@@ -52,9 +52,13 @@ def schedule(files: tuple[str, ...], filenames: tuple[str, ...], kubeconfig: str
     For each pod, in order: every Node is filtered as kube-scheduler's default
     profile filters it (node selector and required affinity, taints, cpu, memory
     and pods, DRA claims including templates, PodGroup claims and extended
-    resources), the nodes that pass are scored (least allocated, DRA
-    prioritized-list score; ties by node name) and the best one is taken. Each
-    placement reduces what the next pod finds.
+    resources), the nodes that pass are scored as the default profile weighs
+    them (PreferNoSchedule taints, preferred node affinity, least allocated,
+    balanced allocation, DRA prioritized-list score; ties by node name) and the
+    best one is taken. Each placement reduces what the next pod finds. Pods
+    with spec.schedulingGates or another spec.schedulerName stay pending.
+    Pods (and the templates and PodGroups they name) the API server would not
+    store are refused, as `drasat validate` words it.
 
     FILE is read as by `drasat solve`; with --kubeconfig/--context the live
     cluster's objects are read (read-only) and files add to them. --output-state
@@ -84,13 +88,15 @@ def _schedule(bundle, pods, feature_gates, solver, objective, timeout, workers, 
     from drasat.solver.cel import SelectorEvaluator
     from drasat.solver.cluster import cluster_from_objects
     from drasat.solver.node_dra import AllocateOptions
-    from drasat.solver.pods import select_pods
+    from drasat.solver.pod_inputs import refuse_unstorable_pods
+    from drasat.solver.pods import pending_pods, select_pods
     from drasat.solver.scheduling import schedule as place
 
     cluster = cluster_from_objects(list(bundle), Features.parse(feature_gates))
     if not cluster.nodes:
         click.echo("warning: no Node objects in the input: no pod can be placed", err=True)
     chosen = select_pods(cluster, names_option(pods) or []) if pods is not None else None
+    refuse_unstorable_pods(cluster, pending_pods(cluster) if chosen is None else chosen, bundle.location_of)
     options = AllocateOptions(solver, objective, timeout, workers, SelectorEvaluator(cel_engine_name(cel_engine)))
     started = time.monotonic()
     placements = place(cluster, chosen, options=options)

@@ -10,7 +10,7 @@ from drasat.models.errors import DrasatError, InternalError, SolveTimeout
 
 from .main import cli
 from .allocation_options import allocation_options, cel_engine_name, exit_on_error, names_option
-from .inputs import in_namespace, input_options, namespace_options, pending_in, read_inputs
+from .inputs import in_namespace, input_options, namespace_options, read_inputs
 from .output import OutputFormat, render_list
 from .render import allocation_table
 from .state import state_option, write_state
@@ -18,11 +18,13 @@ from .state import state_option, write_state
 BEST_SO_FAR = 4  # exit status: a valid allocation printed, the time limit reached before the objective's answer
 
 EPILOG = """\b
-Exit status: 0 all claims allocated; 1 no allocation exists for all of them
-together, or none was found within --timeout (one line on stderr, nothing on
-stdout); 2 invalid input, unknown node or claim, or a CEL error (nothing on
-stdout); 3 an internal error of drasat; 4 the time ran out after an allocation
-was found: it is printed (checked by drasat's verifier) but may not be the
+Exit status: 0 all claims allocated (a pending pod that cannot have its claims
+— scheduling gates, a missing template — is named on stderr and left out,
+unless --pods names it); 1 no allocation exists for all of them together, or
+none was found within --timeout (one line on stderr, nothing on stdout);
+2 invalid input, unknown node or claim, or a CEL error (nothing on stdout);
+3 an internal error of drasat; 4 the time ran out after an allocation was
+found: it is printed (checked by drasat's verifier) but may not be the
 --objective's answer.
 
 \b
@@ -77,14 +79,8 @@ def solve(files: tuple[str, ...], filenames: tuple[str, ...], kubeconfig: str | 
     try:
         bundle = read_inputs(files, kubeconfig, context, filenames)
         claims, pods = in_namespace(claims, namespace, all_namespaces), in_namespace(pods, namespace, all_namespaces)
-        if namespace is not None and claims is None and pods is None:
-            objects = list(bundle)
-            if any(o.kind == "Pod" for o in objects):
-                pods = pending_in(objects, "Pod", namespace)
-            else:
-                claims = pending_in(objects, "ResourceClaim", namespace)
-        allocated, exact = _solve(bundle, node, feature_gates, claims, pods, solver, objective, timeout, workers,
-                           cel_engine, verbose)
+        allocated, exact = _solve(bundle, node, namespace, feature_gates, claims, pods, solver, objective, timeout,
+                                  workers, cel_engine, verbose)
         if output_state:
             write_state(output_state, bundle, allocated)
     except SolveTimeout as exc:
@@ -101,7 +97,7 @@ def solve(files: tuple[str, ...], filenames: tuple[str, ...], kubeconfig: str | 
         raise SystemExit(BEST_SO_FAR)
 
 
-def _solve(bundle, node, feature_gates, claims, pods, solver, objective, timeout, workers, cel_engine,
+def _solve(bundle, node, namespace, feature_gates, claims, pods, solver, objective, timeout, workers, cel_engine,
            verbose) -> tuple[list[dict[str, Any]], bool]:
     from drasat.solver import Features, allocate
     from drasat.solver.cel import SelectorEvaluator
@@ -110,12 +106,12 @@ def _solve(bundle, node, feature_gates, claims, pods, solver, objective, timeout
     objects = list(bundle)
     features = Features.parse(feature_gates)
     question = pods_problem(objects, node=node, pods=names_option(pods), claims=names_option(claims),
-                            features=features, locate=bundle.location_of)
+                            features=features, locate=bundle.location_of, namespace=namespace)
     problem = question.problem
+    for pod, why in question.left_out:
+        click.echo(f"pod {pod} is not allocated: {why}", err=True)
     if not problem.claims:
-        why = "--claims names no claim" if claims is not None else "the input has no ResourceClaim without " \
-                                                                  "status.allocation and no pending Pod"
-        click.echo(f"notice: nothing to allocate: {why}", err=True)
+        click.echo(f"notice: nothing to allocate: {_nothing_because(objects, claims)}", err=True)
     if not any(n.kind == "Node" for n in objects):
         click.echo(f"warning: no Node objects in the input: node {problem.node.name} has no labels, "
                    "so slices selected by node labels do not match", err=True)
@@ -149,6 +145,14 @@ def _check_best_so_far(problem: Any, results: Any) -> None:
     problems = verify(problem, results)
     if problems:
         raise InternalError("the allocation found before the time limit does not verify: " + "; ".join(problems))
+
+
+def _nothing_because(objects: list, claims: str | None) -> str:
+    if claims is not None:
+        return "--claims names no claim"
+    if any(o.kind == "Pod" for o in objects):
+        return "no pending Pod needs a claim (claims no pod uses are left alone unless named with --claims)"
+    return "the input has no ResourceClaim without status.allocation"
 
 
 def render(claims: list[dict[str, Any]], output: str) -> str:

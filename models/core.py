@@ -136,12 +136,20 @@ class Toleration(ApiModel):
     toleration_seconds: int | None = None
 
 
+class PreferredSchedulingTerm(ApiModel):
+    """A node preference with its weight (1-100): NodeAffinity's score sums the weights of matching terms."""
+
+    weight: int
+    preference: NodeSelectorTerm
+
+
 class NodeAffinity(ApiModel):
-    """Required node selector terms are typed; preferences (scoring) are kept untyped."""
+    """Required node selector terms (filter) and preferred terms (score)."""
 
     model_config = _OPEN
 
     required_during_scheduling_ignored_during_execution: NodeSelector | None = None
+    preferred_during_scheduling_ignored_during_execution: list[PreferredSchedulingTerm] = Field(default_factory=list)
 
 
 class Affinity(ApiModel):
@@ -156,6 +164,12 @@ class PodSchedulingGroup(ApiModel):
     """``spec.schedulingGroup``: the PodGroup a pod belongs to (its claims are shared)."""
 
     pod_group_name: str | None = None
+
+
+class PodSchedulingGate(ApiModel):
+    """``spec.schedulingGates[]``: while any is present the scheduler leaves the pod alone."""
+
+    name: str
 
 
 class PodSpec(ApiModel):
@@ -173,6 +187,8 @@ class PodSpec(ApiModel):
     resources: ResourceRequirements | None = None
     overhead: dict[str, Quantity] = Field(default_factory=dict)
     scheduling_group: PodSchedulingGroup | None = None
+    scheduling_gates: list[PodSchedulingGate] = Field(default_factory=list)
+    scheduler_name: str | None = None
 
 
 class PodResourceClaimStatus(ApiModel):
@@ -242,6 +258,13 @@ class Pod(TypedObject):
             return []
         selector = affinity.node_affinity.required_during_scheduling_ignored_during_execution
         return list(selector.node_selector_terms) if selector else []
+
+    def preferred_node_terms(self) -> list[PreferredSchedulingTerm]:
+        """The preferred node affinity terms with their weights (scoring only)."""
+        affinity = self.spec.affinity
+        if affinity is None or affinity.node_affinity is None:
+            return []
+        return list(affinity.node_affinity.preferred_during_scheduling_ignored_during_execution)
 
 
 # --- PodGroup (scheduling.k8s.io) -----------------------------------------------------------

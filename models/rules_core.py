@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from .core import Container, Namespace, Node, Pod, PodGroup, PodGroupResourceClaim, PodResourceClaim
+from .core import Container, Namespace, Node, Pod, PodGroup, PodGroupResourceClaim, PodResourceClaim, Toleration
 from .errors import Location
 from .pool_status import LIMIT_MAX, ResourcePoolStatusRequest
 from .rules_format import (
@@ -66,6 +66,8 @@ def check_pod(out: Findings, where: Location, obj: Pod) -> None:
     if required is not None:
         check_node_selector(out, at.child("affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution"),
                             required)
+    for i, toleration in enumerate(spec.tolerations):
+        _check_pod_toleration(out, index(at.child("tolerations"), i), toleration)
     claims = _check_claim_sources(out, at.child("resourceClaims"), spec.resource_claims)
     if not spec.containers:
         out.add(at.child("containers"), "at least one container is required")
@@ -81,6 +83,20 @@ def check_pod(out: Findings, where: Location, obj: Pod) -> None:
             _check_claim_use(out, index(at.child("resources.claims"), i), claim.name, claims)
     if spec.scheduling_group is not None and spec.scheduling_group.pod_group_name is not None:
         check_dns_label(out, at.child("schedulingGroup.podGroupName"), spec.scheduling_group.pod_group_name)
+
+
+def _check_pod_toleration(out: Findings, at: Location, toleration: Toleration) -> None:
+    """Core's ValidateTolerations: Exists or Equal, a value only with Equal, an empty key only with Exists."""
+    operator = toleration.operator or "Equal"
+    if operator not in ("Exists", "Equal"):
+        out.add(at.child("operator"), f"{show(operator)} is not a toleration operator: use Equal or Exists")
+    elif operator == "Exists" and toleration.value:
+        out.add(at.child("value"), "must be empty when the operator is Exists")
+    elif not toleration.key and operator != "Exists":
+        out.add(at.child("operator"), "must be Exists when `key` is empty, which means \"match all values and all keys\"")
+    if toleration.effect and toleration.effect not in NODE_TAINT_EFFECTS:
+        out.add(at.child("effect"), f"{show(toleration.effect)} is not a node taint effect: use NoSchedule, "
+                                    "PreferNoSchedule or NoExecute (or leave it empty for all)")
 
 
 def check_pod_group(out: Findings, where: Location, obj: PodGroup) -> None:

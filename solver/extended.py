@@ -19,6 +19,7 @@ from drasat.models.meta import ObjectMeta
 from drasat.models.resource import DeviceClaim, DeviceRequest, ExactDeviceRequest, ResourceClaim, ResourceClaimSpec
 
 from .cluster import Cluster, namespace_of
+from .node_resources import effective_requests
 from .pods import EXTENDED_CLAIM_ANNOTATION, generated_name, object_uid, owner_reference
 
 Mapping_ = ContainerExtendedResourceRequest
@@ -27,7 +28,7 @@ Mapping_ = ContainerExtendedResourceRequest
 def _container_request(index: int, container: Container, resource: str, class_name: str,
                        reusable: list[DeviceRequest | None]) -> tuple[DeviceRequest | None, list[Mapping_]]:
     """The container's own request for ``resource`` after what ``reusable`` requests already provide."""
-    wanted = container.resources.requests if container.resources else {}
+    wanted = effective_requests(container.resources)
     amount = wanted.get(resource)
     need = int(amount.value) if amount is not None else 0
     if need <= 0:

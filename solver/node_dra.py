@@ -155,7 +155,8 @@ def _node_allocatable(state: ClusterState, pc: PodClaims, verdict: DraVerdict) -
             by_pod_claim[f"<extended:{claim.name}>"] = (claim.name, verdict.allocations[claim.name])
     statuses, problem = claim_statuses(pc.pod, by_pod_claim, state.device)
     verdict.reasons = [problem] if problem else []
-    violation = "" if problem else pod_level_violation(pc.pod, statuses)
+    violation = "" if problem else pod_level_violation(pc.pod, statuses,
+                                                               enabled=state.cluster.features["PodLevelResources"])
     if violation:
         verdict.reasons = [violation]
     verdict.statuses = statuses

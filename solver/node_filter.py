@@ -25,6 +25,8 @@ REASON_UNSCHEDULABLE = "node(s) were unschedulable"
 REASON_NODE_NAME = "node(s) didn't match the requested node name"
 REASON_AFFINITY = "node(s) didn't match Pod's node affinity/selector"
 REASON_DRA = "cannot allocate all claims"
+REASON_PINNED = "node(s) didn't satisfy plugin(s) [NodeAffinity]"  # absent from NodeAffinity's PreFilter result
+REASON_PIN_CONFLICT = "pod affinity terms conflict"  # every term pins metadata.name, and no name is left
 
 
 def node_info(node: Node) -> NodeInfo:
@@ -81,13 +83,30 @@ def filter_reasons(pod: Pod, node: Node) -> list[str]:
     return []
 
 
+def pinned_nodes(pod: Pod) -> set[str] | None:
+    """NodeAffinity's PreFilter: when every required term pins ``metadata.name`` (matchFields In), only
+    those nodes are looked at (a term's pins intersect, terms unite); None when some term pins nothing."""
+    names: set[str] | None = None
+    for term in pod.required_node_terms():
+        pins: set[str] | None = None
+        for requirement in term.match_fields:
+            if requirement.key == "metadata.name" and requirement.operator == "In":
+                values = set(requirement.values)
+                pins = values if pins is None else pins & values
+        if pins is None:
+            return None
+        names = pins if names is None else names | pins
+    return names
+
+
 def summary(total_nodes: int, reasons: Iterable[Sequence[str]], prefilter: str = "") -> str:
-    """The scheduler's one-line verdict for a pod no node can run:
-    ``0/12 nodes are available: 8 cannot allocate all claims, 3 Insufficient cpu, 1 node(s) had ...``.
-    Counts come first, largest first, then by reason, so that the line reads the same every time."""
+    """The scheduler's one-line verdict for a pod no node can run, as kube-scheduler's FitError writes it:
+    ``0/12 nodes are available: 1 node(s) had untolerated taint {dedicated: gpu}, 2 Insufficient cpu.``
+    Each reason with its node count, sorted as strings (so a count of 10 sorts before 2, as upstream),
+    joined by ", " and ended with a period; a PreFilter failure stands alone."""
+    head = f"0/{total_nodes} nodes are available:"
     if prefilter:
-        return f"0/{total_nodes} nodes are available: {prefilter}"
+        return f"{head} {prefilter}."
     counts = Counter(reason for node_reasons in reasons for reason in node_reasons)
-    ordered = sorted(counts.items(), key=lambda item: (-item[1], item[0]))
-    listed = ", ".join(f"{n} {reason}" for reason, n in ordered)
-    return f"0/{total_nodes} nodes are available: {listed}" if listed else f"0/{total_nodes} nodes are available"
+    listed = ", ".join(sorted(f"{n} {reason}" for reason, n in counts.items()))
+    return f"{head} {listed}." if listed else head

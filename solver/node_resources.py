@@ -16,7 +16,7 @@ from typing import Callable, Iterable, Mapping
 
 from drasat.models.core import (
     Container, NodeAllocatableMappedResources, NodeAllocatableOverheadResources, NodeAllocatableResourceClaimStatus,
-    Pod,
+    Pod, ResourceRequirements,
 )
 from drasat.models.quantity import Quantity
 from drasat.models.resource import (
@@ -53,10 +53,35 @@ def _peak(into: Resources, other: Mapping[str, Fraction]) -> None:
             into[name] = amount
 
 
+def effective_requests(resources: ResourceRequirements | None) -> dict[str, Quantity]:
+    """Requests as the API server stores them: a resource with a limit and no request is requested at
+    its limit (defaulting, for containers and pod-level resources alike)."""
+    if resources is None:
+        return {}
+    return {**resources.limits, **resources.requests}
+
+
+def pod_level_requests(pod: Pod) -> dict[str, Quantity]:
+    """Pod-level requests as the API server defaults them (defaultPodRequests): a resource with a pod-level
+    limit and no request is requested at the containers' aggregate for cpu and memory when some container
+    requests it, otherwise (hugepages always) at the pod-level limit."""
+    level = pod.spec.resources
+    if level is None:
+        return {}
+    out = dict(level.requests)
+    containers = aggregate_requests(pod, include_pod_level=False, overhead=False) if level.limits else {}
+    for name, limit in level.limits.items():
+        if name in out or not pod_level_resource(name):
+            continue
+        summed = containers.get(name)
+        out[name] = Quantity(summed) if summed is not None and not name.startswith("hugepages-") else limit
+    return out
+
+
 def _container_resources(container: Container, limits: bool, defaults: bool) -> Resources:
     res = container.resources
     out: Resources = {}
-    _add(out, (res.limits if limits else res.requests) if res else {})
+    _add(out, (res.limits if res else {}) if limits else effective_requests(res))
     if defaults:
         out.setdefault("cpu", DEFAULT_CPU_REQUEST)
         out.setdefault("memory", DEFAULT_MEMORY_REQUEST)
@@ -64,18 +89,20 @@ def _container_resources(container: Container, limits: bool, defaults: bool) -> 
 
 
 def aggregate_requests(pod: Pod, *, include_pod_level: bool = True, dra: DraFootprint | None = None,
-                       limits: bool = False, defaults: bool = False) -> Resources:
-    """The pod's requests (or limits) as the scheduler sums them, with ``dra`` added where it belongs."""
+                       limits: bool = False, defaults: bool = False, overhead: bool = True) -> Resources:
+    """The pod's requests (or limits) as the scheduler sums them, with ``dra`` added.
+
+    Every DRA amount — per-container overhead of init containers included — is added after the container
+    sum and the init peak, as upstream's addDRANodeAllocatableClaimResources does ("any DRA allocation is
+    always added into the pod footprint"): an init container's devices stay allocated for the pod's life."""
     dra = dra or DraFootprint()
     total: Resources = {}
     for container in pod.spec.containers:
         _add(total, _container_resources(container, limits, defaults))
-        _add(total, dra.per_container.get(container.name, {}))
     sidecars: Resources = {}
     init_peak: Resources = {}
     for container in pod.spec.init_containers:
-        own = _container_resources(container, limits, False)
-        _add(own, dra.per_container.get(container.name, {}))
+        own = _container_resources(container, limits, defaults)  # upstream applyNonMissing: init containers too
         if container.restart_policy == "Always":
             _add(total, own)
             _add(sidecars, own)
@@ -85,12 +112,14 @@ def aggregate_requests(pod: Pod, *, include_pod_level: bool = True, dra: DraFoot
             _peak(init_peak, own)
     _peak(total, init_peak)
     _add(total, dra.pod_fixed)
+    for amounts in dra.per_container.values():
+        _add(total, amounts)
     pod_level = pod.spec.resources
     if include_pod_level and pod_level is not None:
-        for name, amount in (pod_level.limits if limits else pod_level.requests).items():
+        for name, amount in (pod_level.limits if limits else pod_level_requests(pod)).items():
             if pod_level_resource(name):
                 total[name] = Fraction(amount.value)
-    if not limits:
+    if overhead and not limits:
         _add(total, pod.spec.overhead)
     return total
 
@@ -185,18 +214,25 @@ def _add_overhead(overhead: dict[str, NodeAllocatableOverheadResources], resourc
                                  else current.per_container + spec.per_container)
 
 
-def pod_level_violation(pod: Pod, statuses: list[NodeAllocatableResourceClaimStatus]) -> str:
-    """With pod-level resources, the containers' sum plus DRA amounts must fit the pod-level requests, and
-    each container's limit plus its DRA amounts the pod-level limit (Kubernetes' wording)."""
+def pod_level_violation(pod: Pod, statuses: list[NodeAllocatableResourceClaimStatus], *, enabled: bool) -> str:
+    """With pod-level resources (``enabled``: the PodLevelResources gate), the containers' sum plus DRA
+    amounts must fit the pod-level requests, the containers' hugepages limits plus DRA amounts the pod-level
+    hugepages limits, and each container's other limits plus its DRA amounts the pod-level limit
+    (upstream validatePodLevelResourcesCoverDRA, with its wording)."""
     level = pod.spec.resources
-    if level is None or not statuses:
+    if not enabled or level is None or not statuses:
         return ""
     dra = footprint(pod, statuses)
-    summed = aggregate_requests(pod, include_pod_level=False, dra=dra)
-    for name, budget in level.requests.items():
+    summed = aggregate_requests(pod, include_pod_level=False, dra=dra, overhead=False)  # upstream: no overhead
+    for name, budget in pod_level_requests(pod).items():
         if pod_level_resource(name) and name in summed and summed[name] > Fraction(budget.value):
             return (f"pod level request for {name} is insufficient to cover the aggregated container "
                     "and node-allocatable DRA requests")
+    limits = aggregate_requests(pod, include_pod_level=False, dra=dra, limits=True)
+    for name, total in sorted(limits.items()):
+        if name.startswith("hugepages-") and name in level.limits and total > Fraction(level.limits[name].value):
+            return (f"pod level limit for {name} is insufficient to cover the aggregated container "
+                    "and node-allocatable DRA limits")
     for container in pod.spec.containers:
         extra: Resources = {}
         for status in statuses:

@@ -20,7 +20,9 @@ import uuid
 from dataclasses import dataclass, field
 from typing import Mapping, Sequence
 
-from drasat.models.core import Pod, PodGroup, PodResourceClaim
+from drasat.models.core import (
+    Pod, PodGroup, PodGroupResourceClaimStatus, PodResourceClaim, PodResourceClaimStatus,
+)
 from drasat.models.errors import InputError
 from drasat.models.meta import ObjectMeta, OwnerReference
 from drasat.models.resource import (
@@ -32,9 +34,11 @@ from .node_resources import aggregate_requests
 
 EXTENDED_CLAIM_ANNOTATION = "resource.kubernetes.io/extended-resource-claim"
 RESERVED_FOR_MAX = 256  # ResourceClaim status.reservedFor holds at most this many consumers
+REASON_CLAIM_IN_USE = "resourceclaim in use"  # DynamicResources' PreFilter when reservedFor is full
 SCHEDULING_GROUP = "scheduling.k8s.io"
 _SUFFIX_ALPHABET = "bcdfghjklmnpqrstvwxz2456789"  # the API server's generateName alphabet
 _NAME_BASE_MAX = 57  # leaves room for the five characters in a 63-character name
+_GENERATED_BASE_MAX = 58  # the API server's names.MaxGeneratedNameLength (63 - 5)
 
 ClaimBook = Mapping[ObjectKey, ResourceClaim]
 """The claims as they stand now: the input's, plus those allocated so far (generated ones included)."""
@@ -100,9 +104,10 @@ def group_consumer(group: PodGroup) -> Consumer:
 
 
 def generated_name(base: str, seed: str) -> str:
-    """``generateName`` plus five characters from the API server's alphabet, derived from ``seed``."""
+    """``generateName`` as the API server turns it into a name: the base cut to 58 characters, then five
+    characters from its alphabet (derived from ``seed`` here, random there)."""
     digest = hashlib.sha256(seed.encode()).digest()
-    return base + "".join(_SUFFIX_ALPHABET[b % len(_SUFFIX_ALPHABET)] for b in digest[:5])
+    return base[:_GENERATED_BASE_MAX] + "".join(_SUFFIX_ALPHABET[b % len(_SUFFIX_ALPHABET)] for b in digest[:5])
 
 
 def template_claim_base(owner: str, pod_claim: str) -> str:
@@ -118,9 +123,12 @@ def resolve_pod_claims(pod: Pod, cluster: Cluster, book: ClaimBook | None = None
     """The claims ``pod`` needs, resolved against ``book`` (default: the input's claims)."""
     book = cluster.claims_by_key if book is None else book
     out = PodClaims(pod)
-    group = _pod_group(pod, cluster)
+    group, grouped = _pod_group(pod, cluster)
+    if isinstance(group, str):
+        out.unresolvable = group
+        return out
     for entry in pod.spec.resource_claims:
-        use_or_reason = _resolve_entry(pod, entry, group, cluster, book)
+        use_or_reason = _resolve_entry(pod, entry, group, grouped, cluster, book)
         if isinstance(use_or_reason, str):
             out.unresolvable = out.unresolvable or use_or_reason
         elif use_or_reason is not None:
@@ -132,11 +140,21 @@ def resolve_pod_claims(pod: Pod, cluster: Cluster, book: ClaimBook | None = None
     return out
 
 
-def _pod_group(pod: Pod, cluster: Cluster) -> PodGroup | None:
-    group = pod.spec.scheduling_group
-    if group is None or not group.pod_group_name or not cluster.features["DRAWorkloadResourceClaims"]:
-        return None
-    return cluster.pod_groups_by_key.get((namespace_of(pod), group.pod_group_name))
+def _pod_group(pod: Pod, cluster: Cluster) -> tuple[PodGroup | str | None, bool]:
+    """The pod's PodGroup (or why it is missing) and whether its claims are grouped (the gate is on).
+
+    With ``DRAWorkloadResourceClaims`` on, a pod naming a PodGroup the input lacks waits for it: its
+    claims are never silently made the pod's own. With the gate off the group is still looked up, because
+    a pod claim matching a group template claim then gets no claim at all (seed 000)."""
+    ref = pod.spec.scheduling_group
+    if ref is None or not ref.pod_group_name:
+        return None, False
+    grouped = cluster.features["DRAWorkloadResourceClaims"]
+    group = cluster.pod_groups_by_key.get((namespace_of(pod), ref.pod_group_name))
+    if group is None and grouped:
+        return (f'podgroup.scheduling.k8s.io "{ref.pod_group_name}" not found '
+                "(spec.schedulingGroup.podGroupName)"), grouped
+    return group, grouped
 
 
 def _group_entry(entry: PodResourceClaim, group: PodGroup | None) -> bool:
@@ -147,11 +165,11 @@ def _group_entry(entry: PodResourceClaim, group: PodGroup | None) -> bool:
         for g in group.spec.resource_claims)
 
 
-def _resolve_entry(pod: Pod, entry: PodResourceClaim, group: PodGroup | None, cluster: Cluster,
+def _resolve_entry(pod: Pod, entry: PodResourceClaim, group: PodGroup | None, grouped: bool, cluster: Cluster,
                    book: ClaimBook) -> ClaimUse | str | None:
     """A ClaimUse, or the reason the pod cannot be scheduled, or None (the entry needs no claim)."""
     ns = namespace_of(pod)
-    owner: Pod | PodGroup = group if group is not None and _group_entry(entry, group) else pod
+    owner: Pod | PodGroup = group if grouped and group is not None and _group_entry(entry, group) else pod
     consumer = group_consumer(owner) if isinstance(owner, PodGroup) else pod_consumer(pod)
     if entry.resource_claim_name:
         claim = book.get((ns, entry.resource_claim_name))
@@ -159,7 +177,7 @@ def _resolve_entry(pod: Pod, entry: PodResourceClaim, group: PodGroup | None, cl
             return f'resourceclaim.resource.k8s.io "{entry.resource_claim_name}" not found'
         return _usable(claim) or ClaimUse(entry.name, claim, consumer)
     template_name = entry.resource_claim_template_name or ""
-    status = next((s for s in (pod.status.resource_claim_statuses if pod.status else []) if s.name == entry.name), None)
+    status = _recorded_status(pod, owner, entry.name)
     if status is not None and status.resource_claim_name is None:
         return None  # the controller decided no claim is needed
     name = (status.resource_claim_name if status is not None else None) or _made_before(owner, entry.name, cluster) \
@@ -167,11 +185,25 @@ def _resolve_entry(pod: Pod, entry: PodResourceClaim, group: PodGroup | None, cl
     claim = book.get((ns, name))
     if claim is not None:
         return _usable(claim) or _owned(claim, owner) or ClaimUse(entry.name, claim, consumer)
+    if not grouped and group is not None and _group_entry(entry, group):
+        return (f'pod claim "{entry.name}" matches a claim of PodGroup {label_of(group)}: with the '
+                "DRAWorkloadResourceClaims feature disabled no ResourceClaim is created for it")
     template = cluster.templates_by_key.get((ns, template_name))
     if template is None:
         return (f'resource claim template "{template_name}": '
                 f'resourceclaimtemplate.resource.k8s.io "{template_name}" not found')
     return ClaimUse(entry.name, _claim_from_template(owner, entry.name, name, template), consumer, generated=True)
+
+
+def _recorded_status(pod: Pod, owner: Pod | PodGroup,
+                     pod_claim: str) -> PodResourceClaimStatus | PodGroupResourceClaimStatus | None:
+    """What the controller recorded for this pod claim: the pod's own status first, then — for a group
+    claim — the PodGroup's, where the one claim of the whole group is named once for all its pods."""
+    statuses: list[PodResourceClaimStatus | PodGroupResourceClaimStatus] = \
+        list(pod.status.resource_claim_statuses if pod.status else [])
+    if isinstance(owner, PodGroup):
+        statuses += owner.status.resource_claim_statuses if owner.status else []
+    return next((s for s in statuses if s.name == pod_claim), None)
 
 
 def _made_before(owner: Pod | PodGroup, pod_claim: str, cluster: Cluster) -> str:
@@ -202,7 +234,7 @@ def _reservation_problem(use: ClaimUse) -> str:
     """A claim reserved for as many consumers as the API allows cannot take one more."""
     status = use.claim.status
     if status and not use.reserved and len(status.reserved_for) >= RESERVED_FOR_MAX:
-        return f'resourceclaim "{use.claim.name}" in use by {RESERVED_FOR_MAX} consumers, the most allowed'
+        return REASON_CLAIM_IN_USE
     return ""
 
 
@@ -233,8 +265,23 @@ def _claim_from_template(owner: Pod | PodGroup, pod_claim: str, name: str,
         spec=template.spec.spec.model_copy(deep=True))
 
 
+DEFAULT_SCHEDULER = "default-scheduler"
+REASON_GATED = "scheduling gated"
+
+
+def not_schedulable_now(pod: Pod) -> str:
+    """Why kube-scheduler's queue does not take the pod at all (PreEnqueue), or "" when it does: a pod with
+    scheduling gates waits for them to be removed; a pod for another scheduler is that scheduler's."""
+    if pod.spec.scheduling_gates:
+        gates = ", ".join(g.name for g in pod.spec.scheduling_gates)
+        return f"{REASON_GATED} (spec.schedulingGates: {gates})"
+    if (pod.spec.scheduler_name or DEFAULT_SCHEDULER) != DEFAULT_SCHEDULER:
+        return f"not for the default scheduler (spec.schedulerName: {pod.spec.scheduler_name})"
+    return ""
+
+
 def pending_pods(cluster: Cluster) -> list[Pod]:
-    """Pods without ``spec.nodeName``, in input order."""
+    """Pods without ``spec.nodeName``, in input order (gated pods too: they are pending, and say why)."""
     return [p for p in cluster.pods if not p.spec.node_name and not p.metadata.deletion_timestamp
             and not finished(p)]
 
@@ -254,6 +301,8 @@ def select_pods(cluster: Cluster, names: Sequence[str]) -> list[Pod]:
             raise InputError(f"no Pod {name} in the input")
         if len(found) > 1:
             raise InputError(f"Pod name {name} is ambiguous: give one of {', '.join(label_of(p) for p in found)}")
+        if found[0] in chosen:
+            raise InputError(f"Pod {label_of(found[0])} is named twice in --pods: a pod is scheduled once")
         if found[0].spec.node_name:
             raise InputError(f"Pod {label_of(found[0])} is already bound to node {found[0].spec.node_name} "
                              "(spec.nodeName): the scheduler only places pending pods")

@@ -2,8 +2,8 @@
 
 For each pending pod, in order: resolve its claims (``pods``), filter every node
 (``node_filter``; then cpu, memory and pods; then devices with ``node_dra``),
-score the nodes that pass (NodeResourcesFit least-allocated plus the
-DynamicResources prioritized-list score, ties broken by node name), and commit
+score the nodes that pass (the default profile's weighted sum, ``node_scores``;
+ties broken by node name), and commit
 the best: its claims allocated and reserved, the pod bound, the node's load and
 devices in use updated for the next pod. A pod no node can run gets the
 scheduler's summary line instead.
@@ -22,14 +22,17 @@ from drasat.models.resource import AllocationResult, ResourceClaim, ResourceClai
 from .cel import SelectorEvaluator
 from .cluster import Cluster, label_of
 from .node_dra import AllocateOptions, ClaimShape, DraVerdict, allocated_elsewhere, claim_shape, dra_verdict
-from .node_filter import REASON_DRA, filter_reasons, summary
+from .node_filter import REASON_DRA, REASON_PIN_CONFLICT, REASON_PINNED, filter_reasons, pinned_nodes, summary
 from .node_resources import Resources, insufficient, least_allocated, pod_requests
-from .pods import PodClaims, is_extended_resource, pending_pods, pod_consumer, resolve_pod_claims
+from .node_scores import (
+    WEIGHT_BALANCED_ALLOCATION, WEIGHT_DYNAMIC_RESOURCES, WEIGHT_NODE_AFFINITY, WEIGHT_NODE_RESOURCES_FIT,
+    WEIGHT_TAINT_TOLERATION, balanced_allocation, intolerable_prefer_no_schedule, normalized, preferred_affinity,
+)
+from .pods import (
+    PodClaims, is_extended_resource, not_schedulable_now, pending_pods, pod_consumer, resolve_pod_claims,
+)
 from .problem import Problem
 from .schedule_state import ClusterState, NodeLoad
-
-MAX_SCORE = 100
-
 
 @dataclass
 class Placement:
@@ -66,6 +69,9 @@ class _Outcome:
     reasons: list[str]
     verdict: DraVerdict | None = None
     fit_score: int = 0
+    balanced: int = 0
+    taints: int = 0  # raw: PreferNoSchedule taints not tolerated (normalised over the nodes that passed)
+    affinity: int = 0  # raw: weights of the preferred terms matched
 
 
 def schedule_one(state: ClusterState, pod: Pod, options: AllocateOptions,
@@ -75,16 +81,26 @@ def schedule_one(state: ClusterState, pod: Pod, options: AllocateOptions,
     Nodes alike in everything the filters read (labels and taints, load, devices and devices in use) get
     the same answer, so each such class of nodes is evaluated once for the pod."""
     cluster = state.cluster
+    waiting = not_schedulable_now(pod)
+    if waiting:
+        return Placement(pod, reason=waiting)
     pc = resolve_pod_claims(pod, cluster, state.book)
     if pc.unresolvable:
         return Placement(pod, reason=summary(len(cluster.nodes), [], pc.unresolvable))
-    name_matters = bool(pod.spec.node_name) or any(t.match_fields for t in pod.required_node_terms())
+    pinned = pinned_nodes(pod)
+    if pinned is not None and not pinned:
+        return Placement(pod, reason=summary(len(cluster.nodes), [], REASON_PIN_CONFLICT))
+    name_matters = bool(pod.spec.node_name) or any(t.match_fields for t in pod.required_node_terms()) or \
+        any(t.preference.match_fields for t in pod.preferred_node_terms())
     shares_claims = any(u.allocated for u in pc.uses)  # where they are allocated decides: checked per node
     classes: dict[tuple, _Outcome] = {}
     shapes: dict[frozenset[str], ClaimShape] = {}
     reasons: dict[str, list[str]] = {}
     passed: list[tuple[str, _Outcome]] = []
     for node in cluster.nodes:
+        if pinned is not None and node.name not in pinned:
+            reasons[node.name] = [REASON_PINNED]
+            continue
         elsewhere = tuple(allocated_elsewhere(state, pc, node.name)) if shares_claims else ()
         key = (node.name if name_matters else "", elsewhere, state.filter_key(node.name),
                state.loads[node.name].key, state.signature(node.name))
@@ -120,7 +136,9 @@ def _evaluate(state: ClusterState, pc: PodClaims, node: Node, options: AllocateO
         if why:
             return _Outcome(why)
     for_score = pod_requests(pod, pod_level=level, defaults=True)
-    return _Outcome([], verdict, least_allocated(load.allocatable, load.used_for_score, for_score))
+    return _Outcome([], verdict, least_allocated(load.allocatable, load.used_for_score, for_score),
+                    balanced_allocation(load.allocatable, load.used, pod_requests(pod, pod_level=level)),
+                    intolerable_prefer_no_schedule(pod, node), preferred_affinity(pod, node))
 
 
 def _cached_verdict(state: ClusterState, pc: PodClaims, node: str, options: AllocateOptions,
@@ -149,13 +167,20 @@ def _fit(load: NodeLoad, pc: PodClaims, request: Resources) -> list[str]:
 
 
 def _ranked(passed: list[tuple[str, _Outcome]]) -> list[tuple[str, DraVerdict]]:
-    """Nodes that passed, best first: least-allocated plus the normalized DRA score, then by name."""
-    best_dra = max((o.verdict.score for _, o in passed if o.verdict), default=0)
+    """Nodes that passed, best first by the default profile's weighted sum — TaintToleration, NodeAffinity,
+    NodeResourcesFit (least allocated), NodeResourcesBalancedAllocation and DynamicResources, each
+    normalised as upstream — then by name."""
+    outcomes = [o for _, o in passed]
+    taints = normalized([o.taints for o in outcomes], reverse=True)
+    affinity = normalized([o.affinity for o in outcomes])
+    dra = normalized([o.verdict.score if o.verdict else 0 for o in outcomes])
     scored = []
-    for name, outcome in passed:
+    for i, (name, outcome) in enumerate(passed):
         assert outcome.verdict is not None  # nodes pass with a verdict
-        dra = outcome.verdict.score * MAX_SCORE // best_dra if best_dra else 0
-        scored.append((-(outcome.fit_score + dra), name, outcome.verdict))
+        total = (WEIGHT_TAINT_TOLERATION * taints[i] + WEIGHT_NODE_AFFINITY * affinity[i]
+                 + WEIGHT_NODE_RESOURCES_FIT * outcome.fit_score + WEIGHT_BALANCED_ALLOCATION * outcome.balanced
+                 + WEIGHT_DYNAMIC_RESOURCES * dra[i])
+        scored.append((-total, name, outcome.verdict))
     scored.sort(key=lambda item: (item[0], item[1]))
     return [(name, verdict) for _, name, verdict in scored]
 

@@ -87,7 +87,7 @@ def test_mapped_cpu_counts_against_the_node_and_is_reported():
     (status,) = placements[0].pod.status.node_allocatable_resource_claim_statuses
     assert (status.resource_claim_name, status.containers) == ("a-c", ["main"])
     assert [(m.name, m.quantity.value) for m in status.mapping] == [("cpu", 4)]
-    assert placements[1].reason == "0/1 nodes are available: 1 Insufficient cpu"  # 5 + 5 > 8
+    assert placements[1].reason == "0/1 nodes are available: 1 Insufficient cpu."  # 5 + 5 > 8
 
 
 def test_without_the_gate_mapped_amounts_are_not_counted():
@@ -107,7 +107,7 @@ def test_device_multiplier_counts_per_device():
             _xpu_slice("my-node", resources),
             *_pod_with_claim("a", {**XPU, "allocationMode": "ExactCount", "count": 3}, [_user("main", memory="2Gi")])]
     (placement,) = schedule(make_cluster(*docs, gates=GATE))
-    assert placement.reason == "0/1 nodes are available: 1 Insufficient memory"  # 2Gi + 3 x 1Gi > 4Gi
+    assert placement.reason == "0/1 nodes are available: 1 Insufficient memory."  # 2Gi + 3 x 1Gi > 4Gi
 
 
 def test_overhead_per_pod_and_per_container():
@@ -122,7 +122,7 @@ def test_overhead_per_pod_and_per_container():
     assert [(o.name, o.per_pod.value, o.per_container.value) for o in status.overhead] == [("memory", 8 * GI, GI)]
     # each pod: 2 x 1Gi containers + 8Gi per pod + 2 x 1Gi per container = 12Gi; the second does not fit in 23Gi
     assert [p.node for p in placements] == ["my-node", None] and violations(placements) == []
-    assert placements[1].reason == "0/1 nodes are available: 1 Insufficient memory"
+    assert placements[1].reason == "0/1 nodes are available: 1 Insufficient memory."
 
 
 def test_pod_level_requests_must_cover_containers_plus_dra():
@@ -130,7 +130,7 @@ def test_pod_level_requests_must_cover_containers_plus_dra():
             *_pod_with_claim("a", CPU_REQUEST, [_user("main")], resources={"requests": {"cpu": "2"}})]
     (placement,) = schedule(make_cluster(*docs, gates=GATE))
     assert placement.reason == ("0/1 nodes are available: 1 pod level request for cpu is insufficient to cover "
-                                "the aggregated container and node-allocatable DRA requests")
+                                "the aggregated container and node-allocatable DRA requests.")
 
 
 def test_pod_level_limits_must_cover_each_container_limit_plus_its_dra_amounts():
@@ -141,7 +141,7 @@ def test_pod_level_limits_must_cover_each_container_limit_plus_its_dra_amounts()
             *_pod_with_claim("a", XPU, [user], resources={"requests": {"memory": "16Gi"}, "limits": {"memory": "10Gi"}})]
     (placement,) = schedule(make_cluster(*docs, gates=GATE))
     assert placement.reason == ("0/1 nodes are available: 1 pod level limit for memory is insufficient to cover "
-                                "the limit and DRA overhead for container main")
+                                "the limit and DRA overhead for container main.")
 
 
 def test_a_claim_with_mapped_devices_is_not_shared_but_one_with_overhead_is():
@@ -153,7 +153,7 @@ def test_a_claim_with_mapped_devices_is_not_shared_but_one_with_overhead_is():
                                        gates=GATE))
     assert placements[0].node == "my-node" and placements[1].reason == (
         "0/1 nodes are available: 1 node allocatable resource claim a-c has a mapped device and cannot be shared "
-        "across pods")
+        "across pods.")
     xpu_docs = [device_class("xpu.example.com", "xpu.example.com"), node("my-node", memory="64Gi"),
                 _xpu_slice("my-node", {"memory": {"overhead": {"perPod": "8Gi"}}})]
     placements = schedule(make_cluster(*xpu_docs, *_pod_with_claim("a", XPU, [_user("main")]), second, gates=GATE))

@@ -10,7 +10,9 @@ from drasat.solver.pods import (
     template_claim_base,
 )
 
-from .cluster_factory import GPU, claim, device_class, make_cluster, pod, template
+from drasat.solver.scheduling import schedule
+
+from .cluster_factory import GPU, claim, device_class, gpu_slice, make_cluster, node, pod, template, violations
 
 TEMPLATED = [{"name": "gpu", "resourceClaimTemplateName": "one-gpu"}]
 
@@ -100,7 +102,7 @@ ALLOCATED = {"allocation": {"devices": {"results": [{"request": "gpu", "driver":
 def test_a_claim_reserved_for_256_consumers_takes_no_more():
     full = make_cluster(claim("shared", **ALLOCATED, reservedFor=_reserved(RESERVED_FOR_MAX)),
                         pod("p", claims=[{"name": "c", "resourceClaimName": "shared"}]))
-    assert "in use by 256 consumers" in _only_pod(full).unresolvable
+    assert "resourceclaim in use" == _only_pod(full).unresolvable
     room = make_cluster(claim("shared", **ALLOCATED, reservedFor=_reserved(RESERVED_FOR_MAX - 1)),
                         pod("p", claims=[{"name": "c", "resourceClaimName": "shared"}]))
     assert _only_pod(room).unresolvable == "" and _only_pod(room).uses[0].allocated
@@ -141,11 +143,27 @@ def test_a_pod_claim_that_differs_from_the_group_claim_stays_the_pods():
     assert use.consumer.resource == "pods" and use.claim.name.startswith("w-0-shared-gpu-")
 
 
-def test_without_the_gate_group_claims_are_the_pods_own():
+def test_without_the_gate_a_group_template_claim_gets_no_claim_and_the_pod_waits():
+    # seed 000: with DRAWorkloadResourceClaims disabled, no ResourceClaim is created (not one per pod)
     entry = {"name": "shared-gpu", "resourceClaimTemplateName": "one-gpu"}
     cluster = make_cluster(template("one-gpu"), _group(entry),
                            pod("w-0", claims=[entry], schedulingGroup={"podGroupName": "training"}))
-    assert _only_pod(cluster).uses[0].consumer.resource == "pods"
+    resolved = _only_pod(cluster)
+    assert resolved.uses == [] and "DRAWorkloadResourceClaims feature disabled" in resolved.unresolvable
+    assert 'pod claim "shared-gpu" matches a claim of PodGroup default/training' in resolved.unresolvable
+    named = {"name": "c", "resourceClaimName": "mine"}
+    other = make_cluster(claim("mine"), _group(named), pod("w-0", claims=[named],
+                                                           schedulingGroup={"podGroupName": "training"}))
+    assert _only_pod(other).uses[0].consumer.resource == "pods"  # an existing claim is still the pod's
+
+
+def test_with_the_gate_a_missing_podgroup_leaves_the_pod_pending_naming_it():
+    entry = {"name": "shared-gpu", "resourceClaimTemplateName": "one-gpu"}
+    cluster = make_cluster(device_class(), template("one-gpu"), node("n0"), gpu_slice("n0"),
+                           pod("w-0", claims=[entry], schedulingGroup={"podGroupName": "training"}), gates=GROUP_GATE)
+    assert 'podgroup.scheduling.k8s.io "training" not found' in _only_pod(cluster).unresolvable
+    (placement,) = schedule(cluster)
+    assert placement.node is None and '"training" not found' in placement.reason and violations([placement]) == []
 
 
 def test_extended_resources_by_name_and_by_class_prefix():
@@ -190,3 +208,24 @@ def test_init_containers_reuse_the_devices_of_later_containers_and_keep_only_the
     bigger = make_cluster(device_class(extended="example.com/gpu"), body)
     made, _ = extended_claim(bigger.pods[0], {"example.com/gpu": 5}, bigger)
     assert ("container-0-request-0", 2) in [(r.name, r.exactly.count) for r in made.spec.devices.requests]
+
+
+def test_a_group_claim_the_podgroup_status_names_is_used_by_a_new_member():
+    entry = {"name": "shared-gpu", "resourceClaimTemplateName": "one-gpu"}
+    group = _group(entry)
+    group["metadata"]["uid"] = "uid-group"
+    group["status"] = {"resourceClaimStatuses": [{"name": "shared-gpu", "resourceClaimName": "training-made-xyz"}]}
+    on_n1 = {"nodeSelectorTerms": [{"matchFields": [{"key": "metadata.name", "operator": "In", "values": ["n1"]}]}]}
+    made = claim("training-made-xyz", allocation={**ALLOCATED["allocation"], "nodeSelector": on_n1})
+    made["metadata"]["ownerReferences"] = [{"apiVersion": "scheduling.k8s.io/v1beta1", "kind": "PodGroup",
+                                            "name": "training", "uid": "uid-group", "controller": True}]
+    member = pod("w-new", claims=[entry], schedulingGroup={"podGroupName": "training"})
+    cluster = make_cluster(template("one-gpu"), group, made, member, gates=GROUP_GATE)
+    (use,) = _only_pod(cluster).uses
+    assert (use.claim.name, use.generated, use.allocated) == ("training-made-xyz", False, True)
+    assert use.consumer.resource == "podgroups"
+    on_nodes = make_cluster(device_class(), template("one-gpu"), group, made, member, node("n0"), gpu_slice("n0"),
+                            node("n1"), gpu_slice("n1"), gates=GROUP_GATE)
+    (placement,) = schedule(on_nodes)
+    assert placement.node == "n1" and placement.allocations == {} and violations([placement]) == []
+    assert [c.name for c in placement.claims] == ["training-made-xyz"]

@@ -28,19 +28,19 @@ def test_summary_line_counts_each_reason_largest_first():
                            pod("p", claims=TEMPLATED, requests={"cpu": "2"}))
     (placement,) = schedule(cluster)
     assert placement.node is None
-    assert placement.reason == ("0/12 nodes are available: 8 cannot allocate all claims, 3 Insufficient cpu, "
-                                "1 node(s) had untolerated taint {dedicated: ml}")
+    assert placement.reason == ("0/12 nodes are available: 1 node(s) had untolerated taint {dedicated: ml}, "
+                                "3 Insufficient cpu, 8 cannot allocate all claims.")
 
 
 def test_summary_of_a_prefilter_failure_names_it_once():
     assert summary(3, [], 'resourceclaim.resource.k8s.io "x" not found') == (
-        '0/3 nodes are available: resourceclaim.resource.k8s.io "x" not found')
+        '0/3 nodes are available: resourceclaim.resource.k8s.io "x" not found.')
 
 
 def test_missing_claim_leaves_the_pod_pending_with_the_reason():
     cluster = make_cluster(device_class(), *gpu_nodes(2), pod("p", claims=[{"name": "c", "resourceClaimName": "x"}]))
     (placement,) = schedule(cluster)
-    assert placement.node is None and placement.reason.endswith('resourceclaim.resource.k8s.io "x" not found')
+    assert placement.node is None and placement.reason.endswith('resourceclaim.resource.k8s.io "x" not found.')
 
 
 @pytest.mark.parametrize("spec, reason", [
@@ -52,7 +52,7 @@ def test_missing_claim_leaves_the_pod_pending_with_the_reason():
 def test_node_selector_and_affinity(spec, reason):
     cluster = make_cluster(device_class(), node("a", labels={"zone": "a"}), gpu_slice("a"), pod("p", **spec))
     (placement,) = schedule(cluster)
-    assert placement.reason == f"0/1 nodes are available: 1 {reason}"
+    assert placement.reason == f"0/1 nodes are available: 1 {reason}."
 
 
 def test_tolerated_taint_and_unschedulable_node():
@@ -64,7 +64,7 @@ def test_tolerated_taint_and_unschedulable_node():
     (placement,) = schedule(cluster)
     assert placement.node == "a"
     again = make_cluster(device_class(), cordoned, pod("p"))
-    assert schedule(again)[0].reason == "0/1 nodes are available: 1 node(s) were unschedulable"
+    assert schedule(again)[0].reason == "0/1 nodes are available: 1 node(s) were unschedulable."
 
 
 def test_each_placement_reduces_what_the_next_pod_finds():
@@ -72,7 +72,7 @@ def test_each_placement_reduces_what_the_next_pod_finds():
     cluster = make_cluster(device_class(), template("one-gpu", count=2), *gpu_nodes(2), *pods)
     placements = schedule(cluster)
     assert [p.node for p in placements] == ["n0", "n1", None, None, None]
-    assert placements[2].reason == "0/2 nodes are available: 2 cannot allocate all claims"
+    assert placements[2].reason == "0/2 nodes are available: 2 cannot allocate all claims."
     assert violations(placements) == []
     devices = {r.device for p in placements[:2] for c in p.claims for r in c.status.allocation.devices.results}
     assert devices == {"gpu-0", "gpu-1"}
@@ -88,7 +88,7 @@ def test_cpu_and_pods_are_counted_with_pods_already_bound():
                            pod("new", requests={"cpu": "4"}), pod("third"))
     placements = schedule(cluster)
     assert placements[0].node == "n1"
-    assert placements[1].reason == "0/2 nodes are available: 2 Too many pods"
+    assert placements[1].reason == "0/2 nodes are available: 2 Too many pods."
 
 
 def test_least_allocated_prefers_the_emptier_node_and_ties_go_by_name():
@@ -117,7 +117,7 @@ def test_a_claim_already_allocated_is_shared_where_it_is_not_allocated_again():
     assert placements[0].node == "n0" and placements[0].allocations
     assert placements[1].node is None  # the claim lives on n0, and n0 has no cpu left for 7
     assert placements[1].reason == ("0/2 nodes are available: 1 Insufficient cpu, "
-                                    "1 resourceclaim not available on the node")
+                                    "1 resourceclaim not available on the node.")
     lighter = make_cluster(device_class(), claim("shared"), *gpu_nodes(2), first,
                            pod("second", claims=[{"name": "c", "resourceClaimName": "shared"}]))
     placements = schedule(lighter)
@@ -183,7 +183,7 @@ def test_a_pool_reaching_all_nodes_is_used_up_once_for_all_of_them(monkeypatch):
     cluster = make_cluster(device_class(), template("one-gpu"), *(node(f"n{i}") for i in range(4)), shared, *pods)
     placements = schedule(cluster)
     assert [p.node for p in placements] == ["n0", "n1", None] and violations(placements) == []
-    assert placements[2].reason == "0/4 nodes are available: 4 cannot allocate all claims"
+    assert placements[2].reason == "0/4 nodes are available: 4 cannot allocate all claims."
     assert len(calls) == 4, calls  # one verdict per pod for the four alike nodes, one recount for p1 on n1
 
 
