@@ -13,6 +13,7 @@ import yaml
 from drasat.models.errors import DrasatError
 
 from .main import cli
+from .allocation_options import names_option
 from .inputs import input_options, read_inputs
 from .options import Seconds
 from .render import comparison_table
@@ -38,8 +39,9 @@ Examples:
 @click.option("--node", metavar="NAME", help="Node to allocate for (default: the only Node in the input).")
 @click.option("--feature-gates", default="", metavar="A=true,B=false",
               help="Kubernetes feature gates, e.g. DRAPrioritizedList=false,DRAListTypeAttributes=true.")
-@click.option("--claims", metavar="C1,C2", help="Claims to allocate, in this order "
-              "(default: every claim without status.allocation, in input order).")
+@click.option("--claims", metavar="NS/NAME,...", help="Claims to allocate, in this order (default: the claims "
+              "of the pending Pods, or every claim without status.allocation when the input has no Pods).")
+@click.option("--pods", metavar="NS/NAME,...", help="Compare on the claims of these Pods (as `drasat solve`).")
 @click.option("--objective", type=click.Choice(["first-fit", "prioritized-list"]), default="first-fit",
               show_default=True, help="The CP-SAT column's objective (the greedy column is always first-fit, "
               "as Kubernetes).")
@@ -50,7 +52,8 @@ Examples:
               help="CEL engine (default: cel-expr, or $DRASAT_CEL_ENGINE).")
 @click.option("-o", "--output", type=click.Choice(["table", "json", "yaml"]), default="table", show_default=True,
               help="table: side by side for people; json/yaml: the same as data.")
-def compare(files: tuple[str, ...], filenames: tuple[str, ...], kubeconfig: str | None, context: str | None, node: str | None, feature_gates: str, claims: str | None, objective: str,
+def compare(files: tuple[str, ...], filenames: tuple[str, ...], kubeconfig: str | None, context: str | None,
+            node: str | None, feature_gates: str, claims: str | None, pods: str | None, objective: str,
             timeout: float, workers: int, cel_engine: str | None, output: str) -> None:
     """Compare Kubernetes' greedy allocation with CP-SAT's on the same claims.
 
@@ -64,7 +67,7 @@ def compare(files: tuple[str, ...], filenames: tuple[str, ...], kubeconfig: str 
     """
     try:
         bundle = read_inputs(files, kubeconfig, context, filenames)
-        data = _compare(bundle, node, feature_gates, claims, objective, timeout, workers, cel_engine)
+        data = _compare(bundle, node, feature_gates, claims, pods, objective, timeout, workers, cel_engine)
     except DrasatError as exc:
         click.echo(f"error: {exc}", err=True)
         sys.exit(exc.exit_code)
@@ -76,15 +79,17 @@ def compare(files: tuple[str, ...], filenames: tuple[str, ...], kubeconfig: str 
         click.echo(comparison_table(data), nl=False)
 
 
-def _compare(bundle: Bundle, node: str | None, feature_gates: str, claims: str | None, objective: str,
-             timeout: float, workers: int, cel_engine: str | None) -> Comparison:
-
+def _compare(bundle: Bundle, node: str | None, feature_gates: str, claims: str | None, pods: str | None,
+             objective: str, timeout: float, workers: int, cel_engine: str | None) -> Comparison:
+    """The question `drasat solve` would answer for these options, put to both searches."""
     from drasat.solver import Features
     from drasat.solver.comparison import compare as run_compare
-    from drasat.solver.problem import problem_from_objects
+    from drasat.solver.pod_problem import pods_problem
 
-    names = [c.strip() for c in claims.split(",") if c.strip()] if claims is not None else None
-    problem = problem_from_objects(list(bundle), node=node, claims=names, features=Features.parse(feature_gates),
-                                   locate=bundle.location_of)
+    question = pods_problem(list(bundle), node=node, pods=names_option(pods), claims=names_option(claims),
+                            features=Features.parse(feature_gates), locate=bundle.location_of)
+    for pod, why in question.left_out:
+        click.echo(f"pod {pod} is not allocated: {why}", err=True)
+    problem = question.problem
     engine = cel_engine or os.environ.get("DRASAT_CEL_ENGINE") or None
     return run_compare(problem, objective=objective, time_limit=timeout, workers=workers, cel_engine=engine)

@@ -88,6 +88,7 @@ class Unschedulable(DrasatError):
     """No allocation exists for all the claims together on this node."""
 
     exit_code = 1
+    stats: object | None = None  # the solver's statistics (drasat.solver.Stats) for the search that proved it
 
     def __init__(self, message: str = "no allocation exists for all claims together",
                  reasons: list[str] | None = None) -> None:
@@ -99,6 +100,7 @@ class SolveTimeout(DrasatError):
     """The solver hit its time limit before it found an answer or proved there is none."""
 
     exit_code = 1
+    stats: object | None = None  # the solver's statistics (drasat.solver.Stats) up to the limit
 
 
 class InternalError(DrasatError):

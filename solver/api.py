@@ -19,7 +19,7 @@ from drasat.models.resource import AllocationResult
 
 from .cel import SelectorEvaluator
 from .claims import plan_claims
-from .greedy import BudgetExhausted, greedy_search
+from .greedy import BudgetExhausted, GreedyResult, greedy_search
 from .inventory import Inventory, build_inventory
 from .plan import ClaimPlan, Pick
 from .problem import FIRST_FIT, PRIORITIZED, Problem
@@ -37,7 +37,11 @@ class Stats:
 
     solver: str = ""
     greedy_steps: int = 0
+    greedy_tries: int = 0  # devices the depth-first search tried
+    greedy_backtracks: int = 0  # devices it took back after what followed them failed
     cp_sat_solves: int = 0
+    cp_sat_branches: int = 0
+    cp_sat_conflicts: int = 0
     seconds: float = 0.0
     notes: list[str] = field(default_factory=list)
     exact: bool = True  # False: time ran out, and this is a valid allocation, not surely the objective's answer
@@ -74,16 +78,27 @@ def allocate(problem: Problem, *, solver: str = "cp-sat", objective: str = FIRST
     stats = Stats(solver=solver)
     inv = build_inventory(problem)
     plans = plan_claims(problem, inv, evaluator or SelectorEvaluator(), deadline=deadline)
-    picks = _search(inv, plans, solver, objective, deadline, workers, greedy_budget, stats)
+    try:
+        picks = _search(inv, plans, solver, objective, deadline, workers, greedy_budget, stats)
+    except SolveTimeout as exc:
+        exc.stats = _finished(stats, started)  # how far the searches got
+        raise
     if picks is None:
         if any(pool.state == "invalid" for pool in inv.pools):
             raise AllocationError("invalid resource pools were encountered")
         names = ", ".join(plan.label for plan in plans)
-        raise Unschedulable(f"no allocation exists for claims {names} together on node {problem.node.name}",
-                            reasons=explain(inv, plans))
+        failure = Unschedulable(f"no allocation exists for claims {names} together on node {problem.node.name}",
+                                reasons=explain(inv, plans))
+        failure.stats = _finished(stats, started)  # what proving it took
+        raise failure
     results = allocation_results(inv, plans, picks)
     stats.seconds = time.monotonic() - started
     return Allocation(results, stats)
+
+
+def _finished(stats: Stats, started: float) -> Stats:
+    stats.seconds = time.monotonic() - started
+    return stats
 
 
 def _check_claim_names(problem: Problem) -> None:
@@ -129,6 +144,11 @@ def explain(inv: Inventory, plans: list[ClaimPlan]) -> list[str]:
     return lines
 
 
+def _greedy_stats(stats: Stats, result: GreedyResult, path: str) -> None:
+    stats.solver, stats.greedy_steps = path, result.steps
+    stats.greedy_tries, stats.greedy_backtracks = result.tries, result.backtracks
+
+
 def _search(inv: Inventory, plans: list[ClaimPlan], solver: str, objective: str, deadline: float,
             workers: int, budget: int, stats: Stats) -> list[list[Pick]] | None:
     if time.monotonic() > deadline:
@@ -137,23 +157,26 @@ def _search(inv: Inventory, plans: list[ClaimPlan], solver: str, objective: str,
         # These errors only count where the depth-first search reaches them: only it can tell.
         # Another objective still fails as Kubernetes' search does, then looks for its own answer.
         result = greedy_search(SearchState(inv, plans), deadline=deadline)
-        stats.greedy_steps, stats.solver = result.steps, "greedy"
+        _greedy_stats(stats, result, "greedy")
         if objective == FIRST_FIT or result.picks is None:
             return result.picks
     elif objective == FIRST_FIT:
         try:
             result = greedy_search(SearchState(inv, plans), budget, deadline)
-            stats.greedy_steps, stats.solver = result.steps, "greedy (within budget)"
+            _greedy_stats(stats, result, "greedy (within budget)")
             return result.picks
         except BudgetExhausted:
-            stats.greedy_steps = budget
+            stats.greedy_steps = stats.greedy_tries = budget
             stats.notes.append(f"greedy search gave up after {budget} device tries; CP-SAT took over")
     from .model import build_model  # OR-Tools loads only when CP-SAT is needed (it takes a second)
     from .objectives import solve_staged
 
     model = build_model(inv, plans)
-    picks, stats.cp_sat_solves, stats.exact = solve_staged(model, objective, deadline, workers)
+    staged = solve_staged(model, objective, deadline, workers)
+    stats.cp_sat_solves, stats.exact = staged.solves, staged.exact
+    stats.cp_sat_branches, stats.cp_sat_conflicts = staged.branches, staged.conflicts
     stats.solver = "cp-sat"
+    picks = staged.picks
     if not stats.exact:
         stats.notes.append(f"the time limit was reached: this is the last complete allocation CP-SAT found, "
                            f"which may not be the {objective} answer")

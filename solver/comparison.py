@@ -105,15 +105,19 @@ def _run(search: str, objective: str, run: Callable[[SelectorEvaluator], Allocat
         verdict = {Unschedulable: UNSCHEDULABLE, SolveTimeout: TIMEOUT}.get(type(exc), ERROR)
         stats = getattr(exc, "stats", None)  # the search's statistics, where the solver attached them
         return SideResult(search, objective, verdict, str(exc), {}, time.perf_counter() - started,
-                          _statistics(stats) if stats is not None else {})
+                          _statistics(stats) if isinstance(stats, Stats) else {})
     seconds = time.perf_counter() - started
     return SideResult(search, objective, ALLOCATED, "", _devices(answer), seconds, _statistics(answer.stats),
                       dict(answer.results))
 
 
 def _statistics(stats: Stats) -> dict[str, Any]:
-    statistics: dict[str, Any] = {"path": stats.solver, "greedySteps": stats.greedy_steps,
-                                  "cpSatSolves": stats.cp_sat_solves}
+    statistics: dict[str, Any] = {"path": stats.solver}
+    if stats.greedy_steps:
+        statistics.update(greedyTries=stats.greedy_tries, greedyBacktracks=stats.greedy_backtracks)
+    if stats.cp_sat_solves:
+        statistics.update(cpSatSolves=stats.cp_sat_solves, cpSatBranches=stats.cp_sat_branches,
+                          cpSatConflicts=stats.cp_sat_conflicts)
     if stats.notes:
         statistics["notes"] = list(stats.notes)
     return statistics

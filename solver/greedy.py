@@ -32,6 +32,8 @@ class BudgetExhausted(Exception):
 class GreedyResult:
     picks: list[list[Pick]] | None  # None: no allocation exists
     steps: int
+    tries: int = 0       # devices tried
+    backtracks: int = 0  # devices taken back after what followed them failed
 
 
 class _Frame:
@@ -121,6 +123,7 @@ class _Slot(_Frame):
                 if outcome == SUCCESS:
                     return SUCCESS
                 state.remove(c, self.pick)  # type: ignore[arg-type]  # set before any outcome arrives
+                search.backtracks += 1
                 if search.own(outcome, c) == SIZE:
                     return SIZE
             outcome = None
@@ -161,7 +164,7 @@ class _AllSlot(_Frame):
 class _Search:
     def __init__(self, state: SearchState, budget: int | None, deadline: float | None) -> None:
         self.state, self.plans, self.budget, self.deadline = state, state.plans, budget, deadline
-        self.steps = self.tries = 0
+        self.steps = self.tries = self.backtracks = 0
         self.size_claim = -1  # the claim whose 32-device limit the last SIZE outcome is about
         self._order: dict[AltId, list[int]] = {}
         self._skip: dict[AltId, tuple[Container[int], Container[int], tuple]] = {}
@@ -256,6 +259,6 @@ def greedy_search(state: SearchState, budget: int | None = None, deadline: float
     (a ``time.monotonic()`` value).
     """
     search = _Search(state, budget, deadline)
-    if _run(search.claim(0)) == SUCCESS:
-        return GreedyResult([list(p) for p in state.picks], search.steps)
-    return GreedyResult(None, search.steps)
+    found = _run(search.claim(0)) == SUCCESS
+    return GreedyResult([list(p) for p in state.picks] if found else None, search.steps, search.tries,
+                        search.backtracks)

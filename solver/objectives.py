@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import time
 from collections import Counter
-from typing import Sequence
+from typing import NamedTuple, Sequence
 
 from ortools.sat.python import cp_model
 
@@ -40,7 +40,7 @@ class _Stages:
             self.model.add(literal == 1)
         self.tracked = [var for v in m.vars.values() for var in (v.use, *v.takes.values())]
         self.values: dict[int, int] = {}
-        self.solves = 0
+        self.solves = self.branches = self.conflicts = 0
         # Once time is up, the last complete allocation found is decoded as it stands: every question
         # is then answered from ``values`` instead of by another solve.
         self.frozen = False
@@ -68,6 +68,8 @@ class _Stages:
         solver.parameters.cp_model_presolve = self.solves == 0
         status = solver.solve(model)
         self.solves += 1
+        self.branches += solver.num_branches
+        self.conflicts += solver.num_conflicts
         return self._read(solver, status)
 
     def _read(self, solver: cp_model.CpSolver, status: cp_model.CpSolverStatus) -> bool:
@@ -110,25 +112,37 @@ class _Stages:
         self.model.add(rank <= best)
 
 
-def solve_staged(m: AllocationModel, objective: str, deadline: float,
-                 workers: int) -> tuple[list[list[Pick]] | None, int, bool]:
-    """The chosen picks per claim (None: no allocation exists), the number of CP-SAT solves, and
-    whether the picks are the objective's answer.
+class Staged(NamedTuple):
+    """What the staged solves found, and what they cost."""
+
+    picks: list[list[Pick]] | None  # None: no allocation exists
+    solves: int
+    exact: bool  # False: the time limit cut the stages short; ``picks`` is the last complete allocation found
+    branches: int
+    conflicts: int
+
+
+def solve_staged(m: AllocationModel, objective: str, deadline: float, workers: int) -> Staged:
+    """The chosen picks per claim, whether they are the objective's answer, and the solver's effort.
 
     ``deadline`` is a ``time.monotonic()`` value shared with the rest of the allocate call. When it
     passes after a first allocation was found but before the objective's answer was decoded, that
     allocation is returned as it stands, marked not exact; before any allocation, SolveTimeout."""
     stages = _Stages(m, deadline, workers)
     stages.values = first_fit_hint(m)
+
+    def result(picks: list[list[Pick]] | None, exact: bool = True) -> Staged:
+        return Staged(picks, stages.solves, exact, stages.branches, stages.conflicts)
+
     if not stages.solve():
-        return None, stages.solves, True
+        return result(None)
     try:
         if objective == PRIORITIZED:
             stages.minimize_rank()
-        return _decode(m, stages), stages.solves, True
+        return result(_decode(m, stages))
     except SolveTimeout:
         stages.frozen = True
-        return _decode(m, stages), stages.solves, False
+        return result(_decode(m, stages), exact=False)
 
 
 def _decode(m: AllocationModel, stages: _Stages) -> list[list[Pick]]:

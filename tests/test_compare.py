@@ -46,7 +46,7 @@ def test_example_first_fit_is_identical_on_both_sides() -> None:
     assert comparison.greedy.devices == comparison.cp_sat.devices
     assert comparison.greedy.devices["two-gpus"]["gpus"] == ["gpu.example.com/gpu-node-1/gpu-1",
                                                              "gpu.example.com/gpu-node-1/gpu-2"]
-    assert comparison.greedy.statistics["greedySteps"] > 0
+    assert comparison.greedy.statistics["greedyTries"] > 0
     assert comparison.cp_sat.statistics["cpSatSolves"] > 0  # CP-SAT alone, not greedy within a budget
 
 
@@ -76,6 +76,9 @@ def test_unschedulable_on_both_sides_is_reported_not_raised() -> None:
     comparison = compare(problem)
     assert comparison.greedy.verdict == comparison.cp_sat.verdict == UNSCHEDULABLE
     assert "no allocation exists" in comparison.greedy.message
+    # a "no" is where the statistics matter most: what proving it took on each side
+    assert comparison.greedy.statistics["greedyTries"] > 0 and comparison.greedy.statistics["greedyBacktracks"] > 0
+    assert comparison.cp_sat.statistics["cpSatSolves"] >= 1 and "cpSatConflicts" in comparison.cp_sat.statistics
     assert comparison.identical
 
 
@@ -91,7 +94,9 @@ def test_a_side_that_runs_out_of_time_is_a_timeout_verdict(shared: Path) -> None
 def test_cli_table_json_and_yaml() -> None:
     table = run("--node", "gpu-node-1", EXAMPLES)
     assert table.exit_code == 0, table.stderr
-    assert "identical choices" in table.stdout and "two-gpus / gpus" in table.stdout
+    assert "identical choices" in table.stdout and "trainer-0-gpu-and-nic-kmq86 / gpu " in table.stdout
+    named = run("--node", "gpu-node-1", "--claims", "single-gpu,two-gpus", EXAMPLES)
+    assert named.exit_code == 0 and "two-gpus / gpus" in named.stdout and "trainer-0" not in named.stdout
     as_json = run("--node", "gpu-node-1", "-o", "json", EXAMPLES)
     data = json.loads(as_json.stdout)
     assert data["identical"] is True and data["node"] == "gpu-node-1"

@@ -18,7 +18,8 @@ def run(*args: str, stdin: str | None = None) -> Result:
 
 
 def test_filename_options_add_to_file_arguments() -> None:
-    by_argument = run("compare", "--node", "gpu-node-1", "-o", "json", str(EXAMPLES))
+    by_argument = run("compare", "--node", "gpu-node-1", "-o", "json", str(EXAMPLES / "cluster.yaml"),
+                      str(EXAMPLES / "claims.yaml"))
     by_option = run("compare", "--node", "gpu-node-1", "-o", "json", "-R",
                     "-f", str(EXAMPLES / "cluster.yaml"), "--filename", str(EXAMPLES / "claims.yaml"))
     mixed = run("compare", "--node", "gpu-node-1", "-o", "json", str(EXAMPLES / "cluster.yaml"),
