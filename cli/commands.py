@@ -2,4 +2,4 @@
 
 from __future__ import annotations
 
-from . import compare, inventory, metadata, pool_status, schedule, solve, taint_impact, validate  # noqa: F401
+from . import compare, explain, inventory, metadata, pool_status, schedule, solve, taint_impact, validate  # noqa: F401
