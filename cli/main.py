@@ -6,9 +6,14 @@ turns drasat's errors into messages and exit codes (never a traceback).
 
 from __future__ import annotations
 
+import warnings
 from importlib.metadata import PackageNotFoundError, version
 
+from typing import Any
+
 import click
+
+from drasat.models.errors import DrasatWarning
 
 
 def _version() -> str:
@@ -37,6 +42,18 @@ def cli() -> None:
     Feed drasat what `kubectl get -o yaml` prints: ResourceSlices, DeviceClasses,
     ResourceClaims (allocated ones count as in use), Nodes, DeviceTaintRules.
     """
+    warnings.showwarning = _show_warning
+
+
+_PYTHON_SHOWWARNING = warnings.showwarning
+
+
+def _show_warning(message: Warning | str, category: type[Warning], *args: Any, **kwargs: Any) -> None:
+    """drasat's own warnings as one ``warning: ...`` line on stderr, not Python's file:line form."""
+    if issubclass(category, DrasatWarning):
+        click.echo(f"warning: {message}", err=True)
+    else:
+        _PYTHON_SHOWWARNING(message, category, *args, **kwargs)
 
 
 def _register() -> None:

@@ -17,6 +17,7 @@ import click
 from drasat.models.bundle import Bundle, Loaded
 from drasat.models.errors import Problem
 from drasat.models.loader import load_paths
+from drasat.models.rules_admin import AdminAccessViolation, admin_access_unchecked, admin_access_violations
 from drasat.models.validation import validate_object
 
 from .main import cli
@@ -36,7 +37,12 @@ What is checked, as the API server of Kubernetes 1.37 checks it:
     constraints (32), tolerations (16), reservedFor (256), CEL length, ...;
   - rules: exactly one node selection per slice, exactly one value per
     attribute, request policies, binding conditions, taint effects,
-    references from constraints and config to existing requests.
+    references from constraints and config to existing requests;
+  - admin access: a claim asking for it must be in a namespace labelled
+    resource.kubernetes.io/admin-access: "true" (checked when Namespace
+    objects are in the input; a warning otherwise);
+  - CEL: every expression compiles, within cel-go's parser limits and
+    Kubernetes' estimated cost limit (1,000,000).
 Older resource.k8s.io versions (v1beta2, v1beta1, v1alpha3) are converted to
 v1 first. Kinds drasat does not use are skipped with a notice on stderr.
 
@@ -66,13 +72,17 @@ def validate(files: tuple[str, ...], quiet: bool) -> None:
     bundle = load_paths(list(files), stdin=sys.stdin)
     for notice in bundle.notices:
         click.echo(f"notice: {notice}", err=True)
-    valid, invalid = _report(bundle, quiet)
+    objects = [entry.obj for entry in bundle.objects]
+    unchecked = admin_access_unchecked(objects)
+    if unchecked is not None:
+        click.echo(f"warning: {unchecked}", err=True)
+    valid, invalid = _report(bundle, quiet, admin_access_violations(objects))
     unreadable = sum(1 for entry in bundle.entries if isinstance(entry, Problem))
     click.echo(_summary(valid, invalid, unreadable))
     raise SystemExit(0 if invalid == 0 and unreadable == 0 else 2)
 
 
-def _report(bundle: Bundle, quiet: bool) -> tuple[int, int]:
+def _report(bundle: Bundle, quiet: bool, violations: list[AdminAccessViolation]) -> tuple[int, int]:
     """Print each entry in reading order; count valid and invalid objects."""
     valid = invalid = 0
     for entry in bundle.entries:
@@ -80,6 +90,7 @@ def _report(bundle: Bundle, quiet: bool) -> tuple[int, int]:
             click.secho(f"error  {entry}", fg="red")
             continue
         problems = entry.problems + validate_object(entry.obj, entry.location)
+        problems += [Problem(entry.location.child(v.path), v.message) for v in violations if v.obj is entry.obj]
         if problems:
             invalid += 1
             click.secho(f"FAIL   {_title(entry)}", fg="red", bold=True)

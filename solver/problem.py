@@ -58,6 +58,7 @@ def problem_from_objects(objects: Sequence[object], *, node: str | None = None,
     """
     from drasat.models.errors import InputError
 
+    _check_admin_access(objects)
     by_kind: dict[str, list] = {}
     for obj in objects:
         by_kind.setdefault(getattr(obj, "kind", ""), []).append(obj)
@@ -78,6 +79,22 @@ def problem_from_objects(objects: Sequence[object], *, node: str | None = None,
     return Problem(node=node_info, slices=by_kind.get("ResourceSlice", []),
                    classes=by_kind.get("DeviceClass", []), claims=pending, allocated=allocated,
                    taint_rules=by_kind.get("DeviceTaintRule", []), features=features or Features())
+
+
+def _check_admin_access(objects: Sequence[object]) -> None:
+    """The API server never stores a claim asking for admin access outside an admin namespace."""
+    import warnings
+
+    from drasat.models.errors import DrasatWarning, InputError, Location, Problem
+    from drasat.models.rules_admin import admin_access_unchecked, admin_access_violations
+
+    violations = admin_access_violations(objects)
+    if violations:
+        raise InputError([Problem(Location(kind=v.obj.kind, name=v.obj.name, path=v.path), v.message)
+                          for v in violations])
+    unchecked = admin_access_unchecked(objects)
+    if unchecked is not None:
+        warnings.warn(unchecked, DrasatWarning, stacklevel=2)
 
 
 def _pick_node(nodes: Sequence, name: str | None) -> NodeInfo:

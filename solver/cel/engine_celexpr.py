@@ -25,6 +25,7 @@ from google.protobuf import descriptor_pb2, descriptor_pool, struct_pb2
 from . import library as lib
 from .analysis import Analysis, DriverTest, Needs, analyse
 from .celexpr_values import PLAIN, adapt, decode, encode, go_type, to_value
+from .cost import MAX_COST, estimated_cost
 from .device import AMBIGUOUS, MISSING, CelDevice, DeviceData, convert, lookup
 from .errors import COST_EXCEEDED, CelCompileError, CelRuntimeError, compilation_failed, missing_key, non_bool_result
 from .syntax import Node, parse
@@ -133,6 +134,7 @@ class _Envs:
 
 
 # --- compile and evaluate ----------------------------------------------------------------
+_GO_PARSER_LIMITS = ("recursion limit exceeded", "max recursion depth exceeded", "code point size exceeds limit")
 _STATUS = re.compile(r"^[A-Z_]+: ")
 _SUFFIX = re.compile(r" \[[A-Z_]+\]$")
 
@@ -145,12 +147,14 @@ class Program:
     """A compiled expression: the run-environment program, what it reads of a device, and its
     checked result type in cel-go's spelling (whether that type is right depends on the use)."""
 
-    __slots__ = ("expression", "needs", "driver", "plan", "result", "memo")
+    __slots__ = ("expression", "needs", "driver", "plan", "result", "memo", "text", "fallback")
 
-    def __init__(self, expression: Any, needs: Needs, driver: DriverTest | None, result: str) -> None:
+    def __init__(self, expression: Any, needs: Needs, driver: DriverTest | None, result: str, text: str = "") -> None:
         self.expression, self.needs, self.driver, self.result = expression, needs, driver, result
         self.plan = _Plan(needs)
         self.memo: dict[Any, bool | str] = {}  # selector result (or error text) by what it read
+        self.text = text
+        self.fallback: Any = None   # the celpy program, once cel-expr's iteration budget was hit
 
 
 _MEMO_SIZE = 65536
@@ -173,6 +177,17 @@ class CelExprEngine:
     def __init__(self) -> None:
         self._envs: _Envs | None = None
         self._lock = threading.Lock()
+        self._celpy_engine: Any = None
+
+    def _celpy(self) -> Any:
+        """The pure-Python engine, for what cel-cpp's fixed limits refuse but Kubernetes accepts:
+        nesting deeper than cel-cpp's 32 levels (cel-go allows 250), and evaluations longer than
+        cel-cpp's 10,000 iterations (Kubernetes allows 1,000,000 cost units)."""
+        with self._lock:
+            if self._celpy_engine is None:
+                from .engine_celpy import CelpyEngine
+                self._celpy_engine = CelpyEngine()
+            return self._celpy_engine
 
     def _env(self) -> _Envs:
         with self._lock:
@@ -184,11 +199,15 @@ class CelExprEngine:
         envs = self._env()
         try:
             analysis: Analysis | None = analyse(parse(text), _fold)
-        except CelCompileError:
+        except CelCompileError as exc:
+            if any(limit in exc.detail for limit in _GO_PARSER_LIMITS):
+                raise   # cel-go's parser limits, which cel-cpp's parser does not share
             analysis = None  # cel-expr's own parser reports the problem below, in its words
         try:
             checked = envs.check.compile(text)
         except RuntimeError as exc:
+            if analysis is not None and "recursion" in str(exc).lower():
+                return self._celpy().compile(text)   # within cel-go's 250 levels, beyond cel-cpp's 32
             raise CelCompileError(compilation_failed(_clean(str(exc))), text) from None
         if analysis is None:  # cel-expr accepts what the neutral parser rejected: limits first
             analyse(parse(text))
@@ -197,7 +216,7 @@ class CelExprEngine:
             program = envs.run.compile(analysis.rewritten)
         except RuntimeError as exc:  # pragma: no cover - the check environment accepted it
             raise CelCompileError(compilation_failed(_clean(str(exc))), text) from None
-        return Program(program, analysis.needs, analysis.driver, go_type(checked.return_type().name()))
+        return Program(program, analysis.needs, analysis.driver, go_type(checked.return_type().name()), text)
 
     def prepare(self, device: CelDevice) -> "_Device":
         """The device's per-evaluator form; carriers are built lazily, only for what is read."""
@@ -206,6 +225,8 @@ class CelExprEngine:
     def evaluate(self, program: Program, device: "_Device") -> bool:
         """A selector's verdict. Devices that look the same to the expression (same values of
         everything it reads) get the same verdict: a node of identical GPUs costs one run."""
+        if program.__class__ is not Program:   # compiled by celpy (see compile)
+            return bool(self._celpy().evaluate(program, device.for_celpy(self._celpy())))
         key = None if program.needs.full else _frozen(device.project(program.plan))
         hit = program.memo.get(key) if key is not None else None
         if hit is None:
@@ -219,7 +240,15 @@ class CelExprEngine:
         raise CelRuntimeError(hit)
 
     def _verdict(self, program: Program, device: "_Device") -> bool | str:
-        value = self._run(program, device)
+        try:
+            value = self._run(program, device)
+        except _BudgetExceeded:   # cel-cpp's iteration budget is not Kubernetes' cost limit: ask celpy
+            if not _within_limit(program):
+                return COST_EXCEEDED
+            try:
+                return bool(self._celpy().evaluate(self._fallback(program), device.for_celpy(self._celpy())))
+            except CelRuntimeError as exc:
+                return exc.detail
         kind = value.type().name()
         if kind == "BOOL":
             return bool(value.value())
@@ -227,9 +256,21 @@ class CelExprEngine:
             return _runtime_text(str(value.value()))
         return non_bool_result(_result_type(kind, value))
 
+    def _fallback(self, program: Program) -> Any:
+        if program.fallback is None:
+            program.fallback = self._celpy().compile(program.text)
+        return program.fallback
+
     def value(self, program: Program, device: "_Device") -> Any:
         """The result in the neutral form :func:`.values.checked` takes (a derived attribute's value)."""
-        value = self._run(program, device)
+        if program.__class__ is not Program:   # compiled by celpy (see compile)
+            return self._celpy().value(program, device.for_celpy(self._celpy()))
+        try:
+            value = self._run(program, device)
+        except _BudgetExceeded:
+            if not _within_limit(program):
+                raise CelRuntimeError(COST_EXCEEDED) from None
+            return self._celpy().value(self._fallback(program), device.for_celpy(self._celpy()))
         if value.type().name() == "ERROR":
             try:
                 text = str(value.value())
@@ -241,9 +282,31 @@ class CelExprEngine:
     def _run(self, program: Program, device: "_Device") -> Any:
         data = device.full() if program.needs.full else device.project(program.plan)
         try:
-            return program.expression.eval(data={"device": data})
+            value = program.expression.eval(data={"device": data})
         except RuntimeError as exc:
-            raise CelRuntimeError(_runtime_text(str(exc))) from None
+            text = _runtime_text(str(exc))
+            raise (_BudgetExceeded() if text == COST_EXCEEDED else CelRuntimeError(text)) from None
+        if value.type().name() == "ERROR" and _error_text(value) == COST_EXCEEDED:
+            raise _BudgetExceeded()
+        return value
+
+
+class _BudgetExceeded(Exception):
+    """cel-cpp stopped at its fixed 10,000 iterations."""
+
+
+def _within_limit(program: Program) -> bool:
+    """Whether Kubernetes' estimate keeps the program under its run-time limit, so that Kubernetes
+    would have finished what cel-cpp stopped (see the celpy engine for the other case)."""
+    cost = estimated_cost(program.text)
+    return cost is None or cost <= MAX_COST
+
+
+def _error_text(value: Any) -> str:
+    try:
+        return _runtime_text(str(value.value()))
+    except (TypeError, RuntimeError):  # an optional value, which Python cannot read
+        return ""
 
 
 def _fold(node: Node) -> str | None:
@@ -276,12 +339,19 @@ class _Device:
     selectors touch two or three attributes, and converting values into cel-expr is most
     of the cost of a cold evaluation)."""
 
-    __slots__ = ("device", "_data", "_full")
+    __slots__ = ("device", "_data", "_full", "_celpy")
 
     def __init__(self, device: CelDevice) -> None:
         self.device = device
         self._data: DeviceData | None = None
         self._full: dict[str, Any] | None = None
+        self._celpy: Any = None
+
+    def for_celpy(self, engine: Any) -> Any:
+        """The device as the celpy engine sees it, for programs cel-cpp cannot run."""
+        if self._celpy is None:
+            self._celpy = engine.prepare(self.device)
+        return self._celpy
 
     def grouped(self) -> DeviceData:
         data = self._data
