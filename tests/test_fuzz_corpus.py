@@ -1,0 +1,43 @@
+"""The fuzz corpus as a regression test: every kept input still ends politely.
+
+``tests/fuzz_corpus/`` holds the inputs worth keeping from fuzzing (crashes once found
+and fixed, hostile shapes: alias bombs, deep nesting, huge numbers, bad CEL, dangling
+references). Each goes through every command, in process, under the contract of
+:mod:`tests.fuzz.harness`: exit 0, 1 or 2, a message on failure, never a traceback.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tests.fuzz.harness import run_all
+
+CORPUS = sorted((Path(__file__).parent / "fuzz_corpus").iterdir())
+
+
+def test_the_corpus_is_there() -> None:
+    assert len(CORPUS) >= 30
+
+
+@pytest.mark.parametrize("path", CORPUS, ids=[p.name for p in CORPUS])
+def test_every_command_ends_politely(path: Path) -> None:
+    outcomes = list(run_all(path.read_bytes()))
+    assert {o.command for o in outcomes} >= {"validate", "solve"}
+    assert [o.violation() for o in outcomes if o.violation()] == []
+
+
+@pytest.mark.parametrize("name, command, code, message", [
+    ("cel-six-nested-all.yaml", "validate", 2, "Forbidden: too complex, exceeds cost limit"),
+    ("cel-plus-chain-41.yaml", "validate", 0, "4 valid, 0 invalid"),
+    ("cel-plus-chain-250.yaml", "validate", 2, "expression recursion limit exceeded: 250"),
+    ("admin-access-unlabelled.yaml", "solve", 2, "Forbidden: admin access to devices requires"),
+    ("mut-a77d932137.yaml", "validate", 2, "expands to more than 2,000,000 values"),
+    ("deep-nesting.yaml", "validate", 2, "levels deep"),
+])
+def test_chosen_inputs_give_their_answer(name: str, command: str, code: int, message: str) -> None:
+    outcome = next(o for o in run_all((Path(__file__).parent / "fuzz_corpus" / name).read_bytes())
+                   if o.command == command)
+    assert outcome.exit_code == code, outcome.output
+    assert message in outcome.output
