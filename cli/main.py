@@ -31,6 +31,7 @@ Examples:
       | drasat solve --node worker-1 -o table -
 
 Run `drasat COMMAND --help` for each command's options and exit codes.
+Ctrl-C stops any command at once: exit 130, one line on stderr, no output file left half-written.
 """
 
 
@@ -62,5 +63,8 @@ def _register() -> None:
 
 def main() -> None:
     """Console-script entry point."""
+    from .interrupt import exit_on_interrupt
+
+    exit_on_interrupt()
     _register()
     cli(prog_name="drasat")
