@@ -32,6 +32,9 @@ MAX_VALUE_SIZE = 8 * 2 ** 20
 MAX_WORK = 10 ** 8
 _ITERATIONS = 10_000
 ALL = None  # "every id of the domain" / "every domain"
+#: drasat's own compile-time refusal of expressions that could exhaust memory; where Kubernetes'
+#: estimate refuses them too, ``drasat validate`` reports Kubernetes' words instead.
+MEMORY_GUARD = "estimated cost exceeds the limit"
 
 
 @dataclass(frozen=True)
@@ -233,7 +236,7 @@ def _check_cost(parsed: Parsed) -> None:
     estimator = _Estimator()
     size = estimator.size(parsed.root, {}, 1)
     if max(size, estimator.biggest) > MAX_VALUE_SIZE or estimator.work > MAX_WORK:
-        message = ("estimated cost exceeds the limit: the expression can build values of about "
+        message = (f"{MEMORY_GUARD}: the expression can build values of about "
                    f"{max(size, estimator.biggest)} bytes and do about {estimator.work} units of work")
         raise CelCompileError(compilation_failed(issue(parsed.text, None, message)), parsed.text)
 

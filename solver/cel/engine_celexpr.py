@@ -197,8 +197,10 @@ class CelExprEngine:
 
     def compile(self, text: str) -> Program:
         envs = self._env()
+        parsed = None
         try:
-            analysis: Analysis | None = analyse(parse(text), _fold)
+            parsed = parse(text)
+            analysis: Analysis | None = analyse(parsed, _fold)
         except CelCompileError as exc:
             if any(limit in exc.detail for limit in _GO_PARSER_LIMITS):
                 raise   # cel-go's parser limits, which cel-cpp's parser does not share
@@ -206,7 +208,7 @@ class CelExprEngine:
         try:
             checked = envs.check.compile(text)
         except RuntimeError as exc:
-            if analysis is not None and "recursion" in str(exc).lower():
+            if parsed is not None and "recursion" in str(exc).lower():
                 return self._celpy().compile(text)   # within cel-go's 250 levels, beyond cel-cpp's 32
             raise CelCompileError(compilation_failed(_clean(str(exc))), text) from None
         if analysis is None:  # cel-expr accepts what the neutral parser rejected: limits first

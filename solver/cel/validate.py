@@ -29,6 +29,7 @@ from drasat.models.resource import (DeviceClaim, DeviceClass, DeviceSelector, De
 from drasat.models.rules_format import index
 from drasat.models.validation import register_checker
 
+from .analysis import MEMORY_GUARD
 from .cost import cost_problem
 from .errors import MAX_EXPRESSION_BYTES, CelCompileError
 from .evaluator import SelectorEvaluator
@@ -61,7 +62,8 @@ def check_cel(obj: TypedObject, where: Location) -> list[Problem]:
             else:
                 evaluator.compile(expression.text)
         except CelCompileError as exc:
-            problems.append(Problem(expression.at, message(exc.detail)))
+            too_costly = cost_problem(expression.text) if MEMORY_GUARD in exc.detail else None
+            problems.append(Problem(expression.at, too_costly or message(exc.detail)))
             continue
         too_costly = cost_problem(expression.text)
         if too_costly is not None:

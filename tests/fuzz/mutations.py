@@ -35,15 +35,26 @@ ALIAS_BOMB = ("a: &a [x, x, x, x, x, x, x, x, x]\nb: &b [*a, *a, *a, *a, *a, *a,
               "g: [*f, *f, *f, *f, *f, *f, *f, *f, *f]\n")
 
 
-def _paths(node: Any, prefix: tuple = ()) -> list[tuple]:
-    """Every path to a value inside the documents (keys and indexes)."""
-    out = [prefix]
-    if isinstance(node, dict):
-        for key, value in node.items():
-            out += _paths(value, prefix + (key,))
-    elif isinstance(node, list):
-        for i, value in enumerate(node):
-            out += _paths(value, prefix + (i,))
+MAX_PATHS = 20_000   # an alias bomb expands to millions of paths: mutate its bytes instead
+
+
+class _TooLarge(Exception):
+    pass
+
+
+def _paths(root: Any) -> list[tuple]:
+    """Every path to a value inside the documents (keys and indexes); raises _TooLarge past MAX_PATHS."""
+    out: list[tuple] = []
+    stack: list[tuple[Any, tuple]] = [(root, ())]
+    while stack:
+        node, prefix = stack.pop()
+        out.append(prefix)
+        if len(out) > MAX_PATHS:
+            raise _TooLarge()
+        if isinstance(node, dict):
+            stack.extend((value, prefix + (key,)) for key, value in node.items())
+        elif isinstance(node, list):
+            stack.extend((value, prefix + (i,)) for i, value in enumerate(node))
     return out
 
 
@@ -112,7 +123,10 @@ def mutate(data: bytes, seed: int, fallback: Callable[[bytes], bytes]) -> bytes:
     if not docs or rng.random() < 0.1:
         return fallback(data)
     for _ in range(rng.choice([1, 1, 1, 2, 3])):
-        mutated = _mutate_tree(rng, docs)
+        try:
+            mutated = _mutate_tree(rng, docs)
+        except _TooLarge:
+            return fallback(data)
         if isinstance(mutated, str):
             return mutated.encode()
         docs = mutated
