@@ -124,7 +124,9 @@ def greedy_search(state: SearchState, budget: int | None = None, deadline: float
     """
     search = _Search(state, budget, deadline)
     limit = sys.getrecursionlimit()
-    depth = sum(3 * len(plan.requests) + 3 * sum(max(a.count for a in r.alternatives) for r in plan.requests) + 3
+    # A request never picks more devices than it has candidates, whatever its count (up to 2**63-1).
+    depth = sum(3 * len(plan.requests) + 3 * sum(max(min(a.count, len(a.candidates) + len(a.errors))
+                                                     for a in r.alternatives) for r in plan.requests) + 3
                 for plan in state.plans) + 200
     if depth > limit:
         sys.setrecursionlimit(depth)  # each pick is a few frames deep; only raised when needed

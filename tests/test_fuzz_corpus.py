@@ -43,3 +43,13 @@ def test_chosen_inputs_give_their_answer(name: str, command: str, code: int, mes
                    if o.command == command)
     assert outcome.exit_code == code, outcome.output
     assert message in outcome.output
+
+
+def test_a_subrequest_count_of_int64_max_is_no_crash() -> None:
+    """Found by fuzzing: the depth-first search sized Python's recursion limit from a subrequest's
+    ``count`` of 2**63-1 (OverflowError); a request never picks more devices than it has candidates,
+    and the claim's other subrequest is allocated as Kubernetes would."""
+    data = (Path(__file__).parent / "fuzz_corpus" / "crash-count-int64-max-recursion-limit.yaml").read_bytes()
+    solve = next(o for o in run_all(data) if o.command == "solve")
+    assert solve.violation() is None
+    assert solve.exit_code == 0, solve.output
