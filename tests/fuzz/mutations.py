@@ -125,12 +125,12 @@ def mutate(data: bytes, seed: int, fallback: Callable[[bytes], bytes]) -> bytes:
     for _ in range(rng.choice([1, 1, 1, 2, 3])):
         try:
             mutated = _mutate_tree(rng, docs)
-        except _TooLarge:
+        except (_TooLarge, RecursionError):   # alias bombs, or nesting too deep to copy
             return fallback(data)
         if isinstance(mutated, str):
             return mutated.encode()
         docs = mutated
     try:
         return yaml.dump_all(docs, Dumper=yaml.CSafeDumper, sort_keys=False, allow_unicode=True).encode("utf-8", errors="replace")
-    except Exception:   # noqa: BLE001 - unrepresentable (e.g. a lone surrogate): mutate bytes instead
+    except (Exception, RecursionError):   # noqa: BLE001 - unrepresentable or too deep: mutate bytes instead
         return fallback(data)
