@@ -127,7 +127,7 @@ def main() -> None:
         for label, args in rows:
             code, seconds, peak, message = measure(args)
             table.add_row(label, args[0], str(code), f"{seconds:.1f}", f"{peak:.0f}", message)
-    Console().print(table)
+    Console(width=200).print(table)
 
 
 if __name__ == "__main__":
