@@ -7,6 +7,7 @@ part of API compatibility, so drasat must reproduce it to the unit, not approxim
 
 from __future__ import annotations
 
+import importlib
 from pathlib import Path
 from typing import Iterator
 
@@ -93,6 +94,9 @@ def test_an_expression_that_does_not_type_check_has_no_estimate() -> None:
 
 @pytest.fixture
 def _registry_as_found() -> Iterator[None]:
+    """The CLI registers the CEL check when it first imports it, once per process: import it
+    here so that it stays registered for the modules that expect that, and undo anything else."""
+    importlib.import_module("drasat.solver.cel.validate")
     before = registered_checkers()
     yield
     for checker in registered_checkers():

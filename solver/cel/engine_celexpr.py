@@ -18,15 +18,16 @@ from __future__ import annotations
 
 import re
 import threading
-from typing import Any, Callable, Optional
+from typing import Any, Callable
 
 from google.protobuf import descriptor_pb2, descriptor_pool, struct_pb2
 
 from . import library as lib
 from .analysis import Analysis, DriverTest, Needs, analyse
-from .celexpr_values import PLAIN, adapt, decode, encode, go_type, to_value
+from .celexpr_device import CelExprDevice, Plan
+from .celexpr_values import adapt, decode, encode, go_type, to_value
 from .cost import MAX_COST, estimated_cost
-from .device import AMBIGUOUS, MISSING, CelDevice, DeviceData, convert, lookup
+from .device import CelDevice
 from .errors import COST_EXCEEDED, CelCompileError, CelRuntimeError, compilation_failed, missing_key, non_bool_result
 from .syntax import Node, parse
 
@@ -151,7 +152,7 @@ class Program:
 
     def __init__(self, expression: Any, needs: Needs, driver: DriverTest | None, result: str, text: str = "") -> None:
         self.expression, self.needs, self.driver, self.result = expression, needs, driver, result
-        self.plan = _Plan(needs)
+        self.plan = Plan(needs)
         self.memo: dict[Any, bool | str] = {}  # selector result (or error text) by what it read
         self.text = text
         self.fallback: Any = None   # the celpy program, once cel-expr's iteration budget was hit
@@ -220,11 +221,11 @@ class CelExprEngine:
             raise CelCompileError(compilation_failed(_clean(str(exc))), text) from None
         return Program(program, analysis.needs, analysis.driver, go_type(checked.return_type().name()), text)
 
-    def prepare(self, device: CelDevice) -> "_Device":
+    def prepare(self, device: CelDevice) -> CelExprDevice:
         """The device's per-evaluator form; carriers are built lazily, only for what is read."""
-        return _Device(device)
+        return CelExprDevice(device)
 
-    def evaluate(self, program: Program, device: "_Device") -> bool:
+    def evaluate(self, program: Program, device: CelExprDevice) -> bool:
         """A selector's verdict. Devices that look the same to the expression (same values of
         everything it reads) get the same verdict: a node of identical GPUs costs one run."""
         if program.__class__ is not Program:   # compiled by celpy (see compile)
@@ -241,7 +242,7 @@ class CelExprEngine:
             return hit
         raise CelRuntimeError(hit)
 
-    def _verdict(self, program: Program, device: "_Device") -> bool | str:
+    def _verdict(self, program: Program, device: CelExprDevice) -> bool | str:
         try:
             value = self._run(program, device)
         except _BudgetExceeded:   # cel-cpp's iteration budget is not Kubernetes' cost limit: ask celpy
@@ -263,7 +264,7 @@ class CelExprEngine:
             program.fallback = self._celpy().compile(program.text)
         return program.fallback
 
-    def value(self, program: Program, device: "_Device") -> Any:
+    def value(self, program: Program, device: CelExprDevice) -> Any:
         """The result in the neutral form :func:`.values.checked` takes (a derived attribute's value)."""
         if program.__class__ is not Program:   # compiled by celpy (see compile)
             return self._celpy().value(program, device.for_celpy(self._celpy()))
@@ -281,7 +282,7 @@ class CelExprEngine:
             raise CelRuntimeError(_runtime_text(text))
         return to_value(value)
 
-    def _run(self, program: Program, device: "_Device") -> Any:
+    def _run(self, program: Program, device: CelExprDevice) -> Any:
         data = device.full() if program.needs.full else device.project(program.plan)
         try:
             value = program.expression.eval(data={"device": data})
@@ -333,101 +334,6 @@ def _result_type(kind: str, value: Any) -> str:
     if kind == "BYTES":
         return lib.type_name(decode(value.value()))
     return go_type(kind).split("(")[0]
-
-
-class _Device:
-    """One device as the run environment sees it: the whole map (built once, on demand) or
-    just the values an expression reads, looked up directly in the raw device (most
-    selectors touch two or three attributes, and converting values into cel-expr is most
-    of the cost of a cold evaluation)."""
-
-    __slots__ = ("device", "_data", "_full", "_celpy")
-
-    def __init__(self, device: CelDevice) -> None:
-        self.device = device
-        self._data: DeviceData | None = None
-        self._full: dict[str, Any] | None = None
-        self._celpy: Any = None
-
-    def for_celpy(self, engine: Any) -> Any:
-        """The device as the celpy engine sees it, for programs cel-cpp cannot run."""
-        if self._celpy is None:
-            self._celpy = engine.prepare(self.device)
-        return self._celpy
-
-    def grouped(self) -> DeviceData:
-        data = self._data
-        if data is None:
-            data = self._data = convert(self.device)
-        return data
-
-    def full(self) -> dict[str, Any]:
-        full = self._full
-        if full is None:
-            data = self.grouped()
-            full = self._full = {
-                "driver": data.driver, "allowMultipleAllocations": data.allow_multiple_allocations,
-                "attributes": {d: _encoded(ids) for d, ids in data.attributes.items()},
-                "capacity": {d: _encoded(ids) for d, ids in data.capacity.items()}}
-        return full
-
-    def project(self, plan: "_Plan") -> dict[str, Any]:
-        device = self.device
-        out: dict[str, Any] = {}
-        if plan.driver:
-            out["driver"] = device.driver
-        if plan.multi:
-            out["allowMultipleAllocations"] = bool(device.allow_multiple_allocations)
-        for section, wanted in plan.sections:
-            out[section] = self._section(section, wanted)
-        return out
-
-    def _section(self, section: str, wanted: "_Wanted") -> dict[str, Any]:
-        if wanted is None:
-            return self.full()[section]
-        out: dict[str, dict[str, Any]] = {}
-        for domain, ids in wanted:
-            if ids is None:
-                group = getattr(self.grouped(), section).get(domain)
-                if group is not None:
-                    out[domain] = _encoded(group)
-                continue
-            found = out[domain] = {}   # present or not, lookups of these ids behave alike
-            for ident, key in ids:
-                value = lookup(self.device, section, domain, ident, key)
-                if value is MISSING:
-                    continue
-                if value is AMBIGUOUS:
-                    value = getattr(self.grouped(), section)[domain][ident]
-                found[ident] = value if value.__class__ in PLAIN else encode(value)
-        return out
-
-
-_Wanted = Optional[tuple[tuple[str, Optional[tuple[tuple[str, str], ...]]], ...]]
-
-
-class _Plan:
-    """:class:`Needs` prepared for projection: fields as flags, qualified keys formatted once."""
-
-    __slots__ = ("driver", "multi", "sections")
-
-    def __init__(self, needs: Needs) -> None:
-        self.driver = "driver" in needs.fields
-        self.multi = "allowMultipleAllocations" in needs.fields
-        self.sections = tuple((section, _wanted(wanted)) for section, wanted in
-                              (("attributes", needs.attributes), ("capacity", needs.capacity))
-                              if section in needs.fields)
-
-
-def _wanted(wanted: dict[str, frozenset[str] | None] | None) -> _Wanted:
-    if wanted is None:
-        return None
-    return tuple((domain, None if ids is None else tuple((i, f"{domain}/{i}") for i in sorted(ids)))
-                 for domain, ids in wanted.items())
-
-
-def _encoded(values: dict[str, Any]) -> dict[str, Any]:
-    return {i: encode(v) for i, v in values.items()}
 
 
 _KEY = re.compile(r'Key not found in map : "?(.*?)"?$')
