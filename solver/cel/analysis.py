@@ -9,11 +9,11 @@ Three questions answered once per expression, from the engine-neutral AST:
   an unknown domain; a plain CEL map fails instead. Lookups ``device.attributes[d]`` are
   rewritten to ``device.attributes[?d].orValue({})`` (exact for computed keys too), and
   ``has(device.attributes.x)``, always true in Kubernetes, to ``true``.
-* **Cost** -- neither engine bounds memory: a chain of ``cel.bind(a, a + a, ...)`` or
+* **Memory** -- neither engine bounds memory: a chain of ``cel.bind(a, a + a, ...)`` or
   nested ``replace`` builds gigabytes within the iteration budget. A coarse size and work
-  estimate rejects such expressions at compile time, as Kubernetes' API validation
-  rejects selectors whose estimated cost is too high. Realistic selectors are orders of
-  magnitude below the limits.
+  estimate rejects such expressions at compile time (drasat's own guard; Kubernetes'
+  exact cost estimate, which ``drasat validate`` applies, is :mod:`.cost`). Realistic
+  selectors are orders of magnitude below the limits.
 """
 
 from __future__ import annotations
