@@ -217,8 +217,13 @@ def _prefix(where: Location) -> str:
 
 
 def _shape(value: Any) -> str:
+    """What a value is, in YAML's words (never a Python type name)."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "true" if value else "false"
     if isinstance(value, list):
         return "a list"
     if isinstance(value, str):
         return "text"
-    return "a number" if isinstance(value, (int, float)) and not isinstance(value, bool) else type(value).__name__
+    return "a number" if isinstance(value, (int, float)) else "a mapping"

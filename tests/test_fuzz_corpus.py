@@ -37,6 +37,8 @@ def test_every_command_ends_politely(path: Path) -> None:
     ("admin-access-unlabelled.yaml", "solve", 2, "Forbidden: admin access to devices requires"),
     ("mut-a77d932137.yaml", "validate", 2, "expands to more than 2,000,000 values"),
     ("deep-nesting.yaml", "validate", 2, "levels deep"),
+    # found by fuzzing: a null list item was described with Python's type name (NoneType)
+    ("list-with-null-items.yaml", "validate", 2, "expected a mapping with apiVersion and kind, found null"),
 ])
 def test_chosen_inputs_give_their_answer(name: str, command: str, code: int, message: str) -> None:
     outcome = next(o for o in run_all((Path(__file__).parent / "fuzz_corpus" / name).read_bytes())
