@@ -39,6 +39,7 @@ def test_every_command_ends_politely(path: Path) -> None:
     ("deep-nesting.yaml", "validate", 2, "levels deep"),
     # found by fuzzing: a null list item was described with Python's type name (NoneType)
     ("list-with-null-items.yaml", "validate", 2, "expected a mapping with apiVersion and kind, found null"),
+    ("quantity-as-mapping.yaml", "validate", 2, "a quantity must be a string or a number, not a mapping"),
 ])
 def test_chosen_inputs_give_their_answer(name: str, command: str, code: int, message: str) -> None:
     outcome = next(o for o in run_all((Path(__file__).parent / "fuzz_corpus" / name).read_bytes())
