@@ -5,7 +5,8 @@ Every integer field of the Kubernetes API is an ``int64`` (or narrower): ``count
 The API server's JSON decoder refuses a number outside that range before any
 validation runs ("cannot unmarshal number ... of type int64"), so drasat refuses it
 while loading, wherever it appears -- except inside opaque driver parameters, which
-Kubernetes keeps as raw JSON.
+Kubernetes keeps as raw JSON, and where a quantity is expected (a bare number there is
+a quantity of any size).
 """
 
 from __future__ import annotations
@@ -16,6 +17,8 @@ from .errors import Location, Problem
 from .rules_format import key
 
 INT64_MIN, INT64_MAX = -2 ** 63, 2 ** 63 - 1
+_QUANTITIES = frozenset({"value", "default", "min", "max", "step", "validValues", "allocatable", "capacity", "limits",
+                         "consumedCapacity"})
 _MAPS = frozenset({"attributes", "capacity", "counters", "labels", "annotations", "allocatable", "limits",
                    "requests", "consumedCapacity", "nodeSelector"})
 
@@ -26,6 +29,8 @@ def int64_problems(data: Any, where: Location) -> list[Problem]:
     stack: list[tuple[Any, Location, str]] = [(data, where, "")]
     while stack:
         value, at, field = stack.pop()
+        if field in _QUANTITIES or (field == "requests" and isinstance(value, dict)):
+            continue   # quantities (resources.requests is a map of them; a claim's requests are a list)
         if isinstance(value, dict):
             if field == "parameters":   # opaque driver configuration: raw JSON, not decoded
                 continue

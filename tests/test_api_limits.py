@@ -126,3 +126,11 @@ def test_int64_count_but_not_opaque_parameters(tmp_path, count: int, ok: bool) -
     path.write_text(CLAIM.format(count=count))
     bundle = load_paths([str(path)])
     assert [p.location.path for p in bundle.problems] == ([] if ok else ["spec.devices.requests[0].exactly.count"])
+
+
+def test_a_bare_number_where_a_quantity_goes_is_no_int64(tmp_path) -> None:
+    """Quantities have any size (a bare number there is a quantity): only int64 fields are refused."""
+    path = tmp_path / "slice.yaml"
+    path.write_text(SLICE.format(generation=1, value=1).replace(
+        "    attributes:", "    capacity: {memory: {value: 99999999999999999999999}}\n    attributes:"))
+    assert load_paths([str(path)]).problems == []
