@@ -151,20 +151,20 @@ def _joined(c: "Coster", target: Node, size: Range) -> Range:
 
 
 def _replaced(size: Range, old: Range, new: Range) -> Range:
-    """The apiserver library's bound on the length of ``s.replace(old, new)``."""
-    if old.lo == 0:
-        count_hi, kept_hi = (size.hi + 1 if size.hi < U64 else size.hi), size.hi
-    elif new.hi <= old.lo:
-        count_hi, kept_hi = 0, size.hi
-    else:
-        count_hi, kept_hi = ceil_u64(size.hi / old.lo), 0
-    if old.hi == 0:
-        count_lo, kept_lo = (size.lo + 1 if size.lo < U64 else size.lo), size.lo
-    elif old.hi <= new.lo:
-        count_lo, kept_lo = 0, size.lo
-    else:
-        count_lo, kept_lo = ceil_u64(size.lo / old.hi), 0
+    """The apiserver library's bound on the length of ``s.replace(old, new)``: the longest result
+    replaces the shortest ``old`` by the longest ``new`` as often as it can, the shortest the reverse."""
+    count_hi, kept_hi = _replacements(size.hi, old.lo, new.hi <= old.lo)
+    count_lo, kept_lo = _replacements(size.lo, old.hi, old.hi <= new.lo)
     return Range(count_lo, count_hi).times(new) + Range(kept_lo, kept_hi)
+
+
+def _replacements(length: int, old: int, same_length: bool) -> tuple[int, int]:
+    """How many replacements, and how much of the original string is kept, for one bound."""
+    if old == 0:   # replacing "" surrounds every character
+        return (length + 1 if length < U64 else length), length
+    if same_length:   # the replacement does not change the length (in this bound's direction)
+        return 0, length
+    return ceil_u64(length / old), 0
 
 
 def _cel(c: "Coster", node: Node, params: tuple[Type, ...], costs: list[Range],

@@ -18,6 +18,12 @@ directory:
 A crash is an input that breaks the contract of :mod:`.harness`; libFuzzer writes it as
 ``crash-<sha1>``. Fix it, then copy it into ``tests/fuzz_corpus/`` so that
 ``tests/test_fuzz_corpus.py`` keeps it fixed.
+
+Long runs: the instrumented process grows by about half a megabyte per execution
+(atheris' bookkeeping; the same inputs uninstrumented hold steady), so run it in chunks
+that restart on the shared corpus, e.g. ``for i in $(seq 30); do nice -n 10 python
+tests/fuzz/fuzz_cli.py /tmp/fuzz-corpus -runs=4000 -max_len=16384 -rss_limit_mb=3072
+-timeout=60; done`` (an out-of-memory stop then ends only its chunk).
 """
 
 from __future__ import annotations
