@@ -74,3 +74,19 @@ LIST100 = "[" + ",".join(str(i) for i in range(100)) + "]"
 def test_ten_thousand_iterations_are_within_kubernetes_cost_limit(evaluator: SelectorEvaluator) -> None:
     """Estimated cost 71,411: Kubernetes evaluates it, although cel-cpp stops at 10,000 iterations."""
     assert evaluator.matches(f"{LIST100}.all(x, {LIST100}.all(y, x + y >= 0))", DEVICE) is True
+
+
+def right_nested(levels: int) -> str:
+    """``1 + (1 + (1 + ...))``: each level keeps three ``calc`` contexts open (the invocation, the
+    operator, the right operand's invocation) while the parenthesised rest is parsed."""
+    body = "1"
+    for _ in range(levels):
+        body = f"1 + ({body})"
+    return body + " > 0"
+
+
+def test_contexts_stay_open_across_parentheses() -> None:
+    parse(right_nested(83))   # 3 * 83 + 1 = 250 open calc contexts
+    with pytest.raises(CelCompileError) as refused:
+        parse(right_nested(84))
+    assert refused.value.detail == f"compilation failed: {LISTENER}"

@@ -5,22 +5,22 @@ passes ``maxRecursionDepth``:
 
 * an ANTLR parse listener counts, per grammar rule, how many invocations of that rule
   are open at once ("expression recursion limit exceeded: 250"). Left-recursive rules
-  grow by one per operator of a chain: ``a + b + c`` keeps three ``calc`` contexts open
-  while parsing ``c``, ``x.f().g()`` keeps three ``member`` contexts;
+  grow by one per operator of a chain: ``a + b + c`` keeps four ``calc`` contexts open
+  while parsing ``c``, ``x.f().g()`` keeps three ``member`` contexts; and contexts stay
+  open while a nested expression inside them is parsed, so ``1 + (1 + (1 + ...))``
+  opens three ``calc`` contexts per level;
 * the AST builder counts nested visits of operators, selections, indexes, member calls
   and ternaries ("max recursion depth exceeded"); ``&&``, ``||``, ``!``, ``-``, global
   calls and literals do not count.
 
-This module computes both from drasat's AST. The listener count is exact for the
-shapes that reach the limit in practice -- chains of one operator, chains of member
-calls, nested parentheses, arguments and list elements -- and does not add up mixed
-shapes (a chain inside the argument of another chain), where it may accept an
-expression cel-go refuses.
+:class:`_Listener` replays CEL.g4's rule invocations over drasat's AST (which keeps how
+many parentheses wrap each node) to count the first; :func:`recursion_problem` walks
+the AST for the second.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from .syntax import Node
@@ -34,20 +34,124 @@ _NAMESPACED_CALLS = frozenset({"cel.bind", "optional.of", "optional.none", "opti
 
 def recursion_problem(root: "Node") -> str | None:
     """cel-go's message when ``root`` nests deeper than the parser allows, else None."""
-    listener = visitor = 0
-    stack: list[tuple[Node, int, int]] = [(root, 1 + root.parens, 0)]
-    while stack:
-        node, exprs, visits = stack.pop()
-        visits += _visits(node)
-        listener = max(listener, exprs, _chain(node))
-        visitor = max(visitor, visits)
-        for child, nested in _children(node):
-            stack.append((child, exprs + nested + child.parens, visits))
-    if listener > MAX_RECURSION_DEPTH:
+    try:
+        _Listener().expr(root, _Open())
+    except _TooDeep:
         return f"expression recursion limit exceeded: {MAX_RECURSION_DEPTH}"
+    visitor = 0
+    stack: list[tuple[Node, int]] = [(root, 0)]
+    while stack:
+        node, visits = stack.pop()
+        visits += _visits(node)
+        visitor = max(visitor, visits)
+        stack.extend((child, visits) for child in node.children())
     if visitor > MAX_RECURSION_DEPTH:
         return "max recursion depth exceeded"
     return None
+
+
+class _TooDeep(Exception):
+    pass
+
+
+class _Open(dict):
+    """Open rule contexts per grammar rule; ``with_`` returns a copy with more of one rule."""
+
+    def with_(self, rule: str, more: int = 1) -> "_Open":
+        opened = _Open(self)
+        opened[rule] = opened.get(rule, 0) + more
+        if opened[rule] > MAX_RECURSION_DEPTH:
+            raise _TooDeep()
+        return opened
+
+
+class _Listener:
+    """CEL.g4's rules as the parser enters them: expr, conditionalOr, conditionalAnd, relation,
+    calc (left-recursive), unary, member (left-recursive), primary, and the nested expressions
+    of parentheses, arguments, list elements and map entries."""
+
+    def expr(self, node: "Node", open_: _Open, parens: int | None = None) -> None:
+        opened = open_.with_("expr")
+        if (node.parens if parens is None else parens) == 0 and _is_call(node, {"_?_:_"}):
+            cond, yes, no = node.args
+            self.logical(cond, opened)
+            self.logical(yes, opened)
+            self.expr(no, opened)
+            return
+        self.logical(node, opened, parens)
+
+    def logical(self, node: "Node", open_: _Open, parens: int | None = None) -> None:
+        opened = open_.with_("conditionalOr").with_("conditionalAnd")
+        bare = (node.parens if parens is None else parens) == 0
+        terms = node.args if bare and _is_call(node, {"_&&_", "_||_"}) else [node]
+        for term in terms:   # a chain of && or || is one invocation: no nesting
+            self.chain(term, opened, "relation", _RELATION, self.calc, parens if term is node else None)
+
+    def calc(self, node: "Node", open_: _Open, parens: int | None = None) -> None:
+        self.chain(node, open_, "calc", _CALC, self.unary, parens)
+
+    def chain(self, node: "Node", open_: _Open, rule: str, family: frozenset[str], operand: Any,
+              parens: int | None = None) -> None:
+        """A left-recursive binary rule: one context per operator stays open until the chain ends."""
+        opened = open_.with_(rule)
+        spine: list[Node] = []
+        left = node
+        while _is_call(left, family) and (not spine and (node.parens if parens is None else parens) == 0
+                                          or spine and left.parens == 0):
+            spine.append(left)
+            left = left.args[0]
+        if not spine:
+            operand(node, opened, parens)
+            return
+        operand(left, opened, None)
+        for op in reversed(spine):
+            opened = opened.with_(rule)
+            self.chain(op.args[1], opened, rule, family, operand)
+
+    def unary(self, node: "Node", open_: _Open, parens: int | None = None) -> None:
+        opened = open_.with_("unary")
+        while (node.parens if parens is None else parens) == 0 and _is_call(node, {"!_", "-_"}):
+            node, parens = node.args[0], None
+        self.member(node, opened, parens)
+
+    def member(self, node: "Node", open_: _Open, parens: int | None = None) -> None:
+        opened = open_.with_("member")
+        spine: list[Node] = []
+        inner: Node | None = node
+        while inner is not None and _is_member(inner) and (
+                (node.parens if parens is None else parens) == 0 if inner is node else inner.parens == 0):
+            spine.append(inner)
+            inner = inner.target
+        if inner is None:   # cel.bind(...): the namespace is an identifier
+            self.primary_leaf(opened)
+        else:
+            self.primary(inner, opened, parens if inner is node else None)
+        for op in reversed(spine):
+            opened = opened.with_("member")
+            for arg in op.args:
+                self.expr(arg, opened)
+
+    def primary(self, node: "Node", open_: _Open, parens: int | None = None) -> None:
+        opened = open_.with_("primary")
+        wrapped = node.parens if parens is None else parens
+        if wrapped:   # ( expr )
+            self.expr(node, opened, wrapped - 1)
+        elif node.kind == "list":
+            for element in node.args:
+                self.expr(element, opened.with_("listInit").with_("optExpr"))
+        elif node.kind == "map":
+            for entry in node.args:
+                self.expr(entry, opened.with_("mapInitializerList").with_("optExpr"))
+        elif node.kind == "call":   # a global call
+            for arg in node.args:
+                self.expr(arg, opened.with_("exprList"))
+
+    def primary_leaf(self, open_: _Open) -> None:
+        open_.with_("primary")
+
+
+def _is_call(node: "Node", names: frozenset[str] | set[str]) -> bool:
+    return node.kind == "call" and node.target is None and node.name in names
 
 
 def _is_member(node: "Node") -> bool:
@@ -61,31 +165,3 @@ def _visits(node: "Node") -> int:
         return 1
     return int(node.kind == "call" and node.target is None and (node.name in _CALC or node.name in _RELATION
                                                                  or node.name == "_?_:_"))
-
-
-def _children(node: "Node") -> list[tuple["Node", int]]:
-    """Each child and whether ANTLR parses it as a new ``expr`` (arguments, elements, keys, the else branch)."""
-    if node.kind == "call" and node.target is None and (node.name in _CALC or node.name in _RELATION
-                                                        or node.name in ("_&&_", "_||_", "!_", "-_")):
-        return [(a, 0) for a in node.args]
-    if node.kind == "call" and node.name == "_?_:_":
-        return [(node.args[0], 0), (node.args[1], 0), (node.args[2], 1)]
-    out = [(node.target, 0)] if node.target is not None else []
-    return out + [(a, 1) for a in node.args]
-
-
-def _chain(node: "Node") -> int:
-    """Open contexts of a left-recursive rule at the end of the chain that ends at ``node``."""
-    if node.kind == "call" and node.target is None and (node.name in _CALC or node.name in _RELATION):
-        family = _CALC if node.name in _CALC else _RELATION
-        ops, left = 0, node
-        while left.kind == "call" and left.target is None and left.name in family and (ops == 0 or not left.parens):
-            ops, left = ops + 1, left.args[0]
-        return ops + 2   # the rule's invocation, one context per operator, the last right operand
-    if _is_member(node):
-        ops = 0
-        member: Node | None = node
-        while member is not None and _is_member(member) and (ops == 0 or not member.parens):
-            ops, member = ops + 1, member.target
-        return ops + 1   # the rule's invocation and one context per postfix operator
-    return 0
