@@ -7,9 +7,14 @@ turns drasat's errors into messages and exit codes (never a traceback).
 from __future__ import annotations
 
 import sys
+import warnings
 from importlib.metadata import PackageNotFoundError, version
 
+from typing import Any
+
 import click
+
+from drasat.models.errors import DrasatWarning
 
 
 def _version() -> str:
@@ -32,6 +37,7 @@ Examples:
   drasat metadata --out meta/ cluster/                   the device metadata files drivers write
 
 Run `drasat COMMAND --help` for each command's options and exit codes.
+Ctrl-C stops any command at once: exit 130, one line on stderr, no output file left half-written.
 """
 
 
@@ -45,9 +51,21 @@ def cli(ctx: click.Context) -> None:
     ResourceClaims (allocated ones count as in use), Nodes, DeviceTaintRules, and
     Pods, ResourceClaimTemplates and PodGroups for scheduling.
     """
+    warnings.showwarning = _show_warning
     if ctx.invoked_subcommand is None:  # bare `drasat` asks what it can do: help on stdout, success
         click.echo(ctx.get_help())
         ctx.exit(0)
+
+
+_PYTHON_SHOWWARNING = warnings.showwarning
+
+
+def _show_warning(message: Warning | str, category: type[Warning], *args: Any, **kwargs: Any) -> None:
+    """drasat's own warnings as one ``warning: ...`` line on stderr, not Python's file:line form."""
+    if issubclass(category, DrasatWarning):
+        click.echo(f"warning: {message}", err=True)
+    else:
+        _PYTHON_SHOWWARNING(message, category, *args, **kwargs)
 
 
 def _register() -> None:
@@ -66,15 +84,17 @@ def _tolerate_narrow_encodings() -> None:
             reconfigure(errors="backslashreplace")
 
 
-def main() -> None:
+def main(prog_name: str = "drasat") -> None:
     """Console-script entry point."""
+    from .interrupt import exit_on_interrupt
+
     _tolerate_narrow_encodings()
+    exit_on_interrupt()
     _register()
-    cli(prog_name="drasat")
+    cli(prog_name=prog_name)
 
 
 def kubectl_plugin() -> None:
     """Entry point of ``kubectl-drasat``: kubectl runs it for ``kubectl drasat ...`` (a kubectl plugin is
     any executable named kubectl-NAME on the PATH), so help and messages say ``kubectl drasat``."""
-    _register()
-    cli(prog_name="kubectl drasat")
+    main("kubectl drasat")

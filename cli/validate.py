@@ -18,6 +18,7 @@ import click
 from drasat.models.bundle import Loaded
 from drasat.models.errors import DrasatError, Location, Problem
 from drasat.models.loader import load_paths
+from drasat.models.rules_admin import AdminAccessViolation, admin_access_unchecked, admin_access_violations
 from drasat.models.validation import validate_object
 
 from .main import cli
@@ -37,7 +38,12 @@ What is checked, as the API server of Kubernetes 1.37 checks it:
     constraints (32), tolerations (16), reservedFor (256), CEL length, ...;
   - rules: exactly one node selection per slice, exactly one value per
     attribute, request policies, binding conditions, taint effects,
-    references from constraints and config to existing requests.
+    references from constraints and config to existing requests;
+  - admin access: a claim asking for it must be in a namespace labelled
+    resource.kubernetes.io/admin-access: "true" (checked when Namespace
+    objects are in the input; a warning otherwise);
+  - CEL: every expression compiles, within cel-go's parser limits and
+    Kubernetes' estimated cost limit (1,000,000).
 Older resource.k8s.io versions (v1beta2, v1beta1, v1alpha3) are converted to
 v1 first. Kinds drasat does not use are skipped with a notice on stderr.
 
@@ -70,8 +76,13 @@ def validate(files: tuple[str, ...], quiet: bool, output: str) -> None:
     bundle = load_paths(list(files), stdin=sys.stdin)
     for notice in bundle.notices:
         click.echo(f"notice: {notice}", err=True)
-    verdicts: list[Verdict] = [(entry, entry.problems + validate_object(entry.obj, entry.location))
-                if isinstance(entry, Loaded) else (entry, []) for entry in bundle.entries]
+    objects = [entry.obj for entry in bundle.objects]
+    unchecked = admin_access_unchecked(objects)
+    if unchecked is not None:
+        click.echo(f"warning: {unchecked}", err=True)
+    violations = admin_access_violations(objects)
+    verdicts: list[Verdict] = [(entry, _problems(entry, violations)) if isinstance(entry, Loaded) else (entry, [])
+                               for entry in bundle.entries]
     invalid = sum(1 for entry, problems in verdicts if isinstance(entry, Loaded) and problems)
     valid = sum(1 for entry, _ in verdicts if isinstance(entry, Loaded)) - invalid
     unreadable = sum(1 for entry in bundle.entries if isinstance(entry, Problem))
@@ -97,6 +108,12 @@ def _report(verdicts: list[Verdict], quiet: bool) -> None:
                 click.echo(f"       - {problem}")
         elif not quiet:
             click.echo(f"{click.style('ok', fg='green')}     {_title(entry)}")
+
+
+def _problems(entry: Loaded, violations: list[AdminAccessViolation]) -> list[Problem]:
+    """Everything wrong with one object: structure, Kubernetes' rules, admin access outside admin namespaces."""
+    problems = entry.problems + validate_object(entry.obj, entry.location)
+    return problems + [Problem(entry.location.child(v.path), v.message) for v in violations if v.obj is entry.obj]
 
 
 def _as_data(verdicts: list[Verdict], valid: int, invalid: int, unreadable: int) -> dict[str, Any]:

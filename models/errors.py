@@ -96,6 +96,10 @@ class Unschedulable(DrasatError):
         super().__init__(message)
 
 
+class DrasatWarning(UserWarning):
+    """Something the user should know that does not stop the command (printed as ``warning: ...``)."""
+
+
 class SolveTimeout(DrasatError):
     """The solver hit its time limit before it found an answer or proved there is none."""
 

@@ -26,6 +26,7 @@ from .bundle import Bundle, Loaded
 from .convert import needs_conversion, to_v1
 from .errors import InputError, Location, Problem
 from .kinds import KindInfo, lookup, split_api_version
+from .int64 import int64_problems
 from .pydantic_problems import problems_from
 from .yaml_io import MAX_FILE_BYTES, Document, collector_paused, decode, parse_documents, read_file
 
@@ -239,6 +240,11 @@ def _add_object(bundle: Bundle, data: dict[str, Any], where: Location, info: Kin
             return
         source = api_version
         converted[api_version] = converted.get(api_version, 0) + 1
+    oversized = int64_problems(data, where)
+    if oversized:
+        for problem in oversized:
+            bundle.add_problem(problem)
+        return
     try:
         obj = info.model.model_validate(data, by_alias=True, by_name=False)
     except ValidationError as exc:
@@ -265,8 +271,13 @@ def _prefix(where: Location) -> str:
 
 
 def _shape(value: Any) -> str:
+    """What a value is, in YAML's words (never a Python type name)."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "true" if value else "false"
     if isinstance(value, list):
         return "a list"
     if isinstance(value, str):
         return "text"
-    return "a number" if isinstance(value, (int, float)) and not isinstance(value, bool) else type(value).__name__
+    return "a number" if isinstance(value, (int, float)) else "a mapping"

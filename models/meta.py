@@ -13,6 +13,7 @@ from typing import Any, Annotated
 
 from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field, PlainSerializer, model_validator
 from pydantic.alias_generators import to_camel
+from .wording import describe
 
 
 class ApiModel(BaseModel):
@@ -51,7 +52,7 @@ def _timestamp(value: Any) -> str:
         return value.astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
     if isinstance(value, str):
         return value
-    raise ValueError(f"a timestamp must be RFC 3339 text, not {type(value).__name__}")
+    raise ValueError(f"a timestamp must be RFC 3339 text, not {describe(value)}")
 
 
 Timestamp = Annotated[str, BeforeValidator(_timestamp), PlainSerializer(str)]

@@ -19,6 +19,7 @@ from typing import Any
 from pydantic import BaseModel, ValidationError
 
 from .errors import Location, Problem
+from .wording import describe
 
 _SIMPLE = {
     "string_type": "must be text",
@@ -126,19 +127,3 @@ def _unknown_field(name: str, owner: type[BaseModel] | None) -> str:
     return message + (f"; did you mean {json.dumps(close[0])}?" if close else "")
 
 
-def describe(value: Any) -> str:
-    """A value named the way YAML shows it: ``the text "2"``, ``the number 2``, ``a list``."""
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, (int, float)):
-        return f"the number {value}"
-    if isinstance(value, str):
-        text = value if len(value) <= 40 else value[:37] + "..."
-        return f"the text {json.dumps(text)}"
-    if isinstance(value, list):
-        return "a list"
-    if isinstance(value, dict):
-        return "a mapping"
-    return type(value).__name__

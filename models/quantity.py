@@ -16,6 +16,7 @@ from typing import Any
 
 from pydantic import GetCoreSchemaHandler
 from pydantic_core import core_schema
+from .wording import describe
 
 _BINARY = {"Ki": 10, "Mi": 20, "Gi": 30, "Ti": 40, "Pi": 50, "Ei": 60}
 _DECIMAL = {"n": -9, "u": -6, "m": -3, "": 0, "k": 3, "M": 6, "G": 9, "T": 12, "P": 15, "E": 18}
@@ -107,7 +108,7 @@ class Quantity:
                 return v
             if isinstance(v, (str, int, float)) and not isinstance(v, bool):
                 return cls.parse(v)
-            raise QuantityError(f"a quantity must be a string or a number, not {type(v).__name__}")
+            raise QuantityError(f"a quantity must be a string or a number, not {describe(v)}")
 
         return core_schema.no_info_plain_validator_function(
             validate,

@@ -17,6 +17,7 @@ from typing import Any, Iterable
 
 from .errors import Location, Problem
 from .meta import Condition, NodeSelector, NodeSelectorRequirement, ObjectMeta
+from .wording import describe
 
 DNS1123_LABEL_MAX = 63
 DNS1123_SUBDOMAIN_MAX = 253
@@ -232,7 +233,7 @@ def check_max_items(out: Findings, where: Location, items: Sized, limit: int,
 def check_json_object(out: Findings, where: Location, value: Any, limit: int) -> None:
     """Opaque data (driver parameters, device data): a JSON object of at most ``limit`` bytes."""
     if not isinstance(value, dict):
-        out.add(where, f"must be a JSON object (a mapping), not {type(value).__name__}")
+        out.add(where, f"must be a JSON object (a mapping), not {describe(value)}")
         return
     size = len(json.dumps(value, separators=(",", ":"), default=str))
     if size > limit:

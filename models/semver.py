@@ -12,6 +12,7 @@ from typing import Any
 
 from pydantic import GetCoreSchemaHandler
 from pydantic_core import core_schema
+from .wording import describe
 
 _NUM = r"0|[1-9][0-9]*"
 _PRE_ID = r"(?:0|[1-9][0-9]*|[0-9]*[a-zA-Z-][0-9a-zA-Z-]*)"
@@ -43,7 +44,7 @@ class Semver:
     def parse(cls, text: str, normalize: bool = False) -> "Semver":
         """Strict semver 2.0.0; with ``normalize`` also ``v1``, ``1.2`` and leading zeros (Kubernetes' option)."""
         if not isinstance(text, str):
-            raise SemverError(f"a version must be a string, not {type(text).__name__}")
+            raise SemverError(f"a version must be a string, not {describe(text)}")
         return _parse(text, normalize)
 
     def _render(self) -> str:

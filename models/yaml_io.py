@@ -262,22 +262,42 @@ def _checked(document: Document, name: str, text_length: int) -> Document:
 def expansion_excess(data: Any, max_nodes: int = MAX_NODES, max_bytes: int = MAX_EXPANDED_BYTES) -> str | None:
     """Why ``data`` is too large once every alias is expanded, or None when it is within the limits.
 
-    Walks iteratively (deep nesting cannot overflow the stack) and stops as soon
-    as a limit is passed, so the walk itself costs at most ``max_nodes`` steps.
+    A YAML alias makes one Python container appear in many places, so each distinct
+    container's expanded size is computed once and reused: the walk costs the size of
+    the text, not of the expansion (an alias bomb of 10**9 values is refused at once).
+    It is iterative, so deep nesting cannot overflow the stack, and a container that
+    contains itself (an alias to its own anchor) expands without end.
     """
-    stack: list[Any] = [data]
-    nodes = size = 0
+    message = (f"expands to more than {max_nodes:,} values or {max_bytes // (1024 * 1024)} MiB of text "
+               "(YAML aliases used many times or referring to themselves?); drasat does not read it")
+    totals: dict[int, tuple[int, int]] = {}   # id of a container -> its expanded (values, text bytes)
+    open_: set[int] = set()
+    stack: list[tuple[Any, bool]] = [(data, False)]
     while stack:
-        item = stack.pop()
-        nodes += 1
-        if isinstance(item, dict):
-            stack.extend(item.keys())
-            stack.extend(item.values())
-        elif isinstance(item, list):
-            stack.extend(item)
-        elif isinstance(item, str):
-            size += len(item)
-        if nodes > max_nodes or size > max_bytes:
-            return (f"expands to more than {max_nodes:,} values or {max_bytes // (1024 * 1024)} MiB of text "
-                    "(YAML aliases used many times or referring to themselves?); drasat does not read it")
+        item, finished = stack.pop()
+        if not isinstance(item, (dict, list)) or (not finished and id(item) in totals):
+            continue
+        if finished:
+            nodes, size = 1, 0
+            for child in _members(item):
+                child_nodes, child_size = totals.get(id(child)) or _leaf(child)
+                nodes, size = nodes + child_nodes, size + child_size
+            totals[id(item)] = (nodes, size)
+            open_.discard(id(item))
+            if nodes > max_nodes or size > max_bytes:
+                return message
+            continue
+        if id(item) in open_:
+            return message   # it contains itself
+        open_.add(id(item))
+        stack.append((item, True))
+        stack.extend((child, False) for child in _members(item) if isinstance(child, (dict, list)))
     return None
+
+
+def _members(container: dict[Any, Any] | list[Any]) -> list[Any]:
+    return [*container.keys(), *container.values()] if isinstance(container, dict) else container
+
+
+def _leaf(value: Any) -> tuple[int, int]:
+    return 1, len(value) if isinstance(value, str) else 0

@@ -55,6 +55,23 @@ class Allocation:
     stats: Stats
 
 
+#: Request alternatives x devices on the node that one allocation may weigh. Candidates, device
+#: classes and the CP-SAT model all grow with it, at about 100 bytes a pair (measured in
+#: benchmarks/size_bench.py), so this bounds memory near 1 GiB.
+MAX_REQUEST_DEVICE_PAIRS = 10_000_000
+
+
+def _check_size(problem: Problem, devices: int) -> None:
+    """Refuse, before any work, a problem whose memory would grow past the bound."""
+    alternatives = sum(len(r.first_available) or 1 for claim in problem.claims for r in claim.spec.devices.requests)
+    pairs = alternatives * devices
+    if pairs > MAX_REQUEST_DEVICE_PAIRS:
+        raise InputError(f"too large to allocate in bounded memory: {len(problem.claims):,} claims with "
+                         f"{alternatives:,} requests and alternatives against {devices:,} devices on node "
+                         f"{problem.node.name} make {pairs:,} request-device pairs, more than drasat's limit of "
+                         f"{MAX_REQUEST_DEVICE_PAIRS:,} (about 1 GiB); allocate fewer claims at a time")
+
+
 def allocate(problem: Problem, *, solver: str = "cp-sat", objective: str = FIRST_FIT,
              time_limit: float = 60.0, workers: int = 1, evaluator: SelectorEvaluator | None = None,
              greedy_budget: int = GREEDY_BUDGET) -> Allocation:
@@ -77,6 +94,7 @@ def allocate(problem: Problem, *, solver: str = "cp-sat", objective: str = FIRST
     deadline = started + time_limit
     stats = Stats(solver=solver)
     inv = build_inventory(problem)
+    _check_size(problem, len(inv.devices))
     plans = plan_claims(problem, inv, evaluator or SelectorEvaluator(), deadline=deadline)
     try:
         picks = _search(inv, plans, solver, objective, deadline, workers, greedy_budget, stats)

@@ -62,6 +62,7 @@ class _Stages:
         solver = cp_model.CpSolver()
         solver.parameters.max_time_in_seconds = remaining
         solver.parameters.num_workers = self.workers
+        solver.parameters.catch_sigint_signal = False   # Ctrl-C belongs to the caller (drasat exits 130)
         # The first solve decides feasibility and may need presolve on a hard model; the
         # stages after it are small variations of a model just solved, where presolve is
         # most of the cost (measured: 3-5x faster stages on partitioned GPUs).

@@ -76,6 +76,7 @@ def problem_from_objects(objects: Sequence[object], *, node: str | None = None,
     ``locate`` gives each object's place in the input for them (file, document).
     """
 
+    _check_admin_access(objects)
     by_kind: dict[str, list] = {}
     for obj in objects:
         by_kind.setdefault(getattr(obj, "kind", ""), []).append(obj)
@@ -108,6 +109,22 @@ def _chosen_claims(all_claims: Sequence[ResourceClaim], names: Sequence[str]) ->
         if not any(c is found[0] for c in chosen):
             chosen.append(found[0])
     return chosen
+
+
+def _check_admin_access(objects: Sequence[object]) -> None:
+    """The API server never stores a claim asking for admin access outside an admin namespace."""
+    import warnings
+
+    from drasat.models.errors import DrasatWarning, InputError, Location, Problem
+    from drasat.models.rules_admin import admin_access_unchecked, admin_access_violations
+
+    violations = admin_access_violations(objects)
+    if violations:
+        raise InputError([Problem(Location(kind=v.obj.kind, name=v.obj.name, path=v.path), v.message)
+                          for v in violations])
+    unchecked = admin_access_unchecked(objects)
+    if unchecked is not None:
+        warnings.warn(unchecked, DrasatWarning, stacklevel=2)
 
 
 def refuse_unstorable(used: Sequence[Any], locate: Callable[[Any], Location | None] | None = None) -> None:

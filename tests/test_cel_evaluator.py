@@ -85,8 +85,8 @@ def test_evaluation_off_the_main_thread(engine: str) -> None:
     def work() -> None:
         ev = SelectorEvaluator(engine)
         try:
-            ev.matches("[" + ",".join(map(str, range(100))) + "].all(x, [" + ",".join(map(str, range(100)))
-                       + "].all(y, x + y >= 0))", DEV)
+            results.append(ev.matches("[" + ",".join(map(str, range(100))) + "].all(x, ["
+                                      + ",".join(map(str, range(100))) + "].all(y, x + y >= 0))", DEV))
         except CelRuntimeError as exc:
             results.append(exc.detail)
         results.append(ev.matches('device.capacity["d"].mem.compareTo(quantity("1024Mi")) == 0', DEV))
@@ -94,7 +94,8 @@ def test_evaluation_off_the_main_thread(engine: str) -> None:
     thread = threading.Thread(target=work)
     thread.start()
     thread.join(30)
-    assert results == ["operation cancelled: actual cost limit exceeded", True]
+    # 10,000 iterations: past cel-cpp's budget but well within Kubernetes' cost limit (estimate 71,411)
+    assert results == [True, True]
 
 
 @pytest.mark.skipif(len(ENGINES) < 2, reason="needs both engines")

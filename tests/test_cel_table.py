@@ -206,7 +206,8 @@ ROWS: list[tuple[str, str, CelDevice, object]] = [
     ("location", "noSuchVar == 1", GPU, C("<input>:1:1:")),
     ("too-long", 'device.driver == "' + "x" * 10300 + '"', GPU, C("10240")),
     ("nesting-ok", "(" * 10 + "true" + ")" * 10, GPU, True),
-    ("nesting-too-deep", "(" * 40 + "true" + ")" * 40, GPU, C("recursion")),
+    ("nesting-within-cel-go-limit", "(" * 200 + "true" + ")" * 200, GPU, True),
+    ("nesting-too-deep", "(" * 250 + "true" + ")" * 250, GPU, C("expression recursion limit exceeded: 250")),
     ("memory-bomb", "cel.bind(a, '" + "x" * 1000 + "', " + "cel.bind(a, a + a, " * 20 + "size(a) > 0"
      + ")" * 21, GPU, C("estimated cost")),
     # hostile selectors stop at the cost bound

@@ -9,11 +9,11 @@ Three questions answered once per expression, from the engine-neutral AST:
   an unknown domain; a plain CEL map fails instead. Lookups ``device.attributes[d]`` are
   rewritten to ``device.attributes[?d].orValue({})`` (exact for computed keys too), and
   ``has(device.attributes.x)``, always true in Kubernetes, to ``true``.
-* **Cost** -- neither engine bounds memory: a chain of ``cel.bind(a, a + a, ...)`` or
+* **Memory** -- neither engine bounds memory: a chain of ``cel.bind(a, a + a, ...)`` or
   nested ``replace`` builds gigabytes within the iteration budget. A coarse size and work
-  estimate rejects such expressions at compile time, as Kubernetes' API validation
-  rejects selectors whose estimated cost is too high. Realistic selectors are orders of
-  magnitude below the limits.
+  estimate rejects such expressions at compile time (drasat's own guard; Kubernetes'
+  exact cost estimate, which ``drasat validate`` applies, is :mod:`.cost`). Realistic
+  selectors are orders of magnitude below the limits.
 """
 
 from __future__ import annotations
@@ -32,6 +32,9 @@ MAX_VALUE_SIZE = 8 * 2 ** 20
 MAX_WORK = 10 ** 8
 _ITERATIONS = 10_000
 ALL = None  # "every id of the domain" / "every domain"
+#: drasat's own compile-time refusal of expressions that could exhaust memory; where Kubernetes'
+#: estimate refuses them too, ``drasat validate`` reports Kubernetes' words instead.
+MEMORY_GUARD = "estimated cost exceeds the limit"
 
 
 @dataclass(frozen=True)
@@ -233,7 +236,7 @@ def _check_cost(parsed: Parsed) -> None:
     estimator = _Estimator()
     size = estimator.size(parsed.root, {}, 1)
     if max(size, estimator.biggest) > MAX_VALUE_SIZE or estimator.work > MAX_WORK:
-        message = ("estimated cost exceeds the limit: the expression can build values of about "
+        message = (f"{MEMORY_GUARD}: the expression can build values of about "
                    f"{max(size, estimator.biggest)} bytes and do about {estimator.work} units of work")
         raise CelCompileError(compilation_failed(issue(parsed.text, None, message)), parsed.text)
 

@@ -9,6 +9,7 @@ Anything it cannot type is ``dyn`` and left to run time, as cel does.
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from typing import Union
 
 from .errors import CelCompileError, compilation_failed, issue
@@ -37,17 +38,38 @@ def check(parsed: Parsed) -> Type:
     Whether the type suits the use (bool for a selector, a scalar for a derived attribute)
     is the evaluator's rule, not the checker's: one compiled program serves both uses.
     """
+    return checked(parsed).types[id(parsed.root)]
+
+
+@dataclass
+class Checked:
+    """What the checker learnt about every node: its type and, for calls, the overloads
+    (parameter lists) that matched -- the cost estimator needs both, as cel-go's does."""
+
+    types: dict[int, Type] = field(default_factory=dict)
+    overloads: dict[int, list[tuple[Type, ...]]] = field(default_factory=dict)
+
+
+def checked(parsed: Parsed) -> Checked:
+    """Type every node of ``parsed``; raises :class:`CelCompileError` like :func:`check`."""
+    checker = _Checker()
     try:
-        return _Checker().type_of(parsed.root, {})
+        checker.type_of(parsed.root, {})
     except _Problem as problem:
         detail = compilation_failed(issue(parsed.text, problem.offset, str(problem)))
         raise CelCompileError(detail, parsed.text) from None
+    return checker.found
 
 
 class _Checker:
+    def __init__(self) -> None:
+        self.found = Checked()
+
     def type_of(self, node: Node, scope: Scope) -> Type:
         handler = getattr(self, "_" + node.kind)
-        return handler(node, scope)
+        result: Type = handler(node, scope)
+        self.found.types[id(node)] = result
+        return result
 
     def _literal(self, node: Node, scope: Scope) -> Type:
         return "null_type" if node.name == "null" else node.name
@@ -165,13 +187,15 @@ class _Checker:
         overloads = OVERLOADS.get(name)
         if overloads is None:
             raise _Problem(node, f"undeclared reference to '{name}' (in container '')")
-        results = []
+        results, matched = [], []
         for params, result, is_member in overloads:
             if is_member != member and not name.startswith(("_", "@")):
                 continue
             bound = _match(params, args)
             if bound is not None:
                 results.append(_substitute(result, bound))
+                matched.append(params)
+        self.found.overloads[id(node)] = matched
         if not results:
             listed = ", ".join(type_name(a) for a in args)
             raise _Problem(node, f"found no matching overload for '{name}' applied to '({listed})'")

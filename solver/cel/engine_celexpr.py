@@ -18,14 +18,16 @@ from __future__ import annotations
 
 import re
 import threading
-from typing import Any, Callable, Optional
+from typing import Any, Callable
 
 from google.protobuf import descriptor_pb2, descriptor_pool, struct_pb2
 
 from . import library as lib
 from .analysis import Analysis, DriverTest, Needs, analyse
-from .celexpr_values import PLAIN, adapt, decode, encode, go_type, to_value
-from .device import AMBIGUOUS, MISSING, CelDevice, DeviceData, convert, lookup
+from .celexpr_device import CelExprDevice, Plan
+from .celexpr_values import adapt, decode, encode, go_type, to_value
+from .cost import MAX_COST, estimated_cost
+from .device import CelDevice
 from .errors import COST_EXCEEDED, CelCompileError, CelRuntimeError, compilation_failed, missing_key, non_bool_result
 from .syntax import Node, parse
 
@@ -133,6 +135,7 @@ class _Envs:
 
 
 # --- compile and evaluate ----------------------------------------------------------------
+_GO_PARSER_LIMITS = ("recursion limit exceeded", "max recursion depth exceeded", "code point size exceeds limit")
 _STATUS = re.compile(r"^[A-Z_]+: ")
 _SUFFIX = re.compile(r" \[[A-Z_]+\]$")
 
@@ -145,12 +148,14 @@ class Program:
     """A compiled expression: the run-environment program, what it reads of a device, and its
     checked result type in cel-go's spelling (whether that type is right depends on the use)."""
 
-    __slots__ = ("expression", "needs", "driver", "plan", "result", "memo")
+    __slots__ = ("expression", "needs", "driver", "plan", "result", "memo", "text", "fallback")
 
-    def __init__(self, expression: Any, needs: Needs, driver: DriverTest | None, result: str) -> None:
+    def __init__(self, expression: Any, needs: Needs, driver: DriverTest | None, result: str, text: str = "") -> None:
         self.expression, self.needs, self.driver, self.result = expression, needs, driver, result
-        self.plan = _Plan(needs)
+        self.plan = Plan(needs)
         self.memo: dict[Any, bool | str] = {}  # selector result (or error text) by what it read
+        self.text = text
+        self.fallback: Any = None   # the celpy program, once cel-expr's iteration budget was hit
 
 
 _MEMO_SIZE = 65536
@@ -173,6 +178,17 @@ class CelExprEngine:
     def __init__(self) -> None:
         self._envs: _Envs | None = None
         self._lock = threading.Lock()
+        self._celpy_engine: Any = None
+
+    def _celpy(self) -> Any:
+        """The pure-Python engine, for what cel-cpp's fixed limits refuse but Kubernetes accepts:
+        nesting deeper than cel-cpp's 32 levels (cel-go allows 250), and evaluations longer than
+        cel-cpp's 10,000 iterations (Kubernetes allows 1,000,000 cost units)."""
+        with self._lock:
+            if self._celpy_engine is None:
+                from .engine_celpy import CelpyEngine
+                self._celpy_engine = CelpyEngine()
+            return self._celpy_engine
 
     def _env(self) -> _Envs:
         with self._lock:
@@ -182,13 +198,19 @@ class CelExprEngine:
 
     def compile(self, text: str) -> Program:
         envs = self._env()
+        parsed = None
         try:
-            analysis: Analysis | None = analyse(parse(text), _fold)
-        except CelCompileError:
+            parsed = parse(text)
+            analysis: Analysis | None = analyse(parsed, _fold)
+        except CelCompileError as exc:
+            if any(limit in exc.detail for limit in _GO_PARSER_LIMITS):
+                raise   # cel-go's parser limits, which cel-cpp's parser does not share
             analysis = None  # cel-expr's own parser reports the problem below, in its words
         try:
             checked = envs.check.compile(text)
         except RuntimeError as exc:
+            if parsed is not None and "recursion" in str(exc).lower():
+                return self._celpy().compile(text)   # within cel-go's 250 levels, beyond cel-cpp's 32
             raise CelCompileError(compilation_failed(_clean(str(exc))), text) from None
         if analysis is None:  # cel-expr accepts what the neutral parser rejected: limits first
             analyse(parse(text))
@@ -197,15 +219,17 @@ class CelExprEngine:
             program = envs.run.compile(analysis.rewritten)
         except RuntimeError as exc:  # pragma: no cover - the check environment accepted it
             raise CelCompileError(compilation_failed(_clean(str(exc))), text) from None
-        return Program(program, analysis.needs, analysis.driver, go_type(checked.return_type().name()))
+        return Program(program, analysis.needs, analysis.driver, go_type(checked.return_type().name()), text)
 
-    def prepare(self, device: CelDevice) -> "_Device":
+    def prepare(self, device: CelDevice) -> CelExprDevice:
         """The device's per-evaluator form; carriers are built lazily, only for what is read."""
-        return _Device(device)
+        return CelExprDevice(device)
 
-    def evaluate(self, program: Program, device: "_Device") -> bool:
+    def evaluate(self, program: Program, device: CelExprDevice) -> bool:
         """A selector's verdict. Devices that look the same to the expression (same values of
         everything it reads) get the same verdict: a node of identical GPUs costs one run."""
+        if program.__class__ is not Program:   # compiled by celpy (see compile)
+            return bool(self._celpy().evaluate(program, device.for_celpy(self._celpy())))
         key = None if program.needs.full else _frozen(device.project(program.plan))
         hit = program.memo.get(key) if key is not None else None
         if hit is None:
@@ -218,8 +242,16 @@ class CelExprEngine:
             return hit
         raise CelRuntimeError(hit)
 
-    def _verdict(self, program: Program, device: "_Device") -> bool | str:
-        value = self._run(program, device)
+    def _verdict(self, program: Program, device: CelExprDevice) -> bool | str:
+        try:
+            value = self._run(program, device)
+        except _BudgetExceeded:   # cel-cpp's iteration budget is not Kubernetes' cost limit: ask celpy
+            if not _within_limit(program):
+                return COST_EXCEEDED
+            try:
+                return bool(self._celpy().evaluate(self._fallback(program), device.for_celpy(self._celpy())))
+            except CelRuntimeError as exc:
+                return exc.detail
         kind = value.type().name()
         if kind == "BOOL":
             return bool(value.value())
@@ -227,9 +259,21 @@ class CelExprEngine:
             return _runtime_text(str(value.value()))
         return non_bool_result(_result_type(kind, value))
 
-    def value(self, program: Program, device: "_Device") -> Any:
+    def _fallback(self, program: Program) -> Any:
+        if program.fallback is None:
+            program.fallback = self._celpy().compile(program.text)
+        return program.fallback
+
+    def value(self, program: Program, device: CelExprDevice) -> Any:
         """The result in the neutral form :func:`.values.checked` takes (a derived attribute's value)."""
-        value = self._run(program, device)
+        if program.__class__ is not Program:   # compiled by celpy (see compile)
+            return self._celpy().value(program, device.for_celpy(self._celpy()))
+        try:
+            value = self._run(program, device)
+        except _BudgetExceeded:
+            if not _within_limit(program):
+                raise CelRuntimeError(COST_EXCEEDED) from None
+            return self._celpy().value(self._fallback(program), device.for_celpy(self._celpy()))
         if value.type().name() == "ERROR":
             try:
                 text = str(value.value())
@@ -238,12 +282,34 @@ class CelExprEngine:
             raise CelRuntimeError(_runtime_text(text))
         return to_value(value)
 
-    def _run(self, program: Program, device: "_Device") -> Any:
+    def _run(self, program: Program, device: CelExprDevice) -> Any:
         data = device.full() if program.needs.full else device.project(program.plan)
         try:
-            return program.expression.eval(data={"device": data})
+            value = program.expression.eval(data={"device": data})
         except RuntimeError as exc:
-            raise CelRuntimeError(_runtime_text(str(exc))) from None
+            text = _runtime_text(str(exc))
+            raise (_BudgetExceeded() if text == COST_EXCEEDED else CelRuntimeError(text)) from None
+        if value.type().name() == "ERROR" and _error_text(value) == COST_EXCEEDED:
+            raise _BudgetExceeded()
+        return value
+
+
+class _BudgetExceeded(Exception):
+    """cel-cpp stopped at its fixed 10,000 iterations."""
+
+
+def _within_limit(program: Program) -> bool:
+    """Whether Kubernetes' estimate keeps the program under its run-time limit, so that Kubernetes
+    would have finished what cel-cpp stopped (see the celpy engine for the other case)."""
+    cost = estimated_cost(program.text)
+    return cost is None or cost <= MAX_COST
+
+
+def _error_text(value: Any) -> str:
+    try:
+        return _runtime_text(str(value.value()))
+    except (TypeError, RuntimeError):  # an optional value, which Python cannot read
+        return ""
 
 
 def _fold(node: Node) -> str | None:
@@ -268,94 +334,6 @@ def _result_type(kind: str, value: Any) -> str:
     if kind == "BYTES":
         return lib.type_name(decode(value.value()))
     return go_type(kind).split("(")[0]
-
-
-class _Device:
-    """One device as the run environment sees it: the whole map (built once, on demand) or
-    just the values an expression reads, looked up directly in the raw device (most
-    selectors touch two or three attributes, and converting values into cel-expr is most
-    of the cost of a cold evaluation)."""
-
-    __slots__ = ("device", "_data", "_full")
-
-    def __init__(self, device: CelDevice) -> None:
-        self.device = device
-        self._data: DeviceData | None = None
-        self._full: dict[str, Any] | None = None
-
-    def grouped(self) -> DeviceData:
-        data = self._data
-        if data is None:
-            data = self._data = convert(self.device)
-        return data
-
-    def full(self) -> dict[str, Any]:
-        full = self._full
-        if full is None:
-            data = self.grouped()
-            full = self._full = {
-                "driver": data.driver, "allowMultipleAllocations": data.allow_multiple_allocations,
-                "attributes": {d: _encoded(ids) for d, ids in data.attributes.items()},
-                "capacity": {d: _encoded(ids) for d, ids in data.capacity.items()}}
-        return full
-
-    def project(self, plan: "_Plan") -> dict[str, Any]:
-        device = self.device
-        out: dict[str, Any] = {}
-        if plan.driver:
-            out["driver"] = device.driver
-        if plan.multi:
-            out["allowMultipleAllocations"] = bool(device.allow_multiple_allocations)
-        for section, wanted in plan.sections:
-            out[section] = self._section(section, wanted)
-        return out
-
-    def _section(self, section: str, wanted: "_Wanted") -> dict[str, Any]:
-        if wanted is None:
-            return self.full()[section]
-        out: dict[str, dict[str, Any]] = {}
-        for domain, ids in wanted:
-            if ids is None:
-                group = getattr(self.grouped(), section).get(domain)
-                if group is not None:
-                    out[domain] = _encoded(group)
-                continue
-            found = out[domain] = {}   # present or not, lookups of these ids behave alike
-            for ident, key in ids:
-                value = lookup(self.device, section, domain, ident, key)
-                if value is MISSING:
-                    continue
-                if value is AMBIGUOUS:
-                    value = getattr(self.grouped(), section)[domain][ident]
-                found[ident] = value if value.__class__ in PLAIN else encode(value)
-        return out
-
-
-_Wanted = Optional[tuple[tuple[str, Optional[tuple[tuple[str, str], ...]]], ...]]
-
-
-class _Plan:
-    """:class:`Needs` prepared for projection: fields as flags, qualified keys formatted once."""
-
-    __slots__ = ("driver", "multi", "sections")
-
-    def __init__(self, needs: Needs) -> None:
-        self.driver = "driver" in needs.fields
-        self.multi = "allowMultipleAllocations" in needs.fields
-        self.sections = tuple((section, _wanted(wanted)) for section, wanted in
-                              (("attributes", needs.attributes), ("capacity", needs.capacity))
-                              if section in needs.fields)
-
-
-def _wanted(wanted: dict[str, frozenset[str] | None] | None) -> _Wanted:
-    if wanted is None:
-        return None
-    return tuple((domain, None if ids is None else tuple((i, f"{domain}/{i}") for i in sorted(ids)))
-                 for domain, ids in wanted.items())
-
-
-def _encoded(values: dict[str, Any]) -> dict[str, Any]:
-    return {i: encode(v) for i, v in values.items()}
 
 
 _KEY = re.compile(r'Key not found in map : "?(.*?)"?$')

@@ -3,9 +3,16 @@
 celpy parses and evaluates CEL but lacks what DRA selectors need, so this module adds:
 a compile-time checker (:mod:`.checker`), ``cel.bind``, the strings extension, optional
 values, Kubernetes' empty-map default for unknown domains, CEL's error-absorbing
-short-circuit ``&&``/``||``, exact ``has()``, and a cost bound: the same 10,000
-comprehension iterations cel-expr-python allows, a cap on evaluation steps and a wall-
-clock backstop, all counted in the evaluator itself so they work on any thread.
+short-circuit ``&&``/``||``, exact ``has()``, and Kubernetes' run-time cost limit.
+
+Kubernetes stops an evaluation whose actual cost passes 1,000,000 units. An
+expression whose worst-case estimate (:mod:`.cost`) is within that limit can never
+reach it on devices the API server accepts, so it runs to the end (bounded by its
+estimate). One whose estimate is higher would have been refused by the API server
+("too complex") and reaches an allocator only from an older cluster; it is stopped
+at a cheap budget -- 10,000 comprehension iterations (cel-cpp's) or 250,000 tree
+steps -- so hostile input stays fast. A wall-clock backstop catches anything the
+counters miss. All are counted in the evaluator itself, so they work on any thread.
 """
 
 from __future__ import annotations
@@ -23,16 +30,18 @@ from drasat.models.semver import Semver
 from . import library as lib
 from .analysis import DriverTest, analyse
 from .celpy_values import NONE, DefaultMap, OptionalValue, functions, to_cel, to_plain, to_result
-from .checker import check
+from .checker import checked
+from .cost import MAX_COST, estimate
 from .device import CelDevice, convert
 from .errors import COST_EXCEEDED, CelRuntimeError, missing_key, non_bool_result
 from .signatures import type_name
 from .syntax import MACROS, Node, decode_string, parse
 
 NAME = "celpy"
-MAX_ITERATIONS = 10_000     # cel-expr-python's fixed comprehension budget
-MAX_STEPS = 250_000         # tree nodes visited per evaluation (realistic selectors: ~100)
-MAX_SECONDS = 1.0           # backstop for anything the counters miss (typical: < 1 ms)
+UNBOUNDED = 40 * MAX_COST   # within the estimate: a step or an iteration costs at least 1/40 of a unit
+MAX_ITERATIONS = 10_000     # over the estimate: cel-expr-python's fixed comprehension budget
+MAX_STEPS = 250_000         # over the estimate: tree nodes visited (realistic selectors: ~100)
+MAX_SECONDS = 30.0          # backstop for anything the counters miss (typical: < 1 ms)
 _PASS = frozenset(("expr", "conditionalor", "conditionaland", "relation", "addition",
                    "multiplication", "unary", "member"))
 
@@ -50,30 +59,33 @@ class _Exhausted(Exception):
 
 
 class _Budget:
-    __slots__ = ("steps", "iterations", "deadline")
+    __slots__ = ("steps", "iterations", "deadline", "max_steps", "max_iterations")
 
-    def __init__(self) -> None:
+    def __init__(self, within_limit: bool) -> None:
         self.steps = self.iterations = 0
+        self.max_steps, self.max_iterations = (UNBOUNDED, UNBOUNDED) if within_limit else (MAX_STEPS, MAX_ITERATIONS)
         self.deadline = time.monotonic() + MAX_SECONDS
 
     def step(self) -> None:
         self.steps += 1
-        if self.steps > MAX_STEPS or (self.steps & 1023 == 0 and time.monotonic() > self.deadline):
+        if self.steps > self.max_steps or (self.steps & 1023 == 0 and time.monotonic() > self.deadline):
             raise _Exhausted()
 
     def iteration(self) -> None:
         self.iterations += 1
-        if self.iterations >= MAX_ITERATIONS:
+        if self.iterations >= self.max_iterations:
             raise _Exhausted()
 
 
 class Program:
     """A parsed and checked expression; ``result`` is its checked type in cel-go's spelling."""
 
-    __slots__ = ("tree", "optional", "driver", "result")
+    __slots__ = ("tree", "optional", "driver", "result", "within_limit")
 
-    def __init__(self, tree: lark.Tree, optional: frozenset[int], driver: DriverTest | None, result: str) -> None:
+    def __init__(self, tree: lark.Tree, optional: frozenset[int], driver: DriverTest | None, result: str,
+                 within_limit: bool = True) -> None:
         self.tree, self.optional, self.driver, self.result = tree, optional, driver, result
+        self.within_limit = within_limit
 
 
 class _Evaluator(Evaluator):
@@ -83,7 +95,7 @@ class _Evaluator(Evaluator):
         super().__init__(program.tree, activation)
         self.optional = program.optional
         self.locals: dict[str, Any] = {"device": device}
-        self.budget = _Budget()
+        self.budget = _Budget(program.within_limit)
 
     def _visit_tree(self, tree: lark.Tree) -> Any:
         self.budget.step()
@@ -296,10 +308,12 @@ class CelpyEngine:
 
     def compile(self, text: str) -> Program:
         parsed = parse(text)
-        analysis = analyse(parsed)   # the cost bound and the driver test; not the cel-expr rewrite
-        result = type_name(check(parsed))
+        analysis = analyse(parsed)   # the memory bound and the driver test; not the cel-expr rewrite
+        found = checked(parsed)
+        result = type_name(found.types[id(parsed.root)])
         optional = frozenset(id(n.tree) for n in _walk(parsed.root) if n.optional)
-        return Program(parsed.tree, optional, analysis.driver, result)
+        within = estimate(parsed.root, found) <= MAX_COST
+        return Program(parsed.tree, optional, analysis.driver, result, within)
 
     def prepare(self, device: CelDevice) -> celtypes.MapType:
         data = convert(device)

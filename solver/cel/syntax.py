@@ -9,8 +9,8 @@ lacks, is blanked out before parsing and recorded on the nodes.
 
 from __future__ import annotations
 
-import math
 import re
+import sys
 import threading
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -22,8 +22,9 @@ from celpy.evaluation import celbytes, celstr
 from lark.exceptions import LarkError, UnexpectedCharacters, UnexpectedInput
 
 from .errors import CelCompileError, compilation_failed, issue
+from .parse_limits import recursion_problem
 
-MAX_DEPTH = 32
+MAX_CODE_POINTS = 100_000   # cel-go's default expressionSizeCodePointLimit (Kubernetes keeps it)
 _PASS_THROUGH = {"member", "relation", "addition", "multiplication", "unary", "primary",
                  "expr", "conditionalor", "conditionaland"}
 _BINARY = {"relation_lt": "_<_", "relation_le": "_<=_", "relation_gt": "_>_", "relation_ge": "_>=_",
@@ -49,7 +50,7 @@ class Node:
     target: "Node | None" = None   # operand of select/index, receiver of a member call
     optional: bool = False         # x.?f or m[?k]
     tree: Any = None               # the Lark node, for the celpy engine
-    depth: int = 0
+    parens: int = 0                # how many parentheses enclose it (each is a nested expression)
 
     def children(self) -> list["Node"]:
         return ([self.target] if self.target is not None else []) + self.args
@@ -66,7 +67,11 @@ class Parsed:
 
 
 def parse(text: str) -> Parsed:
-    """Parse ``text``; raises :class:`CelCompileError` for syntax errors and excessive nesting."""
+    """Parse ``text``; raises :class:`CelCompileError` for syntax errors and cel-go's parser limits."""
+    size = len(text)
+    if size > MAX_CODE_POINTS:
+        raise CelCompileError(compilation_failed(issue(
+            text, None, f"expression code point size exceeds limit: size: {size}, limit {MAX_CODE_POINTS}")), text)
     masked, marks = mask_optional(text)
     try:
         tree = _parser().parse(masked)
@@ -76,11 +81,15 @@ def parse(text: str) -> Parsed:
         root = _Builder(text, marks).build(tree)
     except RecursionError:
         root = None
-    if root is None or root.depth >= MAX_DEPTH:
-        raise CelCompileError(compilation_failed(
-            issue(text, None, f"Exceeded max recursion depth of {MAX_DEPTH} when parsing.")), text)
+    problem = "max recursion depth exceeded" if root is None else recursion_problem(root)
+    if problem is not None or root is None:
+        raise CelCompileError(compilation_failed(f"ERROR: <input>:-1:0: {problem}"), text)
     return Parsed(text, root, frozenset(marks), tree)
 
+
+# cel-go accepts 250 levels of nesting; building, checking and evaluating them walks the tree
+# recursively, a few Python frames per level.
+sys.setrecursionlimit(max(sys.getrecursionlimit(), 20_000))
 
 _PARSER: lark.Lark | None = None
 _PARSER_LOCK = threading.Lock()
@@ -161,9 +170,7 @@ class _Builder:
         self.text, self.marks = text, marks
 
     def build(self, tree: lark.Tree) -> Node:
-        node = self.node(tree)
-        _set_depth(node)
-        return node
+        return self.node(tree)
 
     def node(self, tree: lark.Tree) -> Node:
         parens, outer = 0, tree
@@ -179,7 +186,7 @@ class _Builder:
         node = getattr(self, "_" + tree.data)(tree)
         if outer is not tree and not outer.meta.empty:
             node.start, node.end = outer.meta.start_pos, outer.meta.end_pos
-        node.depth += parens
+        node.parens += parens
         return node
 
     def _span(self, tree: lark.Tree) -> tuple[int, int]:
@@ -197,7 +204,7 @@ class _Builder:
         start, end = self._span(outer)
         op = self._operator(args[0].end)
         node = Node("call", op, start, end, name=name, args=args, tree=outer)
-        node.depth = parens - 1
+        node.parens = parens
         return node
 
     def _operator(self, after: int) -> int:
@@ -233,9 +240,7 @@ class _Builder:
         inner = self.node(operand)
         start, end = self._span(tree)
         name = "!_" if op.data == "unary_not" else "-_"
-        node = Node("call", start, start, end, name=name, args=[inner], tree=tree)
-        node.depth = inner.depth - 1  # cel-go's parser does not nest on repeated unary operators
-        return node
+        return Node("call", start, start, end, name=name, args=[inner], tree=tree)
 
     def _member_dot(self, tree: lark.Tree) -> Node:
         operand, name = self.node(tree.children[0]), _token(tree, 1)
@@ -331,23 +336,3 @@ def decode_string(token: lark.Token) -> str:
         return "\n".join(str(celstr(lark.Token("STRING_LIT", '"' + part + '"')))
                          for part in text[3:-3].split("\n"))
     return str(celstr(token))
-
-
-def _set_depth(root: Node) -> None:
-    """cel-go-like nesting depth: one per call, select, index or aggregate; ``&&`` chains balanced."""
-    stack: list[tuple[Node, bool]] = [(root, False)]
-    while stack:
-        node, done = stack.pop()
-        kids = node.children()
-        if not done:
-            stack.append((node, True))
-            stack.extend((k, False) for k in kids)
-            continue
-        deepest = max((k.depth for k in kids), default=0)
-        if node.kind in ("ident", "literal"):
-            step = 0
-        elif node.name in ("_&&_", "_||_") and node.kind == "call" and node.target is None:
-            step = math.ceil(math.log2(max(2, len(kids))))
-        else:
-            step = 1
-        node.depth += deepest + step

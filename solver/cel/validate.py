@@ -12,7 +12,8 @@ What is compiled, with the default engine:
   ``spec.spec.devices.requests[i]``: ``exactly.selectors[j].cel.expression`` and
   ``exactly.derivedAttributes[j].expression``, and the same under ``firstAvailable[k]``.
 
-Selectors must be bool; derived attributes follow the value rules of :mod:`.values`
+An expression that compiles must also stay within Kubernetes' estimated cost limit
+(:mod:`.cost`), or the API server refuses it as "too complex". Selectors must be bool; derived attributes follow the value rules of :mod:`.values`
 with list values allowed (the API server accepts what a cluster with
 DRAListTypeAttributes accepts; the allocator applies the gate when it evaluates).
 """
@@ -28,6 +29,8 @@ from drasat.models.resource import (DeviceClaim, DeviceClass, DeviceSelector, De
 from drasat.models.rules_format import index
 from drasat.models.validation import register_checker
 
+from .analysis import MEMORY_GUARD
+from .cost import cost_problem
 from .errors import MAX_EXPRESSION_BYTES, CelCompileError
 from .evaluator import SelectorEvaluator
 
@@ -59,7 +62,12 @@ def check_cel(obj: TypedObject, where: Location) -> list[Problem]:
             else:
                 evaluator.compile(expression.text)
         except CelCompileError as exc:
-            problems.append(Problem(expression.at, message(exc.detail)))
+            too_costly = cost_problem(expression.text) if MEMORY_GUARD in exc.detail else None
+            problems.append(Problem(expression.at, too_costly or message(exc.detail)))
+            continue
+        too_costly = cost_problem(expression.text)
+        if too_costly is not None:
+            problems.append(Problem(expression.at, too_costly))
     return problems
 
 
