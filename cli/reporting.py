@@ -11,7 +11,6 @@ import functools
 import json
 import os
 import sys
-import tempfile
 from typing import Any, Callable, TypeVar
 
 import click
@@ -48,18 +47,13 @@ def dump(data: Any, output: str) -> str:
 
 
 def write_atomically(path: str, text: str) -> None:
-    """Write to a temporary name in the same folder, then rename over ``path``: never a half-written file."""
-    folder = os.path.dirname(os.path.abspath(path))
+    """Write to a temporary name in the same folder, then rename over ``path``: never a half-written
+    file, even on Ctrl-C (:mod:`.interrupt` removes an unfinished one); a path that cannot be written
+    is bad input (exit 2)."""
+    from .interrupt import write_atomically as write
+
     try:
-        os.makedirs(folder, exist_ok=True)
-        handle, temporary = tempfile.mkstemp(prefix=".drasat-", dir=folder)
+        os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
+        write(path, text)
     except OSError as exc:
-        raise InputError(f"cannot write {path}: {exc.strerror}") from None
-    try:
-        with os.fdopen(handle, "w", encoding="utf-8") as out:
-            out.write(text)
-        os.chmod(temporary, 0o644)  # mkstemp makes it private; these files are meant to be read by others
-        os.replace(temporary, path)
-    except BaseException:
-        os.unlink(temporary)
-        raise
+        raise InputError(f"cannot write {path}: {exc.strerror or exc}") from None
