@@ -33,6 +33,9 @@ class Exclusivity(Rule):
     name = "exclusivity"
     stage = Stage.EARLY
 
+    def excludes_any(self, inv: Inventory) -> bool:
+        return bool(inv.in_use.exclusive)
+
     def exclude(self, inv: Inventory, alt: Alternative, dev: InventoryDevice, found: Found) -> str:
         return IN_USE if not alt.admin and dev.id in inv.in_use.exclusive else ""
 
