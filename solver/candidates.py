@@ -28,10 +28,17 @@ __all__ = ["Alternative", "Candidates", "capacity_share", "compatible", "evaluat
            "evaluate_exact", "selectable", "static_block", "tolerated", "untolerated_taint"]
 
 NOT_SELECTED = "not selected by the class or request selectors"
-_EARLY = tuple(r for r in RULES if r.stage is Stage.EARLY)
-_SELECTION = tuple(r for r in RULES if r.stage is Stage.SELECTION)
-_FILTER = tuple(r for r in RULES if r.stage is Stage.FILTER)
-_BLOCKS = tuple(r for r in RULES if r.stage in (Stage.EARLY, Stage.BLOCK))
+
+
+class StaticChecks:
+    """The registered rules' static exclusions, by stage, that can refuse anything on one inventory."""
+
+    def __init__(self, inv: Inventory) -> None:
+        rules = [rule for rule in RULES if rule.excludes_any(inv)]
+        self.early = tuple(r for r in rules if r.stage is Stage.EARLY)
+        self.selection = tuple(r for r in rules if r.stage is Stage.SELECTION)
+        self.filter = tuple(r for r in rules if r.stage is Stage.FILTER)
+        self.blocks = tuple(r for r in rules if r.stage in (Stage.EARLY, Stage.BLOCK))
 
 
 def selectable(ev: SelectorEvaluator, alt: Alternative, dev: InventoryDevice) -> bool:
@@ -61,25 +68,27 @@ def _one(ev: SelectorEvaluator, expression: str, dev: InventoryDevice, where: tu
 
 
 
-def static_block(inv: Inventory, alt: Alternative, dev: InventoryDevice, found: Found | None = None) -> str:
+def static_block(inv: Inventory, alt: Alternative, dev: InventoryDevice, found: Found | None = None,
+                 checks: StaticChecks | None = None) -> str:
     """Why the device can never be allocated for ``alt`` whatever else is chosen; "" when it can."""
     found = found or Found()
-    for rule in _BLOCKS:
+    for rule in (checks or StaticChecks(inv)).blocks:
         reason = rule.exclude(inv, alt, dev, found)
         if reason:
             return reason
     return ""
 
 
-def _filtered(inv: Inventory, alt: Alternative, dev: InventoryDevice, found: Found, selected: bool) -> str:
+def _filtered(inv: Inventory, alt: Alternative, dev: InventoryDevice, found: Found, selected: bool,
+              checks: StaticChecks) -> str:
     """Why the device is not on the alternative's list at all (off node, unselected, no capacity); "" if it is."""
-    for rule in _SELECTION:
+    for rule in checks.selection:
         reason = rule.exclude(inv, alt, dev, found)
         if reason:
             return reason
     if not selected:
         return NOT_SELECTED
-    for rule in _FILTER:
+    for rule in checks.filter:
         reason = rule.exclude(inv, alt, dev, found)
         if reason:
             return reason
@@ -90,14 +99,16 @@ def _gated(inv: Inventory, dev: InventoryDevice) -> bool:
     return not inv.features.binding_conditions and bool(dev.device.binding_conditions)
 
 
-def evaluate_exact(inv: Inventory, ev: SelectorEvaluator, alt: Alternative) -> Candidates:
+def evaluate_exact(inv: Inventory, ev: SelectorEvaluator, alt: Alternative,
+                   checks: StaticChecks | None = None) -> Candidates:
     """``alt``'s candidates, shares, exclusion reasons and deferred CEL errors (ExactCount)."""
+    checks = checks or StaticChecks(inv)
     devices: list[int] = []
     excluded: dict[int, str] = {}
     errors: dict[int, DrasatError] = {}
     found = Found()
     for dev in inv.devices:
-        reason = _exact_reason(inv, ev, alt, dev, found, errors)
+        reason = _exact_reason(inv, ev, alt, dev, found, errors, checks)
         if reason:
             excluded[dev.index] = reason
         else:
@@ -106,10 +117,10 @@ def evaluate_exact(inv: Inventory, ev: SelectorEvaluator, alt: Alternative) -> C
 
 
 def _exact_reason(inv: Inventory, ev: SelectorEvaluator, alt: Alternative, dev: InventoryDevice, found: Found,
-                  errors: dict[int, DrasatError]) -> str:
+                  errors: dict[int, DrasatError], checks: StaticChecks) -> str:
     if _gated(inv, dev):
         return "has binding conditions, but DRADeviceBindingConditions is disabled"
-    for rule in _EARLY:
+    for rule in checks.early:
         reason = rule.exclude(inv, alt, dev, found)
         if reason:
             return reason
@@ -118,10 +129,11 @@ def _exact_reason(inv: Inventory, ev: SelectorEvaluator, alt: Alternative, dev: 
     except DrasatError as exc:
         errors[dev.index] = exc
         return f"selector error: {exc}"
-    return _filtered(inv, alt, dev, found, selected) or static_block(inv, alt, dev, found)
+    return _filtered(inv, alt, dev, found, selected, checks) or static_block(inv, alt, dev, found, checks)
 
 
-def evaluate_all(inv: Inventory, ev: SelectorEvaluator, alt: Alternative) -> Candidates:
+def evaluate_all(inv: Inventory, ev: SelectorEvaluator, alt: Alternative,
+                 checks: StaticChecks | None = None) -> Candidates:
     """The fixed device list of an ``allocationMode: All`` (sub)request; CEL errors abort at once.
 
     Like Kubernetes, the list ignores use, taints and counters; a listed device that
@@ -129,14 +141,15 @@ def evaluate_all(inv: Inventory, ev: SelectorEvaluator, alt: Alternative) -> Can
     position (``blocked_at``) matters: Kubernetes allocates the list in order, so a
     constraint that an earlier device breaks is still the fatal error it reports.
     """
+    checks = checks or StaticChecks(inv)
     devices: list[int] = []
     found = Found()
     blocked, blocked_at = "", -1
     for dev in inv.devices:
-        if _gated(inv, dev) or _filtered(inv, alt, dev, found, selectable(ev, alt, dev)):
+        if _gated(inv, dev) or _filtered(inv, alt, dev, found, selectable(ev, alt, dev), checks):
             continue
         devices.append(dev.index)
-        reason = static_block(inv, alt, dev)
+        reason = static_block(inv, alt, dev, checks=checks)
         if reason and not blocked:
             blocked, blocked_at = f"device {dev.label()} {reason}", len(devices) - 1
     if not devices:

@@ -14,7 +14,7 @@ from typing import Sequence
 from drasat.models.errors import AllocationError, SelectorError, SolveTimeout
 from drasat.models.resource import ExactDeviceRequest, DeviceSubRequest, ResourceClaim
 
-from .candidates import evaluate_all, evaluate_derived, evaluate_exact
+from .candidates import StaticChecks, evaluate_all, evaluate_derived, evaluate_exact
 from .cel import CelCompileError, SelectorEvaluator
 from .inventory import Inventory
 from .plan import MAX_RESULTS, Alternative, Candidates, ClaimPlan, ConstraintPlan, RequestPlan
@@ -46,6 +46,7 @@ class _SharedCandidates:
 
     def __init__(self, inv: Inventory, ev: SelectorEvaluator, deadline: float | None = None) -> None:
         self.inv, self.ev, self.deadline = inv, ev, deadline
+        self.checks = StaticChecks(inv)
         self.done: dict[tuple, Candidates] = {}
 
     def fill(self, alt: Alternative) -> Alternative:
@@ -57,7 +58,7 @@ class _SharedCandidates:
         if found is None or found.errors:  # error texts name the claim: evaluate again for this one
             if self.deadline is not None and time.monotonic() > self.deadline:
                 raise SolveTimeout("the time limit was reached while evaluating selectors (raise --timeout)")
-            found = (evaluate_all if alt.mode == "All" else evaluate_exact)(self.inv, self.ev, alt)
+            found = (evaluate_all if alt.mode == "All" else evaluate_exact)(self.inv, self.ev, alt, self.checks)
             self.done[key] = found
         return alt.with_candidates(found)
 

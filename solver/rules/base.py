@@ -118,6 +118,10 @@ class Rule:
     searched = True  # has a depth-first side (fits/apply/undo)
 
     # --- static exclusion ------------------------------------------------------------------
+    def excludes_any(self, inv: Inventory) -> bool:
+        """Whether :meth:`exclude` can refuse anything on this inventory (else candidate selection skips it)."""
+        return True
+
     def exclude(self, inv: Inventory, alt: Alternative, dev: InventoryDevice, found: Found) -> str:
         """Why ``dev`` can never be allocated for ``alt`` by this rule; "" when it can."""
         return ""

@@ -47,6 +47,9 @@ class ConsumableCapacity(Rule):
     name = "capacity"
     stage = Stage.FILTER
 
+    def excludes_any(self, inv: Inventory) -> bool:
+        return inv.features.consumable_capacity
+
     def exclude(self, inv: Inventory, alt: Alternative, dev: InventoryDevice, found: Found) -> str:
         if not inv.features.consumable_capacity:
             return ""

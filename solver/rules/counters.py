@@ -54,6 +54,9 @@ class Counters(Rule):
     name = "counters"
     stage = Stage.BLOCK
 
+    def excludes_any(self, inv: Inventory) -> bool:
+        return any(dev.device.consumes_counters for dev in inv.devices)
+
     def exclude(self, inv: Inventory, alt: Alternative, dev: InventoryDevice, found: Found) -> str:
         if not dev.device.consumes_counters:
             return ""

@@ -33,6 +33,9 @@ class Exclusivity(Rule):
     name = "exclusivity"
     stage = Stage.EARLY
 
+    def excludes_any(self, inv: Inventory) -> bool:
+        return bool(inv.in_use.exclusive)
+
     def exclude(self, inv: Inventory, alt: Alternative, dev: InventoryDevice, found: Found) -> str:
         return IN_USE if not alt.admin and dev.id in inv.in_use.exclusive else ""
 
@@ -41,7 +44,7 @@ class Exclusivity(Rule):
 
     def start(self, ctx: RuleContext) -> Held:
         exclusive = ctx.inv.in_use.exclusive
-        in_use = frozenset(d.index for d in ctx.inv.devices if d.id in exclusive)
+        in_use = frozenset(d.index for d in ctx.inv.devices if d.id in exclusive) if exclusive else frozenset()
         return Held(held=[set() for _ in ctx.plans], in_use=in_use)
 
     def taken(self, state: Held, claim: int, alt: Alternative, dev: InventoryDevice) -> bool:
