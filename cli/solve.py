@@ -6,7 +6,7 @@ from typing import Any
 
 import click
 
-from drasat.models.errors import DrasatError, InternalError, SolveTimeout
+from drasat.models.errors import DrasatError, InternalError, SolveTimeout, Unschedulable
 
 from .main import cli
 from .allocation_options import allocation_options, cel_engine_name, exit_on_error, names_option
@@ -116,8 +116,17 @@ def _solve(bundle, node, namespace, feature_gates, claims, pods, solver, objecti
         click.echo(f"warning: no Node objects in the input: node {problem.node.name} has no labels, "
                    "so slices selected by node labels do not match", err=True)
     evaluator = SelectorEvaluator(cel_engine_name(cel_engine))
-    answer = allocate(problem, solver=solver, objective=objective, time_limit=timeout, workers=workers,
-                      evaluator=evaluator)
+    try:
+        answer = allocate(problem, solver=solver, objective=objective, time_limit=timeout, workers=workers,
+                          evaluator=evaluator)
+    except Unschedulable as exc:
+        if verbose:  # the same explanation `drasat explain` gives, in short
+            from drasat.solver.explanation import explain
+
+            from .explain import short_form
+
+            exc.reasons = short_form(explain(problem, evaluator=evaluator, time_limit=timeout))
+        raise
     if verbose:
         s = answer.stats
         notes = "".join(f"; {note}" for note in s.notes)

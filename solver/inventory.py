@@ -82,6 +82,7 @@ class InUse:
     exclusive: set[DeviceId] = field(default_factory=set)
     shared: set[tuple[DeviceId, str]] = field(default_factory=set)
     capacity: dict[DeviceId, dict[str, Fraction]] = field(default_factory=dict)
+    holders: dict[DeviceId, str] = field(default_factory=dict)  # namespace/name of the claim holding a device
 
     def allocated(self, device: DeviceId) -> bool:
         """Whether the device holds anything at all (counters count it as consumed then)."""
@@ -136,6 +137,7 @@ def in_use_state(allocated: Iterable[ResourceClaim], features: Features) -> InUs
                         sums[name] = sums.get(name, Fraction(0)) + q.value
             else:
                 state.exclusive.add(device)
+                state.holders.setdefault(device, f"{claim.namespace}/{claim.name}" if claim.namespace else claim.name)
     return state
 
 

@@ -77,8 +77,9 @@ def test_match_across_requests_names_the_constraint() -> None:
     found = explain(p)
     assert not found.feasible and not found.short_requests
     assert len(found.conflict) == 1 and "example.com/numa" in found.conflict[0], found.conflict
-    assert found.funnel[0].steps[0].reason.startswith("already allocated") or any(
-        "gpu-2" in d for s in found.funnel[0].steps for d in s.devices)
+    held_step = [s for s in found.funnel[0].steps if s.reason.startswith("already allocated")]
+    assert [(s.reason, s.devices) for s in held_step] == [("already allocated to claim d/held",
+                                                           ["gpu.example.com/node-1/gpu-2"])]
     assert_minimal(p, found)
 
 
@@ -116,3 +117,13 @@ def test_cli_outputs_and_exit_codes(tmp_path: Path, form: str) -> None:
         assert "cannot all hold together" in result.stdout and "allocated at most once" in result.stdout
     fits = CliRunner().invoke(cli, ["explain", "--claims", "d/a", str(tmp_path)])
     assert fits.exit_code == 0 and "feasible" in fits.stdout
+
+
+def test_solve_verbose_prints_the_short_form_of_the_same_explanation(tmp_path: Path) -> None:
+    (tmp_path / "input.yaml").write_text(NODE + claim("three", gpus(3), "{requests: [gpu], matchAttribute: "
+                                                                        "example.com/numa}"))
+    _register()
+    result = CliRunner().invoke(cli, ["solve", "-v", str(tmp_path)])
+    assert result.exit_code == 1 and result.stdout == ""
+    assert "these cannot all hold together: claim d/three: constraint #0 (matchAttribute example.com/numa)" \
+        in result.stderr

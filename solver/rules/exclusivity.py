@@ -37,7 +37,10 @@ class Exclusivity(Rule):
         return bool(inv.in_use.exclusive)
 
     def exclude(self, inv: Inventory, alt: Alternative, dev: InventoryDevice, found: Found) -> str:
-        return IN_USE if not alt.admin and dev.id in inv.in_use.exclusive else ""
+        if alt.admin or dev.id not in inv.in_use.exclusive:
+            return ""
+        holder = inv.in_use.holders.get(dev.id)
+        return f"already allocated to claim {holder}" if holder else IN_USE
 
     def single(self, ctx: RuleContext, alt: Alternative, dev: InventoryDevice) -> bool:
         return alt.admin  # admin picks are counted per device and per claim
