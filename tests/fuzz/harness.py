@@ -7,7 +7,7 @@ a process per input -- so the fuzzer (:mod:`tests.fuzz.fuzz_cli`) and the corpus
 regression test (``tests/test_fuzz_corpus.py``) check exactly what a user would see.
 
 Commands are listed in :data:`COMMANDS`; a command that does not exist (yet) is skipped,
-so new commands (``schedule``) join by adding a line.
+so a new command joins by adding a line.
 """
 
 from __future__ import annotations
@@ -26,10 +26,10 @@ from drasat.cli.main import _register, cli
 COMMANDS: dict[str, Callable[[str | None], list[str]]] = {
     "validate": lambda node: ["validate", "-"],
     "solve": lambda node: ["solve", "--timeout", "5", *(["--node", node] if node else []), "-"],
-    # the schedule command joins here once it exists, e.g.:
     "schedule": lambda node: ["schedule", "--timeout", "5", "-"],
+    "explain": lambda node: ["explain", "--timeout", "5", *(["--node", node] if node else []), "-"],
 }
-EXIT_CODES = (0, 1, 2)
+EXIT_CODES = (0, 1, 2, 4)  # 4: solve's valid allocation found before the time limit cut the objective short
 MAX_INPUT_BYTES = 64 * 1024   # fuzz inputs larger than this are cut (the size bounds have their own benchmark)
 
 
