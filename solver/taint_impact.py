@@ -12,6 +12,8 @@ DeviceClass (every selector of the class must accept the device) and CEL
 selectors (all must accept it). A pod would be evicted when one of its claims is
 allocated a selected device and that result's tolerations do not tolerate the
 taint as NoExecute; a toleration with ``tolerationSeconds`` only delays eviction.
+As the controller, only scheduled pods (``spec.nodeName``) that the claim's
+``status.reservedFor`` lists count.
 """
 
 from __future__ import annotations
@@ -22,7 +24,7 @@ from typing import Iterable, Protocol, Sequence
 from drasat.models.core import Pod
 from drasat.models.errors import EvaluationError, InputError
 from drasat.models.resource import (Device, DeviceClass, DeviceTaint, DeviceToleration, ResourceClaim,
-                                    ResourceSlice)
+                                    ResourceClaimConsumerReference, ResourceSlice)
 
 from .cel import CelDevice
 from .pool_usage import gather_pools
@@ -102,7 +104,7 @@ def taint_impact(name: str, selector: RuleSelector, taint: DeviceTaint, slices: 
                 if delay != -1:
                     previous = evicting.get((claim.namespace, claim.name), delay)
                     evicting[(claim.namespace, claim.name)] = _sooner(previous, delay)
-    _pods(impact, pods, evicting)
+    _pods(impact, pods, evicting, _reservations(claims))
     return impact
 
 
@@ -166,14 +168,20 @@ def _sooner(a: int | None, b: int | None) -> int | None:
     return None if a is None or b is None else min(a, b)
 
 
-def _pods(impact: Impact, pods: Sequence[Pod], evicting: dict[tuple[str, str], int | None]) -> None:
-    """Pods (not being deleted) that use an evicting claim, directly or through a template."""
+def _pods(impact: Impact, pods: Sequence[Pod], evicting: dict[tuple[str, str], int | None],
+          reserved: dict[tuple[str | None, str | None], list[ResourceClaimConsumerReference]]) -> None:
+    """Pods the controller would evict: scheduled, not being deleted, and using an evicting claim reserved for them.
+
+    As upstream's podEvictionTime: a pod without ``spec.nodeName`` is not evicted ("not
+    scheduled yet"), nor one its claim's ``status.reservedFor`` does not list (perhaps a
+    replacement under the same name).
+    """
     for pod in pods:
-        if pod.metadata.deletion_timestamp is not None:
+        if pod.metadata.deletion_timestamp is not None or not pod.spec.node_name:
             continue
         generated = {s.name: s.resource_claim_name for s in (pod.status.resource_claim_statuses if pod.status else [])}
         delays = [evicting[(pod.namespace, claim)] for claim in _claim_names(pod, generated)
-                  if (pod.namespace, claim) in evicting]
+                  if (pod.namespace, claim) in evicting and _is_reserved_for(pod, reserved[(pod.namespace, claim)])]
         if not delays:
             continue
         who = f"{pod.namespace}/{pod.name}"
@@ -183,6 +191,17 @@ def _pods(impact: Impact, pods: Sequence[Pod], evicting: dict[tuple[str, str], i
             soonest = _sooner(soonest, delay)
         if soonest is not None:
             impact.delayed[who] = soonest
+
+
+def _reservations(claims: Sequence[ResourceClaim]
+                  ) -> dict[tuple[str | None, str | None], list[ResourceClaimConsumerReference]]:
+    return {(claim.namespace, claim.name): claim.status.reserved_for if claim.status else [] for claim in claims}
+
+
+def _is_reserved_for(pod: Pod, consumers: list[ResourceClaimConsumerReference]) -> bool:
+    """Upstream's IsReservedForPod compares UIDs; a pod written without one is matched by name."""
+    return any(ref.resource == "pods" and not ref.api_group
+               and (ref.uid == pod.metadata.uid if pod.metadata.uid else ref.name == pod.name) for ref in consumers)
 
 
 def _claim_names(pod: Pod, generated: dict[str, str | None]) -> list[str]:

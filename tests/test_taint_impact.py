@@ -114,3 +114,24 @@ def test_bad_rules_exit_2_with_nothing_on_stdout(tmp_path: Path, selector: str, 
     result = impact(tmp_path, rule(selector))
     assert result.exit_code == 2 and result.stdout == ""
     assert message in result.stderr
+
+
+CASES = str(Path(__file__).parent / "data" / "taint_impact" / "eviction-cases.yaml")
+MAINT = ("apiVersion: resource.k8s.io/v1\nkind: DeviceTaintRule\nmetadata: {name: maint}\nspec:\n"
+         "  deviceSelector: {pool: node-a}\n  taint: {key: maint, value: 'yes', effect: None}\n")
+
+
+def evicted_cases(tmp_path: Path) -> dict[str, int | None]:
+    """pod -> afterSeconds (None: at once) for the eviction-cases cluster under the maint rule."""
+    path = tmp_path / "maint.yaml"
+    path.write_text(MAINT)
+    _register()
+    result = CliRunner().invoke(cli, ["taint-impact", "-o", "json", str(path), CASES], catch_exceptions=False)
+    assert result.exit_code == 0, result.stderr
+    return {entry["pod"]: entry.get("afterSeconds") for entry in json.loads(result.stdout)["evictedPods"]}
+
+
+def test_unscheduled_pods_and_pods_their_claim_is_not_reserved_for_are_not_evicted(tmp_path: Path):
+    evicted = evicted_cases(tmp_path)
+    assert "ns1/p-pending" not in evicted and "ns2/p-replaced" not in evicted
+    assert "ns6/p-no-uid" in evicted  # no UID on the pod: reservedFor matched by name
