@@ -144,15 +144,20 @@ def _selects(name: str, selector: RuleSelector, class_selectors: list[str], key:
 
 
 def _eviction_delay(tolerations: Iterable[DeviceToleration], taint: DeviceTaint) -> int | None:
-    """-1: tolerated for good (no eviction); None: evicted at once; n: evicted after n seconds."""
-    longest: int | None = None
+    """-1: tolerated for good (no eviction); None: evicted at once; n: evicted after n seconds.
+
+    As upstream's claimEvictionTime: a matching toleration without ``tolerationSeconds``
+    wins outright; otherwise the SHORTEST matching ``tolerationSeconds`` (negative as 0).
+    """
+    shortest: int | None = None
     for toleration in tolerations:
         if not _tolerates(toleration, taint):
             continue
         if toleration.toleration_seconds is None:
             return -1
-        longest = max(longest or 0, max(0, toleration.toleration_seconds))
-    return longest
+        seconds = max(0, toleration.toleration_seconds)
+        shortest = seconds if shortest is None else min(shortest, seconds)
+    return shortest
 
 
 def _tolerates(toleration: DeviceToleration, taint: DeviceTaint) -> bool:

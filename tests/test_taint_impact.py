@@ -135,3 +135,7 @@ def test_unscheduled_pods_and_pods_their_claim_is_not_reserved_for_are_not_evict
     evicted = evicted_cases(tmp_path)
     assert "ns1/p-pending" not in evicted and "ns2/p-replaced" not in evicted
     assert "ns6/p-no-uid" in evicted  # no UID on the pod: reservedFor matched by name
+
+
+def test_the_shortest_matching_toleration_seconds_sets_the_delay(tmp_path: Path):
+    assert evicted_cases(tmp_path)["ns3/p-timed"] == 60  # tolerations of 600 s and 60 s
