@@ -16,7 +16,9 @@ EPILOG = """\b
 The first line is the condition message Kubernetes writes into a rule with
 effect: None (a dry run: the effect is taken as NoExecute), then the pods that
 would be evicted. Selectors: driver, pool and device (resource.k8s.io/v1), and
-deviceClassName and CEL selectors as older versions wrote them. A toleration in
+deviceClassName and CEL selectors as older versions wrote them; no
+deviceSelector selects nothing, an empty one (deviceSelector: {}) every device.
+A toleration with effect NoExecute in
 the claim's allocation with tolerationSeconds delays eviction; one without
 prevents it.
 
@@ -138,7 +140,8 @@ def _selector(rule: Any, extra: tuple[str | None, tuple[str, ...]]) -> Any:
 
     names = rule.spec.device_selector
     return RuleSelector(driver=names.driver if names else None, pool=names.pool if names else None,
-                        device=names.device if names else None, device_class=extra[0], cel=extra[1])
+                        device=names.device if names else None, device_class=extra[0], cel=extra[1],
+                        given=names is not None)
 
 
 def _as_data(impact: Any) -> dict[str, Any]:

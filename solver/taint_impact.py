@@ -6,8 +6,9 @@ published devices the rule selects, how many allocated devices, and how many pod
 would be evicted in how many namespaces. This module computes the same numbers
 offline, for a rule of any effect, with the controller's wording.
 
-Selection: the rule's driver, pool and device names (all optional, ANDed; no
-selector selects nothing), and, from the older API versions that had them, a
+Selection: the rule's driver, pool and device names (all optional, ANDed; as
+upstream's ruleMatchesDevice, a rule without ``deviceSelector`` selects nothing and
+an empty ``deviceSelector: {}`` selects every device), and, from the older API versions that had them, a
 DeviceClass (every selector of the class must accept the device) and CEL
 selectors (all must accept it). A pod would be evicted when one of its claims is
 allocated a selected device and that result's tolerations do not tolerate the
@@ -45,10 +46,7 @@ class RuleSelector:
     device: str | None = None
     device_class: str | None = None
     cel: tuple[str, ...] = ()
-
-    @property
-    def empty(self) -> bool:
-        return not (self.driver or self.pool or self.device or self.device_class or self.cel)
+    given: bool = True  # False: the rule has no deviceSelector at all, which selects nothing
 
 
 @dataclass
@@ -98,7 +96,7 @@ def taint_impact(name: str, selector: RuleSelector, taint: DeviceTaint, slices: 
         for result in claim.status.allocation.devices.results if claim.status and claim.status.allocation else []:
             key = (result.driver, result.pool, result.device)
             if key in chosen or (key not in published and not class_selectors and not selector.cel
-                                 and not selector.empty and _names_match(selector, key)):
+                                 and selector.given and _names_match(selector, key)):
                 impact.allocated += 1
                 delay = _eviction_delay(result.tolerations, taint)
                 if delay != -1:
@@ -125,7 +123,7 @@ def _names_match(selector: RuleSelector, key: DeviceKey) -> bool:
 
 def _selects(name: str, selector: RuleSelector, class_selectors: list[str], key: DeviceKey, device: Device,
              matcher: Matcher) -> bool:
-    if selector.empty or not _names_match(selector, key):
+    if not selector.given or not _names_match(selector, key):
         return False
     expressions = [*class_selectors, *selector.cel]
     if not expressions:

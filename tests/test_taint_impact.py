@@ -87,9 +87,21 @@ def test_template_claim_pods_are_found_through_their_status(tmp_path: Path):
 
 
 def test_no_selector_selects_nothing(tmp_path: Path):
-    found = data(tmp_path, rule("{}"))
+    found = data(tmp_path, rule("{}").replace("  deviceSelector: {}\n", ""))
     assert found["message"] == ("0 published devices selected. 0 allocated devices selected. 0 pods would be "
                                 f"evicted in 0 different namespaces {TAIL}")
+
+
+def test_empty_selector_selects_every_device_as_pool_status_does(tmp_path: Path):
+    """Upstream ruleMatchesDevice: only a missing selector matches nothing; {} matches every device."""
+    found = data(tmp_path, rule("{}", effect="NoSchedule"))
+    assert (found["publishedDevices"], found["allocatedDevices"]) == (7, 5)
+    _register()
+    status = CliRunner().invoke(cli, ["pool-status", "--driver", "gpu.example.com", "-o", "json", CLUSTER,
+                                      str(tmp_path / "rule.yaml")], catch_exceptions=False)
+    assert status.exit_code == 0, status.stderr
+    pools = json.loads(status.stdout)["status"]["pools"]
+    assert [(p["availableDevices"], p["unavailableDevices"]) for p in pools] == [(0, 3), (0, 3)]
 
 
 @pytest.mark.usefixtures("shared")  # skips with the one shared-inputs reason
