@@ -19,8 +19,9 @@ would be evicted. Selectors: driver, pool and device (resource.k8s.io/v1), and
 deviceClassName and CEL selectors as older versions wrote them; no
 deviceSelector selects nothing, an empty one (deviceSelector: {}) every device.
 A toleration with effect NoExecute in
-the claim's allocation with tolerationSeconds delays eviction; one without
-prevents it.
+the claim's allocation with tolerationSeconds delays eviction (the shortest
+wins); one without prevents it. Only scheduled pods (spec.nodeName) that the
+claim's status.reservedFor lists are evicted, as the controller does.
 
 \b
 Exit status: 0 reported; 2 invalid input (a broken rule, an unknown DeviceClass,

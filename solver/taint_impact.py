@@ -159,12 +159,20 @@ def _eviction_delay(tolerations: Iterable[DeviceToleration], taint: DeviceTaint)
 
 
 def _tolerates(toleration: DeviceToleration, taint: DeviceTaint) -> bool:
-    """Node-taint matching, with the taint's effect taken as NoExecute (the simulated effect)."""
-    if toleration.effect and toleration.effect != "NoExecute":
+    """Whether the toleration counts against the taint simulated as NoExecute.
+
+    claimEvictionTime only honours tolerations whose effect IS NoExecute (an empty
+    effect does not count there), then applies ToleratesTaint: an empty key matches
+    every key, whatever the operator; Equal (also when empty) compares the values;
+    Exists matches every value; any other operator matches nothing.
+    """
+    if toleration.effect != "NoExecute":
         return False
-    if toleration.operator == "Exists":
-        return not toleration.key or toleration.key == taint.key
-    return toleration.key == taint.key and (toleration.value or "") == (taint.value or "")
+    if toleration.key and toleration.key != taint.key:
+        return False
+    if toleration.operator in (None, "", "Equal"):
+        return (toleration.value or "") == (taint.value or "")
+    return toleration.operator == "Exists"
 
 
 def _sooner(a: int | None, b: int | None) -> int | None:

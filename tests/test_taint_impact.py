@@ -151,3 +151,9 @@ def test_unscheduled_pods_and_pods_their_claim_is_not_reserved_for_are_not_evict
 
 def test_the_shortest_matching_toleration_seconds_sets_the_delay(tmp_path: Path):
     assert evicted_cases(tmp_path)["ns3/p-timed"] == 60  # tolerations of 600 s and 60 s
+
+
+def test_tolerations_count_only_with_effect_no_execute_and_match_as_tolerates_taint(tmp_path: Path):
+    evicted = evicted_cases(tmp_path)
+    assert evicted["ns4/p-no-effect"] is None  # Exists without effect: NoExecute does not protect
+    assert "ns5/p-any-key" not in evicted  # Equal with an empty key tolerates any key with that value
