@@ -72,7 +72,8 @@ def pool_status(spec: ResourcePoolStatusRequestSpec, cluster: Cluster, *, now: d
     pools = [_one_pool(p, spec, usage, cluster.taint_rules)
              for p in gather_pools(cluster.slices, spec.driver, spec.pool_name)]
     shown = pools[:spec.limit or LIMIT_DEFAULT]
-    flagged = sum(1 for p in shown if p.validation_error)
+    # only pools missing slices are "incomplete"; a partition-type or over-cap error still has counts
+    flagged = sum(1 for p in shown if p.validation_error and p.validation_error.startswith(INCOMPLETE))
     message = f"Calculated status for {len(shown)} pools" + (f" ({flagged} incomplete)" if flagged else "")
     stamp = (now or datetime.now(timezone.utc)).strftime("%Y-%m-%dT%H:%M:%SZ")
     condition = Condition(type="Complete", status="True", last_transition_time=stamp,
@@ -121,7 +122,7 @@ def partition_type(pool: GatheredPool, slice_: ResourceSlice, device: Device,
         if value.string is None:
             kind = next(iter(value.raw()), "empty")
             return (f"{TYPE_MISSING} device {device.name!r} in pool {pool.driver}/{pool.name}: partition type "
-                    f"attribute {attribute!r} is a {kind}, not a string")
+                    f"attribute {attribute!r} is {'an' if kind[0] in 'aeiou' else 'a'} {kind}, not a string")
         return attribute, value.string
     return (f"{TYPE_MISSING} device {device.name!r} in pool {pool.driver}/{pool.name} does not carry "
             f"partition type attribute {attribute!r}")

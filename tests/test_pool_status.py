@@ -92,9 +92,20 @@ def test_non_string_partition_attribute_is_a_validation_error():
                                                        default_partition_type_attribute="gpu.example.com/profile"),
                          Cluster(bundle.of_kind(ResourceSlice)))
     assert status.pools[0].validation_error == ("PartitionTypeMissing: device '7g' in pool gpu.example.com/worker-1:"
-                                                " partition type attribute 'gpu.example.com/profile' is a int, not "
+                                                " partition type attribute 'gpu.example.com/profile' is an int, not "
                                                 "a string")
     assert status.pools[0].partition_summary == []
+
+
+def test_only_pool_incomplete_errors_count_as_incomplete_in_the_condition():
+    """A partition-type error leaves the pool's counts in place: it is not an incomplete pool."""
+    text = Path(CLUSTER).read_text().replace("profile: {string: 7g}", "profile: {int: 7}")
+    bundle = load_paths(["-"], stdin=_stdin(text))
+    status = pool_status(ResourcePoolStatusRequestSpec(driver="gpu.example.com",
+                                                       default_partition_type_attribute="gpu.example.com/profile"),
+                         Cluster(bundle.of_kind(ResourceSlice)))
+    assert [p.pool_name for p in status.pools if p.validation_error] == ["node-b", "worker-1"]
+    assert status.conditions[0].message == "Calculated status for 3 pools (1 incomplete)"
 
 
 def test_shareable_summary():
