@@ -19,7 +19,7 @@ from datetime import datetime, timezone
 from fractions import Fraction
 from typing import Any, Sequence
 
-from drasat.models.errors import InputError
+from drasat.models.errors import InputError, Location
 from drasat.models.meta import Condition
 from drasat.models.pool_status import (LIMIT_DEFAULT, LIMIT_MAX, PartitionTypeStatus, PoolStatus,
                                        ResourcePoolStatusRequest, ResourcePoolStatusRequestSpec,
@@ -27,6 +27,7 @@ from drasat.models.pool_status import (LIMIT_DEFAULT, LIMIT_MAX, PartitionTypeSt
                                        ShareableSummaryStatus)
 from drasat.models.quantity import Quantity
 from drasat.models.resource import Device, DeviceTaintRule, ResourceClaim, ResourceSlice
+from drasat.models.rules_format import Findings, check_fully_qualified_name
 
 from .headroom import max_allocatable
 from .pool_usage import (DeviceUse, GatheredPool, Usage, blocks_scheduling, candidate_of, counter_state,
@@ -50,11 +51,21 @@ class Cluster:
 
 
 def check_spec(spec: ResourcePoolStatusRequestSpec) -> None:
-    """The API server's rules for the spec: a driver, and a limit between 1 and 1000."""
+    """The API server's rules for the spec: a driver, a limit between 1 and 1000, a qualified attribute."""
     if not spec.driver:
         raise InputError("spec.driver: required: name the driver whose pools to report")
     if spec.limit is not None and not 1 <= spec.limit <= LIMIT_MAX:
         raise InputError(f"spec.limit: must be between 1 and {LIMIT_MAX}, not {spec.limit}")
+    if spec.default_partition_type_attribute is not None:
+        check_attribute_name(spec.default_partition_type_attribute, "spec.defaultPartitionTypeAttribute")
+
+
+def check_attribute_name(name: str, field: str) -> None:
+    """The API's format k8s-resource-fully-qualified-name: ``domain/c_identifier``; else InputError at ``field``."""
+    found = Findings()
+    check_fully_qualified_name(found, Location(path=field), name)
+    if found.problems:
+        raise InputError(found.problems)
 
 
 def answer(request: ResourcePoolStatusRequest, cluster: Cluster, *, now: datetime | None = None

@@ -176,6 +176,14 @@ def test_two_requests_give_a_list():
      "<stdin>[0]: ResourcePoolStatusRequest/big: spec.limit: must be between 1 and 1000, not 5000"),
     (["-"], "apiVersion: resource.k8s.io/v1alpha3\nkind: ResourcePoolStatusRequest\nmetadata: {name: typo}\n"
             "spec: {drivr: gpu.example.com}\n", "ResourcePoolStatusRequest/typo: spec"),
+    (["--driver", "gpu.example.com", "--default-partition-type-attribute", "bad attr!", CLUSTER], None,
+     "--default-partition-type-attribute: \"bad attr!\" must be fully qualified"),
+    (["--driver", "gpu.example.com", "--default-partition-type-attribute", "profile", CLUSTER], None,
+     "--default-partition-type-attribute: \"profile\" must be fully qualified"),
+    (["-", CLUSTER], "apiVersion: resource.k8s.io/v1alpha3\nkind: ResourcePoolStatusRequest\nmetadata: {name: q}\n"
+                     "spec: {driver: gpu.example.com, defaultPartitionTypeAttribute: gpu.example.com/bad-name}\n",
+     "<stdin>[0]: ResourcePoolStatusRequest/q: spec.defaultPartitionTypeAttribute: name \"bad-name\" must be a C "
+     "identifier"),
 ])
 def test_bad_input_exits_2_with_nothing_on_stdout(args, stdin, message):
     result = run(*args, stdin=stdin)
