@@ -3,8 +3,9 @@
 Every published device (newest generation of its pool) gets one state, in this order
 of precedence:
 
-- ``shared``: it allows multiple allocations and claims hold shares of it (how many,
-  and the capacity left);
+- ``shared``: it allows multiple allocations and claims hold shares of it (how many
+  shares, one per allocation result, and the capacity left, never below zero, as
+  pool-status's shareableSummary);
 - ``allocated``: a claim holds it;
 - ``tainted``: a NoSchedule or NoExecute taint (its own or a DeviceTaintRule's) keeps
   new claims away unless they tolerate it;
@@ -52,6 +53,7 @@ class DeviceReport:
     partition_type: str | None = None
     counter_sets: list[str] = field(default_factory=list)
     capacity_left: dict[str, Quantity] = field(default_factory=dict)
+    shares: int = 0  # allocation results on a shared device (one claim may hold several)
 
 
 @dataclass
@@ -126,8 +128,9 @@ def _device_report(pool: GatheredPool, device: Device, use: DeviceUse | None, ta
     if use is not None:
         report.claims = list(use.claims)
     if use is not None and device.allow_multiple_allocations:
-        report.state = "shared"
-        report.capacity_left = {name: Quantity(c.value.value - use.consumed.get(name, Fraction(0)), c.value.format)
+        report.state, report.shares = "shared", use.shares
+        report.capacity_left = {name: Quantity(max(Fraction(0), c.value.value - use.consumed.get(name, Fraction(0))),
+                                               c.value.format)
                                 for name, c in device.capacity.items()}
     elif use is not None:
         report.state = "allocated"

@@ -75,10 +75,15 @@ def gather_pools(slices: Iterable[ResourceSlice], driver: str | None = None,
 
 @dataclass
 class DeviceUse:
-    """Who holds one device: claims (namespace/name) and what capacity each consumed."""
+    """Who holds one device: claims (namespace/name), how many allocation results (shares), capacity consumed.
+
+    One claim can hold several shares of a device that allows multiple allocations
+    (one result, with its own shareID, per share), so shares and claims differ.
+    """
 
     claims: list[str] = field(default_factory=list)
     consumed: dict[str, Fraction] = field(default_factory=dict)
+    shares: int = 0
 
 
 @dataclass
@@ -104,6 +109,7 @@ def usage_from_claims(claims: Iterable[ResourceClaim]) -> Usage:
             use = usage.by_pool.setdefault((result.driver, result.pool), {}).setdefault(result.device, DeviceUse())
             if owner not in use.claims:
                 use.claims.append(owner)
+            use.shares += 1
             for name, quantity in result.consumed_capacity.items():
                 use.consumed[name] = use.consumed.get(name, Fraction(0)) + quantity.value
     return usage
