@@ -17,7 +17,9 @@ of precedence:
 Per node, the fragmentation line is "the largest request of each partition type
 that still fits": the exact headroom (:mod:`.headroom`) over the untainted free
 devices of that type, summed over the node's pools (one request may take devices
-from several pools).
+from several pools); then "free whole devices": devices without a partition type
+that can still be allocated together (plain free ones, plus the exact headroom of
+counter-consuming ones, whose placements may overlap).
 """
 
 from __future__ import annotations
@@ -183,9 +185,22 @@ def _fragmentation(report: NodeReport, pools: dict[tuple[str, str], GatheredPool
             chosen = [candidate_of(objects[d.name]) for d in devices if d.partition_type == kind and d.name in free]
             fit = 0 if blocked else max_allocatable(chosen, state).count
             report.largest_fit[(key[0], kind)] = report.largest_fit.get((key[0], kind), 0) + fit
-        whole = sum(1 for d in devices if d.partition_type is None and d.state == "free")
+        whole = _untyped_fit(devices, objects, state, blocked)
         if whole:
             report.free_whole[key[0]] = report.free_whole.get(key[0], 0) + whole
+
+
+def _untyped_fit(devices: list[DeviceReport], objects: dict[str, Device], state: CounterState, blocked: bool) -> int:
+    """How many more devices without a partition type can be allocated together.
+
+    Plain free devices count one each; free devices that draw on shared counters may
+    overlap (two placements of one slice), so for them the exact headroom counts, not
+    the number of free ones.
+    """
+    untyped = [d for d in devices if d.partition_type is None and d.state in ("free", "blocked")]
+    plain = sum(1 for d in untyped if d.state == "free" and not objects[d.name].consumes_counters)
+    partitions = [candidate_of(objects[d.name]) for d in untyped if objects[d.name].consumes_counters]
+    return plain + (max_allocatable(partitions, state).count if partitions and not blocked else 0)
 
 
 def fragmentation_line(report: NodeReport) -> str:

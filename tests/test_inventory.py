@@ -127,3 +127,12 @@ def test_shares_are_counted_per_allocation_result_not_per_claim():
 def test_capacity_left_of_an_overconsumed_shared_device_is_zero_not_negative():
     nic = device(nodes(str(INVENTORY_DATA / "overcommitted-share.yaml"))["node-c"], "nic-0")
     assert nic["capacityLeft"] == {"bandwidth": "0"}
+
+
+def test_free_whole_devices_count_overlapping_partitions_by_exact_headroom():
+    """Without a partition type attribute the 7-slice GPU's partitions are untyped: 11 are free, but
+    they overlap, and with 1g-at-6 allocated at most six more (the other 1g) fit together."""
+    result = run("-o", "json", CLUSTER)
+    assert result.exit_code == 0, result.stderr
+    worker = {n["node"]: n for n in json.loads(result.stdout)}["worker-1"]
+    assert worker["freeWholeDevices"] == {"gpu.example.com": 6}
