@@ -157,7 +157,7 @@ def partition_summary(pool: GatheredPool, in_use: dict[str, DeviceUse], default_
     state = counter_state(pool, in_use)
     blocked = overcommitted(state)
     summary = []
-    for (attribute, type_), devices in sorted(groups.items(), key=lambda item: (item[0][1], item[0][0])):
+    for (attribute, type_), devices in sorted(groups.items()):  # by (attribute, type), as the KEP says
         free = [candidate_of(d) for d in devices if d.name not in in_use]
         allocatable = 0 if blocked else max_allocatable(free, state).count
         summary.append(PartitionTypeStatus(attribute=attribute, type=type_, total=len(devices),

@@ -223,3 +223,12 @@ def test_available_counts_never_go_below_zero():
     nic = pool_status(ResourcePoolStatusRequestSpec(driver="nic.example.com"), cluster).pools[0]
     capacity = nic.shareable_summary.capacity[0] if nic.shareable_summary else None
     assert capacity is not None and (str(capacity.consumed), str(capacity.available)) == ("30Gi", "0")
+
+
+def test_partition_summary_is_sorted_by_attribute_then_type():
+    result = run("--driver", "gpu.example.com", "-o", "json",
+                 str(Path(__file__).parent / "data" / "pool_status" / "two-attributes.yaml"))
+    assert result.exit_code == 0, result.stderr
+    summary = json.loads(result.stdout)["status"]["pools"][0]["partitionSummary"]
+    assert [(s["attribute"], s["type"]) for s in summary] == [("gpu.example.com/profile", "b"),
+                                                              ("gpu.example.com/zzz", "a")]
