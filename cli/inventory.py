@@ -54,8 +54,10 @@ def inventory(files: tuple[str, ...], node: str | None, default_attribute: str |
     from drasat.models.resource import DeviceTaintRule, ResourceClaim, ResourceSlice
     from drasat.solver.device_states import node_reports
     from drasat.solver.pool_status import Cluster
+    from drasat.solver.pool_usage import refuse_bad_taints
 
     bundle = load_bundle(files)
+    refuse_bad_taints(bundle.of_kind(ResourceSlice), bundle.of_kind(DeviceTaintRule), bundle.location_of)
     cluster = Cluster(bundle.of_kind(ResourceSlice), bundle.of_kind(ResourceClaim), bundle.of_kind(DeviceTaintRule))
     reports = node_reports(cluster, node=node, default_attribute=default_attribute)
     if node is not None and not reports:

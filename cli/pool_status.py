@@ -56,9 +56,11 @@ def pool_status(files: tuple[str, ...], driver: str | None, pool_name: str | Non
     """
     from drasat.models.resource import DeviceTaintRule, ResourceClaim, ResourceSlice
     from drasat.solver.pool_status import Cluster, answer
+    from drasat.solver.pool_usage import refuse_bad_taints
 
     bundle = load_bundle(files)
     requests = _requests(bundle, driver, pool_name, limit, default_attribute)
+    refuse_bad_taints(bundle.of_kind(ResourceSlice), bundle.of_kind(DeviceTaintRule), bundle.location_of)
     cluster = Cluster(bundle.of_kind(ResourceSlice), bundle.of_kind(ResourceClaim), bundle.of_kind(DeviceTaintRule))
     answered = []
     for request in requests:

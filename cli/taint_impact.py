@@ -25,7 +25,7 @@ claim's status.reservedFor lists are evicted, as the controller does.
 
 \b
 Exit status: 0 reported; 2 invalid input (a broken rule, an unknown DeviceClass,
-a CEL error).
+a CEL error, a taint effect other than NoSchedule, NoExecute or None).
 
 \b
 Examples:
@@ -53,10 +53,12 @@ def taint_impact(rule_file: str, files: tuple[str, ...], output: str) -> None:
     from drasat.models.core import Pod
     from drasat.models.resource import DeviceClass, ResourceClaim, ResourceSlice
     from drasat.solver.cel import SelectorEvaluator
+    from drasat.solver.pool_usage import refuse_bad_taints
     from drasat.solver.taint_impact import taint_impact as impact_of
 
     rules = read_rules(rule_file)
     bundle = load_bundle(files)
+    refuse_bad_taints(bundle.of_kind(ResourceSlice), [], bundle.location_of)
     evaluator = SelectorEvaluator()
     for rule, selector in rules:
         for i, expression in enumerate(selector.cel):
@@ -65,9 +67,12 @@ def taint_impact(rule_file: str, files: tuple[str, ...], output: str) -> None:
             except InputError as exc:
                 raise InputError(f"{rule_file}: DeviceTaintRule/{rule.name}: spec.deviceSelector.selectors[{i}].cel."
                                  f"expression: {exc}") from None
-    impacts = [impact_of(rule.name, selector, rule.spec.taint, bundle.of_kind(ResourceSlice),
-                         bundle.of_kind(ResourceClaim), bundle.of_kind(Pod), bundle.of_kind(DeviceClass), evaluator)
-               for rule, selector in rules]
+    try:
+        impacts = [impact_of(rule.name, selector, rule.spec.taint, bundle.of_kind(ResourceSlice),
+                             bundle.of_kind(ResourceClaim), bundle.of_kind(Pod), bundle.of_kind(DeviceClass),
+                             evaluator) for rule, selector in rules]
+    except InputError as exc:  # the rule's deviceClassName names no DeviceClass: the rule file is at fault
+        raise InputError(f"{rule_file}: {exc}") from None
     if output == "json":
         click.echo(dump([_as_data(i) for i in impacts] if len(impacts) > 1 else _as_data(impacts[0]), "json"),
                    nl=False)
@@ -88,6 +93,7 @@ def read_rules(path: str) -> list[tuple[Any, Any]]:
     from drasat.models.loader import load_text
     from drasat.models.resource import DeviceTaintRule
     from drasat.models.yaml_io import parse_documents, read_file
+    from drasat.solver.pool_usage import refuse_bad_taints
 
     text, problem = read_file(path) if path != "-" else (None, Problem(Location(path), "RULE.yaml must be a file"))
     if problem is not None or text is None:
@@ -106,6 +112,7 @@ def read_rules(path: str) -> list[tuple[Any, Any]]:
              if isinstance(loaded.obj, DeviceTaintRule)]
     if not rules:
         raise InputError(f"{path}: no DeviceTaintRule in this file")
+    refuse_bad_taints([], [rule for rule, _ in rules], bundle.location_of)
     return [(rule, _selector(rule, extra)) for rule, extra in rules]
 
 

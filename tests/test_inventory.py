@@ -136,3 +136,10 @@ def test_free_whole_devices_count_overlapping_partitions_by_exact_headroom():
     assert result.exit_code == 0, result.stderr
     worker = {n["node"]: n for n in json.loads(result.stdout)}["worker-1"]
     assert worker["freeWholeDevices"] == {"gpu.example.com": 6}
+
+
+def test_an_unknown_device_taint_effect_is_refused():
+    text = Path(CLUSTER).read_text().replace("effect: NoSchedule}", "effect: Sometimes}", 1)
+    result = run("-", stdin=text)
+    assert result.exit_code == 2 and result.stdout == ""
+    assert "taints[0].effect: \"Sometimes\" is not a device taint effect" in result.stderr

@@ -232,3 +232,11 @@ def test_partition_summary_is_sorted_by_attribute_then_type():
     summary = json.loads(result.stdout)["status"]["pools"][0]["partitionSummary"]
     assert [(s["attribute"], s["type"]) for s in summary] == [("gpu.example.com/profile", "b"),
                                                               ("gpu.example.com/zzz", "a")]
+
+
+def test_an_unknown_taint_effect_is_refused():
+    text = Path(CLUSTER).read_text().replace("value: Broken, effect: NoExecute}", "value: Broken, effect: Bogus}")
+    result = run("--driver", "gpu.example.com", "-", stdin=text)
+    assert result.exit_code == 2 and result.stdout == ""
+    assert "DeviceTaintRule" in result.stderr and "spec.taint.effect: \"Bogus\" is not a device taint effect" \
+        in result.stderr

@@ -111,8 +111,8 @@ def test_seed_rule_for_another_driver_selects_nothing_here(tmp_path: Path):
 
 
 @pytest.mark.parametrize("selector, message", [
-    ("{deviceClassName: missing}", "DeviceTaintRule/dry-run: spec.deviceSelector.deviceClassName: no DeviceClass "
-                                   "named 'missing' in the input"),
+    ("{deviceClassName: missing}", "rule.yaml: DeviceTaintRule/dry-run: spec.deviceSelector.deviceClassName: no "
+                                   "DeviceClass named 'missing' in the input"),
     ("{selectors: [{cel: {}}]}", "rule.yaml[0]: DeviceTaintRule/dry-run: spec.deviceSelector.selectors[0].cel."
                                  "expression: required: a CEL expression"),
     ("{selectors: [{cel: {expression: 'device.nope =='}}]}",
@@ -157,3 +157,20 @@ def test_tolerations_count_only_with_effect_no_execute_and_match_as_tolerates_ta
     evicted = evicted_cases(tmp_path)
     assert evicted["ns4/p-no-effect"] is None  # Exists without effect: NoExecute does not protect
     assert "ns5/p-any-key" not in evicted  # Equal with an empty key tolerates any key with that value
+
+
+def test_an_unknown_taint_effect_is_refused_in_the_rule_and_in_a_slice(tmp_path: Path):
+    result = impact(tmp_path, rule("{driver: gpu.example.com}", effect="Bogus"))
+    assert result.exit_code == 2 and result.stdout == ""
+    assert "rule.yaml[0]: DeviceTaintRule/dry-run: spec.taint.effect: \"Bogus\" is not a device taint effect" \
+        in result.stderr
+    (tmp_path / "rule.yaml").write_text(rule("{driver: gpu.example.com}"))
+    slices = tmp_path / "slices.yaml"
+    pool_cluster = Path(__file__).parent / "data" / "pool_status" / "cluster.yaml"
+    slices.write_text(pool_cluster.read_text().replace("effect: NoSchedule}", "effect: Sometimes}", 1))
+    _register()
+    result = CliRunner().invoke(cli, ["taint-impact", str(tmp_path / "rule.yaml"), str(slices)],
+                                catch_exceptions=False)
+    assert result.exit_code == 2 and result.stdout == ""
+    assert ("slices.yaml[1]: ResourceSlice/node-a-gpus: spec.devices[2].taints[0].effect: \"Sometimes\" is not a "
+            "device taint effect") in result.stderr
