@@ -60,13 +60,23 @@ def _card(report: Any, fragmentation: str) -> str:
 
 
 def _groups(report: Any) -> list[tuple[str, list[Any]]]:
-    """Devices by the first counter set they draw on (one physical device); devices without counters alone."""
-    groups: dict[str, list[Any]] = {}
+    """Devices by the first counter set they draw on (one physical device); devices without counters alone.
+
+    A counter set is named by (driver, pool, counter set): two drivers may both call
+    theirs node-a/gpu-0. The label shows the driver only where the rest would clash.
+    """
+    groups: dict[tuple[str, str, str], list[Any]] = {}
+    loose: list[Any] = []
     for device in report.devices:
-        key = f"{device.pool}/{device.counter_sets[0]}" if device.counter_sets else ""
-        groups.setdefault(key, []).append(device)
-    ordered = [(k, v) for k, v in groups.items() if k]
-    return ordered + ([("", groups[""])] if "" in groups else [])
+        if device.counter_sets:
+            groups.setdefault((device.driver, device.pool, device.counter_sets[0]), []).append(device)
+        else:
+            loose.append(device)
+    short = [f"{pool}/{counter_set}" for _, pool, counter_set in groups]
+    labelled = [(f"{driver}: {pool}/{counter_set}" if short.count(f"{pool}/{counter_set}") > 1
+                 else f"{pool}/{counter_set}", devices)
+                for (driver, pool, counter_set), devices in groups.items()]
+    return labelled + ([("", loose)] if loose else [])
 
 
 def _node_svg(report: Any) -> str:
@@ -111,6 +121,15 @@ def _rows(devices: list[Any], per_row: int, by_type: bool) -> list[list[Any]]:
     return [run[i:i + per_row] for run in runs.values() for i in range(0, len(run), per_row)]
 
 
+def shorten(name: str, room: int) -> str:
+    """``name`` in at most ``room`` characters, cut in the middle: partitions share their start
+    (gpu-0-1g-at-0, gpu-0-1g-at-1), so the end is what tells them apart."""
+    if len(name) <= room:
+        return name
+    head = (room - 1) // 3
+    return name[:head] + "…" + name[len(name) - (room - 1 - head):]
+
+
 def _device_box(device: Any, x: int, y: int, width: int) -> str:
     from .inventory import detail
 
@@ -118,8 +137,7 @@ def _device_box(device: Any, x: int, y: int, width: int) -> str:
     why = detail(device)
     if why:
         hover += f" ({why})"
-    room = width // 6
-    name = device.name if len(device.name) <= room else device.name[:room - 1] + "…"
+    name = shorten(device.name, width // 6)
     return (f'<g class="device" data-device="{html.escape(f"{device.driver}/{device.pool}/{device.name}")}" '
             f'data-state="{device.state}" transform="translate({x},{y})"><title>{html.escape(hover)}</title>'
             f'<rect width="{width}" height="{BOX_H}" rx="3" fill="{COLOURS[device.state]}"/>'

@@ -16,7 +16,8 @@ from .reporting import dump, exits_on_error, load_bundle
 
 EPILOG = """\b
 Device states: free; allocated (to which claim); shared (a device that allows
-multiple allocations, with its shares and the capacity left); tainted (NoSchedule
+multiple allocations, with its shares, one per allocation result, and the capacity
+left, never below zero); tainted (NoSchedule
 or NoExecute, its own taint or a DeviceTaintRule's); blocked (free, but the shared
 counters it needs are used up, or compatibility groups exclude it); incomplete (its
 pool is missing slices). Each node ends with a fragmentation line: the largest
@@ -53,8 +54,10 @@ def inventory(files: tuple[str, ...], node: str | None, default_attribute: str |
     from drasat.models.resource import DeviceTaintRule, ResourceClaim, ResourceSlice
     from drasat.solver.device_states import node_reports
     from drasat.solver.pool_status import Cluster
+    from drasat.solver.pool_usage import refuse_bad_taints
 
     bundle = load_bundle(files)
+    refuse_bad_taints(bundle.of_kind(ResourceSlice), bundle.of_kind(DeviceTaintRule), bundle.location_of)
     cluster = Cluster(bundle.of_kind(ResourceSlice), bundle.of_kind(ResourceClaim), bundle.of_kind(DeviceTaintRule))
     reports = node_reports(cluster, node=node, default_attribute=default_attribute)
     if node is not None and not reports:
@@ -86,7 +89,7 @@ def as_data(report: Any) -> dict[str, Any]:
         "node": report.node,
         "devices": [{"driver": d.driver, "pool": d.pool, "name": d.name, "state": d.state, "claims": d.claims,
                      "taints": d.taints, "reason": d.reason, "partitionType": d.partition_type,
-                     "counterSets": d.counter_sets,
+                     "counterSets": d.counter_sets, **({"shares": d.shares} if d.state == "shared" else {}),
                      "capacityLeft": {k: amount(v) for k, v in d.capacity_left.items()}} for d in report.devices],
         "counters": [{"driver": c.driver, "pool": c.pool, "counterSet": c.counter_set, "counter": c.counter,
                       "capacity": amount(c.capacity), "used": amount(c.used), "left": amount(c.left)}
@@ -102,7 +105,7 @@ def detail(device: Any) -> str:
     """Why the device is in its state, in a few words."""
     if device.state == "shared":
         left = ", ".join(f"{k} {amount(v)} left" for k, v in device.capacity_left.items())
-        n = len(device.claims)
+        n = device.shares
         return f"{n} share{'s' if n != 1 else ''}: {', '.join(device.claims)}" + (f"; {left}" if left else "")
     if device.state == "allocated":
         return ", ".join(device.claims)

@@ -14,10 +14,14 @@ from .main import cli
 from .reporting import exits_on_error, load_bundle, write_atomically
 
 EPILOG = """\b
-Paths below DIR follow the device metadata protocol (what a container sees under
-/var/run/kubernetes.io/dra-device-attributes):
-  resourceclaims/<claim>/<request>/<driver>-metadata.json
-  resourceclaimtemplates/<podClaimName>/<request>/<driver>-metadata.json
+Below DIR each pod gets its own tree, since the protocol's paths are what one
+container sees under /var/run/kubernetes.io/dra-device-attributes (two pods from
+one template both see resourceclaimtemplates/gpu/...):
+  <namespace>/pods/<pod>/resourceclaims/<claim>/<request>/<driver>-metadata.json
+  <namespace>/pods/<pod>/resourceclaimtemplates/<podClaimName>/<request>/<driver>-metadata.json
+A pod consumes a claim when its spec.resourceClaims or status.resourceClaimStatuses
+name it, the claim's status.reservedFor lists it, or it owns the claim; a claim no
+pod consumes yet goes to <namespace>/claims/<claim>/<protocol path>.
 A claim counts as generated from a template when it has the annotation
 resource.kubernetes.io/pod-claim-name or a Pod's status.resourceClaimStatuses names
 it. Each file is a stream of DeviceMetadata objects (v1beta1, then v1alpha1) at
@@ -26,7 +30,7 @@ written to a temporary name and then renamed, so none is ever half written.
 
 \b
 Exit status: 0 written (the paths are printed); 2 invalid input, two claims
-writing one path, or a device missing from the slices.
+writing one path of one pod, or a device missing from the slices.
 
 \b
 Examples:

@@ -42,7 +42,8 @@ Examples:
 @click.option("--pool", "pool_name", metavar="NAME", help="Report only this pool.")
 @click.option("--limit", type=int, metavar="N", help=f"Report at most N pools (default 100, at most {LIMIT_MAX}).")
 @click.option("--default-partition-type-attribute", "default_attribute", metavar="ATTRIBUTE",
-              help="Partition type attribute for slices that declare none, e.g. gpu.example.com/profile.")
+              help="Partition type attribute for slices that declare none, fully qualified (DOMAIN/NAME), "
+                   "e.g. gpu.example.com/profile.")
 @click.option("-o", "--output", type=click.Choice(["yaml", "json", "table"]), default="yaml", show_default=True,
               help="yaml/json: the request with status filled (a v1 List for several); table: for people.")
 @exits_on_error
@@ -55,9 +56,11 @@ def pool_status(files: tuple[str, ...], driver: str | None, pool_name: str | Non
     """
     from drasat.models.resource import DeviceTaintRule, ResourceClaim, ResourceSlice
     from drasat.solver.pool_status import Cluster, answer
+    from drasat.solver.pool_usage import refuse_bad_taints
 
     bundle = load_bundle(files)
     requests = _requests(bundle, driver, pool_name, limit, default_attribute)
+    refuse_bad_taints(bundle.of_kind(ResourceSlice), bundle.of_kind(DeviceTaintRule), bundle.location_of)
     cluster = Cluster(bundle.of_kind(ResourceSlice), bundle.of_kind(ResourceClaim), bundle.of_kind(DeviceTaintRule))
     answered = []
     for request in requests:
@@ -76,6 +79,10 @@ def _requests(bundle, driver: str | None, pool_name: str | None, limit: int | No
     if driver is not None:
         if limit is not None and not 1 <= limit <= LIMIT_MAX:
             raise InputError(f"--limit: must be between 1 and {LIMIT_MAX}, not {limit}")
+        if default_attribute is not None:
+            from drasat.solver.pool_status import check_attribute_name
+
+            check_attribute_name(default_attribute, "--default-partition-type-attribute")
         spec = ResourcePoolStatusRequestSpec(driver=driver, pool_name=pool_name, limit=limit,
                                              default_partition_type_attribute=default_attribute)
         return [ResourcePoolStatusRequest(api_version=API_VERSION, kind="ResourcePoolStatusRequest",

@@ -16,13 +16,16 @@ EPILOG = """\b
 The first line is the condition message Kubernetes writes into a rule with
 effect: None (a dry run: the effect is taken as NoExecute), then the pods that
 would be evicted. Selectors: driver, pool and device (resource.k8s.io/v1), and
-deviceClassName and CEL selectors as older versions wrote them. A toleration in
-the claim's allocation with tolerationSeconds delays eviction; one without
-prevents it.
+deviceClassName and CEL selectors as older versions wrote them; no
+deviceSelector selects nothing, an empty one (deviceSelector: {}) every device.
+A toleration with effect NoExecute in
+the claim's allocation with tolerationSeconds delays eviction (the shortest
+wins); one without prevents it. Only scheduled pods (spec.nodeName) that the
+claim's status.reservedFor lists are evicted, as the controller does.
 
 \b
 Exit status: 0 reported; 2 invalid input (a broken rule, an unknown DeviceClass,
-a CEL error).
+a CEL error, a taint effect other than NoSchedule, NoExecute or None).
 
 \b
 Examples:
@@ -50,10 +53,12 @@ def taint_impact(rule_file: str, files: tuple[str, ...], output: str) -> None:
     from drasat.models.core import Pod
     from drasat.models.resource import DeviceClass, ResourceClaim, ResourceSlice
     from drasat.solver.cel import SelectorEvaluator
+    from drasat.solver.pool_usage import refuse_bad_taints
     from drasat.solver.taint_impact import taint_impact as impact_of
 
     rules = read_rules(rule_file)
     bundle = load_bundle(files)
+    refuse_bad_taints(bundle.of_kind(ResourceSlice), [], bundle.location_of)
     evaluator = SelectorEvaluator()
     for rule, selector in rules:
         for i, expression in enumerate(selector.cel):
@@ -62,9 +67,12 @@ def taint_impact(rule_file: str, files: tuple[str, ...], output: str) -> None:
             except InputError as exc:
                 raise InputError(f"{rule_file}: DeviceTaintRule/{rule.name}: spec.deviceSelector.selectors[{i}].cel."
                                  f"expression: {exc}") from None
-    impacts = [impact_of(rule.name, selector, rule.spec.taint, bundle.of_kind(ResourceSlice),
-                         bundle.of_kind(ResourceClaim), bundle.of_kind(Pod), bundle.of_kind(DeviceClass), evaluator)
-               for rule, selector in rules]
+    try:
+        impacts = [impact_of(rule.name, selector, rule.spec.taint, bundle.of_kind(ResourceSlice),
+                             bundle.of_kind(ResourceClaim), bundle.of_kind(Pod), bundle.of_kind(DeviceClass),
+                             evaluator) for rule, selector in rules]
+    except InputError as exc:  # the rule's deviceClassName names no DeviceClass: the rule file is at fault
+        raise InputError(f"{rule_file}: {exc}") from None
     if output == "json":
         click.echo(dump([_as_data(i) for i in impacts] if len(impacts) > 1 else _as_data(impacts[0]), "json"),
                    nl=False)
@@ -85,6 +93,7 @@ def read_rules(path: str) -> list[tuple[Any, Any]]:
     from drasat.models.loader import load_text
     from drasat.models.resource import DeviceTaintRule
     from drasat.models.yaml_io import parse_documents, read_file
+    from drasat.solver.pool_usage import refuse_bad_taints
 
     text, problem = read_file(path) if path != "-" else (None, Problem(Location(path), "RULE.yaml must be a file"))
     if problem is not None or text is None:
@@ -103,6 +112,7 @@ def read_rules(path: str) -> list[tuple[Any, Any]]:
              if isinstance(loaded.obj, DeviceTaintRule)]
     if not rules:
         raise InputError(f"{path}: no DeviceTaintRule in this file")
+    refuse_bad_taints([], [rule for rule, _ in rules], bundle.location_of)
     return [(rule, _selector(rule, extra)) for rule, extra in rules]
 
 
@@ -138,7 +148,8 @@ def _selector(rule: Any, extra: tuple[str | None, tuple[str, ...]]) -> Any:
 
     names = rule.spec.device_selector
     return RuleSelector(driver=names.driver if names else None, pool=names.pool if names else None,
-                        device=names.device if names else None, device_class=extra[0], cel=extra[1])
+                        device=names.device if names else None, device_class=extra[0], cel=extra[1],
+                        given=names is not None)
 
 
 def _as_data(impact: Any) -> dict[str, Any]:

@@ -3,8 +3,9 @@
 Every published device (newest generation of its pool) gets one state, in this order
 of precedence:
 
-- ``shared``: it allows multiple allocations and claims hold shares of it (how many,
-  and the capacity left);
+- ``shared``: it allows multiple allocations and claims hold shares of it (how many
+  shares, one per allocation result, and the capacity left, never below zero, as
+  pool-status's shareableSummary);
 - ``allocated``: a claim holds it;
 - ``tainted``: a NoSchedule or NoExecute taint (its own or a DeviceTaintRule's) keeps
   new claims away unless they tolerate it;
@@ -16,7 +17,9 @@ of precedence:
 Per node, the fragmentation line is "the largest request of each partition type
 that still fits": the exact headroom (:mod:`.headroom`) over the untainted free
 devices of that type, summed over the node's pools (one request may take devices
-from several pools).
+from several pools); then "free whole devices": devices without a partition type
+that can still be allocated together (plain free ones, plus the exact headroom of
+counter-consuming ones, whose placements may overlap).
 """
 
 from __future__ import annotations
@@ -52,6 +55,7 @@ class DeviceReport:
     partition_type: str | None = None
     counter_sets: list[str] = field(default_factory=list)
     capacity_left: dict[str, Quantity] = field(default_factory=dict)
+    shares: int = 0  # allocation results on a shared device (one claim may hold several)
 
 
 @dataclass
@@ -126,8 +130,9 @@ def _device_report(pool: GatheredPool, device: Device, use: DeviceUse | None, ta
     if use is not None:
         report.claims = list(use.claims)
     if use is not None and device.allow_multiple_allocations:
-        report.state = "shared"
-        report.capacity_left = {name: Quantity(c.value.value - use.consumed.get(name, Fraction(0)), c.value.format)
+        report.state, report.shares = "shared", use.shares
+        report.capacity_left = {name: Quantity(max(Fraction(0), c.value.value - use.consumed.get(name, Fraction(0))),
+                                               c.value.format)
                                 for name, c in device.capacity.items()}
     elif use is not None:
         report.state = "allocated"
@@ -180,9 +185,22 @@ def _fragmentation(report: NodeReport, pools: dict[tuple[str, str], GatheredPool
             chosen = [candidate_of(objects[d.name]) for d in devices if d.partition_type == kind and d.name in free]
             fit = 0 if blocked else max_allocatable(chosen, state).count
             report.largest_fit[(key[0], kind)] = report.largest_fit.get((key[0], kind), 0) + fit
-        whole = sum(1 for d in devices if d.partition_type is None and d.state == "free")
+        whole = _untyped_fit(devices, objects, state, blocked)
         if whole:
             report.free_whole[key[0]] = report.free_whole.get(key[0], 0) + whole
+
+
+def _untyped_fit(devices: list[DeviceReport], objects: dict[str, Device], state: CounterState, blocked: bool) -> int:
+    """How many more devices without a partition type can be allocated together.
+
+    Plain free devices count one each; free devices that draw on shared counters may
+    overlap (two placements of one slice), so for them the exact headroom counts, not
+    the number of free ones.
+    """
+    untyped = [d for d in devices if d.partition_type is None and d.state in ("free", "blocked")]
+    plain = sum(1 for d in untyped if d.state == "free" and not objects[d.name].consumes_counters)
+    partitions = [candidate_of(objects[d.name]) for d in untyped if objects[d.name].consumes_counters]
+    return plain + (max_allocatable(partitions, state).count if partitions and not blocked else 0)
 
 
 def fragmentation_line(report: NodeReport) -> str:

@@ -4,7 +4,15 @@ For every allocated claim, one file per (request, driver) at the protocol's path
 ``resourceclaims/<claim>/<request>/<driver>-metadata.json`` for a claim the pod names
 directly, ``resourceclaimtemplates/<podClaimName>/<request>/<driver>-metadata.json``
 for one generated from a template (only the top-level request name is a path
-segment; ``requests[].name`` keeps ``request/subrequest``). Each file is a stream of
+segment; ``requests[].name`` keeps ``request/subrequest``).
+
+Those paths are what ONE container sees, so two pods made from one template (both with
+``resourceclaimtemplates/gpu/...``) or same-named claims in two namespaces only clash
+when flattened into one folder. Each consuming pod therefore gets its own tree,
+``<namespace>/pods/<pod>/<protocol path>``; a pod consumes a claim when it names it in
+``spec.resourceClaims``/``status.resourceClaimStatuses``, when the claim's
+``status.reservedFor`` lists it, or when it owns the claim (``ownerReferences``). A claim
+no pod consumes yet gets ``<namespace>/claims/<claim>/<protocol path>``. Each file is a stream of
 the same ``DeviceMetadata`` in every version, newest first (v1beta1, then v1alpha1),
 at ``metadata.generation`` 1, listing each device's driver, pool and name and the
 attributes its ResourceSlice publishes (capacities are not metadata).
@@ -33,14 +41,14 @@ POD_CLAIM_NAME_ANNOTATION = "resource.kubernetes.io/pod-claim-name"
 class MetadataFile:
     """One file: its path below the metadata root, and the objects of its stream (one per version)."""
 
-    path: str
+    path: str  # <namespace>/pods/<pod>/<protocol path> or <namespace>/claims/<claim>/<protocol path>
     claim: str  # namespace/name, for messages
     objects: tuple[dict[str, Any], ...]
 
 
 def metadata_files(claims: Sequence[ResourceClaim], slices: Sequence[ResourceSlice],
                    pods: Sequence[Pod] = ()) -> list[MetadataFile]:
-    """Every file for the allocated ``claims``; two claims that would write one path is an InputError."""
+    """Every file for the allocated ``claims``, in each consuming pod's tree; a clash is an InputError."""
     devices = {(p.driver, p.name, d.name): d for p in gather_pools(slices) for _, d in p.devices}
     from_templates = _template_claims(pods)
     files: dict[str, MetadataFile] = {}
@@ -49,13 +57,37 @@ def metadata_files(claims: Sequence[ResourceClaim], slices: Sequence[ResourceSli
             continue
         pod_claim = claim.metadata.annotations.get(POD_CLAIM_NAME_ANNOTATION) or from_templates.get(
             (claim.namespace, claim.name))
+        trees = _trees(claim, pods)
         for (request, driver), results in _by_request_and_driver(claim.status.allocation.devices.results).items():
             made = _file(claim, pod_claim, request, driver, results, devices)
-            if made.path in files:
-                raise InputError(f"ResourceClaim {made.claim} and ResourceClaim {files[made.path].claim} would "
-                                 f"both write {made.path}: choose one with --claim NAMESPACE/NAME")
-            files[made.path] = made
+            for tree in trees:
+                placed = MetadataFile(f"{tree}/{made.path}", made.claim, made.objects)
+                if placed.path in files:
+                    raise InputError(f"ResourceClaim {placed.claim} and ResourceClaim {files[placed.path].claim} "
+                                     f"would both write {placed.path}: choose one with --claim NAMESPACE/NAME")
+                files[placed.path] = placed
     return [files[path] for path in sorted(files)]
+
+
+def _trees(claim: ResourceClaim, pods: Sequence[Pod]) -> list[str]:
+    """The folders (one per consuming pod, else one for the claim) whose containers see this claim."""
+    namespace = claim.namespace or "default"
+    consumers = {pod.metadata.name for pod in pods
+                 if (pod.namespace or "default") == namespace and pod.metadata.name and _names(pod, claim.name)}
+    assert claim.status is not None
+    consumers.update(ref.name for ref in claim.status.reserved_for if ref.resource == "pods" and not ref.api_group)
+    consumers.update(ref.name for ref in claim.metadata.owner_references if ref.kind == "Pod" and ref.controller)
+    if not consumers:
+        return [f"{namespace}/claims/{claim.name}"]
+    return [f"{namespace}/pods/{pod}" for pod in sorted(consumers)]
+
+
+def _names(pod: Pod, claim_name: str | None) -> bool:
+    """Whether the pod uses the claim by name or through its generated-claim status."""
+    direct = any(c.resource_claim_name == claim_name for c in pod.spec.resource_claims)
+    generated = any(s.resource_claim_name == claim_name
+                    for s in pod.status.resource_claim_statuses) if pod.status else False
+    return direct or generated
 
 
 def _template_claims(pods: Sequence[Pod]) -> dict[tuple[str, str], str]:

@@ -19,7 +19,7 @@ from datetime import datetime, timezone
 from fractions import Fraction
 from typing import Any, Sequence
 
-from drasat.models.errors import InputError
+from drasat.models.errors import InputError, Location
 from drasat.models.meta import Condition
 from drasat.models.pool_status import (LIMIT_DEFAULT, LIMIT_MAX, PartitionTypeStatus, PoolStatus,
                                        ResourcePoolStatusRequest, ResourcePoolStatusRequestSpec,
@@ -27,6 +27,7 @@ from drasat.models.pool_status import (LIMIT_DEFAULT, LIMIT_MAX, PartitionTypeSt
                                        ShareableSummaryStatus)
 from drasat.models.quantity import Quantity
 from drasat.models.resource import Device, DeviceTaintRule, ResourceClaim, ResourceSlice
+from drasat.models.rules_format import Findings, check_fully_qualified_name
 
 from .headroom import max_allocatable
 from .pool_usage import (DeviceUse, GatheredPool, Usage, blocks_scheduling, candidate_of, counter_state,
@@ -50,11 +51,21 @@ class Cluster:
 
 
 def check_spec(spec: ResourcePoolStatusRequestSpec) -> None:
-    """The API server's rules for the spec: a driver, and a limit between 1 and 1000."""
+    """The API server's rules for the spec: a driver, a limit between 1 and 1000, a qualified attribute."""
     if not spec.driver:
         raise InputError("spec.driver: required: name the driver whose pools to report")
     if spec.limit is not None and not 1 <= spec.limit <= LIMIT_MAX:
         raise InputError(f"spec.limit: must be between 1 and {LIMIT_MAX}, not {spec.limit}")
+    if spec.default_partition_type_attribute is not None:
+        check_attribute_name(spec.default_partition_type_attribute, "spec.defaultPartitionTypeAttribute")
+
+
+def check_attribute_name(name: str, field: str) -> None:
+    """The API's format k8s-resource-fully-qualified-name: ``domain/c_identifier``; else InputError at ``field``."""
+    found = Findings()
+    check_fully_qualified_name(found, Location(path=field), name)
+    if found.problems:
+        raise InputError(found.problems)
 
 
 def answer(request: ResourcePoolStatusRequest, cluster: Cluster, *, now: datetime | None = None
@@ -72,7 +83,8 @@ def pool_status(spec: ResourcePoolStatusRequestSpec, cluster: Cluster, *, now: d
     pools = [_one_pool(p, spec, usage, cluster.taint_rules)
              for p in gather_pools(cluster.slices, spec.driver, spec.pool_name)]
     shown = pools[:spec.limit or LIMIT_DEFAULT]
-    flagged = sum(1 for p in shown if p.validation_error)
+    # only pools missing slices are "incomplete"; a partition-type or over-cap error still has counts
+    flagged = sum(1 for p in shown if p.validation_error and p.validation_error.startswith(INCOMPLETE))
     message = f"Calculated status for {len(shown)} pools" + (f" ({flagged} incomplete)" if flagged else "")
     stamp = (now or datetime.now(timezone.utc)).strftime("%Y-%m-%dT%H:%M:%SZ")
     condition = Condition(type="Complete", status="True", last_transition_time=stamp,
@@ -121,7 +133,7 @@ def partition_type(pool: GatheredPool, slice_: ResourceSlice, device: Device,
         if value.string is None:
             kind = next(iter(value.raw()), "empty")
             return (f"{TYPE_MISSING} device {device.name!r} in pool {pool.driver}/{pool.name}: partition type "
-                    f"attribute {attribute!r} is a {kind}, not a string")
+                    f"attribute {attribute!r} is {'an' if kind[0] in 'aeiou' else 'a'} {kind}, not a string")
         return attribute, value.string
     return (f"{TYPE_MISSING} device {device.name!r} in pool {pool.driver}/{pool.name} does not carry "
             f"partition type attribute {attribute!r}")
@@ -145,7 +157,7 @@ def partition_summary(pool: GatheredPool, in_use: dict[str, DeviceUse], default_
     state = counter_state(pool, in_use)
     blocked = overcommitted(state)
     summary = []
-    for (attribute, type_), devices in sorted(groups.items(), key=lambda item: (item[0][1], item[0][0])):
+    for (attribute, type_), devices in sorted(groups.items()):  # by (attribute, type), as the KEP says
         free = [candidate_of(d) for d in devices if d.name not in in_use]
         allocatable = 0 if blocked else max_allocatable(free, state).count
         summary.append(PartitionTypeStatus(attribute=attribute, type=type_, total=len(devices),

@@ -12,9 +12,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import Iterable, Sequence
+from typing import Callable, Iterable, Sequence
 
+from drasat.models.errors import InputError, Location
+from drasat.models.meta import TypedObject
 from drasat.models.resource import Device, DeviceTaint, DeviceTaintRule, ResourceClaim, ResourceSlice
+from drasat.models.rules_format import Findings, index
+from drasat.models.rules_shared import check_device_taint
 
 from .headroom import Candidate, CounterState
 
@@ -75,10 +79,15 @@ def gather_pools(slices: Iterable[ResourceSlice], driver: str | None = None,
 
 @dataclass
 class DeviceUse:
-    """Who holds one device: claims (namespace/name) and what capacity each consumed."""
+    """Who holds one device: claims (namespace/name), how many allocation results (shares), capacity consumed.
+
+    One claim can hold several shares of a device that allows multiple allocations
+    (one result, with its own shareID, per share), so shares and claims differ.
+    """
 
     claims: list[str] = field(default_factory=list)
     consumed: dict[str, Fraction] = field(default_factory=dict)
+    shares: int = 0
 
 
 @dataclass
@@ -104,6 +113,7 @@ def usage_from_claims(claims: Iterable[ResourceClaim]) -> Usage:
             use = usage.by_pool.setdefault((result.driver, result.pool), {}).setdefault(result.device, DeviceUse())
             if owner not in use.claims:
                 use.claims.append(owner)
+            use.shares += 1
             for name, quantity in result.consumed_capacity.items():
                 use.consumed[name] = use.consumed.get(name, Fraction(0)) + quantity.value
     return usage
@@ -162,3 +172,23 @@ def counter_state(pool: GatheredPool, in_use: Iterable[str]) -> CounterState:
 def overcommitted(state: CounterState) -> bool:
     """A counter below zero blocks every counter-consuming device of the pool, as Kubernetes' allocator does."""
     return any(v < 0 for counters in state.available.values() for v in counters.values())
+
+
+def refuse_bad_taints(slices: Iterable[ResourceSlice], rules: Iterable[DeviceTaintRule],
+                      locate: Callable[[TypedObject], Location | None]) -> None:
+    """InputError for any taint the API server would refuse (an unknown effect such as ``Bogus``).
+
+    Counting such a taint as NoSchedule, or as nothing, would report numbers no cluster
+    can have; ``locate`` names where each object was read.
+    """
+    found = Findings()
+    for rule in rules:
+        where = locate(rule) or Location(kind="DeviceTaintRule", name=rule.name)
+        check_device_taint(found, where.child("spec.taint"), rule.spec.taint)
+    for slice_ in slices:
+        where = locate(slice_) or Location(kind="ResourceSlice", name=slice_.name)
+        for i, device in enumerate(slice_.spec.devices):
+            for j, taint in enumerate(device.taints):
+                check_device_taint(found, index(index(where.child("spec.devices"), i).child("taints"), j), taint)
+    if found.problems:
+        raise InputError(found.problems)

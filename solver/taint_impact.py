@@ -6,12 +6,15 @@ published devices the rule selects, how many allocated devices, and how many pod
 would be evicted in how many namespaces. This module computes the same numbers
 offline, for a rule of any effect, with the controller's wording.
 
-Selection: the rule's driver, pool and device names (all optional, ANDed; no
-selector selects nothing), and, from the older API versions that had them, a
+Selection: the rule's driver, pool and device names (all optional, ANDed; as
+upstream's ruleMatchesDevice, a rule without ``deviceSelector`` selects nothing and
+an empty ``deviceSelector: {}`` selects every device), and, from the older API versions that had them, a
 DeviceClass (every selector of the class must accept the device) and CEL
 selectors (all must accept it). A pod would be evicted when one of its claims is
 allocated a selected device and that result's tolerations do not tolerate the
 taint as NoExecute; a toleration with ``tolerationSeconds`` only delays eviction.
+As the controller, only scheduled pods (``spec.nodeName``) that the claim's
+``status.reservedFor`` lists count.
 """
 
 from __future__ import annotations
@@ -22,7 +25,7 @@ from typing import Iterable, Protocol, Sequence
 from drasat.models.core import Pod
 from drasat.models.errors import EvaluationError, InputError
 from drasat.models.resource import (Device, DeviceClass, DeviceTaint, DeviceToleration, ResourceClaim,
-                                    ResourceSlice)
+                                    ResourceClaimConsumerReference, ResourceSlice)
 
 from .cel import CelDevice
 from .pool_usage import gather_pools
@@ -43,10 +46,7 @@ class RuleSelector:
     device: str | None = None
     device_class: str | None = None
     cel: tuple[str, ...] = ()
-
-    @property
-    def empty(self) -> bool:
-        return not (self.driver or self.pool or self.device or self.device_class or self.cel)
+    given: bool = True  # False: the rule has no deviceSelector at all, which selects nothing
 
 
 @dataclass
@@ -96,13 +96,13 @@ def taint_impact(name: str, selector: RuleSelector, taint: DeviceTaint, slices: 
         for result in claim.status.allocation.devices.results if claim.status and claim.status.allocation else []:
             key = (result.driver, result.pool, result.device)
             if key in chosen or (key not in published and not class_selectors and not selector.cel
-                                 and not selector.empty and _names_match(selector, key)):
+                                 and selector.given and _names_match(selector, key)):
                 impact.allocated += 1
                 delay = _eviction_delay(result.tolerations, taint)
                 if delay != -1:
                     previous = evicting.get((claim.namespace, claim.name), delay)
                     evicting[(claim.namespace, claim.name)] = _sooner(previous, delay)
-    _pods(impact, pods, evicting)
+    _pods(impact, pods, evicting, _reservations(claims))
     return impact
 
 
@@ -123,7 +123,7 @@ def _names_match(selector: RuleSelector, key: DeviceKey) -> bool:
 
 def _selects(name: str, selector: RuleSelector, class_selectors: list[str], key: DeviceKey, device: Device,
              matcher: Matcher) -> bool:
-    if selector.empty or not _names_match(selector, key):
+    if not selector.given or not _names_match(selector, key):
         return False
     expressions = [*class_selectors, *selector.cel]
     if not expressions:
@@ -142,38 +142,57 @@ def _selects(name: str, selector: RuleSelector, class_selectors: list[str], key:
 
 
 def _eviction_delay(tolerations: Iterable[DeviceToleration], taint: DeviceTaint) -> int | None:
-    """-1: tolerated for good (no eviction); None: evicted at once; n: evicted after n seconds."""
-    longest: int | None = None
+    """-1: tolerated for good (no eviction); None: evicted at once; n: evicted after n seconds.
+
+    As upstream's claimEvictionTime: a matching toleration without ``tolerationSeconds``
+    wins outright; otherwise the SHORTEST matching ``tolerationSeconds`` (negative as 0).
+    """
+    shortest: int | None = None
     for toleration in tolerations:
         if not _tolerates(toleration, taint):
             continue
         if toleration.toleration_seconds is None:
             return -1
-        longest = max(longest or 0, max(0, toleration.toleration_seconds))
-    return longest
+        seconds = max(0, toleration.toleration_seconds)
+        shortest = seconds if shortest is None else min(shortest, seconds)
+    return shortest
 
 
 def _tolerates(toleration: DeviceToleration, taint: DeviceTaint) -> bool:
-    """Node-taint matching, with the taint's effect taken as NoExecute (the simulated effect)."""
-    if toleration.effect and toleration.effect != "NoExecute":
+    """Whether the toleration counts against the taint simulated as NoExecute.
+
+    claimEvictionTime only honours tolerations whose effect IS NoExecute (an empty
+    effect does not count there), then applies ToleratesTaint: an empty key matches
+    every key, whatever the operator; Equal (also when empty) compares the values;
+    Exists matches every value; any other operator matches nothing.
+    """
+    if toleration.effect != "NoExecute":
         return False
-    if toleration.operator == "Exists":
-        return not toleration.key or toleration.key == taint.key
-    return toleration.key == taint.key and (toleration.value or "") == (taint.value or "")
+    if toleration.key and toleration.key != taint.key:
+        return False
+    if toleration.operator in (None, "", "Equal"):
+        return (toleration.value or "") == (taint.value or "")
+    return toleration.operator == "Exists"
 
 
 def _sooner(a: int | None, b: int | None) -> int | None:
     return None if a is None or b is None else min(a, b)
 
 
-def _pods(impact: Impact, pods: Sequence[Pod], evicting: dict[tuple[str, str], int | None]) -> None:
-    """Pods (not being deleted) that use an evicting claim, directly or through a template."""
+def _pods(impact: Impact, pods: Sequence[Pod], evicting: dict[tuple[str, str], int | None],
+          reserved: dict[tuple[str | None, str | None], list[ResourceClaimConsumerReference]]) -> None:
+    """Pods the controller would evict: scheduled, not being deleted, and using an evicting claim reserved for them.
+
+    As upstream's podEvictionTime: a pod without ``spec.nodeName`` is not evicted ("not
+    scheduled yet"), nor one its claim's ``status.reservedFor`` does not list (perhaps a
+    replacement under the same name).
+    """
     for pod in pods:
-        if pod.metadata.deletion_timestamp is not None:
+        if pod.metadata.deletion_timestamp is not None or not pod.spec.node_name:
             continue
         generated = {s.name: s.resource_claim_name for s in (pod.status.resource_claim_statuses if pod.status else [])}
         delays = [evicting[(pod.namespace, claim)] for claim in _claim_names(pod, generated)
-                  if (pod.namespace, claim) in evicting]
+                  if (pod.namespace, claim) in evicting and _is_reserved_for(pod, reserved[(pod.namespace, claim)])]
         if not delays:
             continue
         who = f"{pod.namespace}/{pod.name}"
@@ -183,6 +202,17 @@ def _pods(impact: Impact, pods: Sequence[Pod], evicting: dict[tuple[str, str], i
             soonest = _sooner(soonest, delay)
         if soonest is not None:
             impact.delayed[who] = soonest
+
+
+def _reservations(claims: Sequence[ResourceClaim]
+                  ) -> dict[tuple[str | None, str | None], list[ResourceClaimConsumerReference]]:
+    return {(claim.namespace, claim.name): claim.status.reserved_for if claim.status else [] for claim in claims}
+
+
+def _is_reserved_for(pod: Pod, consumers: list[ResourceClaimConsumerReference]) -> bool:
+    """Upstream's IsReservedForPod compares UIDs; a pod written without one is matched by name."""
+    return any(ref.resource == "pods" and not ref.api_group
+               and (ref.uid == pod.metadata.uid if pod.metadata.uid else ref.name == pod.name) for ref in consumers)
 
 
 def _claim_names(pod: Pod, generated: dict[str, str | None]) -> list[str]:

@@ -111,3 +111,35 @@ def test_cluster_wide_slices_are_listed_under_all_nodes():
     assert "allNodes: true" in text
     found = nodes("-", stdin=text)
     assert [d["name"] for d in found["(all nodes)"]["devices"]] == ["nic-0", "nic-1"] and "node-c" not in found
+
+
+INVENTORY_DATA = Path(__file__).parent / "data" / "inventory"
+
+
+def test_shares_are_counted_per_allocation_result_not_per_claim():
+    result = run(str(INVENTORY_DATA / "three-shares-one-claim.yaml"))
+    assert result.exit_code == 0, result.stderr
+    assert "3 shares: a/s1; bandwidth 4Gi left" in result.stdout
+    nic = device(nodes(str(INVENTORY_DATA / "three-shares-one-claim.yaml"))["node-c"], "nic-0")
+    assert (nic["shares"], nic["claims"]) == (3, ["a/s1"])
+
+
+def test_capacity_left_of_an_overconsumed_shared_device_is_zero_not_negative():
+    nic = device(nodes(str(INVENTORY_DATA / "overcommitted-share.yaml"))["node-c"], "nic-0")
+    assert nic["capacityLeft"] == {"bandwidth": "0"}
+
+
+def test_free_whole_devices_count_overlapping_partitions_by_exact_headroom():
+    """Without a partition type attribute the 7-slice GPU's partitions are untyped: 11 are free, but
+    they overlap, and with 1g-at-6 allocated at most six more (the other 1g) fit together."""
+    result = run("-o", "json", CLUSTER)
+    assert result.exit_code == 0, result.stderr
+    worker = {n["node"]: n for n in json.loads(result.stdout)}["worker-1"]
+    assert worker["freeWholeDevices"] == {"gpu.example.com": 6}
+
+
+def test_an_unknown_device_taint_effect_is_refused():
+    text = Path(CLUSTER).read_text().replace("effect: NoSchedule}", "effect: Sometimes}", 1)
+    result = run("-", stdin=text)
+    assert result.exit_code == 2 and result.stdout == ""
+    assert "taints[0].effect: \"Sometimes\" is not a device taint effect" in result.stderr

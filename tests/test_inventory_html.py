@@ -72,3 +72,26 @@ def test_browser_screenshot_is_not_blank(page: Path, tmp_path: Path):
     assert len(colours) > 20, "the screenshot is (nearly) one colour"
     free_green, allocated_blue = (0x43, 0xA0, 0x47), (0x1E, 0x88, 0xE5)
     assert free_green in colours and allocated_blue in colours
+
+
+def test_counter_sets_of_two_drivers_with_the_same_names_are_two_groups(tmp_path: Path):
+    target = tmp_path / "map.html"
+    data = Path(__file__).parent / "data" / "inventory" / "two-drivers-same-counter-set.yaml"
+    _register()
+    result = CliRunner().invoke(cli, ["inventory", "--html", str(target), str(data)], catch_exceptions=False)
+    assert result.exit_code == 0, result.stderr
+    text = target.read_text()
+    labels = re.findall(r'<g class="group"[^>]*><rect[^>]*/><text[^>]*>([^<]*)</text>', text)
+    assert labels == ["gpu.example.com: node-a/dev-0", "npu.example.com: node-a/dev-0"]
+
+
+def test_long_partition_names_keep_their_distinguishing_end():
+    from drasat.cli.html_map import render_map
+    from drasat.solver.device_states import DeviceReport, NodeReport
+
+    devices = [DeviceReport("gpu.example.com", "node-a", f"gpu-0-1g-at-{i}", "free", partition_type="1g",
+                            counter_sets=["gpu-0"]) for i in range(3)]
+    text = render_map([NodeReport("node-a", devices=devices)])
+    drawn = re.findall(r'<text x="3" y="14">([^<]*)</text>', text)
+    assert len(drawn) == 3 and len(set(drawn)) == 3
+    assert all(name.endswith(f"at-{i}") and len(name) <= 7 for i, name in enumerate(drawn))

@@ -15,7 +15,8 @@ from .shared_inputs import SHARED
 
 GPU = Path(__file__).parent / "data" / "metadata" / "gpu.yaml"
 SEED = SHARED / "seeds" / "000_6fca26b38f54023b.txt"
-FILE = "resourceclaimtemplates/gpu/gpu/gpu.example.com-metadata.json"
+TWO_PODS = Path(__file__).parent / "data" / "metadata" / "two-pods-one-template.yaml"
+FILE = "gpu-test1/pods/pod0/resourceclaimtemplates/gpu/gpu/gpu.example.com-metadata.json"
 
 
 def run(*args: str, stdin: str | None = None):
@@ -65,7 +66,7 @@ def test_directly_named_claim_and_subrequest_path(tmp_path: Path):
     text = text.replace("  - {name: gpu, resourceClaimName: pod0-gpu-2kqrd}\n", "")
     result = run("--out", str(tmp_path), "-", stdin=text)
     assert result.exit_code == 0, result.stderr
-    written = tmp_path / "resourceclaims/pod0-gpu-2kqrd/gpu/gpu.example.com-metadata.json"
+    written = tmp_path / "gpu-test1/claims/pod0-gpu-2kqrd/resourceclaims/pod0-gpu-2kqrd/gpu/gpu.example.com-metadata.json"
     first = read_stream(written)[0]
     assert "podClaimName" not in first
     assert first["requests"][0]["name"] == "gpu/high-memory"
@@ -96,7 +97,7 @@ spec:
         "      - {request: gpu, driver: nic.example.com, pool: worker-0, device: eth1}\n") + extra
     result = run("--out", str(tmp_path), "-", stdin=text)
     assert result.exit_code == 0, result.stderr
-    folder = tmp_path / "resourceclaimtemplates/gpu/gpu"
+    folder = tmp_path / "gpu-test1/pods/pod0/resourceclaimtemplates/gpu/gpu"
     assert sorted(os.listdir(folder)) == ["gpu.example.com-metadata.json", "nic.example.com-metadata.json"]
     nic = read_stream(folder / "nic.example.com-metadata.json")[0]
     assert nic["requests"][0]["devices"] == [{"driver": "nic.example.com", "pool": "worker-0", "name": "eth1"}]
@@ -107,8 +108,9 @@ spec:
      "ResourceClaim gpu-test1/pod0-gpu-2kqrd: status.allocation.devices.results: device "
      "gpu.example.com/worker-0/gpu-7 is in no ResourceSlice of the input"),
     (lambda t: t + t[t.index("---\napiVersion: resource.k8s.io/v1\nkind: ResourceClaim"):t.index("---\napiVersion: v1")]
-     .replace("name: pod0-gpu-2kqrd", "name: pod1-gpu-x7k2p").replace("device: gpu-0", "device: gpu-1"),
-     "would both write resourceclaimtemplates/gpu/gpu/gpu.example.com-metadata.json"),
+     .replace("name: pod0-gpu-2kqrd", "name: pod1-gpu-x7k2p").replace("device: gpu-0", "device: gpu-1")
+     .replace("  allocation:", "  reservedFor: [{resource: pods, name: pod0, uid: p0}]\n  allocation:"),
+     "would both write gpu-test1/pods/pod0/resourceclaimtemplates/gpu/gpu/gpu.example.com-metadata.json"),
 ])
 def test_bad_input_writes_nothing_and_exits_2(tmp_path: Path, edit, message):
     result = run("--out", str(tmp_path / "out"), "-", stdin=edit(GPU.read_text()))
@@ -120,3 +122,30 @@ def test_bad_input_writes_nothing_and_exits_2(tmp_path: Path, edit, message):
 def test_unknown_claim_filter_exits_2(tmp_path: Path):
     result = run("--out", str(tmp_path), "--claim", "gpu-test1/nope", str(GPU))
     assert result.exit_code == 2 and "--claim: no ResourceClaim gpu-test1/nope" in result.stderr
+
+
+def test_two_pods_from_one_template_each_get_their_own_tree(tmp_path: Path):
+    """Both generated claims say podClaimName gpu: each lands in its pod's tree, neither is refused."""
+    text = TWO_PODS.read_text().replace(
+        "  annotations: {resource.kubernetes.io/pod-claim-name: gpu}\n",
+        "  annotations: {resource.kubernetes.io/pod-claim-name: gpu}\n"
+        "  ownerReferences: [{apiVersion: v1, kind: Pod, name: pod0, uid: p0, controller: true}]\n", 1)
+    text = text.replace("  allocation:\n    devices:\n      results:\n      - {request: gpu, driver",
+                        "  reservedFor: [{resource: pods, name: pod1, uid: p1}]\n"
+                        "  allocation:\n    devices:\n      results:\n      - {request: gpu, driver")
+    result = run("--out", str(tmp_path), "-", stdin=text)
+    assert result.exit_code == 0, result.stderr
+    tail = "resourceclaimtemplates/gpu/gpu/gpu.example.com-metadata.json"
+    assert result.stdout.splitlines() == [str(tmp_path / "ns/pods" / pod / tail) for pod in ("pod0", "pod1")]
+    names = [read_stream(tmp_path / "ns/pods" / pod / tail)[0]["metadata"]["name"] for pod in ("pod0", "pod1")]
+    assert names == ["pod0-gpu-aaaaa", "pod1-gpu-bbbbb"]
+
+
+def test_same_claim_name_in_two_namespaces_and_unconsumed_claims(tmp_path: Path):
+    """Without consumers each claim gets its namespace's claims/<claim> tree: no clash across namespaces."""
+    text = TWO_PODS.read_text().replace("name: pod1-gpu-bbbbb\n  namespace: ns", "name: pod0-gpu-aaaaa\n  namespace: other")
+    result = run("--out", str(tmp_path), "-", stdin=text)
+    assert result.exit_code == 0, result.stderr
+    tail = "resourceclaimtemplates/gpu/gpu/gpu.example.com-metadata.json"
+    assert result.stdout.splitlines() == [str(tmp_path / ns / "claims/pod0-gpu-aaaaa" / tail)
+                                          for ns in ("ns", "other")]

@@ -92,9 +92,20 @@ def test_non_string_partition_attribute_is_a_validation_error():
                                                        default_partition_type_attribute="gpu.example.com/profile"),
                          Cluster(bundle.of_kind(ResourceSlice)))
     assert status.pools[0].validation_error == ("PartitionTypeMissing: device '7g' in pool gpu.example.com/worker-1:"
-                                                " partition type attribute 'gpu.example.com/profile' is a int, not "
+                                                " partition type attribute 'gpu.example.com/profile' is an int, not "
                                                 "a string")
     assert status.pools[0].partition_summary == []
+
+
+def test_only_pool_incomplete_errors_count_as_incomplete_in_the_condition():
+    """A partition-type error leaves the pool's counts in place: it is not an incomplete pool."""
+    text = Path(CLUSTER).read_text().replace("profile: {string: 7g}", "profile: {int: 7}")
+    bundle = load_paths(["-"], stdin=_stdin(text))
+    status = pool_status(ResourcePoolStatusRequestSpec(driver="gpu.example.com",
+                                                       default_partition_type_attribute="gpu.example.com/profile"),
+                         Cluster(bundle.of_kind(ResourceSlice)))
+    assert [p.pool_name for p in status.pools if p.validation_error] == ["node-b", "worker-1"]
+    assert status.conditions[0].message == "Calculated status for 3 pools (1 incomplete)"
 
 
 def test_shareable_summary():
@@ -165,6 +176,14 @@ def test_two_requests_give_a_list():
      "<stdin>[0]: ResourcePoolStatusRequest/big: spec.limit: must be between 1 and 1000, not 5000"),
     (["-"], "apiVersion: resource.k8s.io/v1alpha3\nkind: ResourcePoolStatusRequest\nmetadata: {name: typo}\n"
             "spec: {drivr: gpu.example.com}\n", "ResourcePoolStatusRequest/typo: spec"),
+    (["--driver", "gpu.example.com", "--default-partition-type-attribute", "bad attr!", CLUSTER], None,
+     "--default-partition-type-attribute: \"bad attr!\" must be fully qualified"),
+    (["--driver", "gpu.example.com", "--default-partition-type-attribute", "profile", CLUSTER], None,
+     "--default-partition-type-attribute: \"profile\" must be fully qualified"),
+    (["-", CLUSTER], "apiVersion: resource.k8s.io/v1alpha3\nkind: ResourcePoolStatusRequest\nmetadata: {name: q}\n"
+                     "spec: {driver: gpu.example.com, defaultPartitionTypeAttribute: gpu.example.com/bad-name}\n",
+     "<stdin>[0]: ResourcePoolStatusRequest/q: spec.defaultPartitionTypeAttribute: name \"bad-name\" must be a C "
+     "identifier"),
 ])
 def test_bad_input_exits_2_with_nothing_on_stdout(args, stdin, message):
     result = run(*args, stdin=stdin)
@@ -204,3 +223,20 @@ def test_available_counts_never_go_below_zero():
     nic = pool_status(ResourcePoolStatusRequestSpec(driver="nic.example.com"), cluster).pools[0]
     capacity = nic.shareable_summary.capacity[0] if nic.shareable_summary else None
     assert capacity is not None and (str(capacity.consumed), str(capacity.available)) == ("30Gi", "0")
+
+
+def test_partition_summary_is_sorted_by_attribute_then_type():
+    result = run("--driver", "gpu.example.com", "-o", "json",
+                 str(Path(__file__).parent / "data" / "pool_status" / "two-attributes.yaml"))
+    assert result.exit_code == 0, result.stderr
+    summary = json.loads(result.stdout)["status"]["pools"][0]["partitionSummary"]
+    assert [(s["attribute"], s["type"]) for s in summary] == [("gpu.example.com/profile", "b"),
+                                                              ("gpu.example.com/zzz", "a")]
+
+
+def test_an_unknown_taint_effect_is_refused():
+    text = Path(CLUSTER).read_text().replace("value: Broken, effect: NoExecute}", "value: Broken, effect: Bogus}")
+    result = run("--driver", "gpu.example.com", "-", stdin=text)
+    assert result.exit_code == 2 and result.stdout == ""
+    assert "DeviceTaintRule" in result.stderr and "spec.taint.effect: \"Bogus\" is not a device taint effect" \
+        in result.stderr

@@ -87,9 +87,21 @@ def test_template_claim_pods_are_found_through_their_status(tmp_path: Path):
 
 
 def test_no_selector_selects_nothing(tmp_path: Path):
-    found = data(tmp_path, rule("{}"))
+    found = data(tmp_path, rule("{}").replace("  deviceSelector: {}\n", ""))
     assert found["message"] == ("0 published devices selected. 0 allocated devices selected. 0 pods would be "
                                 f"evicted in 0 different namespaces {TAIL}")
+
+
+def test_empty_selector_selects_every_device_as_pool_status_does(tmp_path: Path):
+    """Upstream ruleMatchesDevice: only a missing selector matches nothing; {} matches every device."""
+    found = data(tmp_path, rule("{}", effect="NoSchedule"))
+    assert (found["publishedDevices"], found["allocatedDevices"]) == (7, 5)
+    _register()
+    status = CliRunner().invoke(cli, ["pool-status", "--driver", "gpu.example.com", "-o", "json", CLUSTER,
+                                      str(tmp_path / "rule.yaml")], catch_exceptions=False)
+    assert status.exit_code == 0, status.stderr
+    pools = json.loads(status.stdout)["status"]["pools"]
+    assert [(p["availableDevices"], p["unavailableDevices"]) for p in pools] == [(0, 3), (0, 3)]
 
 
 @pytest.mark.usefixtures("shared")  # skips with the one shared-inputs reason
@@ -99,8 +111,8 @@ def test_seed_rule_for_another_driver_selects_nothing_here(tmp_path: Path):
 
 
 @pytest.mark.parametrize("selector, message", [
-    ("{deviceClassName: missing}", "DeviceTaintRule/dry-run: spec.deviceSelector.deviceClassName: no DeviceClass "
-                                   "named 'missing' in the input"),
+    ("{deviceClassName: missing}", "rule.yaml: DeviceTaintRule/dry-run: spec.deviceSelector.deviceClassName: no "
+                                   "DeviceClass named 'missing' in the input"),
     ("{selectors: [{cel: {}}]}", "rule.yaml[0]: DeviceTaintRule/dry-run: spec.deviceSelector.selectors[0].cel."
                                  "expression: required: a CEL expression"),
     ("{selectors: [{cel: {expression: 'device.nope =='}}]}",
@@ -114,3 +126,51 @@ def test_bad_rules_exit_2_with_nothing_on_stdout(tmp_path: Path, selector: str, 
     result = impact(tmp_path, rule(selector))
     assert result.exit_code == 2 and result.stdout == ""
     assert message in result.stderr
+
+
+CASES = str(Path(__file__).parent / "data" / "taint_impact" / "eviction-cases.yaml")
+MAINT = ("apiVersion: resource.k8s.io/v1\nkind: DeviceTaintRule\nmetadata: {name: maint}\nspec:\n"
+         "  deviceSelector: {pool: node-a}\n  taint: {key: maint, value: 'yes', effect: None}\n")
+
+
+def evicted_cases(tmp_path: Path) -> dict[str, int | None]:
+    """pod -> afterSeconds (None: at once) for the eviction-cases cluster under the maint rule."""
+    path = tmp_path / "maint.yaml"
+    path.write_text(MAINT)
+    _register()
+    result = CliRunner().invoke(cli, ["taint-impact", "-o", "json", str(path), CASES], catch_exceptions=False)
+    assert result.exit_code == 0, result.stderr
+    return {entry["pod"]: entry.get("afterSeconds") for entry in json.loads(result.stdout)["evictedPods"]}
+
+
+def test_unscheduled_pods_and_pods_their_claim_is_not_reserved_for_are_not_evicted(tmp_path: Path):
+    evicted = evicted_cases(tmp_path)
+    assert "ns1/p-pending" not in evicted and "ns2/p-replaced" not in evicted
+    assert "ns6/p-no-uid" in evicted  # no UID on the pod: reservedFor matched by name
+
+
+def test_the_shortest_matching_toleration_seconds_sets_the_delay(tmp_path: Path):
+    assert evicted_cases(tmp_path)["ns3/p-timed"] == 60  # tolerations of 600 s and 60 s
+
+
+def test_tolerations_count_only_with_effect_no_execute_and_match_as_tolerates_taint(tmp_path: Path):
+    evicted = evicted_cases(tmp_path)
+    assert evicted["ns4/p-no-effect"] is None  # Exists without effect: NoExecute does not protect
+    assert "ns5/p-any-key" not in evicted  # Equal with an empty key tolerates any key with that value
+
+
+def test_an_unknown_taint_effect_is_refused_in_the_rule_and_in_a_slice(tmp_path: Path):
+    result = impact(tmp_path, rule("{driver: gpu.example.com}", effect="Bogus"))
+    assert result.exit_code == 2 and result.stdout == ""
+    assert "rule.yaml[0]: DeviceTaintRule/dry-run: spec.taint.effect: \"Bogus\" is not a device taint effect" \
+        in result.stderr
+    (tmp_path / "rule.yaml").write_text(rule("{driver: gpu.example.com}"))
+    slices = tmp_path / "slices.yaml"
+    pool_cluster = Path(__file__).parent / "data" / "pool_status" / "cluster.yaml"
+    slices.write_text(pool_cluster.read_text().replace("effect: NoSchedule}", "effect: Sometimes}", 1))
+    _register()
+    result = CliRunner().invoke(cli, ["taint-impact", str(tmp_path / "rule.yaml"), str(slices)],
+                                catch_exceptions=False)
+    assert result.exit_code == 2 and result.stdout == ""
+    assert ("slices.yaml[1]: ResourceSlice/node-a-gpus: spec.devices[2].taints[0].effect: \"Sometimes\" is not a "
+            "device taint effect") in result.stderr
