@@ -14,15 +14,23 @@ if TYPE_CHECKING:
     from drasat.solver.comparison import Comparison, SideResult
 
 
-def table_text(table: Table, width: int = 140, encoding: str | None = None) -> str:
-    """A rich table as text for the output: a console that cannot print box-drawing characters
-    (cp1252, ascii) gets one drawn with ``+``, ``-`` and ``|``. ``encoding`` defaults to stdout's."""
+def table_text(table: Table, encoding: str | None = None) -> str:
+    """A rich table as text for the output, every column as wide as its widest cell (never cut or
+    wrapped: a name must stay one piece to be copied); a console that cannot print box-drawing
+    characters (cp1252, ascii) gets one drawn with ``+``, ``-`` and ``|``. ``encoding``: stdout's."""
     table.box = _box(encoding or getattr(sys.stdout, "encoding", None) or "utf-8")
     for column in table.columns:
-        column.overflow = "fold"  # never cut a name short with an ellipsis: wrap it
+        column.no_wrap = True
     buffer = io.StringIO()
-    Console(file=buffer, width=width, force_terminal=False).print(table)
+    Console(file=buffer, width=table_width(table), force_terminal=False).print(table)
     return buffer.getvalue()
+
+
+def table_width(table: Table) -> int:
+    """Room for every column's widest cell, the borders and padding (rich shrinks columns to its width)."""
+    widest = [max([len(str(column.header)), *(len(str(cell)) for cell in column.cells)], default=0)
+              for column in table.columns]
+    return max(sum(widest) + 3 * len(widest) + 1, len(str(table.title or "")))
 
 
 def allocation_table(claims: list[dict[str, Any]], *, encoding: str | None = None) -> str:

@@ -26,4 +26,4 @@ def placement_table(placements: list[Any], wide: bool = False) -> str:
                 table.add_row(p.label, p.node, claim, *((r.request, r.driver, r.pool, r.device) if r else [""] * 4))
         else:
             table.add_row(p.label, p.node, ", ".join(f"{r.request}={r.device}" for _, r in rows))
-    return table_text(table, width=160)
+    return table_text(table)
