@@ -39,7 +39,7 @@ class Exclusivity(Rule):
     def exclude(self, inv: Inventory, alt: Alternative, dev: InventoryDevice, found: Found) -> str:
         return IN_USE if not alt.admin and dev.id in inv.in_use.exclusive else ""
 
-    def single(self, ctx: RuleContext, alt: Alternative, dev: InventoryDevice) -> bool:
+    def single_for(self, ctx: RuleContext, alt: Alternative) -> bool:
         return alt.admin  # admin picks are counted per device and per claim
 
     def start(self, ctx: RuleContext) -> Held:

@@ -81,6 +81,8 @@ class AttributeConstraints(Rule):
     name = "attributes"
 
     def signature(self, ctx: RuleContext, plan: ClaimPlan, alt: Alternative, device: int) -> Hashable:
+        if not plan.constraints:
+            return ()
         cache = label_cache(ctx)
         return tuple(cache.of(plan.index, ci, alt, device) for ci, c in enumerate(plan.constraints) if c.applies(alt))
 
