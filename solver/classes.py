@@ -35,16 +35,16 @@ def equivalence_classes(ctx: RuleContext, rules: Sequence[Rule] = RULES) -> tupl
     inv = ctx.inv
     per_alt = [r for r in rules if type(r).signature is not Rule.signature]
     per_device = [r for r in rules if type(r).device_signature is not Rule.device_signature]
-    splitting = [r for r in rules if type(r).single is not Rule.single]
+    singles = {dev.index for dev in inv.devices if any(r.single_device(ctx, dev) for r in rules)}
     members: dict[int, list[tuple]] = {}
-    singles: set[int] = set()
     for plan in ctx.plans:
         for alt in plan.alternatives():
+            alone = any(rule.single_for(ctx, alt) for rule in rules)
             for device in alt.candidates:
-                seen = tuple(rule.signature(ctx, plan, alt, device) for rule in per_alt)
+                seen = tuple([rule.signature(ctx, plan, alt, device) for rule in per_alt])
                 members.setdefault(device, []).append((alt.id, seen))
-                if any(rule.single(ctx, alt, inv.devices[device]) for rule in splitting):
-                    singles.add(device)
+            if alone:
+                singles.update(alt.candidates)
     groups: list[DeviceClassGroup] = []
     by_key: dict[Hashable, DeviceClassGroup] = {}
     class_of: dict[int, int] = {}

@@ -33,11 +33,7 @@ class _Stages:
 
     def __init__(self, m: AllocationModel, deadline: float, workers: int) -> None:
         self.m, self.deadline, self.workers = m, deadline, workers
-        self.model = m.model.clone()
-        # Solving normally assumes every rule instance holds: on this copy the literals are fixed
-        # (presolve then removes them); the built model keeps them free for explanations.
-        for literal in m.literals():
-            self.model.add(literal == 1)
+        self.model = _assuming_all(m)
         self.tracked = [var for v in m.vars.values() for var in (v.use, *v.takes.values())]
         self.values: dict[int, int] = {}
         self.solves = self.branches = self.conflicts = 0
@@ -111,6 +107,23 @@ class _Stages:
         best = sum(r * self.value(use) for r, use in pairs)
         self.model.clear_objective()
         self.model.add(rank <= best)
+
+
+def _assuming_all(m: AllocationModel) -> cp_model.CpModel:
+    """A copy of the model in which every rule instance holds: its assumption literals are fixed true
+    and dropped from the constraints they enforce. (Enforced constraints stay out of CP-SAT's linear
+    relaxation, and the stages after the first solve run without the presolve that would drop them.)
+    The built model keeps its literals free for explanations."""
+    model = m.model.clone()
+    assumed = {a.literal.index for a in m.assumptions}
+    for constraint in model.proto.constraints:
+        if any(literal in assumed for literal in constraint.enforcement_literal):
+            kept = [literal for literal in constraint.enforcement_literal if literal not in assumed]
+            constraint.enforcement_literal.clear()
+            constraint.enforcement_literal.extend(kept)
+    for literal in m.literals():
+        model.add(literal == 1)
+    return model
 
 
 class Staged(NamedTuple):

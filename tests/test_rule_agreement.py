@@ -36,7 +36,7 @@ class EveryDeviceAlone(Rule):
     name = "every-device-alone"
     searched = False
 
-    def single(self, ctx, alt, dev):  # type: ignore[no-untyped-def]
+    def single_device(self, ctx, dev):  # type: ignore[no-untyped-def]
         return True
 
 

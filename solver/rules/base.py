@@ -127,8 +127,12 @@ class Rule:
         return ""
 
     # --- equivalence classes ---------------------------------------------------------------
-    def single(self, ctx: RuleContext, alt: Alternative, dev: InventoryDevice) -> bool:
+    def single_device(self, ctx: RuleContext, dev: InventoryDevice) -> bool:
         """Whether the device must be a class of its own (its bookkeeping is per device)."""
+        return False
+
+    def single_for(self, ctx: RuleContext, alt: Alternative) -> bool:
+        """Whether every device ``alt`` may take must be a class of its own (per-device bookkeeping)."""
         return False
 
     def signature(self, ctx: RuleContext, plan: ClaimPlan, alt: Alternative, device: int) -> Hashable:

@@ -60,7 +60,7 @@ class ConsumableCapacity(Rule):
             found.share[dev.index] = share
         return ""
 
-    def single(self, ctx: RuleContext, alt: Alternative, dev: InventoryDevice) -> bool:
+    def single_device(self, ctx: RuleContext, dev: InventoryDevice) -> bool:
         return dev.shared  # shares are counted per device
 
     def active(self, ctx: RuleContext) -> bool:

@@ -72,7 +72,7 @@ class Counters(Rule):
                              tuple(sorted(u.compatibility_groups or ()))) for u in dev.device.consumes_counters))
         return (dev.pool_key, uses)
 
-    def single(self, ctx: RuleContext, alt: Alternative, dev: InventoryDevice) -> bool:
+    def single_device(self, ctx: RuleContext, dev: InventoryDevice) -> bool:
         return dev.shared and bool(dev.device.consumes_counters)  # draws once, with its first share
 
     def active(self, ctx: RuleContext) -> bool:

@@ -42,7 +42,7 @@ class Exclusivity(Rule):
         holder = inv.in_use.holders.get(dev.id)
         return f"already allocated to claim {holder}" if holder else IN_USE
 
-    def single(self, ctx: RuleContext, alt: Alternative, dev: InventoryDevice) -> bool:
+    def single_for(self, ctx: RuleContext, alt: Alternative) -> bool:
         return alt.admin  # admin picks are counted per device and per claim
 
     def start(self, ctx: RuleContext) -> Held:

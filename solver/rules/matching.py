@@ -17,7 +17,7 @@ from drasat.models.resource import DeviceAttribute
 
 from ..attributes import lookup
 from ..constraints import Label, distinct_holds, labels, match_holds
-from ..plan import Alternative, ClaimPlan, Pick
+from ..plan import Alternative, AltId, ClaimPlan, Pick
 from .base import Encoding, Rule, RuleContext
 
 if TYPE_CHECKING:
@@ -43,6 +43,14 @@ class LabelCache:
     def __init__(self, ctx: RuleContext) -> None:
         self.inv, self.plans = ctx.inv, ctx.plans
         self.known: dict[tuple, Labels | None] = {}
+        self.applies: dict[AltId, list[int]] = {}
+
+    def applicable(self, plan: ClaimPlan, alt: Alternative) -> list[int]:
+        """The indexes of the claim's constraints that apply to ``alt``."""
+        found = self.applies.get(alt.id)
+        if found is None:
+            found = self.applies[alt.id] = [ci for ci, c in enumerate(plan.constraints) if c.applies(alt)]
+        return found
 
     def of(self, claim: int, ci: int, alt: Alternative, device: int) -> Labels | None:
         constraint = self.plans[claim].constraints[ci]
@@ -81,8 +89,10 @@ class AttributeConstraints(Rule):
     name = "attributes"
 
     def signature(self, ctx: RuleContext, plan: ClaimPlan, alt: Alternative, device: int) -> Hashable:
+        if not plan.constraints:
+            return ()
         cache = label_cache(ctx)
-        return tuple(cache.of(plan.index, ci, alt, device) for ci, c in enumerate(plan.constraints) if c.applies(alt))
+        return tuple([cache.of(plan.index, ci, alt, device) for ci in cache.applicable(plan, alt)])
 
     def active(self, ctx: RuleContext) -> bool:
         return any(plan.constraints for plan in ctx.plans)
