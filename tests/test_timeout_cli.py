@@ -54,9 +54,9 @@ def test_timeouts_that_are_no_time_limit_are_refused(value: str) -> None:
     assert result.exit_code == 2 and result.stdout == ""
 
 
-@pytest.mark.parametrize("command", ["schedule", "explain"])
-def test_every_command_that_solves_says_no_answer_within_the_limit(command: str) -> None:
+@pytest.mark.parametrize("command", [["schedule"], ["explain", "--node", "gpu-node-1"]])
+def test_every_command_that_solves_says_no_answer_within_the_limit(command: list[str]) -> None:
     _register()
-    result = CliRunner().invoke(cli, [command, "--timeout", "0.000001", EXAMPLES])
+    result = CliRunner().invoke(cli, [*command, "--timeout", "0.000001", EXAMPLES])
     assert result.exit_code == 1 and result.stdout == ""
     assert "error: no answer within 1e-06 s:" in result.stderr
