@@ -99,23 +99,6 @@ class _Stages:
         self.model.add(rank <= best)
 
 
-def _assuming_all(m: AllocationModel) -> cp_model.CpModel:
-    """A copy of the model in which every rule instance holds: its assumption literals are fixed true
-    and dropped from the constraints they enforce. (Enforced constraints stay out of CP-SAT's linear
-    relaxation, and the stages after the first solve run without the presolve that would drop them.)
-    The built model keeps its literals free for explanations."""
-    model = m.model.clone()
-    assumed = {a.literal.index for a in m.assumptions}
-    for constraint in model.proto.constraints:
-        if any(literal in assumed for literal in constraint.enforcement_literal):
-            kept = [literal for literal in constraint.enforcement_literal if literal not in assumed]
-            constraint.enforcement_literal.clear()
-            constraint.enforcement_literal.extend(kept)
-    for literal in m.literals():
-        model.add(literal == 1)
-    return model
-
-
 def solve_staged(m: AllocationModel, objective: str, deadline: float,
                  workers: int) -> tuple[list[list[Pick]] | None, int]:
     """The chosen picks per claim (None: no allocation exists) and the number of CP-SAT solves.
@@ -199,3 +182,20 @@ class _Decoder:
         if not alt.admin:
             self.used.add(device)
         return Pick(alt, device)
+
+
+def _assuming_all(m: AllocationModel) -> cp_model.CpModel:
+    """A copy of the model in which every rule instance holds: its assumption literals are fixed true
+    and dropped from the constraints they enforce. (Enforced constraints stay out of CP-SAT's linear
+    relaxation, and the stages after the first solve run without the presolve that would drop them.)
+    The built model keeps its literals free for explanations."""
+    model = m.model.clone()
+    assumed = {a.literal.index for a in m.assumptions}
+    for constraint in model.proto.constraints:
+        if any(literal in assumed for literal in constraint.enforcement_literal):
+            kept = [literal for literal in constraint.enforcement_literal if literal not in assumed]
+            constraint.enforcement_literal.clear()
+            constraint.enforcement_literal.extend(kept)
+    for literal in m.literals():
+        model.add(literal == 1)
+    return model
