@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from typing import Any, Callable, Sequence
 
-from drasat.models.errors import InputError, Location, Unschedulable
+from drasat.models.errors import Location, Unschedulable
 from drasat.models.core import Pod
 from drasat.models.resource import ResourceClaim, ResourceClaimConsumerReference
 
@@ -23,7 +23,7 @@ from .extended import extended_claim
 from .node_resources import Resources
 from .pod_inputs import refuse_unstorable_pods
 from .pods import not_schedulable_now, pending_pods, pod_consumer, resolve_pod_claims, select_pods
-from .problem import Problem, problem_from_objects, refuse_unstorable
+from .problem import Problem, chosen_claims, problem_from_objects, refuse_unstorable
 from .schedule_state import allocatable_of
 
 
@@ -38,19 +38,7 @@ class PodsProblem:
 
 def select_claims(cluster: Cluster, names: Sequence[str]) -> list[ResourceClaim]:
     """Claims named ``namespace/name`` or by a bare name that only one namespace has, in the order given."""
-    chosen = []
-    for name in names:
-        ns, _, bare = name.rpartition("/")
-        found = [c for c in cluster.claims if c.name == bare and (not ns or key_of(c)[0] == ns)]
-        if not found:
-            raise InputError(f"no ResourceClaim named {name} in the input")
-        if len(found) > 1:
-            raise InputError(f"ResourceClaim name {name} is ambiguous: give one of "
-                             f"{', '.join(label_of(c) for c in found)}")
-        if found[0].status and found[0].status.allocation:
-            raise InputError(f"ResourceClaim {name} is already allocated (it has status.allocation)")
-        chosen.append(found[0])
-    return chosen
+    return chosen_claims(cluster.claims, names)
 
 
 def pods_problem(objects: Sequence[object], *, node: str | None, pods: Sequence[str] | None,

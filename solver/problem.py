@@ -85,7 +85,7 @@ def problem_from_objects(objects: Sequence[object], *, node: str | None = None,
     pending = [c for c in all_claims if not (c.status and c.status.allocation)]
     allocated = [c for c in all_claims if c.status and c.status.allocation]
     if claims is not None:
-        pending = _chosen_claims(all_claims, claims)
+        pending = chosen_claims(all_claims, claims)
     used_nodes = [n for n in by_kind.get("Node", []) if n.name == node_info.name]
     refuse_unstorable([*pending, *allocated, *by_kind.get("ResourceSlice", []), *by_kind.get("DeviceClass", []),
                         *by_kind.get("DeviceTaintRule", []), *used_nodes], locate)
@@ -94,16 +94,21 @@ def problem_from_objects(objects: Sequence[object], *, node: str | None = None,
                    taint_rules=by_kind.get("DeviceTaintRule", []), features=features or Features())
 
 
-def _chosen_claims(all_claims: Sequence[ResourceClaim], names: Sequence[str]) -> list[ResourceClaim]:
-    """The claims ``names`` asks for, in its order, each once; a name is ``name`` or ``namespace/name``."""
+def _label(claim: ResourceClaim) -> str:
+    return f"{claim.namespace or ''}/{claim.name}"
+
+
+def chosen_claims(all_claims: Sequence[ResourceClaim], names: Sequence[str]) -> list[ResourceClaim]:
+    """The claims ``names`` asks for, in its order, each once; a name is ``name`` (unambiguous) or
+    ``namespace/name``."""
     chosen: list[ResourceClaim] = []
     for name in names:
-        found = [c for c in all_claims if name in (c.name, f"{c.namespace}/{c.name}")]
+        found = [c for c in all_claims if name in (c.name, _label(c))]
         if not found:
             raise InputError(f"no ResourceClaim named {name} in the input")
         if len(found) > 1:
             raise InputError(f"ResourceClaim name {name} is ambiguous: give one of "
-                             f"{', '.join(f'{c.namespace}/{c.name}' for c in found)}")
+                             f"{', '.join(_label(c) for c in found)}")
         if found[0].status and found[0].status.allocation:
             raise InputError(f"ResourceClaim {name} is already allocated (it has status.allocation)")
         if not any(c is found[0] for c in chosen):
