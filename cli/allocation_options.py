@@ -45,10 +45,15 @@ def names_option(text: str | None) -> list[str] | None:
     return [n.strip() for n in text.split(",") if n.strip()] if text is not None else None
 
 
-def exit_on_error(exc: DrasatError, verbose: bool) -> None:
-    """One line on stderr (the reasons too with -v), and the error's exit code."""
+def exit_on_error(exc: DrasatError, verbose: bool, timeout: float | None = None) -> None:
+    """One line on stderr (the reasons too with -v), and the error's exit code. With ``timeout``, a
+    search that ran out of time says so in the same words on every command: "no answer within N s"."""
     import sys
 
+    from drasat.models.errors import SolveTimeout
+
+    if timeout is not None and isinstance(exc, SolveTimeout):
+        exc = SolveTimeout(f"no answer within {timeout:g} s: {exc}")
     click.echo(f"error: {exc}", err=True)
     for reason in getattr(exc, "reasons", []) if verbose else []:
         click.echo(f"  {reason}", err=True)

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 
 import click
 
-from drasat.models.errors import DrasatError, SolveTimeout
+from drasat.models.errors import DrasatError
 
 from .allocation_options import cel_engine_name, exit_on_error, names_option
 from .inputs import in_namespace, input_options, namespace_options, read_inputs
@@ -60,11 +60,8 @@ def explain(files: tuple[str, ...], filenames: tuple[str, ...], kubeconfig: str 
         bundle = read_inputs(files, kubeconfig, context, filenames)
         found = _explain(bundle, node, in_namespace(claims, namespace, all_namespaces),
                          in_namespace(pods, namespace, all_namespaces), namespace, feature_gates, timeout, cel_engine)
-    except SolveTimeout as exc:
-        exit_on_error(SolveTimeout(f"no answer within {timeout:g} s: {exc}"), False)
-        return
     except DrasatError as exc:
-        exit_on_error(exc, False)
+        exit_on_error(exc, False, timeout)
         return
     click.echo(json.dumps(found.to_data(), indent=2) if output == "json" else _text(found))
     sys.exit(0 if found.feasible else 1)

@@ -7,7 +7,7 @@ from typing import Any
 
 import click
 
-from drasat.models.errors import DrasatError, SolveTimeout
+from drasat.models.errors import DrasatError
 
 from .main import cli
 from .allocation_options import allocation_options, cel_engine_name, exit_on_error, names_option
@@ -73,11 +73,8 @@ def schedule(files: tuple[str, ...], filenames: tuple[str, ...], kubeconfig: str
                                           cel_engine, output, verbose)
         if output_state:
             write_state(output_state, bundle, placed)
-    except SolveTimeout as exc:
-        exit_on_error(SolveTimeout(f"no answer within {timeout:g} s: {exc}"), False)
-        return
     except DrasatError as exc:
-        exit_on_error(exc, verbose)
+        exit_on_error(exc, verbose, timeout)
         return
     if text:
         click.echo(text, nl=not text.endswith("\n"))

@@ -6,7 +6,7 @@ from typing import Any
 
 import click
 
-from drasat.models.errors import DrasatError, InternalError, SolveTimeout, Unschedulable
+from drasat.models.errors import DrasatError, InternalError, Unschedulable
 
 from .main import cli
 from .allocation_options import allocation_options, cel_engine_name, exit_on_error, names_option
@@ -83,11 +83,8 @@ def solve(files: tuple[str, ...], filenames: tuple[str, ...], kubeconfig: str | 
                                   workers, cel_engine, verbose)
         if output_state:
             write_state(output_state, bundle, allocated)
-    except SolveTimeout as exc:
-        exit_on_error(SolveTimeout(f"no answer within {timeout:g} s: {exc}"), verbose)
-        return
     except DrasatError as exc:
-        exit_on_error(exc, verbose)
+        exit_on_error(exc, verbose, timeout)
         return
     text = render(allocated, output)
     click.echo(text, nl=not text.endswith("\n"))
