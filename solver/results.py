@@ -30,7 +30,8 @@ def allocation_results(inv: Inventory, plans: Sequence[ClaimPlan],
 
 def allocation_result(inv: Inventory, plan: ClaimPlan, picks: Sequence[Pick]) -> AllocationResult:
     ordered = sorted(picks, key=lambda p: (p.alt.request, p.device))
-    results = [_result(inv, pick) for pick in ordered]
+    owner = plan.claim.metadata.uid or plan.label
+    results = [_result(inv, pick, _share_id(owner, inv, pick, n)) for n, pick in enumerate(ordered)]
     selected = {p.alt.request: p.alt for p in ordered}
     devices = DeviceAllocationResult(results=results)
     config = _config(plan, selected)
@@ -46,7 +47,18 @@ def allocation_result(inv: Inventory, plan: ClaimPlan, picks: Sequence[Pick]) ->
     return allocation
 
 
-def _result(inv: Inventory, pick: Pick) -> DeviceRequestAllocationResult:
+SHARE_IDS = uuid.UUID("6b0c6a52-3d7e-5d0e-9a51-646472617361")
+"""The namespace of drasat's share IDs (a fixed UUID, so that the same answer always prints the same IDs)."""
+
+
+def _share_id(owner: str, inv: Inventory, pick: Pick, position: int) -> str:
+    """A share's ID, derived from the claim (uid, else namespace/name), request, device and its place
+    in the result: reproducible from run to run, unlike Kubernetes' random ones, and still unique."""
+    driver, pool, device = inv.devices[pick.device].id
+    return str(uuid.uuid5(SHARE_IDS, f"{owner}/{pick.alt.result_name}/{driver}/{pool}/{device}/{position}"))
+
+
+def _result(inv: Inventory, pick: Pick, share_id: str) -> DeviceRequestAllocationResult:
     dev = inv.devices[pick.device]
     fields: dict = {"request": pick.alt.result_name, "driver": dev.id[0], "pool": dev.id[1], "device": dev.name}
     if pick.alt.admin:
@@ -57,7 +69,7 @@ def _result(inv: Inventory, pick: Pick) -> DeviceRequestAllocationResult:
         fields["binding_conditions"] = list(dev.device.binding_conditions)
         fields["binding_failure_conditions"] = list(dev.device.binding_failure_conditions)
     if pick.share is not None:
-        fields["share_id"] = str(uuid.uuid4())
+        fields["share_id"] = share_id
         if pick.share:
             fields["consumed_capacity"] = {
                 name: Quantity(amount, dev.device.capacity[name].value.format) for name, amount in pick.share.items()}

@@ -61,3 +61,13 @@ def test_solve_and_schedule_print_every_form() -> None:
 def test_bad_output_forms_are_refused_before_any_work(form: str, message: str) -> None:
     result = run("solve", "-o", form, EXAMPLES)
     assert result.exit_code == 2 and result.stdout == "" and message in result.stderr
+
+
+def test_share_ids_are_the_same_on_every_run_and_unique(shared: Path) -> None:
+    """kubectl users diff answers: a share's ID comes from the claim, request, device and place, not chance."""
+    scenario = shared / "scenarios" / "upstream" / "allow-multiple-allocations-with-partitionable-device.yaml"
+    first, again = (run("solve", "-o", "jsonpath={.items[*].status.allocation.devices.results[*].shareID}",
+                        str(scenario)) for _ in range(2))
+    assert first.exit_code == again.exit_code == 0, first.stderr
+    ids = first.stdout.split()
+    assert ids and ids == again.stdout.split() and len(set(ids)) == len(ids)
