@@ -11,33 +11,30 @@ from drasat.models.errors import DrasatError
 from .options import Seconds
 
 
+FEATURE_GATES = click.option(
+    "--feature-gates", default="", metavar="A=true,B=false",
+    help="Kubernetes feature gates, e.g. DRAPrioritizedList=false,DRAListTypeAttributes=true.")
+SOLVER = click.option(
+    "--solver", type=click.Choice(["cp-sat", "greedy"]), default="cp-sat", show_default=True,
+    help="cp-sat: Kubernetes' depth-first search within a small budget, CP-SAT beyond it (same answer, bounded "
+         "time); greedy: the depth-first search alone (exponential on hard inputs).")
+OBJECTIVE = click.option(
+    "--objective", type=click.Choice(["first-fit", "prioritized-list"]), default="first-fit", show_default=True,
+    help="first-fit: exactly the devices Kubernetes would pick; prioritized-list: earliest firstAvailable "
+         "alternatives first, then first-fit.")
+TIMEOUT = click.option("--timeout", type=Seconds(), default=60.0, show_default=True, metavar="SECONDS",
+                       help="Give up (exit 1) when no answer is found in this time.")
+WORKERS = click.option("--workers", type=click.IntRange(min=1), default=1, show_default=True,
+                       help="CP-SAT search workers.")
+CEL_ENGINE = click.option("--cel-engine", type=click.Choice(["cel-expr", "celpy"]), default=None,
+                          help="CEL engine (default: cel-expr, or $DRASAT_CEL_ENGINE).")
+
+
 def allocation_options(command: Callable[..., Any]) -> Callable[..., Any]:
     """--feature-gates, --solver, --objective, --timeout, --workers and --cel-engine."""
-    for option in reversed([
-        click.option("--feature-gates", default="", metavar="A=true,B=false",
-                     help="Kubernetes feature gates, e.g. DRAPrioritizedList=false,DRAListTypeAttributes=true."),
-        click.option("--solver", type=click.Choice(["cp-sat", "greedy"]), default="cp-sat", show_default=True,
-                     help="cp-sat: Kubernetes' depth-first search within a small budget, CP-SAT beyond it "
-                          "(same answer, bounded time); greedy: the depth-first search alone "
-                          "(exponential on hard inputs)."),
-        click.option("--objective", type=click.Choice(["first-fit", "prioritized-list"]), default="first-fit",
-                     show_default=True, help="first-fit: exactly the devices Kubernetes would pick; "
-                     "prioritized-list: earliest firstAvailable alternatives first, then first-fit."),
-        click.option("--timeout", type=Seconds(), default=60.0, show_default=True,
-                     metavar="SECONDS", help="Give up (exit 1) when no answer is found in this time."),
-        click.option("--workers", type=click.IntRange(min=1), default=1, show_default=True,
-                     help="CP-SAT search workers."),
-        click.option("--cel-engine", type=click.Choice(["cel-expr", "celpy"]), default=None,
-                     help="CEL engine (default: cel-expr, or $DRASAT_CEL_ENGINE)."),
-    ]):
+    for option in reversed([FEATURE_GATES, SOLVER, OBJECTIVE, TIMEOUT, WORKERS, CEL_ENGINE]):
         command = option(command)
     return command
-
-
-def cel_engine_name(option: str | None) -> str | None:
-    """The --cel-engine choice; None lets the engine layer read $DRASAT_CEL_ENGINE itself, so that a bad
-    value there is reported as coming from the environment."""
-    return option
 
 
 def names_option(text: str | None) -> list[str] | None:

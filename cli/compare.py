@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
 import sys
 from typing import TYPE_CHECKING
 
@@ -13,7 +12,7 @@ import yaml
 from drasat.models.errors import DrasatError
 
 from .main import cli
-from .allocation_options import names_option
+from .allocation_options import CEL_ENGINE, FEATURE_GATES, WORKERS, names_option
 from .inputs import input_options, read_inputs
 from .options import Seconds
 from .render import comparison_table
@@ -37,8 +36,7 @@ Examples:
 @cli.command(epilog=EPILOG)
 @input_options
 @click.option("--node", metavar="NAME", help="Node to allocate for (default: the only Node in the input).")
-@click.option("--feature-gates", default="", metavar="A=true,B=false",
-              help="Kubernetes feature gates, e.g. DRAPrioritizedList=false,DRAListTypeAttributes=true.")
+@FEATURE_GATES
 @click.option("--claims", metavar="NS/NAME,...", help="Claims to allocate, in this order (default: the claims "
               "of the pending Pods, or every claim without status.allocation when the input has no Pods).")
 @click.option("--pods", metavar="NS/NAME,...", help="Compare on the claims of these Pods (as `drasat solve`).")
@@ -47,9 +45,8 @@ Examples:
               "as Kubernetes).")
 @click.option("--timeout", type=Seconds(), default=60.0, show_default=True, metavar="SECONDS",
               help="Time each side may take; a side that runs out is reported as 'timeout'.")
-@click.option("--workers", type=click.IntRange(min=1), default=1, show_default=True, help="CP-SAT search workers.")
-@click.option("--cel-engine", type=click.Choice(["cel-expr", "celpy"]), default=None,
-              help="CEL engine (default: cel-expr, or $DRASAT_CEL_ENGINE).")
+@WORKERS
+@CEL_ENGINE
 @click.option("-o", "--output", type=click.Choice(["table", "json", "yaml"]), default="table", show_default=True,
               help="table: side by side for people; json/yaml: the same as data.")
 def compare(files: tuple[str, ...], filenames: tuple[str, ...], kubeconfig: str | None, context: str | None,
@@ -91,5 +88,4 @@ def _compare(bundle: Bundle, node: str | None, feature_gates: str, claims: str |
     for pod, why in question.left_out:
         click.echo(f"pod {pod} is not allocated: {why}", err=True)
     problem = question.problem
-    engine = cel_engine or os.environ.get("DRASAT_CEL_ENGINE") or None
-    return run_compare(problem, objective=objective, time_limit=timeout, workers=workers, cel_engine=engine)
+    return run_compare(problem, objective=objective, time_limit=timeout, workers=workers, cel_engine=cel_engine)

@@ -10,7 +10,7 @@ import click
 
 from drasat.models.errors import DrasatError
 
-from .allocation_options import cel_engine_name, exit_on_error, names_option
+from .allocation_options import CEL_ENGINE, FEATURE_GATES, exit_on_error, names_option
 from .inputs import in_namespace, input_options, namespace_options, read_inputs
 from .main import cli
 from .options import Seconds
@@ -36,11 +36,10 @@ Examples:
 @click.option("--node", metavar="NAME", help="Node to explain for (default: the only Node in the input).")
 @click.option("--claims", metavar="NS/NAME,...", help="Claims to explain, as `drasat solve` takes them.")
 @click.option("--pods", metavar="NS/NAME,...", help="Explain the claims of these Pods.")
-@click.option("--feature-gates", default="", metavar="A=true,B=false", help="Kubernetes feature gates.")
+@FEATURE_GATES
 @click.option("--timeout", type=Seconds(), default=60.0, show_default=True, metavar="SECONDS",
               help="Time for the search for a minimal conflict.")
-@click.option("--cel-engine", type=click.Choice(["cel-expr", "celpy"]), default=None,
-              help="CEL engine (default: cel-expr, or $DRASAT_CEL_ENGINE).")
+@CEL_ENGINE
 @click.option("-o", "--output", type=click.Choice(["text", "json"]), default="text", show_default=True,
               help="text for people; json: the same as data.")
 def explain(files: tuple[str, ...], filenames: tuple[str, ...], kubeconfig: str | None, context: str | None,
@@ -78,7 +77,7 @@ def _explain(bundle: Bundle, node: str | None, claims: str | None, pods: str | N
                             features=Features.parse(feature_gates), locate=bundle.location_of, namespace=namespace)
     for pod, why in question.left_out:
         click.echo(f"pod {pod} is not explained: {why}", err=True)
-    return run_explain(question.problem, evaluator=SelectorEvaluator(cel_engine_name(cel_engine)),
+    return run_explain(question.problem, evaluator=SelectorEvaluator(cel_engine),
                        time_limit=timeout)
 
 

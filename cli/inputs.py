@@ -79,18 +79,3 @@ def in_namespace(names: str | None, namespace: str | None, all_namespaces: bool)
     if names is None or namespace is None:
         return names
     return ",".join(n.strip() if "/" in n else f"{namespace}/{n.strip()}" for n in names.split(",") if n.strip())
-
-
-def pending_in(objects: list[Any], kind: str, namespace: str) -> str:
-    """The pending Pods (no spec.nodeName, not finished) or unallocated ResourceClaims of ``namespace``,
-    as ``namespace/name`` text for --pods/--claims."""
-    chosen = []
-    for obj in objects:
-        if obj.kind != kind or (obj.metadata.namespace or "default") != namespace:
-            continue
-        if kind == "Pod" and (obj.spec.node_name or (obj.status and obj.status.phase in ("Succeeded", "Failed"))):
-            continue
-        if kind == "ResourceClaim" and obj.status and obj.status.allocation:
-            continue
-        chosen.append(f"{namespace}/{obj.name}")
-    return ",".join(chosen)

@@ -10,8 +10,8 @@ import click
 from drasat.models.errors import DrasatError
 
 from .main import cli
-from .allocation_options import allocation_options, cel_engine_name, exit_on_error, names_option
-from .inputs import in_namespace, input_options, namespace_options, pending_in, read_inputs
+from .allocation_options import allocation_options, exit_on_error, names_option
+from .inputs import in_namespace, input_options, namespace_options, read_inputs
 from .output import OutputFormat, render_list
 from .render_schedule import placement_table
 from .state import state_option, write_state
@@ -67,9 +67,7 @@ def schedule(files: tuple[str, ...], filenames: tuple[str, ...], kubeconfig: str
     try:
         bundle = read_inputs(files, kubeconfig, context, filenames)
         pods = in_namespace(pods, namespace, all_namespaces)
-        if namespace is not None and pods is None:
-            pods = pending_in(list(bundle), "Pod", namespace)
-        text, pending, placed = _schedule(bundle, pods, feature_gates, solver, objective, timeout, workers,
+        text, pending, placed = _schedule(bundle, namespace, pods, feature_gates, solver, objective, timeout, workers,
                                           cel_engine, output, verbose)
         if output_state:
             write_state(output_state, bundle, placed)
@@ -82,11 +80,11 @@ def schedule(files: tuple[str, ...], filenames: tuple[str, ...], kubeconfig: str
         raise SystemExit(1)
 
 
-def _schedule(bundle, pods, feature_gates, solver, objective, timeout, workers, cel_engine, output,
+def _schedule(bundle, namespace, pods, feature_gates, solver, objective, timeout, workers, cel_engine, output,
               verbose) -> tuple[str, int, list[dict[str, Any]]]:
     from drasat.solver import Features
     from drasat.solver.cel import SelectorEvaluator
-    from drasat.solver.cluster import cluster_from_objects
+    from drasat.solver.cluster import cluster_from_objects, key_of
     from drasat.solver.node_dra import AllocateOptions
     from drasat.solver.pod_inputs import refuse_unstorable_pods
     from drasat.solver.pods import pending_pods, select_pods
@@ -95,9 +93,14 @@ def _schedule(bundle, pods, feature_gates, solver, objective, timeout, workers, 
     cluster = cluster_from_objects(list(bundle), Features.parse(feature_gates))
     if not cluster.nodes:
         click.echo("warning: no Node objects in the input: no pod can be placed", err=True)
-    chosen = select_pods(cluster, names_option(pods) or []) if pods is not None else None
+    if pods is not None:
+        chosen = select_pods(cluster, names_option(pods) or [])
+    elif namespace is not None:  # the namespace's pending pods, as the scheduler's queue would hold them
+        chosen = [p for p in pending_pods(cluster) if key_of(p)[0] == namespace]
+    else:
+        chosen = None
     refuse_unstorable_pods(cluster, pending_pods(cluster) if chosen is None else chosen, bundle.location_of)
-    options = AllocateOptions(solver, objective, timeout, workers, SelectorEvaluator(cel_engine_name(cel_engine)))
+    options = AllocateOptions(solver, objective, timeout, workers, SelectorEvaluator(cel_engine))
     started = time.monotonic()
     placements = place(cluster, chosen, options=options)
     if not placements:

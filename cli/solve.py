@@ -9,7 +9,7 @@ import click
 from drasat.models.errors import DrasatError, InternalError, Unschedulable
 
 from .main import cli
-from .allocation_options import allocation_options, cel_engine_name, exit_on_error, names_option
+from .allocation_options import allocation_options, exit_on_error, names_option
 from .inputs import in_namespace, input_options, namespace_options, read_inputs
 from .output import OutputFormat, render_list
 from .render import allocation_table
@@ -112,7 +112,7 @@ def _solve(bundle, node, namespace, feature_gates, claims, pods, solver, objecti
     if not any(n.kind == "Node" for n in objects):
         click.echo(f"warning: no Node objects in the input: node {problem.node.name} has no labels, "
                    "so slices selected by node labels do not match", err=True)
-    evaluator = SelectorEvaluator(cel_engine_name(cel_engine))
+    evaluator = SelectorEvaluator(cel_engine)
     try:
         answer = allocate(problem, solver=solver, objective=objective, time_limit=timeout, workers=workers,
                           evaluator=evaluator)

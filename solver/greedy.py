@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import bisect
 import time
+from abc import ABC, abstractmethod
 from dataclasses import dataclass
 from typing import Container, Sequence
 
@@ -36,15 +37,16 @@ class GreedyResult:
     backtracks: int = 0  # devices taken back after what followed them failed
 
 
-class _Frame:
+class _Frame(ABC):
     """One level of the search on the explicit stack. ``resume(None)`` starts it; ``resume(outcome)``
     hands it the outcome of the step it waited on. It returns its own outcome (a string) or the
     next frame to run on top of it."""
 
     __slots__ = ()
 
+    @abstractmethod
     def resume(self, outcome: str | None) -> str | _Frame:
-        raise NotImplementedError
+        """Start (``None``) or continue with the outcome of the step this frame waited on."""
 
 
 Next = str | _Frame  # an outcome now, or a frame that will deliver one
