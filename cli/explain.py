@@ -81,21 +81,6 @@ def _explain(bundle: Bundle, node: str | None, claims: str | None, pods: str | N
                        time_limit=timeout)
 
 
-def short_form(found: Explanation) -> list[str]:
-    """The explanation in a few lines, for `solve -v`: the alternatives that fall short, or the conflict."""
-    lines = []
-    for f in found.funnel:
-        if f.short:
-            why = f.blocked or "; ".join(f"{s.removed} {s.reason}" for s in f.steps[:3]) or "nothing matches"
-            lines.append(f"claim {f.claim}, request {f.request}: {f.candidates} candidate(s), needs {f.needs}: {why}")
-    if found.short_requests:
-        lines.append("cause: too few candidates for " + "; ".join(found.short_requests))
-    elif found.conflict:
-        lines.append("every request has candidates enough; these cannot all hold together: "
-                     + "; ".join(found.conflict))
-    return lines
-
-
 def _text(found: Explanation) -> str:
     lines = []
     for f in found.funnel:

@@ -11,6 +11,7 @@ read here.
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 from typing import Any
@@ -95,21 +96,26 @@ def _parse(template: str) -> list[Part]:
 def _compiled_text(expression: str) -> str:
     """A kubectl expression as jsonpath-ng reads it ('.items[*]' -> '$.items[*]'), checked now."""
     from jsonpath_ng.exceptions import JsonPathLexerError, JsonPathParserError
-    from jsonpath_ng.ext import parse
 
     text = expression.strip()
     path = "$" + text if text.startswith((".", "[")) else text or "$"
     try:
-        parse(path)
+        _parsed(path)
     except (JsonPathLexerError, JsonPathParserError, Exception) as exc:  # noqa: BLE001  (ply raises plain Exception)
         raise InputError(f"jsonpath expression {expression!r} is not valid: {exc}") from None
     return path
 
 
 def _values(path: str, data: Any) -> list[Any]:
+    return [match.value for match in _parsed(path).find(data)]
+
+
+@functools.lru_cache(maxsize=64)
+def _parsed(path: str) -> Any:
+    """A JSONPath parsed once, however many items a {range} applies it to."""
     from jsonpath_ng.ext import parse
 
-    return [match.value for match in parse(path).find(data)]
+    return parse(path)
 
 
 def _expand(parts: list[Part], data: Any) -> str:

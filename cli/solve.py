@@ -120,9 +120,7 @@ def _solve(bundle, node, namespace, feature_gates, claims, pods, solver, objecti
         if verbose:  # the same explanation `drasat explain` gives, in short
             from drasat.solver.explanation import explain
 
-            from .explain import short_form
-
-            exc.reasons = short_form(explain(problem, evaluator=evaluator, time_limit=timeout))
+            exc.reasons = explain(problem, evaluator=evaluator, time_limit=timeout).summary()
         raise
     if verbose:
         s = answer.stats

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import math
 import time
-from collections import Counter
 from dataclasses import dataclass, field
 
 from drasat.models.errors import AllocationError, InputError, SolveTimeout, Unschedulable
@@ -143,23 +142,11 @@ def _search_decides_errors(plans: list[ClaimPlan]) -> bool:
 
 
 def explain(inv: Inventory, plans: list[ClaimPlan]) -> list[str]:
-    """Why each request's devices fall short, from the exclusion reasons kept by candidate selection."""
-    lines = []
-    for plan in plans:
-        for req in plan.requests:
-            for alt in req.alternatives:
-                have, need = len(alt.candidates), alt.count
-                line = f"claim {plan.label}, request {alt.result_name}: {have} candidate device(s), needs {need}"
-                if alt.mode == "All" and alt.blocked:
-                    line += f"; allocationMode All cannot be met: {alt.blocked}"
-                elif have < need:
-                    reasons = Counter(alt.excluded.values()).most_common(3)
-                    line += "; excluded: " + "; ".join(f"{n} {text}" for text, n in reasons)
-                lines.append(line)
-    if all(len(a.candidates) >= a.count for plan in plans for a in plan.alternatives()):
-        lines.append("every request could be met on its own: together they conflict "
-                     "(shared devices, constraints, counters or capacity)")
-    return lines
+    """Why the claims fall short, from the funnel of candidates (``drasat explain``'s first step; its
+    search for a minimal conflict is left to it, so a "no" costs no extra solves here)."""
+    from .explanation import Explanation, funnel_of
+
+    return Explanation(False, *funnel_of(inv, plans)).summary()
 
 
 def _greedy_stats(stats: Stats, result: GreedyResult, path: str) -> None:

@@ -69,6 +69,25 @@ class Explanation:
     conflict: list[str] = field(default_factory=list)         # rule instances, in words
     conflict_rules: list[dict[str, Any]] = field(default_factory=list)  # the same as data
 
+    def summary(self) -> list[str]:
+        """The explanation in a few lines (``solve -v``, ``Unschedulable.reasons``): the alternatives
+        that fall short, then the cause or the conflict."""
+        lines = []
+        for f in self.funnel:
+            if f.short:
+                why = f.blocked or "; ".join(f"{s.removed} {s.reason}" for s in f.steps[:3]) or "nothing matches"
+                lines.append(f"claim {f.claim}, request {f.request}: {f.candidates} candidate(s), needs {f.needs}: "
+                             f"{why}")
+        if self.short_requests:
+            lines.append("cause: too few candidates for " + "; ".join(self.short_requests))
+        elif self.conflict:
+            lines.append("every request has candidates enough; these cannot all hold together: "
+                         + "; ".join(self.conflict))
+        elif not self.feasible:
+            lines.append("every request has candidates enough on its own: together they conflict "
+                         "(`drasat explain` names the rules that do)")
+        return lines
+
     def to_data(self) -> dict[str, Any]:
         return {"feasible": self.feasible, "shortRequests": self.short_requests, "conflict": self.conflict_rules,
                 "funnel": [{"claim": f.claim, "request": f.request, "needs": f.needs, "candidates": f.candidates,
@@ -82,9 +101,7 @@ def explain(problem: Problem, *, evaluator: SelectorEvaluator | None = None, tim
     deadline = time.monotonic() + time_limit
     inv = build_inventory(problem)
     plans = plan_claims(problem, inv, evaluator or SelectorEvaluator(), deadline=deadline)
-    funnel = [_funnel(inv, plan, alt) for plan in plans for req in plan.requests for alt in req.alternatives]
-    short = [f"claim {plan.label}, request {req.name}" for plan in plans for req in plan.requests
-             if all(_funnel(inv, plan, alt).short for alt in req.alternatives)]
+    funnel, short = funnel_of(inv, plans)
     if short:
         return Explanation(False, funnel, short_requests=short)
     from .model import build_model  # OR-Tools loads only when needed
@@ -99,6 +116,16 @@ def explain(problem: Problem, *, evaluator: SelectorEvaluator | None = None, tim
             ("constraint", a.constraint), ("counterSet", "/".join(a.counter_set) if a.counter_set else None))
             if v is not None}} for a in conflict]
     return Explanation(False, funnel, conflict=words, conflict_rules=data)
+
+
+def funnel_of(inv: Inventory, plans: list[ClaimPlan]) -> tuple[list[Funnel], list[str]]:
+    """Every alternative's funnel, and the requests none of whose alternatives has devices enough."""
+    by_request = [(plan, req, [_funnel(inv, plan, alt) for alt in req.alternatives])
+                  for plan in plans for req in plan.requests]
+    funnel = [f for _, _, alternatives in by_request for f in alternatives]
+    short = [f"claim {plan.label}, request {req.name}" for plan, req, alternatives in by_request
+             if all(f.short for f in alternatives)]
+    return funnel, short
 
 
 def _claim(plans: list[ClaimPlan], index: int | None) -> str | None:
