@@ -12,13 +12,14 @@ from __future__ import annotations
 from collections import Counter
 from typing import Iterable, Sequence
 
-from drasat.models.core import Node, Pod, Taint, Toleration
+from drasat.models.core import Node, Pod, Taint
 from drasat.models.errors import InputError
 from drasat.models.meta import NodeSelector
 
 from .cluster import label_of
 from .nodes import SelectorParseError, selector_matches
 from .problem import NodeInfo
+from .rules.taints import tolerates
 
 UNSCHEDULABLE_TAINT = "node.kubernetes.io/unschedulable"
 REASON_UNSCHEDULABLE = "node(s) were unschedulable"
@@ -31,18 +32,6 @@ REASON_PIN_CONFLICT = "pod affinity terms conflict"  # every term pins metadata.
 
 def node_info(node: Node) -> NodeInfo:
     return NodeInfo(node.name, dict(node.metadata.labels))
-
-
-def tolerates(toleration: Toleration, taint: Taint) -> bool:
-    """Kubernetes' ToleratesTaint: effect (empty = any), then key and value by operator."""
-    if toleration.effect and toleration.effect != taint.effect:
-        return False
-    if toleration.key and toleration.key != taint.key:
-        return False
-    operator = toleration.operator or "Equal"
-    if operator == "Exists":
-        return True
-    return operator == "Equal" and (toleration.value or "") == (taint.value or "")
 
 
 def untolerated_taint(pod: Pod, node: Node) -> Taint | None:

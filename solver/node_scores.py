@@ -18,7 +18,8 @@ from typing import Mapping, Sequence
 from drasat.models.core import Node, Pod
 from drasat.models.meta import NodeSelector
 
-from .node_filter import node_info, tolerates
+from .node_filter import node_info
+from .rules.taints import tolerates
 from .nodes import SelectorParseError, selector_matches
 
 MAX_SCORE = 100

@@ -29,6 +29,7 @@ from drasat.models.resource import (Device, DeviceClass, DeviceTaint, DeviceTole
 
 from .cel import CelDevice
 from .pool_usage import gather_pools
+from .rules.taints import tolerates
 
 DeviceKey = tuple[str, str, str]
 
@@ -166,13 +167,7 @@ def _tolerates(toleration: DeviceToleration, taint: DeviceTaint) -> bool:
     every key, whatever the operator; Equal (also when empty) compares the values;
     Exists matches every value; any other operator matches nothing.
     """
-    if toleration.effect != "NoExecute":
-        return False
-    if toleration.key and toleration.key != taint.key:
-        return False
-    if toleration.operator in (None, "", "Equal"):
-        return (toleration.value or "") == (taint.value or "")
-    return toleration.operator == "Exists"
+    return toleration.effect == "NoExecute" and tolerates(toleration, taint.model_copy(update={"effect": "NoExecute"}))
 
 
 def _sooner(a: int | None, b: int | None) -> int | None:

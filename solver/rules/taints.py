@@ -7,7 +7,7 @@ is never allocated for it. Taints come from the device itself and from DeviceTai
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Sequence
+from typing import TYPE_CHECKING, Protocol, Sequence
 
 from drasat.models.resource import DeviceTaint, DeviceToleration
 
@@ -18,17 +18,44 @@ if TYPE_CHECKING:
     from ..inventory import Inventory, InventoryDevice
 
 
+class _Toleration(Protocol):
+    """A device's or a pod's toleration: the fields ToleratesTaint reads."""
+
+    @property
+    def key(self) -> str | None: ...
+    @property
+    def operator(self) -> str | None: ...
+    @property
+    def value(self) -> str | None: ...
+    @property
+    def effect(self) -> str | None: ...
+
+
+class _Taint(Protocol):
+    """A device's or a node's taint: the fields ToleratesTaint reads."""
+
+    @property
+    def key(self) -> str: ...
+    @property
+    def value(self) -> str | None: ...
+    @property
+    def effect(self) -> str | None: ...
+
+
+def tolerates(toleration: _Toleration, taint: _Taint) -> bool:
+    """Kubernetes' ToleratesTaint, for device and node taints alike: the effect (empty: any), the key
+    (empty: any), then the operator (empty: Equal) on the value."""
+    if toleration.effect and toleration.effect != taint.effect:
+        return False
+    if toleration.key and toleration.key != taint.key:
+        return False
+    operator = toleration.operator or "Equal"
+    return operator == "Exists" or (operator == "Equal" and (toleration.value or "") == (taint.value or ""))
+
+
 def tolerated(taint: DeviceTaint, tolerations: Sequence[DeviceToleration]) -> bool:
-    """Whether some toleration matches the taint (Kubernetes' rules; tolerationSeconds is irrelevant here)."""
-    for t in tolerations:
-        if t.effect and t.effect != taint.effect:
-            continue
-        if t.key and t.key != taint.key:
-            continue
-        operator = t.operator or "Equal"
-        if operator == "Exists" or (operator == "Equal" and (t.value or "") == (taint.value or "")):
-            return True
-    return False
+    """Whether some toleration matches the taint (tolerationSeconds is irrelevant here)."""
+    return any(tolerates(t, taint) for t in tolerations)
 
 
 def untolerated_taint(dev: InventoryDevice, tolerations: Sequence[DeviceToleration]) -> DeviceTaint | None:
