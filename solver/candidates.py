@@ -18,7 +18,7 @@ from .attributes import derived_attribute
 from .cel import CelCompileError, CelRuntimeError, SelectorEvaluator
 from .inventory import Inventory, InventoryDevice
 from .plan import Alternative, Candidates
-from .rules.base import Found, Stage
+from .rules.base import Found, Rule, Stage
 from .rules.capacity import capacity_share
 from .rules.counters import compatible
 from .rules.registry import RULES
@@ -34,11 +34,12 @@ class StaticChecks:
     """The registered rules' static exclusions, by stage, that can refuse anything on one inventory."""
 
     def __init__(self, inv: Inventory) -> None:
-        rules = [rule for rule in RULES if rule.excludes_any(inv)]
+        # A rule without exclusions of its own (the base's "") is never asked.
+        rules = [rule for rule in RULES if type(rule).exclude is not Rule.exclude and rule.excludes_any(inv)]
         self.early = tuple(r for r in rules if r.stage is Stage.EARLY)
         self.selection = tuple(r for r in rules if r.stage is Stage.SELECTION)
         self.filter = tuple(r for r in rules if r.stage is Stage.FILTER)
-        self.blocks = tuple(r for r in rules if r.stage in (Stage.EARLY, Stage.BLOCK))
+        self.blocks = tuple(r for r in rules if r.stage is Stage.EARLY or r.stage is Stage.BLOCK)
 
 
 def selectable(ev: SelectorEvaluator, alt: Alternative, dev: InventoryDevice) -> bool:

@@ -68,8 +68,15 @@ class Pool:
 
     @property
     def overcommitted(self) -> bool:
-        """An over-committed counter blocks every counter-consuming device of the pool (as upstream)."""
-        return any(v < 0 for counters in self.counters.values() for v in counters.values())
+        """An over-committed counter blocks every counter-consuming device of the pool (as upstream).
+
+        Asked for every device candidate selection looks at: the answer is kept for the counters it
+        was computed from (a pool's counters are set once, when the inventory is built)."""
+        known = self.__dict__.get("_overcommitted")
+        if known is None or known[0] is not self.counters:
+            known = self.__dict__["_overcommitted"] = (
+                self.counters, any(v < 0 for counters in self.counters.values() for v in counters.values()))
+        return known[1]
 
     def label(self) -> str:
         return "/".join(self.key)

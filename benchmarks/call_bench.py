@@ -1,0 +1,193 @@
+"""Fixed cost per call and start-up: drasat's small inputs against Kubernetes' Go allocator.
+
+Run: ``python benchmarks/call_bench.py [--repeat N] [--against COMMIT] [--startup] [--only TEXT]``.
+
+Times one in-process ``allocate`` call (greedy and the default path, median of
+``--repeat`` warm calls, one evaluator per input as Go keeps its CEL cache) on every
+upstream scenario (``$DRASAT_SHARED/scenarios/upstream``) and on solve_bench's small
+generated inputs (a fresh evaluator per call there, as solve_bench does), and prints
+the ratio to Go where ``reference/anchors.md`` has a figure. ``--startup`` adds the
+whole process of ``drasat solve`` on the README example.
+
+``--against COMMIT`` measures the same inputs, in the same run, with the drasat of an
+older commit: a detached ``git worktree`` of it under the temporary folder (made once,
+reused) imported through ``PYTHONPATH``; each side runs in its own subprocess and the
+table shows old, new and new / old. Issue 8's "no more than 20 % slower than before the
+rules redesign" is ``--against d98d0e2`` (the first parent of the merge that brought
+``solver/rules/``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any, Callable
+
+REPO = Path(__file__).resolve().parents[1]
+SHARED = Path(os.environ.get("DRASAT_SHARED") or REPO.parent / "shared")
+UPSTREAM = SHARED / "scenarios" / "upstream"
+GO_US = {"network-attached-device": 7, "small-and-large-backtrack-requests": 36,
+         "check-combinations-with-backtracking": 36, "many-network-attached-devices": 22,
+         "allow-multiple-allocations-with-partitionable-device": 66}
+SIMPLE_GO_US = 7  # anchors.md: upstream `simple`, one claim, one device: the floor for every scenario
+GENERATED = [(1, 1), (8, 1), (8, 4), (8, 16)]
+
+
+def _scenario_call(path: Path) -> Callable[[bool], None] | None:
+    """A call of ``allocate`` on the scenario's question, or None when loading it already fails."""
+    import yaml
+
+    from drasat.models.loader import load_paths
+    from drasat.solver import Features, allocate
+    from drasat.solver.cel import SelectorEvaluator
+    from drasat.solver.problem import problem_from_objects
+
+    doc = next(d for d in yaml.safe_load_all(path.read_text()) if isinstance(d, dict) and d.get("kind") == "Scenario")
+    spec = doc.get("spec") or {}
+    if spec.get("command", "solve") != "solve" or spec.get("pods") is not None:
+        return None
+    try:
+        objects = [loaded.obj for loaded in load_paths([str(path)]).objects]
+        problem = problem_from_objects(objects, node=spec.get("node"), claims=spec.get("claims"),
+                                       features=Features.from_mapping(spec.get("featureGates") or {}))
+    except Exception:  # noqa: BLE001 - an input refused before solving has no call to time
+        return None
+    evaluator = SelectorEvaluator()
+
+    def call(greedy: bool) -> None:
+        allocate(problem, solver="greedy" if greedy else "cp-sat", evaluator=evaluator)
+    return call
+
+
+def _generated_call(devices: int, claims: int) -> Callable[[bool], None]:
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    from solve_bench import generated_problem
+
+    from drasat.solver import allocate
+    from drasat.solver.cel import SelectorEvaluator
+
+    problem = generated_problem(devices, claims)
+
+    def call(greedy: bool) -> None:
+        allocate(problem, solver="greedy" if greedy else "cp-sat", evaluator=SelectorEvaluator())
+    return call
+
+
+def _median_us(call: Callable[[bool], None], greedy: bool, repeat: int) -> float:
+    times = []
+    for _ in range(repeat + 1):  # the first call warms caches and is not counted
+        started = time.perf_counter()
+        try:
+            call(greedy)
+        except Exception:  # noqa: BLE001 - unschedulable and refused inputs are timed the same way
+            pass
+        times.append(time.perf_counter() - started)
+    return statistics.median(times[1:]) * 1e6
+
+
+def measure(repeat: int, only: str) -> dict[str, dict[str, float]]:
+    """Median µs per input: {"name": {"greedy": .., "default": ..}}."""
+    calls: list[tuple[str, Callable[[bool], None] | None]] = []
+    calls += [(p.stem, _scenario_call(p)) for p in sorted(UPSTREAM.glob("*.yaml")) if only in p.stem]
+    calls += [(f"generated-{d}x{c}", _generated_call(d, c)) for d, c in GENERATED if only in f"generated-{d}x{c}"]
+    return {name: {"greedy": _median_us(call, True, repeat), "default": _median_us(call, False, repeat)}
+            for name, call in calls if call is not None}
+
+
+def startup_seconds(repeat: int, python: str = sys.executable, env: dict[str, str] | None = None) -> float:
+    """Median wall seconds of ``drasat solve`` on the README example, as a fresh process."""
+    example = REPO / "examples"
+    times = []
+    for _ in range(repeat):
+        started = time.perf_counter()
+        subprocess.run([python, "-m", "drasat.cli", "solve", "--node", "gpu-node-1", "-o", "table", str(example)], env=env, check=False,
+                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        times.append(time.perf_counter() - started)
+    return statistics.median(times)
+
+
+def old_checkout(commit: str) -> Path:
+    """A folder to put on PYTHONPATH so that ``import drasat`` is ``commit``'s (made once, then reused)."""
+    sha = subprocess.run(["git", "-C", str(REPO), "rev-parse", "--short", commit], check=True,
+                         capture_output=True, text=True).stdout.strip()
+    base = Path(tempfile.gettempdir()) / f"drasat-at-{sha}"
+    tree, path = base / "tree", base / "path"
+    if not tree.exists():
+        subprocess.run(["git", "-C", str(REPO), "worktree", "add", "--detach", str(tree), sha], check=True,
+                       capture_output=True)
+    (path / "drasat").mkdir(parents=True, exist_ok=True)
+    for package in ("models", "solver", "cli"):
+        link = path / "drasat" / package
+        if not link.exists():
+            link.symlink_to(tree / package)
+    return path
+
+
+def _side(repeat: int, only: str, pythonpath: str | None) -> dict[str, Any]:
+    env = dict(os.environ)
+    if pythonpath:
+        env["PYTHONPATH"] = pythonpath
+    out = subprocess.run([sys.executable, __file__, "--worker", "--repeat", str(repeat), "--only", only],
+                         env=env, check=True, capture_output=True, text=True).stdout
+    return json.loads(out)
+
+
+def _go(name: str) -> float:
+    return GO_US.get(name, SIMPLE_GO_US)
+
+
+def print_table(new: dict[str, dict[str, float]], old: dict[str, dict[str, float]] | None) -> None:
+    head = f"{'input':<72}{'greedy µs':>10}{'default µs':>11}{'Go µs':>7}{'x Go':>6}"
+    if old is not None:
+        head += f"{'old greedy':>11}{'old dflt':>10}{'new/old g':>10}{'new/old d':>10}"
+    print(head)
+    for name, times in new.items():
+        go = _go(name) if not name.startswith("generated") else None
+        row = f"{name[:71]:<72}{times['greedy']:>10.0f}{times['default']:>11.0f}"
+        row += f"{go:>7}{times['greedy'] / go:>6.1f}" if go else f"{'':>7}{'':>6}"
+        if old is not None and name in old:
+            was = old[name]
+            row += f"{was['greedy']:>11.0f}{was['default']:>10.0f}"
+            row += f"{times['greedy'] / was['greedy']:>10.2f}{times['default'] / was['default']:>10.2f}"
+        print(row)
+    scenarios = [n for n in new if not n.startswith("generated")]
+    if scenarios:
+        worst = max(scenarios, key=lambda n: new[n]["greedy"] / _go(n))
+        print(f"worst greedy / Go: {new[worst]['greedy'] / _go(worst):.1f}x ({worst}); Go figures from anchors.md, "
+              f"{SIMPLE_GO_US} µs (`simple`) where it has none")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--repeat", type=int, default=20)
+    parser.add_argument("--against", metavar="COMMIT", help="also measure this commit's drasat, in the same run")
+    parser.add_argument("--startup", action="store_true", help="also time `drasat solve` on the README example")
+    parser.add_argument("--only", default="", help="inputs whose name contains this text")
+    parser.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.worker:
+        print(json.dumps(measure(args.repeat, args.only)))
+        return
+    if not UPSTREAM.is_dir():
+        print(f"note: no upstream scenarios under {UPSTREAM} (set DRASAT_SHARED); generated inputs only")
+    old_path = str(old_checkout(args.against)) if args.against else None
+    new = _side(args.repeat, args.only, None)
+    old = _side(args.repeat, args.only, old_path) if old_path else None
+    print_table(new, old)
+    if args.startup:
+        line = f"start-up, `drasat solve` on the README example: {startup_seconds(5):.3f} s"
+        if old_path:
+            env = {**os.environ, "PYTHONPATH": old_path}
+            line += f" (old: {startup_seconds(5, env=env):.3f} s)"
+        print(line)
+
+
+if __name__ == "__main__":
+    main()
