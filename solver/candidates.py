@@ -34,12 +34,25 @@ class StaticChecks:
     """The registered rules' static exclusions, by stage, that can refuse anything on one inventory."""
 
     def __init__(self, inv: Inventory) -> None:
-        # A rule without exclusions of its own (the base's "") is never asked.
-        rules = [rule for rule in RULES if type(rule).exclude is not Rule.exclude and rule.excludes_any(inv)]
-        self.early = tuple(r for r in rules if r.stage is Stage.EARLY)
-        self.selection = tuple(r for r in rules if r.stage is Stage.SELECTION)
-        self.filter = tuple(r for r in rules if r.stage is Stage.FILTER)
-        self.blocks = tuple(r for r in rules if r.stage is Stage.EARLY or r.stage is Stage.BLOCK)
+        early: list[Rule] = []
+        selection: list[Rule] = []
+        filter_: list[Rule] = []
+        blocks: list[Rule] = []
+        for rule in RULES:  # one pass: planning makes one of these per call, however small the input
+            if type(rule).exclude is Rule.exclude or not rule.excludes_any(inv):
+                continue  # no exclusions of its own (the base's ""), or none on this inventory
+            stage = rule.stage
+            if stage is Stage.SELECTION:
+                selection.append(rule)
+            elif stage is Stage.FILTER:
+                filter_.append(rule)
+            elif stage is Stage.EARLY:  # before the selectors, and a block of All-mode lists too
+                early.append(rule)
+                blocks.append(rule)
+            else:
+                blocks.append(rule)
+        self.early, self.selection, self.filter, self.blocks = tuple(early), tuple(selection), tuple(filter_), \
+            tuple(blocks)
 
 
 def selectable(ev: SelectorEvaluator, alt: Alternative, dev: InventoryDevice) -> bool:
@@ -119,7 +132,7 @@ def evaluate_exact(inv: Inventory, ev: SelectorEvaluator, alt: Alternative,
 
 def _exact_reason(inv: Inventory, ev: SelectorEvaluator, alt: Alternative, dev: InventoryDevice, found: Found,
                   errors: dict[int, DrasatError], checks: StaticChecks) -> str:
-    if _gated(inv, dev):
+    if dev.device.binding_conditions and not inv.features.binding_conditions:
         return "has binding conditions, but DRADeviceBindingConditions is disabled"
     for rule in checks.early:
         reason = rule.exclude(inv, alt, dev, found)

@@ -14,6 +14,7 @@ holding both devices and counter sets keep their devices, and counters are kept 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import cached_property
 from fractions import Fraction
 from typing import Iterable, Sequence
 
@@ -97,6 +98,14 @@ class InUse:
 
 
 @dataclass
+class DeviceKinds:
+    draws_counters: bool = False  # some device consumes counters
+    shared: bool = False          # some device is allocatable many times
+    off_node: bool = False        # some device (of a per-device slice) is not on this node
+    tainted: bool = False         # some device has a taint
+
+
+@dataclass
 class Inventory:
     node: NodeInfo
     features: Features
@@ -106,6 +115,17 @@ class Inventory:
 
     def pool(self, key: PoolKey) -> Pool:
         return next(p for p in self.pools if p.key == key)
+
+    @cached_property
+    def kinds(self) -> DeviceKinds:
+        """Which kinds of device are here at all (rules ask before any work, several times a call)."""
+        kinds = DeviceKinds()
+        for dev in self.devices:
+            kinds.draws_counters = kinds.draws_counters or bool(dev.device.consumes_counters)
+            kinds.shared = kinds.shared or dev.shared
+            kinds.off_node = kinds.off_node or not dev.on_node
+            kinds.tainted = kinds.tainted or bool(dev.taints)
+        return kinds
 
 
 def build_inventory(problem: Problem) -> Inventory:
@@ -209,7 +229,7 @@ def _build_pool(key: PoolKey, relevant: list[ResourceSlice], others: list[Resour
     if problem:
         pool.state, pool.problem = "invalid", problem
         return pool, []
-    if features.partitionable:
+    if features.partitionable and any(s.spec.shared_counters for s in every):
         pool.counters = _available_counters(key, every, in_use)
         pool.allocated_groups = _allocated_groups(key, every, in_use)
     return pool, [s for s in relevant if s.spec.devices]

@@ -20,6 +20,7 @@ throw it away when slices change.
 
 from __future__ import annotations
 
+import functools
 import importlib.util
 import os
 import threading
@@ -54,10 +55,15 @@ def available_engines() -> list[str]:
     """The engines whose library can be imported here, preferred first."""
     from . import engine_celexpr
 
-    # celpy is looked for, not imported: importing it (and its date libraries) is a tenth of a
-    # second that a run on cel-expr never needs.
-    celpy = importlib.util.find_spec("celpy") is not None
-    return [name for name, found in (("cel-expr", engine_celexpr.available()), ("celpy", celpy)) if found]
+    return [name for name, found in (("cel-expr", engine_celexpr.available()), ("celpy", _celpy_installed()))
+            if found]
+
+
+@functools.lru_cache(maxsize=1)
+def _celpy_installed() -> bool:
+    """celpy is looked for, not imported: importing it (and its date libraries) is a tenth of a second
+    that a run on cel-expr never needs; the look-up reads folders, so it is made once."""
+    return importlib.util.find_spec("celpy") is not None
 
 
 def default_engine_name() -> str:
@@ -67,7 +73,9 @@ def default_engine_name() -> str:
         if chosen not in _ENGINES:
             raise UnknownEngine(f"{ENV_VAR}={chosen!r} is not a CEL engine: expected one of {', '.join(_ENGINES)}")
         return chosen
-    return available_engines()[0]
+    from . import engine_celexpr
+
+    return "cel-expr" if engine_celexpr.available() else available_engines()[0]
 
 
 class _Compiled:

@@ -78,7 +78,7 @@ class Counters(Rule):
     stage = Stage.BLOCK
 
     def excludes_any(self, inv: Inventory) -> bool:
-        return any(dev.device.consumes_counters for dev in inv.devices)
+        return inv.kinds.draws_counters
 
     def exclude(self, inv: Inventory, alt: Alternative, dev: InventoryDevice, found: Found) -> str:
         if not dev.device.consumes_counters:
@@ -99,7 +99,7 @@ class Counters(Rule):
         return dev.shared and bool(dev.device.consumes_counters)  # draws once, with its first share
 
     def active(self, ctx: RuleContext) -> bool:
-        return ctx.inv.features.partitionable and any(d.device.consumes_counters for d in ctx.inv.devices)
+        return ctx.inv.features.partitionable and ctx.inv.kinds.draws_counters
 
     def start(self, ctx: RuleContext) -> Drawn:
         return Drawn(ctx.inv)
