@@ -16,6 +16,7 @@ from drasat.models.resource import DeviceAttribute
 
 from .attributes import derived_attribute
 from .cel import CelCompileError, CelRuntimeError, SelectorEvaluator
+from .frozen import built
 from .inventory import Inventory, InventoryDevice
 from .plan import Alternative, Candidates
 from .rules.base import Found, Rule, Stage
@@ -127,7 +128,8 @@ def evaluate_exact(inv: Inventory, ev: SelectorEvaluator, alt: Alternative,
             excluded[dev.index] = reason
         else:
             devices.append(dev.index)
-    return Candidates(tuple(devices), _shares(found, devices), errors, excluded)
+    return built(Candidates, devices=tuple(devices), share=_shares(found, devices), errors=errors, excluded=excluded,
+                 blocked="", blocked_at=-1)
 
 
 def _exact_reason(inv: Inventory, ev: SelectorEvaluator, alt: Alternative, dev: InventoryDevice, found: Found,
@@ -168,7 +170,8 @@ def evaluate_all(inv: Inventory, ev: SelectorEvaluator, alt: Alternative,
             blocked, blocked_at = f"device {dev.label()} {reason}", len(devices) - 1
     if not devices:
         blocked, blocked_at = "no device matches (allocationMode All needs at least one)", 0
-    return Candidates(tuple(devices), _shares(found, devices), {}, {}, blocked, blocked_at)
+    return built(Candidates, devices=tuple(devices), share=_shares(found, devices), errors={}, excluded={},
+                 blocked=blocked, blocked_at=blocked_at)
 
 
 def _shares(found: Found, devices: list[int]) -> dict[int, dict[str, Fraction]]:

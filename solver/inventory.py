@@ -22,6 +22,7 @@ from drasat.models.resource import Device, DeviceTaint, DeviceTaintRule, Resourc
 
 from .cel import CelDevice
 from .features import Features
+from .frozen import built
 from .problem import NodeInfo, Problem
 from .rules.reachability import device_reaches, slice_reaches
 
@@ -294,13 +295,13 @@ def _enumerate(usable: list[tuple[Pool, list[ResourceSlice]]], node: NodeInfo,
                 on_node = not s.spec.per_device_node_selection or device_reaches(node, s, d)
                 device_id = (pool.key[0], pool.key[1], d.name)
                 taints = tuple(d.taints) + tuple(_rule_taints(rules, device_id))
-                cel = CelDevice(key=(pool.key[0], pool.key[1], s.name, d.name), driver=s.spec.driver,
-                                attributes={k: v.raw() for k, v in d.attributes.items()},
-                                capacity={k: v.value for k, v in d.capacity.items()},
-                                allow_multiple_allocations=bool(d.allow_multiple_allocations))
+                cel = built(CelDevice, key=(pool.key[0], pool.key[1], s.name, d.name), driver=s.spec.driver,
+                            attributes={k: v.raw() for k, v in d.attributes.items()},
+                            capacity={k: v.value for k, v in d.capacity.items()},
+                            allow_multiple_allocations=bool(d.allow_multiple_allocations))
                 shared = consumable and bool(d.allow_multiple_allocations)
-                yield InventoryDevice(index, device_id, s, d, taints, cel, pool.has_binding_conditions, shared,
-                                      on_node)
+                yield built(InventoryDevice, index=index, id=device_id, slice=s, device=d, taints=taints, cel=cel,
+                            pool_has_binding_conditions=pool.has_binding_conditions, shared=shared, on_node=on_node)
                 index += 1
 
 

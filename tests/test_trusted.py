@@ -39,3 +39,18 @@ def test_nested_and_defaults_fresh():
 def test_unknown_field_refused():
     with pytest.raises(TypeError, match="no field colour"):
         trusted(NodeSelectorRequirement, key="k", operator="Exists", colour="red")
+
+
+def test_frozen_records_built_at_once_equal_the_constructors():
+    from dataclasses import FrozenInstanceError
+
+    from drasat.solver.frozen import built
+    from drasat.solver.plan import Candidates
+
+    fields = {"devices": (1, 2), "share": {}, "errors": {}, "excluded": {3: "taken"}, "blocked": "", "blocked_at": -1}
+    made = built(Candidates, **fields)
+    assert made == Candidates(**fields) and hash(made.devices) == hash((1, 2))
+    with pytest.raises(FrozenInstanceError):
+        made.blocked = "x"  # type: ignore[misc]
+    with pytest.raises(TypeError, match="missing or unknown"):
+        built(Candidates, devices=())
