@@ -31,6 +31,11 @@ __all__ = ["Alternative", "Candidates", "capacity_share", "compatible", "evaluat
 NOT_SELECTED = "not selected by the class or request selectors"
 
 
+_EXCLUDERS = tuple((rule, rule.stage) for rule in RULES if type(rule).exclude is not Rule.exclude)
+"""The registered rules with static exclusions of their own (the base's says "" to everything), and when."""
+_EARLY, _SELECTION, _FILTER = Stage.EARLY, Stage.SELECTION, Stage.FILTER  # an Enum member is a slow look-up
+
+
 class StaticChecks:
     """The registered rules' static exclusions, by stage, that can refuse anything on one inventory."""
 
@@ -39,15 +44,14 @@ class StaticChecks:
         selection: list[Rule] = []
         filter_: list[Rule] = []
         blocks: list[Rule] = []
-        for rule in RULES:  # one pass: planning makes one of these per call, however small the input
-            if type(rule).exclude is Rule.exclude or not rule.excludes_any(inv):
-                continue  # no exclusions of its own (the base's ""), or none on this inventory
-            stage = rule.stage
-            if stage is Stage.SELECTION:
+        for rule, stage in _EXCLUDERS:  # one pass: planning makes one of these per call, however small the input
+            if not rule.excludes_any(inv):
+                continue  # none on this inventory
+            if stage is _SELECTION:
                 selection.append(rule)
-            elif stage is Stage.FILTER:
+            elif stage is _FILTER:
                 filter_.append(rule)
-            elif stage is Stage.EARLY:  # before the selectors, and a block of All-mode lists too
+            elif stage is _EARLY:  # before the selectors, and a block of All-mode lists too
                 early.append(rule)
                 blocks.append(rule)
             else:
@@ -59,28 +63,34 @@ class StaticChecks:
 def selectable(ev: SelectorEvaluator, alt: Alternative, dev: InventoryDevice) -> bool:
     """Class selectors, then the request's own, as Kubernetes evaluates them; errors carry its wording."""
     for i, sel in enumerate(alt.device_class.spec.selectors):
-        expression = sel.cel.expression if sel.cel else ""
-        where = (f"class {alt.device_class.name}", f"claim {alt.claim_label}, request {alt.result_name}")
-        if not _one(ev, expression, dev, where, i):
+        if not _one(ev, sel.cel.expression if sel.cel else "", dev, alt, True, i):
             return False
     for i, expression in enumerate(alt.selectors):
-        if not _one(ev, expression, dev, (f"claim {alt.claim_label}", f"request {alt.result_name}"), i):
+        if not _one(ev, expression, dev, alt, False, i):
             return False
     return True
 
 
-def _one(ev: SelectorEvaluator, expression: str, dev: InventoryDevice, where: tuple[str, str], index: int) -> bool:
-    """One selector on one device. Messages start as Kubernetes' do (``where[0]``), then name the
-    claim, request and expression, so the user can find what failed without the source at hand."""
-    owner, context = where
+def _one(ev: SelectorEvaluator, expression: str, dev: InventoryDevice, alt: Alternative, of_class: bool,
+         index: int) -> bool:
+    """One selector on one device. Messages start as Kubernetes' do (the class or the claim), then name
+    the claim, request and expression, so the user can find what failed without the source at hand."""
     try:
         return ev.matches(expression, dev.cel)
     except CelCompileError as exc:
+        owner, _ = _where(alt, of_class)
         raise SelectorError(f"{owner}: selector #{index}: CEL compile error: {exc.detail}") from None
     except CelRuntimeError as exc:
+        owner, context = _where(alt, of_class)
         raise EvaluationError(f"{owner}: selector #{index} on device {dev.label()}: CEL runtime error: "
                               f"{exc.detail} ({context}, expression: {expression})") from None
 
+
+def _where(alt: Alternative, of_class: bool) -> tuple[str, str]:
+    """Whose selector failed, and where it was asked (worded only when one fails: most never do)."""
+    if of_class:
+        return f"class {alt.device_class.name}", f"claim {alt.claim_label}, request {alt.result_name}"
+    return f"claim {alt.claim_label}", f"request {alt.result_name}"
 
 
 def static_block(inv: Inventory, alt: Alternative, dev: InventoryDevice, found: Found | None = None,

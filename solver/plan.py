@@ -86,8 +86,10 @@ class Alternative:
     def planned(cls, **fields: Any) -> Alternative:
         """An alternative as planning makes it (candidates follow in :meth:`with_candidates`), built at once
         (:func:`~.frozen.built`): every field without a default is given."""
-        return built(cls, **{"candidates": (), "share": {}, "errors": {}, "excluded": {}, "blocked": "",
-                             "blocked_at": -1, "derived_specs": (), "derived": {}, **fields})
+        alt = built(cls, **{"candidates": (), "share": {}, "errors": {}, "excluded": {}, "blocked": "",
+                            "blocked_at": -1, "derived_specs": (), "derived": {}, **fields})
+        alt.__dict__["id"] = AltId(alt.claim, alt.request, alt.rank)  # the search asks it at once: no lock
+        return alt
 
     @cached_property
     def id(self) -> AltId:
