@@ -19,7 +19,7 @@ from drasat.models.resource import (
     DeviceAttribute, DeviceClass, DeviceDerivedAttribute, DeviceToleration, ResourceClaim,
 )
 
-from .frozen import built
+from .frozen import built_from
 
 if TYPE_CHECKING:
     from ortools.sat.python import cp_model
@@ -86,8 +86,8 @@ class Alternative:
     def planned(cls, **fields: Any) -> Alternative:
         """An alternative as planning makes it (candidates follow in :meth:`with_candidates`), built at once
         (:func:`~.frozen.built`): every field without a default is given."""
-        alt = built(cls, **{"candidates": (), "share": {}, "errors": {}, "excluded": {}, "blocked": "",
-                            "blocked_at": -1, "derived_specs": (), "derived": {}, **fields})
+        alt = built_from(cls, {"candidates": (), "share": {}, "errors": {}, "excluded": {}, "blocked": "",
+                               "blocked_at": -1, "derived_specs": (), "derived": {}, **fields})
         alt.__dict__["id"] = AltId(alt.claim, alt.request, alt.rank)  # the search asks it at once: no lock
         return alt
 
