@@ -23,15 +23,22 @@ class SearchState:
     def __init__(self, inv: Inventory, plans: Sequence[ClaimPlan], rules: Sequence[Rule] = RULES,
                  ctx: RuleContext | None = None) -> None:
         self.inv, self.plans = inv, list(plans)
-        self.ctx = ctx or RuleContext(inv, self.plans)
-        active = [rule for rule in rules if rule.searched and rule.active(self.ctx)]
-        self.slices: list[tuple[Rule, Any]] = [(rule, rule.start(self.ctx)) for rule in active]
+        ctx = self.ctx = ctx or RuleContext(inv, self.plans)
+        self.slices: list[tuple[Rule, Any]] = []
         # Each rule's steps with its slice of state, looked up once: the search calls them for every device it
-        # tries (pairs, not functools.partial objects: a small input makes a state per call, and pays for each).
-        self._fits = [(rule.fits, state) for rule, state in self.slices]
-        self._apply = [(rule.apply, state) for rule, state in self.slices]
-        self._undo = [(rule.undo, state) for rule, state in self.slices[::-1]]
-        self.takers = [(rule, state) for rule, state in self.slices if type(rule).taken is not Rule.taken]
+        # tries (pairs, not functools.partial objects, and one pass: a small input makes a state per call).
+        self._fits: list[tuple[Any, Any]] = []
+        self._apply: list[tuple[Any, Any]] = []
+        self.takers: list[tuple[Rule, Any]] = []
+        for rule in rules:
+            if rule.searched and rule.active(ctx):
+                state = rule.start(ctx)
+                self.slices.append((rule, state))
+                self._fits.append((rule.fits, state))
+                self._apply.append((rule.apply, state))
+                if type(rule).taken is not Rule.taken:
+                    self.takers.append((rule, state))
+        self._undo = [(rule.undo, state) for rule, state in reversed(self.slices)]
         if len(self.takers) == 1:  # the usual case (exclusivity alone): asked at every step of the search
             self.taken_sets = partial(self.takers[0][0].taken_sets, self.takers[0][1])  # type: ignore[method-assign]
         self.picks: list[list[Pick]] = [[] for _ in self.plans]
