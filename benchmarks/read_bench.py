@@ -108,6 +108,14 @@ def _time(path: Path) -> tuple[float, float, int, int]:
     return time.perf_counter() - started, time.process_time() - cpu, len(bundle.objects), len(bundle.problems)
 
 
+def _parsers() -> str:
+    """Which parsers read big inputs here: the fast extra's where installed, else the reference ones."""
+    import importlib.util
+
+    fast = [name for name in ("yaml_rs", "orjson") if importlib.util.find_spec(name) is not None]
+    return ", ".join(fast) + " (the fast extra)" if fast else "PyYAML, json (pip install 'drasat[fast]' for more)"
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--nodes", type=int, default=1000)
@@ -119,7 +127,7 @@ def main() -> None:
     as_yaml, as_json = folder / "cluster.yaml", folder / "cluster.json"
     as_yaml.write_text(yaml.safe_dump(listing, sort_keys=False))
     as_json.write_text(json.dumps(listing))  # compact: kubectl indents, which would pass the 32 MiB file limit
-    print(f"{args.nodes} nodes, {len(listing['items']):,} objects")
+    print(f"{args.nodes} nodes, {len(listing['items']):,} objects; parsers: {_parsers()}")
     del listing  # the reading is timed without the generated objects still in memory
     print(f"{'input':<14}{'size':>10}{'wall':>10}{'cpu':>10}{'objects':>10}{'problems':>10}")
     for path in (as_yaml, as_json):

@@ -6,9 +6,9 @@ turns drasat's errors into messages and exit codes (never a traceback).
 
 from __future__ import annotations
 
+import importlib
 import sys
 import warnings
-from importlib.metadata import PackageNotFoundError, version
 
 from typing import Any
 
@@ -16,12 +16,36 @@ import click
 
 from drasat.models.errors import DrasatWarning
 
+COMMANDS = {"compare": "compare", "explain": "explain", "inventory": "inventory", "metadata": "metadata",
+            "pool-status": "pool_status", "schedule": "schedule", "solve": "solve", "taint-impact": "taint_impact",
+            "validate": "validate"}
+"""Each subcommand and the module that defines it: a command's module (and what it needs: OR-Tools,
+CEL engines, rendering) is imported only when that command runs (click's lazily loaded subcommands)."""
+
+
+class _LazyGroup(click.Group):
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted(set(super().list_commands(ctx)) | set(COMMANDS))
+
+    def get_command(self, ctx: click.Context, name: str) -> click.Command | None:
+        if name not in self.commands and name in COMMANDS:
+            importlib.import_module(f"{__package__}.{COMMANDS[name]}")  # it adds itself to the group
+        return super().get_command(ctx, name)
+
 
 def _version() -> str:
+    from importlib.metadata import PackageNotFoundError, version  # only for --version: it reads every dist
+
     try:
         return version("drasat")
     except PackageNotFoundError:  # running from a source tree that was not installed
         return "unknown"
+
+
+def _print_version(ctx: click.Context, _param: click.Parameter, value: bool) -> None:
+    if value and not ctx.resilient_parsing:
+        click.echo(f"{ctx.find_root().info_name}, version {_version()}")
+        ctx.exit()
 
 
 EPILOG = """\b
@@ -41,8 +65,10 @@ Ctrl-C stops any command at once: exit 130, one line on stderr, no output file l
 """
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]}, epilog=EPILOG, invoke_without_command=True)
-@click.version_option(_version(), "--version", prog_name="drasat")
+@click.group(cls=_LazyGroup, context_settings={"help_option_names": ["-h", "--help"]}, epilog=EPILOG,
+             invoke_without_command=True)
+@click.option("--version", is_flag=True, expose_value=False, is_eager=True, callback=_print_version,
+              help="Show the version and exit.")
 @click.pass_context
 def cli(ctx: click.Context) -> None:
     """Allocate Kubernetes DRA devices (resource.k8s.io/v1) with a constraint solver.
@@ -90,7 +116,6 @@ def main(prog_name: str = "drasat") -> None:
 
     _tolerate_narrow_encodings()
     exit_on_interrupt()
-    _register()
     cli(prog_name=prog_name)
 
 

@@ -16,6 +16,7 @@ and library callers can catch exactly the family they care about.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Callable
 
 
 class DrasatError(Exception):
@@ -91,9 +92,21 @@ class Unschedulable(DrasatError):
     stats: object | None = None  # the solver's statistics (drasat.solver.Stats) for the search that proved it
 
     def __init__(self, message: str = "no allocation exists for all claims together",
-                 reasons: list[str] | None = None) -> None:
-        self.reasons = reasons or []
+                 reasons: list[str] | Callable[[], list[str]] | None = None) -> None:
+        self._reasons = reasons
         super().__init__(message)
+
+    @property
+    def reasons(self) -> list[str]:
+        """Why, in a few lines. Given as a function, they are worked out when first read: a caller that
+        only needs the verdict (a scheduler trying node after node) does not pay for the explanation."""
+        if callable(self._reasons):
+            self._reasons = list(self._reasons())
+        return self._reasons or []
+
+    @reasons.setter
+    def reasons(self, value: list[str]) -> None:
+        self._reasons = value
 
 
 class DrasatWarning(UserWarning):

@@ -25,6 +25,8 @@ _MAPS = frozenset({"attributes", "capacity", "counters", "labels", "annotations"
 
 def int64_problems(data: Any, where: Location) -> list[Problem]:
     """A problem at each whole number of ``data`` that does not fit in an int64."""
+    if not _any_beyond_int64(data):
+        return []  # the usual case, told without naming every field on the way
     problems = []
     stack: list[tuple[Any, Location, str]] = [(data, where, "")]
     while stack:
@@ -43,3 +45,28 @@ def int64_problems(data: Any, where: Location) -> list[Problem]:
             problems.append(Problem(at, f"{value} does not fit in a 64-bit integer ({INT64_MIN} to {INT64_MAX}); "
                                         "the API server cannot decode it"))
     return problems
+
+
+def _any_beyond_int64(data: Any) -> bool:
+    """Whether any whole number anywhere in ``data`` (quantities and driver parameters too) is beyond int64.
+
+    Reading a big cluster walks every value of every object here: this walk only looks at types,
+    and the walk that names where a number is (and skips the fields that may hold big ones) runs
+    only when it says yes."""
+    stack = [data]
+    pop, push, extend = stack.pop, stack.append, stack.extend
+    while stack:
+        value = pop()
+        kind = type(value)
+        if kind is dict:
+            extend(value.values())
+        elif kind is list:
+            extend(value)
+        elif kind is int:
+            if not INT64_MIN <= value <= INT64_MAX:
+                return True
+        elif isinstance(value, (dict, list)):  # a subclass (a parser's own mapping type)
+            push(list(value.values()) if isinstance(value, dict) else list(value))
+        elif isinstance(value, int) and not isinstance(value, bool) and not INT64_MIN <= value <= INT64_MAX:
+            return True
+    return False

@@ -30,6 +30,7 @@ from typing import Any, Iterator, cast
 import yaml
 
 from .errors import Location, Problem
+from .fast_parse import fast_json, fast_yaml
 from .yaml_construct import FALL_BACK, construct
 
 MAX_FILE_BYTES = 32 * 1024 * 1024
@@ -60,11 +61,7 @@ class _ManifestLoader(_BaseLoader):
     # which safe loading never has; these give the same tags without that work.
     def resolve(self, kind: type, value: Any, implicit: tuple[bool, bool]) -> str:
         if kind is yaml.ScalarNode:
-            if implicit[0]:
-                for tag, regexp in _IMPLICIT.get(value[:1], ()):
-                    if regexp.match(value):
-                        return tag
-            return "tag:yaml.org,2002:str"
+            return plain_tag(value) if implicit[0] else "tag:yaml.org,2002:str"
         return "tag:yaml.org,2002:seq" if kind is yaml.SequenceNode else "tag:yaml.org,2002:map"
 
     def descend_resolver(self, current_node: Any, current_index: Any) -> None:
@@ -79,6 +76,19 @@ _IMPLICIT: dict[str, list[tuple[str, Any]]] = {
     for first, resolvers in _BaseLoader.yaml_implicit_resolvers.items()  # type: ignore[attr-defined]
 }
 _ManifestLoader.yaml_implicit_resolvers = _IMPLICIT
+
+
+def reference_scalar(token: str) -> Any:
+    """A plain scalar as drasat's loader reads it (raises yaml.YAMLError where it cannot)."""
+    return yaml.load(f"- {token}\n", Loader=_ManifestLoader)[0]
+
+
+def plain_tag(value: str) -> str:
+    """The tag drasat's loader gives a plain (unquoted) scalar: PyYAML's, with timestamps kept as text."""
+    for tag, regexp in _IMPLICIT.get(value[:1], ()):
+        if regexp.match(value):
+            return tag
+    return "tag:yaml.org,2002:str"
 assert None not in _IMPLICIT and not _BaseLoader.yaml_path_resolvers  # type: ignore[attr-defined]
 
 
@@ -121,6 +131,10 @@ def parse_documents(text: str, name: str) -> Iterator[Document]:
     """The documents of a YAML (or JSON) stream in order; a syntax error ends the stream."""
     stripped = text.lstrip()
     if stripped.startswith(("{", "[")):
+        fast = fast_json(text)
+        if fast is not None:
+            yield Document(0, fast)
+            return
         try:
             yield Document(0, json.loads(text))  # JSON has no aliases: it holds no more than its text
             return
@@ -136,6 +150,11 @@ def parse_documents(text: str, name: str) -> Iterator[Document]:
         if _depth_bound(text) > _QUICK_DEPTH_BOUND and _deeper_than(text, MAX_DEPTH):
             yield Document(0, problem=Problem(Location(name), f"is nested more than {MAX_DEPTH} levels deep; "
                                                               "drasat does not read it"))
+            return
+        with collector_paused():
+            fast = fast_yaml(text)
+        if fast is not None:
+            yield Document(0, fast[0])  # no aliases: it holds no more than its text
             return
         documents = yaml.compose_all(text, Loader=_ManifestLoader)
         constructor = _ManifestLoader("")

@@ -105,7 +105,7 @@ def allocate(problem: Problem, *, solver: str = "cp-sat", objective: str = FIRST
             raise AllocationError("invalid resource pools were encountered")
         names = ", ".join(plan.label for plan in plans)
         failure = Unschedulable(f"no allocation exists for claims {names} together on node {problem.node.name}",
-                                reasons=explain(inv, plans))
+                                reasons=lambda: explain(inv, plans))  # worked out when read
         failure.stats = _finished(stats, started)  # what proving it took
         raise failure
     results = allocation_results(inv, plans, picks)

@@ -16,9 +16,10 @@ from drasat.models.resource import DeviceAttribute
 
 from .attributes import derived_attribute
 from .cel import CelCompileError, CelRuntimeError, SelectorEvaluator
+from .frozen import built
 from .inventory import Inventory, InventoryDevice
 from .plan import Alternative, Candidates
-from .rules.base import Found, Stage
+from .rules.base import Found, Rule, Stage
 from .rules.capacity import capacity_share
 from .rules.counters import compatible
 from .rules.registry import RULES
@@ -30,42 +31,66 @@ __all__ = ["Alternative", "Candidates", "capacity_share", "compatible", "evaluat
 NOT_SELECTED = "not selected by the class or request selectors"
 
 
+_EXCLUDERS = tuple((rule, rule.stage) for rule in RULES if type(rule).exclude is not Rule.exclude)
+"""The registered rules with static exclusions of their own (the base's says "" to everything), and when."""
+_EARLY, _SELECTION, _FILTER = Stage.EARLY, Stage.SELECTION, Stage.FILTER  # an Enum member is a slow look-up
+
+
 class StaticChecks:
     """The registered rules' static exclusions, by stage, that can refuse anything on one inventory."""
 
     def __init__(self, inv: Inventory) -> None:
-        rules = [rule for rule in RULES if rule.excludes_any(inv)]
-        self.early = tuple(r for r in rules if r.stage is Stage.EARLY)
-        self.selection = tuple(r for r in rules if r.stage is Stage.SELECTION)
-        self.filter = tuple(r for r in rules if r.stage is Stage.FILTER)
-        self.blocks = tuple(r for r in rules if r.stage in (Stage.EARLY, Stage.BLOCK))
+        early: list[Rule] = []
+        selection: list[Rule] = []
+        filter_: list[Rule] = []
+        blocks: list[Rule] = []
+        for rule, stage in _EXCLUDERS:  # one pass: planning makes one of these per call, however small the input
+            if not rule.excludes_any(inv):
+                continue  # none on this inventory
+            if stage is _SELECTION:
+                selection.append(rule)
+            elif stage is _FILTER:
+                filter_.append(rule)
+            elif stage is _EARLY:  # before the selectors, and a block of All-mode lists too
+                early.append(rule)
+                blocks.append(rule)
+            else:
+                blocks.append(rule)
+        self.early, self.selection, self.filter, self.blocks = tuple(early), tuple(selection), tuple(filter_), \
+            tuple(blocks)
 
 
 def selectable(ev: SelectorEvaluator, alt: Alternative, dev: InventoryDevice) -> bool:
     """Class selectors, then the request's own, as Kubernetes evaluates them; errors carry its wording."""
     for i, sel in enumerate(alt.device_class.spec.selectors):
-        expression = sel.cel.expression if sel.cel else ""
-        where = (f"class {alt.device_class.name}", f"claim {alt.claim_label}, request {alt.result_name}")
-        if not _one(ev, expression, dev, where, i):
+        if not _one(ev, sel.cel.expression if sel.cel else "", dev, alt, True, i):
             return False
     for i, expression in enumerate(alt.selectors):
-        if not _one(ev, expression, dev, (f"claim {alt.claim_label}", f"request {alt.result_name}"), i):
+        if not _one(ev, expression, dev, alt, False, i):
             return False
     return True
 
 
-def _one(ev: SelectorEvaluator, expression: str, dev: InventoryDevice, where: tuple[str, str], index: int) -> bool:
-    """One selector on one device. Messages start as Kubernetes' do (``where[0]``), then name the
-    claim, request and expression, so the user can find what failed without the source at hand."""
-    owner, context = where
+def _one(ev: SelectorEvaluator, expression: str, dev: InventoryDevice, alt: Alternative, of_class: bool,
+         index: int) -> bool:
+    """One selector on one device. Messages start as Kubernetes' do (the class or the claim), then name
+    the claim, request and expression, so the user can find what failed without the source at hand."""
     try:
         return ev.matches(expression, dev.cel)
     except CelCompileError as exc:
+        owner, _ = _where(alt, of_class)
         raise SelectorError(f"{owner}: selector #{index}: CEL compile error: {exc.detail}") from None
     except CelRuntimeError as exc:
+        owner, context = _where(alt, of_class)
         raise EvaluationError(f"{owner}: selector #{index} on device {dev.label()}: CEL runtime error: "
                               f"{exc.detail} ({context}, expression: {expression})") from None
 
+
+def _where(alt: Alternative, of_class: bool) -> tuple[str, str]:
+    """Whose selector failed, and where it was asked (worded only when one fails: most never do)."""
+    if of_class:
+        return f"class {alt.device_class.name}", f"claim {alt.claim_label}, request {alt.result_name}"
+    return f"claim {alt.claim_label}", f"request {alt.result_name}"
 
 
 def static_block(inv: Inventory, alt: Alternative, dev: InventoryDevice, found: Found | None = None,
@@ -113,12 +138,13 @@ def evaluate_exact(inv: Inventory, ev: SelectorEvaluator, alt: Alternative,
             excluded[dev.index] = reason
         else:
             devices.append(dev.index)
-    return Candidates(tuple(devices), _shares(found, devices), errors, excluded)
+    return built(Candidates, devices=tuple(devices), share=_shares(found, devices), errors=errors, excluded=excluded,
+                 blocked="", blocked_at=-1)
 
 
 def _exact_reason(inv: Inventory, ev: SelectorEvaluator, alt: Alternative, dev: InventoryDevice, found: Found,
                   errors: dict[int, DrasatError], checks: StaticChecks) -> str:
-    if _gated(inv, dev):
+    if dev.device.binding_conditions and not inv.features.binding_conditions:
         return "has binding conditions, but DRADeviceBindingConditions is disabled"
     for rule in checks.early:
         reason = rule.exclude(inv, alt, dev, found)
@@ -154,7 +180,8 @@ def evaluate_all(inv: Inventory, ev: SelectorEvaluator, alt: Alternative,
             blocked, blocked_at = f"device {dev.label()} {reason}", len(devices) - 1
     if not devices:
         blocked, blocked_at = "no device matches (allocationMode All needs at least one)", 0
-    return Candidates(tuple(devices), _shares(found, devices), {}, {}, blocked, blocked_at)
+    return built(Candidates, devices=tuple(devices), share=_shares(found, devices), errors={}, excluded={},
+                 blocked=blocked, blocked_at=blocked_at)
 
 
 def _shares(found: Found, devices: list[int]) -> dict[int, dict[str, Fraction]]:

@@ -52,8 +52,8 @@ class _SharedCandidates:
     def fill(self, alt: Alternative) -> Alternative:
         """``alt`` with its candidates (an All-mode alternative counts its whole list)."""
         key = (alt.mode, alt.device_class.name, alt.selectors, alt.admin,
-               tuple(sorted((k, q.value) for k, q in alt.capacity.items())),
-               tuple(t.model_dump_json() for t in alt.tolerations))
+               tuple(sorted((k, q.value) for k, q in alt.capacity.items())) if alt.capacity else (),
+               tuple(t.model_dump_json() for t in alt.tolerations) if alt.tolerations else ())
         found = self.done.get(key)
         if found is None or found.errors:  # error texts name the claim: evaluate again for this one
             if self.deadline is not None and time.monotonic() > self.deadline:
@@ -149,10 +149,12 @@ def _alternative(problem: Problem, inv: Inventory, ev: _SharedCandidates, claim:
         raise AllocationError(f"{where}: unsupported count mode {mode}")
     # With the DRADerivedAttributes gate off the API server drops the field.
     derived = tuple(body.derived_attributes) if problem.features.derived_attributes else ()
-    alt = Alternative(claim, r, rank, request_name, sub_name, label, device_class, mode,
-                      body.count if body.count is not None else 1, bool(admin),
-                      tuple(body.tolerations), dict(body.capacity.requests) if body.capacity else {},
-                      tuple(s.cel.expression for s in body.selectors), derived_specs=derived)
+    alt = Alternative.planned(claim=claim, request=r, rank=rank, request_name=request_name, sub_name=sub_name,
+                              claim_label=label, device_class=device_class, mode=mode,
+                              count=body.count if body.count is not None else 1, admin=bool(admin),
+                              tolerations=tuple(body.tolerations),
+                              capacity=dict(body.capacity.requests) if body.capacity else {},
+                              selectors=tuple(s.cel.expression for s in body.selectors), derived_specs=derived)
     if mode == "All":
         _check_pools_for_all(inv, where)
     return ev.fill(alt)

@@ -14,6 +14,7 @@ holding both devices and counter sets keep their devices, and counters are kept 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import cached_property
 from fractions import Fraction
 from typing import Iterable, Sequence
 
@@ -21,6 +22,7 @@ from drasat.models.resource import Device, DeviceTaint, DeviceTaintRule, Resourc
 
 from .cel import CelDevice
 from .features import Features
+from .frozen import built
 from .problem import NodeInfo, Problem
 from .rules.reachability import device_reaches, slice_reaches
 
@@ -68,8 +70,15 @@ class Pool:
 
     @property
     def overcommitted(self) -> bool:
-        """An over-committed counter blocks every counter-consuming device of the pool (as upstream)."""
-        return any(v < 0 for counters in self.counters.values() for v in counters.values())
+        """An over-committed counter blocks every counter-consuming device of the pool (as upstream).
+
+        Asked for every device candidate selection looks at: the answer is kept for the counters it
+        was computed from (a pool's counters are set once, when the inventory is built)."""
+        known = self.__dict__.get("_overcommitted")
+        if known is None or known[0] is not self.counters:
+            known = self.__dict__["_overcommitted"] = (
+                self.counters, any(v < 0 for counters in self.counters.values() for v in counters.values()))
+        return known[1]
 
     def label(self) -> str:
         return "/".join(self.key)
@@ -90,6 +99,14 @@ class InUse:
 
 
 @dataclass
+class DeviceKinds:
+    draws_counters: bool = False  # some device consumes counters
+    shared: bool = False          # some device is allocatable many times
+    off_node: bool = False        # some device (of a per-device slice) is not on this node
+    tainted: bool = False         # some device has a taint
+
+
+@dataclass
 class Inventory:
     node: NodeInfo
     features: Features
@@ -99,6 +116,17 @@ class Inventory:
 
     def pool(self, key: PoolKey) -> Pool:
         return next(p for p in self.pools if p.key == key)
+
+    @cached_property
+    def kinds(self) -> DeviceKinds:
+        """Which kinds of device are here at all (rules ask before any work, several times a call)."""
+        kinds = DeviceKinds()
+        for dev in self.devices:
+            kinds.draws_counters = kinds.draws_counters or bool(dev.device.consumes_counters)
+            kinds.shared = kinds.shared or dev.shared
+            kinds.off_node = kinds.off_node or not dev.on_node
+            kinds.tainted = kinds.tainted or bool(dev.taints)
+        return kinds
 
 
 def build_inventory(problem: Problem) -> Inventory:
@@ -202,7 +230,7 @@ def _build_pool(key: PoolKey, relevant: list[ResourceSlice], others: list[Resour
     if problem:
         pool.state, pool.problem = "invalid", problem
         return pool, []
-    if features.partitionable:
+    if features.partitionable and any(s.spec.shared_counters for s in every):
         pool.counters = _available_counters(key, every, in_use)
         pool.allocated_groups = _allocated_groups(key, every, in_use)
     return pool, [s for s in relevant if s.spec.devices]
@@ -267,13 +295,13 @@ def _enumerate(usable: list[tuple[Pool, list[ResourceSlice]]], node: NodeInfo,
                 on_node = not s.spec.per_device_node_selection or device_reaches(node, s, d)
                 device_id = (pool.key[0], pool.key[1], d.name)
                 taints = tuple(d.taints) + tuple(_rule_taints(rules, device_id))
-                cel = CelDevice(key=(pool.key[0], pool.key[1], s.name, d.name), driver=s.spec.driver,
-                                attributes={k: v.raw() for k, v in d.attributes.items()},
-                                capacity={k: v.value for k, v in d.capacity.items()},
-                                allow_multiple_allocations=bool(d.allow_multiple_allocations))
+                cel = built(CelDevice, key=(pool.key[0], pool.key[1], s.name, d.name), driver=s.spec.driver,
+                            attributes={k: v.raw() for k, v in d.attributes.items()},
+                            capacity={k: v.value for k, v in d.capacity.items()},
+                            allow_multiple_allocations=bool(d.allow_multiple_allocations))
                 shared = consumable and bool(d.allow_multiple_allocations)
-                yield InventoryDevice(index, device_id, s, d, taints, cel, pool.has_binding_conditions, shared,
-                                      on_node)
+                yield built(InventoryDevice, index=index, id=device_id, slice=s, device=d, taints=taints, cel=cel,
+                            pool_has_binding_conditions=pool.has_binding_conditions, shared=shared, on_node=on_node)
                 index += 1
 
 

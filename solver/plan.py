@@ -11,13 +11,15 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from fractions import Fraction
 from functools import cached_property
-from typing import TYPE_CHECKING, Mapping, NamedTuple
+from typing import TYPE_CHECKING, Any, Mapping, NamedTuple
 
 from drasat.models.errors import DrasatError
 from drasat.models.quantity import Quantity
 from drasat.models.resource import (
     DeviceAttribute, DeviceClass, DeviceDerivedAttribute, DeviceToleration, ResourceClaim,
 )
+
+from .frozen import built_from
 
 if TYPE_CHECKING:
     from ortools.sat.python import cp_model
@@ -79,6 +81,15 @@ class Alternative:
     blocked_at: int = -1
     derived_specs: tuple[DeviceDerivedAttribute, ...] = ()
     derived: Mapping[int, Mapping[str, DeviceAttribute]] = field(default_factory=dict)
+
+    @classmethod
+    def planned(cls, **fields: Any) -> Alternative:
+        """An alternative as planning makes it (candidates follow in :meth:`with_candidates`), built at once
+        (:func:`~.frozen.built`): every field without a default is given."""
+        alt = built_from(cls, {"candidates": (), "share": {}, "errors": {}, "excluded": {}, "blocked": "",
+                               "blocked_at": -1, "derived_specs": (), "derived": {}, **fields})
+        alt.__dict__["id"] = AltId(alt.claim, alt.request, alt.rank)  # the search asks it at once: no lock
+        return alt
 
     @cached_property
     def id(self) -> AltId:

@@ -13,6 +13,7 @@ from typing import Sequence
 from drasat.models.errors import AllocationError
 from drasat.models.meta import NodeSelector, NodeSelectorRequirement, NodeSelectorTerm
 from drasat.models.quantity import Quantity
+from drasat.models.trusted import trusted
 from drasat.models.resource import (
     AllocationResult, DeviceAllocationConfiguration, DeviceAllocationResult, DeviceRequestAllocationResult,
 )
@@ -31,20 +32,20 @@ def allocation_results(inv: Inventory, plans: Sequence[ClaimPlan],
 def allocation_result(inv: Inventory, plan: ClaimPlan, picks: Sequence[Pick]) -> AllocationResult:
     ordered = sorted(picks, key=lambda p: (p.alt.request, p.device))
     owner = plan.claim.metadata.uid or plan.label
-    results = [_result(inv, pick, _share_id(owner, inv, pick, n)) for n, pick in enumerate(ordered)]
+    results = [_result(inv, pick, owner, n) for n, pick in enumerate(ordered)]
     selected = {p.alt.request: p.alt for p in ordered}
-    devices = DeviceAllocationResult(results=results)
     config = _config(plan, selected)
-    if config:
-        devices.config = config
-    allocation = AllocationResult(devices=devices)
+    # Built without validation (models.trusted): every value comes from validated input.
+    devices = trusted(DeviceAllocationResult, results=results, config=config) if config else \
+        trusted(DeviceAllocationResult, results=results)
+    fields: dict = {"devices": devices}
     if inv.features.binding_conditions:
         # kube-scheduler stamps the allocation when it writes it (with both binding gates on).
-        allocation.allocation_timestamp = datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+        fields["allocation_timestamp"] = datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
     selector = node_selector(inv, plan, ordered)
     if selector is not None:
-        allocation.node_selector = selector
-    return allocation
+        fields["node_selector"] = selector
+    return trusted(AllocationResult, **fields)
 
 
 SHARE_IDS = uuid.UUID("6b0c6a52-3d7e-5d0e-9a51-646472617361")
@@ -58,7 +59,7 @@ def _share_id(owner: str, inv: Inventory, pick: Pick, position: int) -> str:
     return str(uuid.uuid5(SHARE_IDS, f"{owner}/{pick.alt.result_name}/{driver}/{pool}/{device}/{position}"))
 
 
-def _result(inv: Inventory, pick: Pick, share_id: str) -> DeviceRequestAllocationResult:
+def _result(inv: Inventory, pick: Pick, owner: str, position: int) -> DeviceRequestAllocationResult:
     dev = inv.devices[pick.device]
     fields: dict = {"request": pick.alt.result_name, "driver": dev.id[0], "pool": dev.id[1], "device": dev.name}
     if pick.alt.admin:
@@ -69,13 +70,13 @@ def _result(inv: Inventory, pick: Pick, share_id: str) -> DeviceRequestAllocatio
         fields["binding_conditions"] = list(dev.device.binding_conditions)
         fields["binding_failure_conditions"] = list(dev.device.binding_failure_conditions)
     if pick.share is not None:
-        fields["share_id"] = share_id
+        fields["share_id"] = _share_id(owner, inv, pick, position)
         if pick.share:
             fields["consumed_capacity"] = {
                 name: Quantity(amount, dev.device.capacity[name].value.format) for name, amount in pick.share.items()}
     if inv.features["DRAOptionalNodeOperations"] and dev.slice.spec.skip_node_operations:
         fields["skip_node_operations"] = list(dev.slice.spec.skip_node_operations)
-    return DeviceRequestAllocationResult(**fields)
+    return trusted(DeviceRequestAllocationResult, **fields)
 
 
 def _config(plan: ClaimPlan, selected: dict) -> list[DeviceAllocationConfiguration]:
@@ -120,8 +121,8 @@ def node_selector(inv: Inventory, plan: ClaimPlan, picks: Sequence[Pick]) -> Nod
         dev = inv.devices[pick.device]
         owner = dev.device if dev.slice.spec.per_device_node_selection else dev.slice.spec
         if node_local(dev):
-            return NodeSelector(node_selector_terms=[NodeSelectorTerm(match_fields=[
-                NodeSelectorRequirement(key="metadata.name", operator="In", values=[inv.node.name])])])
+            return trusted(NodeSelector, node_selector_terms=[trusted(NodeSelectorTerm, match_fields=[
+                trusted(NodeSelectorRequirement, key="metadata.name", operator="In", values=[inv.node.name])])])
         selector = owner.node_selector
         if selector is None or not selector.node_selector_terms:
             continue
@@ -133,16 +134,16 @@ def node_selector(inv: Inventory, plan: ClaimPlan, picks: Sequence[Pick]) -> Nod
         _merge(expressions, term.match_expressions)
     if not expressions and not fields:
         return None
-    term = NodeSelectorTerm()
-    if expressions:
-        term.match_expressions = expressions
-    if fields:
-        term.match_fields = fields
-    return NodeSelector(node_selector_terms=[term])
+    term = trusted(NodeSelectorTerm, **({"match_expressions": expressions} if expressions else {}),
+                   **({"match_fields": fields} if fields else {}))
+    return trusted(NodeSelector, node_selector_terms=[term])
 
 
 def _merge(into: list[NodeSelectorRequirement], new: Sequence[NodeSelectorRequirement]) -> None:
     for req in new:
         if not any(r.key == req.key and r.operator == req.operator and set(r.values) == set(req.values)
                    for r in into):
-            into.append(req.model_copy(deep=True))
+            copy: dict[str, object] = {"key": req.key, "operator": req.operator}
+            if "values" in req.model_fields_set:  # printed as written: Exists and DoesNotExist have none
+                copy["values"] = list(req.values)
+            into.append(trusted(NodeSelectorRequirement, **copy))

@@ -23,14 +23,22 @@ class SearchState:
     def __init__(self, inv: Inventory, plans: Sequence[ClaimPlan], rules: Sequence[Rule] = RULES,
                  ctx: RuleContext | None = None) -> None:
         self.inv, self.plans = inv, list(plans)
-        self.ctx = ctx or RuleContext(inv, self.plans)
-        active = [rule for rule in rules if rule.searched and rule.active(self.ctx)]
-        self.slices: list[tuple[Rule, Any]] = [(rule, rule.start(self.ctx)) for rule in active]
-        # Each rule's steps bound to its slice of state once: the search calls them for every device it tries.
-        self._fits = [partial(rule.fits, state) for rule, state in self.slices]
-        self._apply = [partial(rule.apply, state) for rule, state in self.slices]
-        self._undo = [partial(rule.undo, state) for rule, state in self.slices[::-1]]
-        self.takers = [(rule, state) for rule, state in self.slices if type(rule).taken is not Rule.taken]
+        ctx = self.ctx = ctx or RuleContext(inv, self.plans)
+        self.slices: list[tuple[Rule, Any]] = []
+        # Each rule's steps with its slice of state, looked up once: the search calls them for every device it
+        # tries (pairs, not functools.partial objects, and one pass: a small input makes a state per call).
+        self._fits: list[tuple[Any, Any]] = []
+        self._apply: list[tuple[Any, Any]] = []
+        self.takers: list[tuple[Rule, Any]] = []
+        for rule in rules:
+            if rule.searched and rule.active(ctx):
+                state = rule.start(ctx)
+                self.slices.append((rule, state))
+                self._fits.append((rule.fits, state))
+                self._apply.append((rule.apply, state))
+                if type(rule).taken is not Rule.taken:
+                    self.takers.append((rule, state))
+        self._undo = [(rule.undo, state) for rule, state in reversed(self.slices)]
         if len(self.takers) == 1:  # the usual case (exclusivity alone): asked at every step of the search
             self.taken_sets = partial(self.takers[0][0].taken_sets, self.takers[0][1])  # type: ignore[method-assign]
         self.picks: list[list[Pick]] = [[] for _ in self.plans]
@@ -49,18 +57,18 @@ class SearchState:
     def try_add(self, claim: int, alt: Alternative, device: int, must: bool) -> Pick | None:
         """Allocate ``device`` for ``alt`` if every rule allows it; the pick, or None."""
         dev = self.inv.devices[device]
-        for fits in self._fits:
-            if not fits(claim, alt, dev, must):
+        for fits, state in self._fits:
+            if not fits(state, claim, alt, dev, must):
                 return None
         pick = Pick(alt, device, alt.share.get(device) if dev.shared else None)
-        for apply in self._apply:
-            apply(claim, pick, dev)
+        for apply, state in self._apply:
+            apply(state, claim, pick, dev)
         self.picks[claim].append(pick)
         return pick
 
     def remove(self, claim: int, pick: Pick) -> None:
         """Undo the claim's last pick."""
         dev = self.inv.devices[pick.device]
-        for undo in self._undo:
-            undo(claim, pick, dev)
+        for undo, state in self._undo:
+            undo(state, claim, pick, dev)
         self.picks[claim].pop()

@@ -20,6 +20,8 @@ throw it away when slices change.
 
 from __future__ import annotations
 
+import functools
+import importlib.util
 import os
 import threading
 from collections import OrderedDict
@@ -51,8 +53,17 @@ class Engine(Protocol):
 
 def available_engines() -> list[str]:
     """The engines whose library can be imported here, preferred first."""
-    from . import engine_celexpr, engine_celpy
-    return [name for name, mod in (("cel-expr", engine_celexpr), ("celpy", engine_celpy)) if mod.available()]
+    from . import engine_celexpr
+
+    return [name for name, found in (("cel-expr", engine_celexpr.available()), ("celpy", _celpy_installed()))
+            if found]
+
+
+@functools.lru_cache(maxsize=1)
+def _celpy_installed() -> bool:
+    """celpy is looked for, not imported: importing it (and its date libraries) is a tenth of a second
+    that a run on cel-expr never needs; the look-up reads folders, so it is made once."""
+    return importlib.util.find_spec("celpy") is not None
 
 
 def default_engine_name() -> str:
@@ -62,7 +73,9 @@ def default_engine_name() -> str:
         if chosen not in _ENGINES:
             raise UnknownEngine(f"{ENV_VAR}={chosen!r} is not a CEL engine: expected one of {', '.join(_ENGINES)}")
         return chosen
-    return available_engines()[0]
+    from . import engine_celexpr
+
+    return "cel-expr" if engine_celexpr.available() else available_engines()[0]
 
 
 class _Compiled:
@@ -111,12 +124,13 @@ def _compiled(name: str) -> _Compiled:
 
 
 def _make_engine(name: str) -> Engine:
-    from . import engine_celexpr, engine_celpy
+    from . import engine_celexpr
     if name == "cel-expr":
         if not engine_celexpr.available():
             raise UnknownEngine("CEL engine 'cel-expr' is not available: cel-expr-python is not installed")
         return engine_celexpr.CelExprEngine()
     if name == "celpy":
+        from . import engine_celpy
         return engine_celpy.CelpyEngine()
     raise UnknownEngine(f"unknown CEL engine {name!r}: expected one of {', '.join(_ENGINES)}")
 

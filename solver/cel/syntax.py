@@ -9,6 +9,7 @@ lacks, is blanked out before parsing and recorded on the nodes.
 
 from __future__ import annotations
 
+import importlib.util
 import re
 import sys
 import threading
@@ -16,9 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import celpy
 import lark
-from celpy.evaluation import celbytes, celstr
 from lark.exceptions import LarkError, UnexpectedCharacters, UnexpectedInput
 
 from .errors import CelCompileError, compilation_failed, issue
@@ -104,11 +103,20 @@ def _parser() -> lark.Lark:
     global _PARSER
     with _PARSER_LOCK:
         if _PARSER is None:
-            grammar = (Path(celpy.__file__).parent / "cel.lark").read_text()
+            grammar = (_celpy_folder() / "cel.lark").read_text()
             _PARSER = lark.Lark(grammar, parser="lalr", start="expr", g_regex_flags=re.M,
                                 lexer_callbacks={"IDENT": _bool_literal}, propagate_positions=True,
                                 maybe_placeholders=False, priority="invert", cache=True)
         return _PARSER
+
+
+def _celpy_folder() -> Path:
+    """Where celpy's grammar is, found without importing celpy (its evaluator and date libraries are
+    a tenth of a second of start-up that only the celpy engine needs)."""
+    spec = importlib.util.find_spec("celpy")
+    if spec is None or not spec.submodule_search_locations:
+        raise ImportError("celpy (cel-python), whose CEL grammar drasat parses with, is not installed")
+    return Path(next(iter(spec.submodule_search_locations)))
 
 
 def _bool_literal(token: lark.Token) -> lark.Token:
@@ -323,6 +331,8 @@ def _literal_value(token: lark.Token) -> tuple[str, Any]:
     if token.type in ("STRING_LIT", "MLSTRING_LIT"):
         return "string", decode_string(token)
     if token.type == "BYTES_LIT":
+        from celpy.evaluation import celbytes
+
         return "bytes", bytes(celbytes(token))
     if token.type == "BOOL_LIT":
         return "bool", text == "true"
@@ -332,6 +342,12 @@ def _literal_value(token: lark.Token) -> tuple[str, Any]:
 def decode_string(token: lark.Token) -> str:
     """A string literal's value; celpy's ``celstr`` drops the newlines of cooked ``\"\"\"`` strings."""
     text = str(token)
+    if "\\" not in text:  # no escape to resolve (the usual case): the text between the quotes
+        body = text.lstrip("rR")
+        quotes = 3 if body[:3] in ('"""', "'''") else 1
+        return body[quotes:-quotes]
+    from celpy.evaluation import celstr  # imported only for escapes: celpy is slow to import
+
     if text[:3] in ('"""', "'''"):
         return "\n".join(str(celstr(lark.Token("STRING_LIT", '"' + part + '"')))
                          for part in text[3:-3].split("\n"))

@@ -64,7 +64,7 @@ class ConsumableCapacity(Rule):
         return dev.shared  # shares are counted per device
 
     def active(self, ctx: RuleContext) -> bool:
-        return any(dev.shared for dev in ctx.inv.devices)
+        return ctx.inv.kinds.shared
 
     def start(self, ctx: RuleContext) -> Shares:
         return Shares(ctx.inv)

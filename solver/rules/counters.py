@@ -37,17 +37,40 @@ def compatible(groups: Sequence[frozenset[str]]) -> bool:
     return bool(frozenset.intersection(*groups))
 
 
+Draw = tuple[tuple[str, str, str, str], "Fraction | int"]  # ((driver, pool, set, counter), amount)
+
+
+def _exact(value: Fraction) -> Fraction | int:
+    """A whole amount as an int: the depth-first search compares counters at every try, and ints
+    compare several times faster than Fractions (with the same answers)."""
+    return value.numerator if value.denominator == 1 else value
+
+
 @dataclass
 class Drawn:
+    """The depth-first side's counters: what each counter has left, kept up to date as picks come and go
+    (a try compares one device's draws with them; nothing is summed again)."""
+
     inv: Inventory
-    consumed: dict[tuple, Fraction] = field(default_factory=dict)        # (driver, pool, set, counter) -> drawn
+    left: dict[tuple, Fraction | int] = field(default_factory=dict)      # (driver, pool, set, counter) -> left
     groups: dict[SetKey, list[frozenset[str]]] = field(default_factory=dict)
     shares: Counter[int] = field(default_factory=Counter)                # shared device -> shares in this search
+    draws: dict[int, tuple[Draw, ...]] = field(default_factory=dict)     # device -> its draws (made once)
 
     def __post_init__(self) -> None:
         self.pools = {pool.key: pool for pool in self.inv.pools}
         self.overcommitted = {pool.key for pool in self.inv.pools if pool.overcommitted}
         self.compatibility_groups = self.inv.features.compatibility_groups
+        self.left = {(*pool.key, name, counter): _exact(value) for pool in self.inv.pools
+                     for name, counters in pool.counters.items() for counter, value in counters.items()}
+
+    def of(self, dev: InventoryDevice) -> tuple[Draw, ...]:
+        found = self.draws.get(dev.index)
+        if found is None:
+            found = self.draws[dev.index] = tuple(
+                ((*dev.pool_key, use.counter_set, name), _exact(counter.value.value))
+                for use in dev.device.consumes_counters for name, counter in use.counters.items())
+        return found
 
 
 class Counters(Rule):
@@ -55,7 +78,7 @@ class Counters(Rule):
     stage = Stage.BLOCK
 
     def excludes_any(self, inv: Inventory) -> bool:
-        return any(dev.device.consumes_counters for dev in inv.devices)
+        return inv.kinds.draws_counters
 
     def exclude(self, inv: Inventory, alt: Alternative, dev: InventoryDevice, found: Found) -> str:
         if not dev.device.consumes_counters:
@@ -76,7 +99,7 @@ class Counters(Rule):
         return dev.shared and bool(dev.device.consumes_counters)  # draws once, with its first share
 
     def active(self, ctx: RuleContext) -> bool:
-        return ctx.inv.features.partitionable and any(d.device.consumes_counters for d in ctx.inv.devices)
+        return ctx.inv.features.partitionable and ctx.inv.kinds.draws_counters
 
     def start(self, ctx: RuleContext) -> Drawn:
         return Drawn(ctx.inv)
@@ -155,13 +178,13 @@ def _draws(state: Drawn, dev: InventoryDevice, adding: bool) -> bool:
 def _counters_fit(state: Drawn, dev: InventoryDevice) -> bool:
     if dev.pool_key in state.overcommitted:
         return False
-    pool = state.pools[dev.pool_key]
-    for use in dev.device.consumes_counters:
-        for name, counter in use.counters.items():
-            key = (*dev.pool_key, use.counter_set, name)
-            if state.consumed.get(key, 0) + counter.value.value > pool.counters[use.counter_set][name]:
-                return False
-        if state.compatibility_groups:
+    left = state.left
+    for key, amount in state.of(dev):
+        if amount > left[key]:
+            return False
+    if state.compatibility_groups:
+        pool = state.pools[dev.pool_key]
+        for use in dev.device.consumes_counters:
             held = state.groups.get((*dev.pool_key, use.counter_set), [])
             mine = frozenset(use.compatibility_groups or ())
             if not compatible([*pool.allocated_groups.get(use.counter_set, []), *held, mine]):
@@ -170,13 +193,14 @@ def _counters_fit(state: Drawn, dev: InventoryDevice) -> bool:
 
 
 def _draw(state: Drawn, dev: InventoryDevice, sign: int) -> None:
-    for use in dev.device.consumes_counters:
-        for name, counter in use.counters.items():
-            key = (*dev.pool_key, use.counter_set, name)
-            state.consumed[key] = state.consumed.get(key, 0) + sign * counter.value.value
-        groups = state.groups.setdefault((*dev.pool_key, use.counter_set), [])
-        mine = frozenset(use.compatibility_groups or ())
-        groups.append(mine) if sign > 0 else groups.remove(mine)
+    left = state.left
+    for key, amount in state.of(dev):
+        left[key] -= sign * amount
+    if state.compatibility_groups:
+        for use in dev.device.consumes_counters:
+            groups = state.groups.setdefault((*dev.pool_key, use.counter_set), [])
+            mine = frozenset(use.compatibility_groups or ())
+            groups.append(mine) if sign > 0 else groups.remove(mine)
 
 
 def _used(enc: Encoding, group: DeviceClassGroup) -> cp_model.IntVar:

@@ -8,7 +8,6 @@ claim. Shared devices (allowMultipleAllocations) are the capacity rule's busines
 
 from __future__ import annotations
 
-from collections import Counter
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -23,7 +22,7 @@ IN_USE = "already allocated to another claim"
 
 @dataclass
 class Held:
-    used: Counter[int] = field(default_factory=Counter)       # device -> non-admin picks in this search
+    used: dict[int, int] = field(default_factory=dict)        # device -> non-admin picks in this search
     held: list[set[int]] = field(default_factory=list)        # per claim: exclusive devices it holds
     in_use: frozenset = frozenset()                            # devices (indexes) allocated before this search
     busy: set[int] = field(default_factory=set)                # devices with a non-admin pick in this search
@@ -69,15 +68,18 @@ class Exclusivity(Rule):
         if not dev.shared:
             state.held[claim].add(pick.device)
             if not pick.alt.admin:
-                state.used[pick.device] += 1
+                state.used[pick.device] = state.used.get(pick.device, 0) + 1
                 state.busy.add(pick.device)
 
     def undo(self, state: Held, claim: int, pick: Pick, dev: InventoryDevice) -> None:
         if not dev.shared:
             state.held[claim].discard(pick.device)
             if not pick.alt.admin:
-                state.used[pick.device] -= 1
-                if not state.used[pick.device]:
+                left = state.used[pick.device] - 1
+                if left:
+                    state.used[pick.device] = left
+                else:
+                    del state.used[pick.device]
                     state.busy.discard(pick.device)
 
     def encode(self, enc: Encoding) -> None:

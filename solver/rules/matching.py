@@ -80,8 +80,9 @@ class Members:
         key = (alt.id, device)
         found = self.seen.get(key)
         if found is None:
-            found = self.seen[key] = [(ci, c.kind, self.labels.of(claim, ci, alt, device))
-                                      for ci, c in enumerate(self.plans[claim].constraints) if c.applies(alt)]
+            plan, labels = self.plans[claim], self.labels
+            found = self.seen[key] = [(ci, plan.constraints[ci].kind, labels.of(claim, ci, alt, device))
+                                      for ci in labels.applicable(plan, alt)]  # which apply: asked once per alt
         return found
 
 

@@ -51,7 +51,7 @@ class Reachability(Rule):
     searched = False  # decided before any search: an off-node device is never a candidate
 
     def excludes_any(self, inv: Inventory) -> bool:
-        return not all(dev.on_node for dev in inv.devices)
+        return inv.kinds.off_node
 
     def exclude(self, inv: Inventory, alt: Alternative, dev: InventoryDevice, found: Found) -> str:
         return "" if dev.on_node else OFF_NODE

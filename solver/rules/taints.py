@@ -71,7 +71,7 @@ class Taints(Rule):
     searched = False  # decided before any search: an untolerated device is never a candidate
 
     def excludes_any(self, inv: Inventory) -> bool:
-        return inv.features.device_taints and any(dev.taints for dev in inv.devices)
+        return inv.features.device_taints and inv.kinds.tainted
 
     def exclude(self, inv: Inventory, alt: Alternative, dev: InventoryDevice, found: Found) -> str:
         if not inv.features.device_taints:

@@ -1,0 +1,232 @@
+"""Fixed cost per call and start-up: drasat's small inputs against Kubernetes' Go allocator.
+
+Run: ``python benchmarks/call_bench.py [--repeat N] [--against COMMIT] [--startup] [--only TEXT]``.
+
+Times one in-process ``allocate`` call (greedy and the default path, median of
+``--repeat`` warm calls, one evaluator per input as Go keeps its CEL cache) on every
+upstream scenario (``$DRASAT_SHARED/scenarios/upstream``) and on solve_bench's small
+generated inputs (a fresh evaluator per call there, as solve_bench does), and prints
+the ratio to Go where ``reference/anchors.md`` has a figure. ``--startup`` adds the
+whole process of ``drasat solve`` on the README example.
+
+``--against COMMIT`` measures the same inputs, in the same run, with the drasat of an
+older commit: a detached ``git worktree`` of it under the temporary folder (made once,
+reused) imported through ``PYTHONPATH``; each side runs in its own subprocess and the
+table shows old, new and new / old. Issue 8's "no more than 20 % slower than before the
+rules redesign" is ``--against d98d0e2`` (the first parent of the merge that brought
+``solver/rules/``):
+
+    python benchmarks/call_bench.py --against d98d0e2 --rounds 3 --only generated
+    python benchmarks/call_bench.py --against d98d0e2 --startup
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+import resource
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any, Callable
+
+REPO = Path(__file__).resolve().parents[1]
+SHARED = Path(os.environ.get("DRASAT_SHARED") or REPO.parent / "shared")
+UPSTREAM = SHARED / "scenarios" / "upstream"
+GO_US = {"network-attached-device": 7, "small-and-large-backtrack-requests": 36,
+         "check-combinations-with-backtracking": 36, "many-network-attached-devices": 22,
+         "allow-multiple-allocations-with-partitionable-device": 66}
+"""anchors.md's per-call figures (Go's ``simple``, one claim and one device, 7 µs, stands beside the scenario
+of that shape); the other scenarios have none, and no ratio is printed for them."""
+GENERATED = [(1, 1), (8, 1), (8, 4), (8, 16)]
+
+
+def _scenario_call(path: Path) -> Callable[[bool], None] | None:
+    """A call of ``allocate`` on the scenario's question, or None when loading it already fails."""
+    import yaml
+
+    from drasat.models.loader import load_paths
+    from drasat.solver import Features, allocate
+    from drasat.solver.cel import SelectorEvaluator
+    from drasat.solver.problem import problem_from_objects
+
+    doc = next(d for d in yaml.safe_load_all(path.read_text()) if isinstance(d, dict) and d.get("kind") == "Scenario")
+    spec = doc.get("spec") or {}
+    if spec.get("command", "solve") != "solve" or spec.get("pods") is not None:
+        return None
+    try:
+        objects = [loaded.obj for loaded in load_paths([str(path)]).objects]
+        problem = problem_from_objects(objects, node=spec.get("node"), claims=spec.get("claims"),
+                                       features=Features.from_mapping(spec.get("featureGates") or {}))
+    except Exception:  # noqa: BLE001 - an input refused before solving has no call to time
+        return None
+    evaluator = SelectorEvaluator()
+
+    def call(greedy: bool) -> None:
+        allocate(problem, solver="greedy" if greedy else "cp-sat", evaluator=evaluator)
+    return call
+
+
+def _generated_call(devices: int, claims: int) -> Callable[[bool], None]:
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    from solve_bench import generated_problem
+
+    from drasat.solver import allocate
+    from drasat.solver.cel import SelectorEvaluator
+
+    problem = generated_problem(devices, claims)
+
+    def call(greedy: bool) -> None:
+        allocate(problem, solver="greedy" if greedy else "cp-sat", evaluator=SelectorEvaluator())
+    return call
+
+
+def _median_us(call: Callable[[bool], None], greedy: bool, repeat: int) -> float:
+    """Median of ``repeat`` warm calls (fewer, at least 3, where they pass two seconds in all)."""
+    times: list[float] = []
+    for _ in range(repeat + 1):  # the first call warms caches and is not counted
+        started = time.perf_counter()
+        try:
+            call(greedy)
+        except Exception:  # noqa: BLE001 - unschedulable and refused inputs are timed the same way
+            pass
+        times.append(time.perf_counter() - started)
+        if len(times) > 3 and sum(times[1:]) > 2.0:
+            break
+    return statistics.median(times[1:]) * 1e6
+
+
+def measure(repeat: int, only: str) -> dict[str, dict[str, float]]:
+    """Median µs per input: {"name": {"greedy": .., "default": ..}}."""
+    calls: list[tuple[str, Callable[[bool], None] | None]] = []
+    calls += [(p.stem, _scenario_call(p)) for p in sorted(UPSTREAM.glob("*.yaml")) if only in p.stem]
+    calls += [(f"generated-{d}x{c}", _generated_call(d, c)) for d, c in GENERATED if only in f"generated-{d}x{c}"]
+    return {name: {"greedy": _median_us(call, True, repeat), "default": _median_us(call, False, repeat)}
+            for name, call in calls if call is not None}
+
+
+def startup_seconds(repeat: int, pythonpath: str | None = None) -> tuple[float, float]:
+    """Median wall seconds and mean CPU seconds of ``drasat solve`` on the README example, as a fresh process.
+
+    CPU time tells the work apart from waiting on a busy machine. Byte code is written (as an installed
+    drasat has it) and a first run, not counted, writes it."""
+    env = {key: value for key, value in os.environ.items() if key != "PYTHONDONTWRITEBYTECODE"}
+    if pythonpath:
+        env["PYTHONPATH"] = pythonpath
+    command = [sys.executable, "-m", "drasat.cli", "solve", "--node", "gpu-node-1", "-o", "table", str(REPO / "examples")]
+    times = []
+    for run in range(repeat + 1):
+        before, started = resource.getrusage(resource.RUSAGE_CHILDREN), time.perf_counter()
+        subprocess.run(command, env=env, check=False, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+        if run:
+            cpu = after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime
+            times.append((time.perf_counter() - started, cpu))
+    return statistics.median(t[0] for t in times), statistics.fmean(t[1] for t in times)
+
+
+def old_checkout(commit: str) -> Path:
+    """A folder to put on PYTHONPATH so that ``import drasat`` is ``commit``'s (made once, then reused)."""
+    sha = subprocess.run(["git", "-C", str(REPO), "rev-parse", "--short", commit], check=True,
+                         capture_output=True, text=True).stdout.strip()
+    base = Path(tempfile.gettempdir()) / f"drasat-at-{sha}"
+    tree, path = base / "tree", base / "path"
+    if not tree.exists():
+        subprocess.run(["git", "-C", str(REPO), "worktree", "add", "--detach", str(tree), sha], check=True,
+                       capture_output=True)
+    (path / "drasat").mkdir(parents=True, exist_ok=True)
+    for package in ("models", "solver", "cli"):
+        link = path / "drasat" / package
+        if not link.exists():
+            link.symlink_to(tree / package)
+    return path
+
+
+def _side(repeat: int, only: str, pythonpath: str | None) -> dict[str, Any]:
+    env = dict(os.environ)
+    if pythonpath:
+        env["PYTHONPATH"] = pythonpath
+    out = subprocess.run([sys.executable, __file__, "--worker", "--repeat", str(repeat), "--only", only],
+                         env=env, check=True, capture_output=True, text=True).stdout
+    return json.loads(out)
+
+
+def _keep_best(best: dict[str, dict[str, float]], measured: dict[str, dict[str, float]]) -> None:
+    for name, times in measured.items():
+        kept = best.setdefault(name, dict(times))
+        for column, value in times.items():
+            kept[column] = min(kept[column], value)
+
+
+
+
+def _print_ratios(new: dict[str, dict[str, float]], old: dict[str, dict[str, float]]) -> None:
+    """Geometric means of new / old, greedy and default, over the inputs both measured."""
+    both = [n for n in new if n in old]
+    for column in ("greedy", "default"):
+        mean = math.exp(statistics.fmean(math.log(new[n][column] / old[n][column]) for n in both))
+        over = sum(new[n][column] > 1.2 * old[n][column] for n in both)
+        print(f"new / old, {column}: geometric mean {mean:.2f} over {len(both)} inputs; {over} more than 20 % slower")
+
+
+def print_table(new: dict[str, dict[str, float]], old: dict[str, dict[str, float]] | None) -> None:
+    head = f"{'input':<72}{'greedy µs':>10}{'default µs':>11}{'Go µs':>7}{'x Go':>6}"
+    if old is not None:
+        head += f"{'old greedy':>11}{'old dflt':>10}{'new/old g':>10}{'new/old d':>10}"
+    print(head)
+    for name, times in new.items():
+        go = GO_US.get(name)
+        row = f"{name[:71]:<72}{times['greedy']:>10.0f}{times['default']:>11.0f}"
+        row += f"{go:>7}{times['greedy'] / go:>6.1f}" if go else f"{'':>7}{'':>6}"
+        if old is not None and name in old:
+            was = old[name]
+            row += f"{was['greedy']:>11.0f}{was['default']:>10.0f}"
+            row += f"{times['greedy'] / was['greedy']:>10.2f}{times['default'] / was['default']:>10.2f}"
+        print(row)
+    anchored = [n for n in new if n in GO_US]
+    if anchored:
+        worst = max(anchored, key=lambda n: new[n]["greedy"] / GO_US[n])
+        print(f"worst greedy / Go: {new[worst]['greedy'] / GO_US[worst]:.1f}x ({worst}), of the {len(anchored)} "
+              "scenarios anchors.md has a Go figure for")
+    if old is not None:
+        _print_ratios(new, old)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--repeat", type=int, default=20)
+    parser.add_argument("--against", metavar="COMMIT", help="also measure this commit's drasat, in the same run")
+    parser.add_argument("--startup", action="store_true", help="also time `drasat solve` on the README example")
+    parser.add_argument("--only", default="", help="inputs whose name contains this text")
+    parser.add_argument("--rounds", type=int, default=2, help="turns of old and new (each keeps its best)")
+    parser.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.worker:
+        print(json.dumps(measure(args.repeat, args.only)))
+        return
+    if not UPSTREAM.is_dir():
+        print(f"note: no upstream scenarios under {UPSTREAM} (set DRASAT_SHARED); generated inputs only")
+    old_path = str(old_checkout(args.against)) if args.against else None
+    new: dict[str, dict[str, float]] = {}
+    old: dict[str, dict[str, float]] | None = {} if old_path else None
+    for _ in range(args.rounds):  # old and new take turns, each keeps its best round: a busy moment
+        _keep_best(new, _side(args.repeat, args.only, None))  # of the machine hits both alike
+        if old is not None:
+            _keep_best(old, _side(args.repeat, args.only, old_path))
+    print_table(new, old)
+    if args.startup:
+        wall, cpu = startup_seconds(5)
+        line = f"start-up, `drasat solve` on the README example: {wall:.3f} s wall, {cpu:.3f} s CPU"
+        if old_path:
+            wall, cpu = startup_seconds(5, old_path)
+            line += f" (old: {wall:.3f} s wall, {cpu:.3f} s CPU)"
+        print(line)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,56 @@
+"""models.trusted builds result objects without validation: they must equal validated ones."""
+
+from __future__ import annotations
+
+import pytest
+
+from drasat.models.meta import NodeSelector, NodeSelectorRequirement, NodeSelectorTerm
+from drasat.models.quantity import Quantity
+from drasat.models.resource import AllocationResult, DeviceAllocationResult, DeviceRequestAllocationResult
+from drasat.models.trusted import trusted
+
+CASES = [
+    (DeviceRequestAllocationResult, {"request": "gpu", "driver": "d.example.com", "pool": "p", "device": "g-0"}),
+    (DeviceRequestAllocationResult, {"request": "gpu/one", "driver": "d", "pool": "p", "device": "g-1",
+                                     "admin_access": True, "share_id": "abc",
+                                     "consumed_capacity": {"memory": Quantity.parse("1Gi")}}),
+    (NodeSelectorRequirement, {"key": "zone", "operator": "Exists"}),
+    (NodeSelectorRequirement, {"key": "metadata.name", "operator": "In", "values": ["node-1"]}),
+]
+
+
+@pytest.mark.parametrize("cls, fields", CASES)
+def test_trusted_equals_validated(cls, fields):
+    built, validated = trusted(cls, **fields), cls(**fields)
+    assert built == validated
+    assert built.to_api() == validated.to_api()
+    assert built.model_fields_set == validated.model_fields_set
+
+
+def test_nested_and_defaults_fresh():
+    term = trusted(NodeSelectorTerm, match_fields=[trusted(NodeSelectorRequirement, key="k", operator="Exists")])
+    first = trusted(AllocationResult, devices=trusted(DeviceAllocationResult),
+                    node_selector=trusted(NodeSelector, node_selector_terms=[term]))
+    second = trusted(AllocationResult)
+    assert first.to_api() == AllocationResult.model_validate(first.to_api()).to_api()
+    assert first.devices.results is not second.devices.results  # mutable defaults are never shared
+
+
+def test_unknown_field_refused():
+    with pytest.raises(TypeError, match="no field colour"):
+        trusted(NodeSelectorRequirement, key="k", operator="Exists", colour="red")
+
+
+def test_frozen_records_built_at_once_equal_the_constructors():
+    from dataclasses import FrozenInstanceError
+
+    from drasat.solver.frozen import built
+    from drasat.solver.plan import Candidates
+
+    fields = {"devices": (1, 2), "share": {}, "errors": {}, "excluded": {3: "taken"}, "blocked": "", "blocked_at": -1}
+    made = built(Candidates, **fields)
+    assert made == Candidates(**fields) and hash(made.devices) == hash((1, 2))
+    with pytest.raises(FrozenInstanceError):
+        made.blocked = "x"  # type: ignore[misc]
+    with pytest.raises(TypeError, match="missing or unknown"):
+        built(Candidates, devices=())
