@@ -18,10 +18,12 @@ SOLVER = click.option(
     "--solver", type=click.Choice(["cp-sat", "greedy"]), default="cp-sat", show_default=True,
     help="cp-sat: Kubernetes' depth-first search within a small budget, CP-SAT beyond it (same answer, bounded "
          "time); greedy: the depth-first search alone (exponential on hard inputs).")
-OBJECTIVE = click.option(
-    "--objective", type=click.Choice(["first-fit", "prioritized-list"]), default="first-fit", show_default=True,
-    help="first-fit: exactly the devices Kubernetes would pick; prioritized-list: earliest firstAvailable "
-         "alternatives first, then first-fit.")
+OBJECTIVES = ("first-fit", "prioritized-list", "pack")  # drasat.solver.api.OBJECTIVES, without loading the solver
+OBJECTIVE_HELP = ("first-fit: exactly the devices Kubernetes would pick; prioritized-list: earliest firstAvailable "
+                  "alternatives first, then first-fit; pack: fewest GPUs (counter sets) and devices touched, partly "
+                  "used ones first, then the biggest free partitions left, then first-fit.")
+OBJECTIVE = click.option("--objective", type=click.Choice(OBJECTIVES), default="first-fit", show_default=True,
+                         help=OBJECTIVE_HELP)
 TIMEOUT = click.option("--timeout", type=Seconds(), default=60.0, show_default=True, metavar="SECONDS",
                        help="Give up (exit 1) when no answer is found in this time.")
 WORKERS = click.option("--workers", type=click.IntRange(min=1), default=1, show_default=True,

@@ -21,12 +21,12 @@ from .claims import plan_claims
 from .greedy import BudgetExhausted, GreedyResult, greedy_search
 from .inventory import Inventory, build_inventory
 from .plan import ClaimPlan, Pick
-from .problem import FIRST_FIT, PRIORITIZED, Problem
+from .problem import FIRST_FIT, PACK, PRIORITIZED, Problem
 from .results import allocation_results
 from .state import SearchState
 
 SOLVERS = ("cp-sat", "greedy")
-OBJECTIVES = (FIRST_FIT, PRIORITIZED)
+OBJECTIVES = (FIRST_FIT, PRIORITIZED, PACK)
 GREEDY_BUDGET = 3_000  # device tries the greedy twin may make on the default path before CP-SAT takes over
 
 

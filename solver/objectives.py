@@ -6,7 +6,9 @@ then, device by device in inventory order, each device that still allows one. It
 solved lexicographically in stages; a stage only calls CP-SAT when the current
 solution does not already show the next device is possible, so an easy input costs
 a single solve. *prioritized-list* first minimises the total rank of the chosen
-``firstAvailable`` entries (what the scheduler scores), then applies first-fit.
+``firstAvailable`` entries (what the scheduler scores), then applies first-fit. *pack*
+first touches as few devices and counter sets as it can and leaves the biggest free
+partitions (:mod:`packing`), then applies first-fit.
 
 The stages work on a copy of the built model, so the same :class:`AllocationModel` can
 be solved again (another objective, or an explanation under other assumptions).
@@ -24,7 +26,8 @@ from drasat.models.errors import InternalError, SolveTimeout
 
 from .model import AllocationModel
 from .plan import Alternative, ClaimPlan, Pick
-from .problem import PRIORITIZED
+from .packing import minimize_footprint
+from .problem import PACK, PRIORITIZED
 from .hint import first_fit_fill
 
 
@@ -153,6 +156,8 @@ def solve_staged(m: AllocationModel, objective: str, deadline: float, workers: i
     try:
         if objective == PRIORITIZED:
             stages.minimize_rank()
+        elif objective == PACK:
+            minimize_footprint(stages)
         return result(_decode(m, stages))
     except SolveTimeout:
         stages.frozen = True

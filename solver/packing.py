@@ -1,0 +1,250 @@
+"""The *pack* objective: touch as few physical devices as possible, and leave the biggest holes.
+
+A partition drawing on a GPU's counter set touches that GPU (the counter set); a device
+without counters touches itself. Devices and counter sets other allocations already hold
+count as touched, so new claims go onto partly used GPUs first. The stages, each a bound
+fixed before the next (as prioritized-list fixes its rank), then first-fit for ties:
+
+1. fewest devices and counter sets newly touched (the footprint);
+2. among those, fewest counter sets newly touched (most GPUs left entirely free);
+3. the largest free partitions: summed over the counter sets the claims may draw on, the size
+   of the biggest partition that could still be allocated there afterwards (a partition's
+   size is the share of its set's counters it draws, the set's largest device being 1).
+
+:func:`minimize_footprint` adds stages 1-3 to the staged CP-SAT solves; :func:`footprint`
+scores a finished allocation the same way from its results (the scheduler's tie-break, the
+tests and any comparison use it). Compatibility groups are not weighed in stage 3: a hole
+counts as free if its counters are, which can only make the preference coarser, never the
+answer invalid (the rules still hold).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import TYPE_CHECKING, Iterable, Mapping, Protocol, Sequence
+
+from drasat.models.resource import AllocationResult
+
+from .inventory import Inventory, InventoryDevice, build_inventory
+from .problem import Problem
+from .rules.counters import add_scaled
+
+if TYPE_CHECKING:
+    from ortools.sat.python import cp_model
+
+    from .model import AllocationModel
+
+Unit = tuple[str, str, str, str]  # ("counter set" | "device", driver, pool, name)
+SetKey = tuple[str, str, str]  # (driver, pool, counter set)
+Draw = dict[tuple[SetKey, str], Fraction]  # (counter set, counter) -> amount
+SIZE_SCALE = 1000  # partition sizes in thousandths of the set's largest device, as integers for CP-SAT
+
+
+class Stages(Protocol):
+    """What pack needs of the staged solves (``objectives._Stages``): the model, a solve, values read back."""
+
+    m: AllocationModel
+    model: cp_model.CpModel
+    tracked: list[cp_model.IntVar]
+
+    def solve(self, assume: cp_model.IntVar | None = None) -> bool: ...
+
+    def value(self, var: cp_model.IntVar) -> int: ...
+
+
+def device_units(dev: InventoryDevice) -> list[Unit]:
+    """What allocating ``dev`` touches: the counter sets it draws on, or the device itself."""
+    if dev.device.consumes_counters:
+        return [("counter set", *dev.pool_key, use.counter_set) for use in dev.device.consumes_counters]
+    return [("device", *dev.id)]
+
+
+def units_in_use(inv: Inventory) -> set[Unit]:
+    """Counter sets and devices that allocated claims already hold: touching them again costs nothing."""
+    units: set[Unit] = {("counter set", *pool.key, name) for pool in inv.pools for name in pool.allocated_groups}
+    units.update(("device", *dev.id) for dev in inv.devices
+                 if not dev.device.consumes_counters and inv.in_use.allocated(dev.id))
+    return units
+
+
+def _draw(dev: InventoryDevice) -> Draw:
+    return {((*dev.pool_key, use.counter_set), name): counter.value.value
+            for use in dev.device.consumes_counters for name, counter in use.counters.items()}
+
+
+@dataclass(frozen=True)
+class _Probe:
+    """A partition whose staying allocatable stage 3 weighs: what it draws, and its size on each set."""
+
+    device: int
+    draw: Draw
+    sizes: dict[SetKey, int]
+
+
+def _probes(inv: Inventory) -> list[_Probe]:
+    """Every counter-drawing, exclusive, unallocated device of the node, sized against its sets' largest draw."""
+    largest: dict[tuple[SetKey, str], Fraction] = {}
+    for dev in inv.devices:
+        for counter, amount in _draw(dev).items():
+            largest[counter] = max(largest.get(counter, Fraction(0)), amount)
+    probes = []
+    for dev in inv.devices:
+        if not dev.device.consumes_counters or dev.shared or not dev.on_node or inv.in_use.allocated(dev.id) \
+                or inv.pool(dev.pool_key).overcommitted:
+            continue
+        draw = _draw(dev)
+        sizes: dict[SetKey, Fraction] = {}
+        for (cset, name), amount in draw.items():
+            if largest[(cset, name)] > 0:
+                sizes[cset] = sizes.get(cset, Fraction(0)) + amount / largest[(cset, name)]
+        probes.append(_Probe(dev.index, draw, {k: int(s * SIZE_SCALE) for k, s in sizes.items()}))
+    return probes
+
+
+def _left(inv: Inventory, cset: SetKey, name: str) -> Fraction:
+    """What the counter has left after what allocated claims hold."""
+    return inv.pool(cset[:2]).counters[cset[2]][name]
+
+
+# --- the CP-SAT side ---------------------------------------------------------------------
+
+def minimize_footprint(stages: Stages) -> None:
+    """Pack's stages 1-3 on the staged model: each optimum is fixed as a bound before the next, so
+    first-fit decoding afterwards only breaks the remaining ties. New variables go into the stages'
+    copy of the model (``stages.model``), never into the built one."""
+    m, model = stages.m, stages.model
+    usage = _class_usage(m, model)
+    busy = units_in_use(m.inv)
+    touched: dict[Unit, cp_model.IntVar] = {}
+    devices: list[cp_model.IntVar] = []
+    for group in m.groups:
+        for unit in device_units(m.inv.devices[group.devices[0]]):
+            if unit in busy:
+                continue
+            if unit[0] == "device":
+                devices.extend(usage[group.index])
+                continue
+            if unit not in touched:
+                touched[unit] = model.new_bool_var(f"touched[{'/'.join(unit[1:])}]")
+            for var in usage[group.index]:
+                model.add(var == 0).only_enforce_if(~touched[unit])
+    sets = list(touched.values())
+    _optimize(stages, sets + devices, maximize=False)
+    _optimize(stages, sets, maximize=False)
+    _optimize(stages, _largest_free(m, model, usage), maximize=True)
+
+
+def _class_usage(m: AllocationModel, model: cp_model.CpModel) -> dict[int, list[cp_model.IntVar]]:
+    """Per device class, variables whose sum is how many of its devices are allocated (a shared device: 0 or 1)."""
+    takes: dict[int, list[cp_model.IntVar]] = {group.index: [] for group in m.groups}
+    for record in m.vars.values():
+        for k, var in record.takes.items():
+            takes[k].append(var)
+    usage: dict[int, list[cp_model.IntVar]] = {}
+    for group in m.groups:
+        if group.shared and takes[group.index]:
+            used = model.new_bool_var(f"used[class{group.index}]")
+            model.add_max_equality(used, takes[group.index])
+            usage[group.index] = [used]
+        else:
+            usage[group.index] = takes[group.index]
+    return usage
+
+
+def _largest_free(m: AllocationModel, model: cp_model.CpModel,
+                  usage: Mapping[int, list[cp_model.IntVar]]) -> list[cp_model.IntVar]:
+    """Per counter set the claims may draw on, a variable for the size of its biggest partition left allocatable."""
+    inv = m.inv
+    draws: dict[tuple[SetKey, str], list[tuple[Fraction, cp_model.IntVar]]] = {}
+    for group in m.groups:
+        dev = inv.devices[group.devices[0]]
+        if group.shared and inv.in_use.allocated(dev.id):
+            continue  # later shares draw nothing
+        for counter, amount in _draw(dev).items():
+            draws.setdefault(counter, []).extend((amount, var) for var in usage[group.index])
+    options: dict[SetKey, list[tuple[int, cp_model.IntVar]]] = {cset: [] for cset, _ in draws}
+    for probe in _probes(inv):
+        if not any(cset in options for cset in probe.sizes) or \
+                any(amount > _left(inv, *counter) for counter, amount in probe.draw.items()):
+            continue
+        free = model.new_bool_var(f"free[{inv.devices[probe.device].label()}]")
+        for counter, amount in probe.draw.items():
+            add_scaled(model, draws.get(counter, []), _left(inv, *counter) - amount, free)
+        k = m.class_of.get(probe.device)
+        if k is not None:  # a device of its class must stay untaken
+            model.add(sum(usage[k]) <= m.groups[k].size - 1).only_enforce_if(free)
+        for cset, size in probe.sizes.items():
+            if cset in options:
+                options[cset].append((size, free))
+    largest = []
+    for cset, sizes in sorted(options.items()):
+        var = model.new_int_var(0, max((size for size, _ in sizes), default=0), f"largest_free[{'/'.join(cset)}]")
+        model.add_max_equality(var, [size * free for size, free in sizes] + [0])
+        largest.append(var)
+    return largest
+
+
+def _optimize(stages: Stages, terms: Sequence[cp_model.IntVar], maximize: bool) -> None:
+    """One lexicographic stage: optimise the sum of ``terms``, then keep it at that value for the stages after."""
+    if not terms:
+        return
+    known = {var.index for var in stages.tracked}
+    stages.tracked.extend(var for var in terms if var.index not in known)
+    model, total = stages.model, sum(terms)
+    model.maximize(total) if maximize else model.minimize(total)
+    stages.solve()
+    best = sum(stages.value(var) for var in terms)
+    model.clear_objective()
+    model.add(total >= best) if maximize else model.add(total <= best)
+
+
+# --- the same score, read off a finished allocation -----------------------------------------
+
+@dataclass(frozen=True)
+class Footprint:
+    """What an allocation costs on one node in pack's terms (lower ``key`` is better)."""
+
+    units: int  # devices and counter sets newly touched
+    counter_sets: int  # counter sets newly touched
+    largest_free: int  # summed over the node's counter sets: the biggest partition still allocatable there
+    free_counter_sets: int  # counter sets nothing draws from afterwards (whole GPUs left)
+
+    @property
+    def key(self) -> tuple[int, int, int]:
+        """Pack's order: fewer units, then fewer counter sets, then bigger holes."""
+        return self.units, self.counter_sets, -self.largest_free
+
+
+def footprint(problem: Problem, allocations: Mapping[str, AllocationResult]) -> Footprint:
+    """Score ``allocations`` (new ones, for ``problem``'s node) by pack's stages, from the results alone."""
+    inv = build_inventory(problem)
+    by_id = {dev.id: dev for dev in inv.devices}
+    picked = [by_id[(r.driver, r.pool, r.device)] for result in allocations.values()
+              for r in result.devices.results if not r.admin_access and (r.driver, r.pool, r.device) in by_id]
+    busy = units_in_use(inv)
+    new = {unit for dev in picked for unit in device_units(dev)} - busy
+    left = _left_after(inv, picked)
+    largest: dict[SetKey, int] = {}
+    chosen = {dev.index for dev in picked}
+    for probe in _probes(inv):
+        if probe.device in chosen or any(amount > left[counter] for counter, amount in probe.draw.items()):
+            continue
+        for cset, size in probe.sizes.items():
+            largest[cset] = max(largest.get(cset, 0), size)
+    all_sets = {("counter set", *pool.key, name) for pool in inv.pools for name in pool.counters}
+    return Footprint(units=len(new), counter_sets=sum(1 for u in new if u[0] == "counter set"),
+                     largest_free=sum(largest.values()), free_counter_sets=len(all_sets - busy - new))
+
+
+def _left_after(inv: Inventory, picked: Iterable[InventoryDevice]) -> dict[tuple[SetKey, str], Fraction]:
+    left = {((*pool.key, name), counter): amount for pool in inv.pools
+            for name, counters in pool.counters.items() for counter, amount in counters.items()}
+    drawn_shared: set[int] = set()
+    for dev in picked:
+        if dev.shared and (inv.in_use.allocated(dev.id) or dev.index in drawn_shared):
+            continue
+        drawn_shared.add(dev.index)
+        for counter, amount in _draw(dev).items():
+            left[counter] -= amount
+    return left
