@@ -28,6 +28,14 @@ TIMEOUT = click.option("--timeout", type=Seconds(), default=60.0, show_default=T
                        help="Give up (exit 1) when no answer is found in this time.")
 WORKERS = click.option("--workers", type=click.IntRange(min=1), default=1, show_default=True,
                        help="CP-SAT search workers.")
+PROCESSES = click.option(
+    "--processes", type=click.IntRange(min=1), default=1, show_default=True, metavar="N",
+    help="Local processes for the per-node allocations of each pod (the placements are the same; on a fleet of "
+         "unlike nodes it saves time, on nodes that are alike there is little to share out).")
+RAY = click.option(
+    "--ray", metavar="auto|ADDRESS",
+    help="Run the per-node allocations on Ray: auto (the Ray instance on this machine, else a new local one) or "
+         "a cluster's ADDRESS. Needs pip install 'drasat[ray]'; without it, --processes local processes are used.")
 CEL_ENGINE = click.option("--cel-engine", type=click.Choice(["cel-expr", "celpy"]), default=None,
                           help="CEL engine (default: cel-expr, or $DRASAT_CEL_ENGINE).")
 
@@ -37,6 +45,11 @@ def allocation_options(command: Callable[..., Any]) -> Callable[..., Any]:
     for option in reversed([FEATURE_GATES, SOLVER, OBJECTIVE, TIMEOUT, WORKERS, CEL_ENGINE]):
         command = option(command)
     return command
+
+
+def parallel_options(command: Callable[..., Any]) -> Callable[..., Any]:
+    """--processes and --ray: where the independent per-node work runs."""
+    return PROCESSES(RAY(command))
 
 
 def names_option(text: str | None) -> list[str] | None:
