@@ -17,6 +17,7 @@ Ray (``solver/parallel.py``); the placements must equal the serial run's, which 
 from __future__ import annotations
 
 import argparse
+import random
 import time
 
 from rich.console import Console
@@ -93,16 +94,19 @@ def _pod(i: int) -> Pod:
                                "metadata": {"name": f"pod-{i}", "namespace": "default"}, "spec": spec})
 
 
-def _held(node: str, n: int) -> ResourceClaim:
-    """Whole GPUs of node ``n`` already allocated: a different subset per node (the bits of n * 37)."""
-    taken = [g for g in range(6) if (n * 37 + 11) >> g & 1]
+def _held(node: str, n: int) -> ResourceClaim | None:
+    """What node ``n`` already runs: a different mix of whole GPUs and GPU halves on almost every node."""
+    rng = random.Random(n)
+    taken = [f"gpu-{g}" for g in range(6) if rng.random() < 0.4]
+    taken += [f"gpu-{g}-half-{h}" for g in (6, 7) for h in range(2) if rng.random() < 0.3]
+    if not taken:
+        return None
     return ResourceClaim.model_validate({
         "apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaim", "metadata": {"name": f"held-{node}",
                                                                                 "namespace": "default"},
-        "spec": {"devices": {"requests": [{"name": "gpu", "exactly": {"deviceClassName": GPU,
-                                                                      "count": max(len(taken), 1)}}]}},
+        "spec": {"devices": {"requests": [{"name": "gpu", "exactly": {"deviceClassName": GPU}}]}},
         "status": {"allocation": {"devices": {"results": [
-            {"request": "gpu", "driver": GPU, "pool": f"{node}-{GPU}", "device": f"gpu-{g}"} for g in taken]}}}})
+            {"request": "gpu", "driver": GPU, "pool": f"{node}-{GPU}", "device": d} for d in taken]}}}})
 
 
 def cluster(nodes: int, pods: int, fragmented: bool = False) -> Cluster:
@@ -119,7 +123,7 @@ def cluster(nodes: int, pods: int, fragmented: bool = False) -> Cluster:
                  _template("gpu-and-nic", [{"name": "gpu", "exactly": {"deviceClassName": GPU}},
                                            {"name": "nic", "exactly": {"deviceClassName": NIC}}],
                            [{"requests": ["gpu", "nic"], "matchAttribute": "example.com/numa"}])]
-    held = [_held(n.name, i) for i, n in enumerate(node_objects) if (i * 37 + 11) % 64] if fragmented else []
+    held = [c for i, n in enumerate(node_objects) if (c := _held(n.name, i))] if fragmented else []
     return Cluster(nodes=node_objects, pods=[_pod(i) for i in range(pods)], slices=slices, classes=classes,
                    claims=held, templates=templates, features=Features())
 

@@ -24,7 +24,8 @@ from .node_resources import claim_statuses, pod_level_violation
 from .nodes import SelectorParseError, selector_matches
 from .extended import extended_claim
 from .pods import PodClaims
-from .problem import FIRST_FIT, Problem
+from .packing import footprint
+from .problem import FIRST_FIT, PACK, Problem
 from .schedule_state import ClusterState
 
 FIRST_AVAILABLE_MAX = 8  # resourceapi.FirstAvailableDeviceRequestMaxSize: the DRA score of alternative i is 8 - i
@@ -56,6 +57,7 @@ class DraVerdict:
     score: int = 0
     statuses: list[NodeAllocatableResourceClaimStatus] = field(default_factory=list)
     mappings: list[ContainerExtendedResourceRequest] = field(default_factory=list)
+    footprint: tuple[int, ...] = ()  # with the pack objective: its score of the allocations (lower is better)
 
 
 def claims_to_allocate(state: ClusterState, pc: PodClaims,
@@ -123,6 +125,7 @@ class NodeAnswer:
 
     results: dict[str, AllocationResult] = field(default_factory=dict)
     reason: str = ""
+    footprint: tuple[int, ...] = ()  # pack's score of ``results`` (the pack objective only)
 
 
 def answer_on_node(task: NodeTask) -> NodeAnswer:
@@ -137,7 +140,8 @@ def answer_on_node(task: NodeTask) -> NodeAnswer:
         return NodeAnswer(reason=REASON_DRA)
     except (AllocationError, EvaluationError) as exc:
         return NodeAnswer(reason=str(exc))
-    return NodeAnswer(answer.results)
+    score = footprint(task.problem, answer.results).key if options.objective == PACK else ()
+    return NodeAnswer(answer.results, footprint=score)
 
 
 @lru_cache(maxsize=None)
@@ -159,7 +163,7 @@ def dra_verdict(state: ClusterState, pc: PodClaims, node: str, options: Allocate
         if answer.reason:
             verdict.reasons = [answer.reason]
             return verdict
-        verdict.allocations = answer.results
+        verdict.allocations, verdict.footprint = answer.results, answer.footprint
         verdict.score = dra_score(claims, answer.results)
     if state.cluster.features["DRANodeAllocatableResources"]:
         _node_allocatable(state, pc, verdict)

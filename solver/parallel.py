@@ -30,10 +30,14 @@ T = TypeVar("T")
 R = TypeVar("R")
 
 RAY_MISSING = "ray is not installed (pip install 'drasat[ray]')"
+#: Tasks per worker below which a batch runs in this process: shipping a task costs about a third of a
+#: small allocation (pickling the per-node problem both ways), and a round trip more than one.
+WORTH_SHIPPING = 4
 
 
 class Executor(Protocol):
-    """Maps a picklable function over tasks; results in task order. Close it (or use ``with``) when done."""
+    """Maps a picklable function over tasks; results in task order. Close it (or use ``with``) when done.
+    A batch too small to be worth shipping runs in this process."""
 
     workers: int
 
@@ -69,12 +73,13 @@ class LocalProcesses(_Closing):
     about as much as a hundred small allocations). Forked where the platform allows: the workers then
     share the imported modules instead of importing OR-Tools again."""
 
-    def __init__(self, workers: int) -> None:
+    def __init__(self, workers: int, min_batch: int | None = None) -> None:
         self.workers = workers
+        self.min_batch = WORTH_SHIPPING * workers if min_batch is None else min_batch
         self._pool: ProcessPoolExecutor | None = None
 
     def map(self, fn: Callable[[T], R], tasks: Sequence[T]) -> list[R]:
-        if len(tasks) < 2:
+        if len(tasks) < max(2, self.min_batch):
             return [fn(task) for task in tasks]
         if self._pool is None:
             methods = multiprocessing.get_all_start_methods()
@@ -107,9 +112,12 @@ class RayCluster(_Closing):
             except (ConnectionError, ValueError, RuntimeError) as exc:
                 raise InputError(f"cannot reach the Ray cluster at {address}: {exc}") from None
         self.workers = max(1, int(ray.cluster_resources().get("CPU", 1)))
+        self.min_batch = WORTH_SHIPPING * self.workers
         self._remote: dict[Callable[..., Any], Any] = {}
 
     def map(self, fn: Callable[[T], R], tasks: Sequence[T]) -> list[R]:
+        if len(tasks) < max(2, self.min_batch):
+            return [fn(task) for task in tasks]
         remote = self._remote.get(fn)
         if remote is None:
             remote = self._remote[fn] = self._ray.remote(fn)

@@ -33,9 +33,8 @@ from .node_scores import (
 from .pods import (
     PodClaims, is_extended_resource, not_schedulable_now, pending_pods, pod_consumer, resolve_pod_claims,
 )
-from .packing import footprint
 from .parallel import Executor
-from .problem import FIRST_FIT, PACK, Problem
+from .problem import Problem
 from .schedule_state import ClusterState, NodeLoad
 
 @dataclass
@@ -114,7 +113,7 @@ def schedule_one(state: ClusterState, pod: Pod, options: AllocateOptions,
             reasons[node.name] = outcome.reasons
         else:
             passed.append((node.name, outcome))
-    for name, verdict in _ranked(passed, options.objective):
+    for name, verdict in _ranked(passed):
         placement = _commit(state, pc, name, verdict, options)
         if placement is not None:
             return placement
@@ -219,7 +218,7 @@ def _fit(load: NodeLoad, pc: PodClaims, request: Resources) -> list[str]:
     return insufficient(load.allocatable, load.used, relevant, load.pods)
 
 
-def _ranked(passed: list[tuple[str, _Outcome]], objective: str = FIRST_FIT) -> list[tuple[str, DraVerdict]]:
+def _ranked(passed: list[tuple[str, _Outcome]]) -> list[tuple[str, DraVerdict]]:
     """Nodes that passed, best first by the default profile's weighted sum — TaintToleration, NodeAffinity,
     NodeResourcesFit (least allocated), NodeResourcesBalancedAllocation and DynamicResources, each
     normalised as upstream — then by name. With the pack objective, nodes of equal score are ordered by
@@ -236,18 +235,8 @@ def _ranked(passed: list[tuple[str, _Outcome]], objective: str = FIRST_FIT) -> l
                  + WEIGHT_NODE_RESOURCES_FIT * outcome.fit_score + WEIGHT_BALANCED_ALLOCATION * outcome.balanced
                  + WEIGHT_DYNAMIC_RESOURCES * dra[i])
         scored.append((-total, name, outcome.verdict))
-    packed = _footprints([verdict for _, _, verdict in scored]) if objective == PACK else {}
-    scored.sort(key=lambda item: (item[0], packed.get(id(item[2]), ()), item[1]))
+    scored.sort(key=lambda item: (item[0], item[2].footprint, item[1]))  # footprint: () unless packing
     return [(name, verdict) for _, name, verdict in scored]
-
-
-def _footprints(verdicts: list[DraVerdict]) -> dict[int, tuple[int, ...]]:
-    """Pack's score of each distinct verdict (nodes of one class share theirs), keyed by identity."""
-    scores: dict[int, tuple[int, ...]] = {}
-    for verdict in verdicts:
-        if id(verdict) not in scores:
-            scores[id(verdict)] = footprint(verdict.problem, verdict.allocations).key if verdict.problem else ()
-    return scores
 
 
 def _commit(state: ClusterState, pc: PodClaims, node: str, verdict: DraVerdict,

@@ -46,9 +46,15 @@ def _double(x: int) -> int:
     return 2 * x
 
 
+def _process(_: int) -> int:
+    return os.getpid()
+
+
 def test_local_processes_keep_task_order():
     with LocalProcesses(2) as ex:
         assert ex.map(_double, list(range(50))) == [2 * x for x in range(50)]
+        assert os.getpid() not in ex.map(_process, list(range(8)))
+        assert ex.map(_process, list(range(7))) == [os.getpid()] * 7  # not worth shipping: done here
     assert Serial().map(_double, [3, 1]) == [6, 2]
 
 
@@ -56,7 +62,7 @@ def test_local_processes_keep_task_order():
 def test_two_local_processes_place_pods_as_the_serial_run(objective):
     options = AllocateOptions(objective=objective)
     serial = schedule(_unlike_nodes(), options=options)
-    with LocalProcesses(2) as ex:
+    with LocalProcesses(2, min_batch=2) as ex:  # ship even the small batches of this small cluster
         parallel = schedule(_unlike_nodes(), options=options, executor=ex)
     assert violations(parallel) == []
     assert sum(1 for p in parallel if p.node) >= 6  # the test places pods, it does not compare two empty runs
@@ -102,6 +108,7 @@ def test_the_ray_path_places_pods_as_the_serial_run(monkeypatch):
     serial = schedule(_unlike_nodes())
     with executor(2, "auto") as ex:
         assert isinstance(ex, RayCluster) and ex.workers == 2
+        ex.min_batch = 2
         parallel = schedule(_unlike_nodes(), executor=ex)
     assert fake.calls > 0 and not fake.started
     assert _outcome(parallel) == _outcome(serial)
