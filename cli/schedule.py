@@ -28,6 +28,7 @@ Examples:
   kubectl get nodes,pods,podgroups,resourceslices,deviceclasses,resourceclaims,resourceclaimtemplates \\
       -A -o yaml | drasat schedule -o wide -
   drasat schedule --pods default/trainer-0 cluster/
+  drasat schedule --objective pack --processes 2 cluster/
 """
 
 
