@@ -192,3 +192,30 @@ def test_schedule_pack_breaks_score_ties_towards_the_used_gpu():
 def test_schedule_pack_never_overrides_the_scheduler_score():
     """node-b's running pod takes half its cpu: least-allocated prefers node-a, and pack follows the score."""
     assert _schedule("pack", running_cpu="32") == {"new": "node-a"}
+
+
+@pytest.mark.parametrize("solves", [1, 2, 3])
+def test_time_up_between_pack_stages_returns_a_valid_allocation_marked_not_exact(monkeypatch, solves):
+    """Time runs out after the first solve, or after pack's first or second stage: the allocation found so far
+    comes back valid, with its bounds kept, and says it may not be pack's answer."""
+    from .test_engine_deadline import _time_runs_out_after
+
+    _time_runs_out_after(solves, monkeypatch)
+    devices = [_partition(g, p, i) for p in PROFILES for g in range(2) for i in range(len(PROFILES[p][1]))]
+    problem = _problem(2, devices, [_claim("claim-0", "quarter"), _claim("claim-1", "any")], ["g1-quarter-2"])
+    answer = allocate(problem, objective="pack")
+    assert not answer.stats.exact and any("may not be the pack answer" in n for n in answer.stats.notes)
+    assert verify(problem, answer.results) == []
+    assert sorted(answer.results) == ["claim-0", "claim-1"]
+
+
+def test_stage_three_out_of_effort_keeps_stages_one_and_two(monkeypatch):
+    """With no effort left for the biggest holes, the answer is still valid and touches the fewest GPUs."""
+    from drasat.solver import packing
+
+    monkeypatch.setattr(packing, "HOLES_EFFORT", 1e-9)
+    devices = [_partition(g, p, i) for p in PROFILES for g in range(2) for i in range(len(PROFILES[p][1]))]
+    problem = _problem(2, devices, [_claim("claim-0", "quarter"), _claim("claim-1", "any")], ["g0-half-1"])
+    best = min(footprint(problem, results).key for results in _every_allocation(problem))
+    answer = _answer(problem, "pack")
+    assert answer is not None and footprint(problem, answer).key[:2] == best[:2]
