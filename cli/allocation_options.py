@@ -20,8 +20,11 @@ SOLVER = click.option(
          "time); greedy: the depth-first search alone (exponential on hard inputs).")
 OBJECTIVES = ("first-fit", "prioritized-list", "pack")  # drasat.solver.api.OBJECTIVES, without loading the solver
 OBJECTIVE_HELP = ("first-fit: exactly the devices Kubernetes would pick; prioritized-list: earliest firstAvailable "
-                  "alternatives first, then first-fit; pack: fewest GPUs (counter sets) and devices touched, partly "
-                  "used ones first, then the biggest free partitions left, then first-fit.")
+                  "alternatives first, then first-fit; pack: the firstAvailable entries Kubernetes would take (a "
+                  "later one only when an earlier cannot be satisfied), then among their devices the fewest GPUs "
+                  "(counter sets) and devices newly touched, partly used ones first (exact: the optimum for the "
+                  "node, proven within --timeout), then the biggest free partitions left (the best found within a "
+                  "fixed search effort), then first-fit.")
 OBJECTIVE = click.option("--objective", type=click.Choice(OBJECTIVES), default="first-fit", show_default=True,
                          help=OBJECTIVE_HELP)
 TIMEOUT = click.option("--timeout", type=Seconds(), default=60.0, show_default=True, metavar="SECONDS",

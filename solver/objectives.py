@@ -7,8 +7,15 @@ solved lexicographically in stages; a stage only calls CP-SAT when the current
 solution does not already show the next device is possible, so an easy input costs
 a single solve. *prioritized-list* first minimises the total rank of the chosen
 ``firstAvailable`` entries (what the scheduler scores), then applies first-fit. *pack*
-first touches as few devices and counter sets as it can and leaves the biggest free
-partitions (:mod:`packing`), then applies first-fit.
+keeps Kubernetes' ``firstAvailable`` semantics — request by request, in order, the
+earliest entry with which a complete allocation exists, as first-fit decides them —
+and only then, among the devices those entries allow, touches as few devices and
+counter sets as it can and leaves the biggest free partitions (:mod:`packing`), then
+applies first-fit. (Its entries are never later than first-fit's, compared request by
+request: first-fit also keeps its earlier requests' devices fixed when it decides the
+next request's entry, pack only their entries. "Best total rank, then pack" is not an
+objective: a lower rank bought with a later entry for an earlier request is not what
+the API's order says.)
 
 The stages work on a copy of the built model, so the same :class:`AllocationModel` can
 be solved again (another objective, or an explanation under other assumptions).
@@ -164,11 +171,21 @@ def solve_staged(m: AllocationModel, objective: str, deadline: float, workers: i
         if objective == PRIORITIZED:
             stages.minimize_rank()
         elif objective == PACK:
+            _first_available_in_order(m, stages)
             minimize_footprint(stages)
         return result(_decode(m, stages))
     except SolveTimeout:
         stages.frozen = True
         return result(_decode(m, stages), exact=False)
+
+
+def _first_available_in_order(m: AllocationModel, stages: _Stages) -> None:
+    """Fix every request's ``firstAvailable`` entry as first-fit decides it (the earliest that still allows
+    a complete allocation, request by request), leaving the devices free for pack to choose."""
+    decoder = _Decoder(m, stages)
+    for plan in m.plans:
+        for req in plan.requests:
+            decoder.alternative(req.alternatives)
 
 
 def _decode(m: AllocationModel, stages: _Stages) -> list[list[Pick]]:
@@ -198,11 +215,12 @@ class _Decoder:
         held: set[int] = set()
         picks: list[Pick] = []
         for req in plan.requests:
-            alt = self._alternative(req.alternatives)
+            alt = self.alternative(req.alternatives)
             picks.extend(self._devices(alt, held))
         return picks
 
-    def _alternative(self, alternatives: Sequence[Alternative]) -> Alternative:
+    def alternative(self, alternatives: Sequence[Alternative]) -> Alternative:
+        """The earliest alternative that still allows a complete allocation, fixed in the model."""
         for alt in alternatives[:-1]:
             if self.stages.at_least(self.m.use(alt), 1):
                 return alt

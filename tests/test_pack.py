@@ -127,7 +127,38 @@ def test_pack_footprint_never_bigger_on_any_input(problem):
         return
     assert verify(problem, pack) == []
     if first_fit is not None:
-        assert footprint(problem, pack).units <= footprint(problem, first_fit).units
+        # Kubernetes' order of firstAvailable entries first: never a later entry than first fit's, and with
+        # the same entries, never a bigger footprint.
+        assert _entries(problem, pack) <= _entries(problem, first_fit)
+        if _entries(problem, pack) == _entries(problem, first_fit):
+            assert footprint(problem, pack).units <= footprint(problem, first_fit).units
+
+
+def _entries(problem: Problem, results: dict[str, AllocationResult]) -> tuple[int, ...]:
+    """Claim by claim, request by request: the index of the firstAvailable entry the results use (0 without)."""
+    out = []
+    for claim in problem.claims:
+        used = {r.request for r in results[claim.name].devices.results}
+        for request in claim.spec.devices.requests:
+            names = [f"{request.name}/{sub.name}" for sub in request.first_available]
+            out.append(next((i for i, name in enumerate(names) if name in used), 0))
+    return tuple(out)
+
+
+def test_pack_takes_a_later_first_available_entry_only_when_an_earlier_cannot_be_satisfied():
+    """A quarter in use on GPU 1, GPU 0 idle; the claim asks for a whole GPU, else a quarter. Kubernetes takes
+    the whole GPU 0 (the first entry can be satisfied); pack must too, although a quarter on GPU 1 would
+    touch no new GPU."""
+    devices = [_partition(g, p, i) for g in range(2) for p in PROFILES for i in range(len(PROFILES[p][1]))]
+    claim = ResourceClaim.model_validate({
+        "apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaim", "metadata": {"name": "claim-0"},
+        "spec": {"devices": {"requests": [{"name": "gpu", "firstAvailable": [
+            {"name": "whole", "deviceClassName": "whole"}, {"name": "small", "deviceClassName": "quarter"}]}]}}})
+    problem = _problem(2, devices, [claim], ["g1-quarter-0"])
+    for objective in ("first-fit", "pack"):
+        answer = _answer(problem, objective)
+        assert answer is not None
+        assert [(r.request, r.device) for r in answer["claim-0"].devices.results] == [("gpu/whole", "g0-whole-0")]
 
 
 def _every_allocation(problem: Problem) -> list[dict[str, AllocationResult]]:
