@@ -67,6 +67,9 @@ def exit_on_error(exc: DrasatError, verbose: bool, timeout: float | None = None)
 
     from drasat.models.errors import SolveTimeout
 
+    from .interrupt import quiet_if_interrupted
+
+    quiet_if_interrupted()  # the error of work that Ctrl-C stopped
     if timeout is not None and isinstance(exc, SolveTimeout):
         exc = SolveTimeout(f"no answer within {timeout:g} s: {exc}")
     click.echo(f"error: {exc}", err=True)

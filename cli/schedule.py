@@ -12,6 +12,7 @@ from drasat.models.errors import DrasatError
 from .main import cli
 from .allocation_options import allocation_options, exit_on_error, names_option, parallel_options
 from .inputs import in_namespace, input_options, namespace_options, read_inputs
+from .interrupt import stopped_on_interrupt
 from .output import OutputFormat, render_list
 from .render_schedule import placement_table
 from .state import state_option, write_state
@@ -94,6 +95,7 @@ def _schedule(bundle, namespace, pods, feature_gates, solver, objective, timeout
     from drasat.solver.pods import pending_pods, select_pods
     from drasat.solver.scheduling import schedule as place
 
+    options = AllocateOptions(solver, objective, timeout, workers, SelectorEvaluator(cel_engine))  # checked first
     cluster = cluster_from_objects(list(bundle), Features.parse(feature_gates))
     if not cluster.nodes:
         click.echo("warning: no Node objects in the input: no pod can be placed", err=True)
@@ -104,9 +106,8 @@ def _schedule(bundle, namespace, pods, feature_gates, solver, objective, timeout
     else:
         chosen = None
     refuse_unstorable_pods(cluster, pending_pods(cluster) if chosen is None else chosen, bundle.location_of)
-    options = AllocateOptions(solver, objective, timeout, workers, SelectorEvaluator(cel_engine))
     started = time.monotonic()
-    with executor(*parallel) as ex:
+    with executor(*parallel) as ex, stopped_on_interrupt(ex.terminate):
         placements = place(cluster, chosen, options=options, executor=ex)
     if not placements:
         click.echo("notice: no pending pods in the input (pods without spec.nodeName)", err=True)

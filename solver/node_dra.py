@@ -17,7 +17,7 @@ from drasat.models.core import ContainerExtendedResourceRequest, NodeAllocatable
 from drasat.models.errors import AllocationError, EvaluationError, Unschedulable
 from drasat.models.resource import AllocationResult, ResourceClaim
 
-from .api import allocate
+from .api import allocate, check_options
 from .cel import SelectorEvaluator
 from .node_filter import REASON_DRA, node_info
 from .node_resources import claim_statuses, pod_level_violation
@@ -42,6 +42,9 @@ class AllocateOptions:
     workers: int = 1
     evaluator: SelectorEvaluator | None = None
     engine: str | None = None  # the CEL engine's name, for processes that make their own evaluator
+
+    def __post_init__(self) -> None:
+        check_options(self.solver, self.objective, self.time_limit)  # before any work, not in every worker
 
 
 @dataclass
