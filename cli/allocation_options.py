@@ -33,12 +33,14 @@ WORKERS = click.option("--workers", type=click.IntRange(min=1), default=1, show_
                        help="CP-SAT search workers.")
 PROCESSES = click.option(
     "--processes", type=click.IntRange(min=1), default=1, show_default=True, metavar="N",
-    help="Local processes for the per-node allocations of each pod (the placements are the same; on a fleet of "
-         "unlike nodes it saves time, on nodes that are alike there is little to share out).")
+    help="Local processes for the per-node allocations of each pod (the placements are the same). Rarely faster: "
+         "only unlike nodes give work to share, and shipping each node's problem costs about what it saves (30 "
+         "unlike nodes on 2 cores, one by one: no faster than 1).")
 RAY = click.option(
     "--ray", metavar="auto|ADDRESS",
     help="Run the per-node allocations on Ray: auto (the Ray instance on this machine, else a new local one) or "
-         "a cluster's ADDRESS. Needs pip install 'drasat[ray]'; without it, --processes local processes are used.")
+         "a cluster's ADDRESS. Needs pip install 'drasat[ray]'; without it, auto uses --processes local processes "
+         "(a warning says so) and an ADDRESS is refused. Starting a local Ray instance takes seconds.")
 CEL_ENGINE = click.option("--cel-engine", type=click.Choice(["cel-expr", "celpy"]), default=None,
                           help="CEL engine (default: cel-expr, or $DRASAT_CEL_ENGINE).")
 

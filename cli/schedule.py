@@ -58,8 +58,10 @@ def schedule(files: tuple[str, ...], filenames: tuple[str, ...], kubeconfig: str
     resources), the nodes that pass are scored as the default profile weighs
     them (PreferNoSchedule taints, preferred node affinity, least allocated,
     balanced allocation, DRA prioritized-list score; ties by node name, or with
-    --objective pack first by the fewest GPUs newly touched) and the best one
-    is taken. Each placement reduces what the next pod finds. Pods
+    --objective pack first by pack's order: fewest devices and GPUs newly
+    touched, least of the biggest free partitions taken, then the node with
+    fewer whole GPUs left, so pods pack onto nodes already in use) and the
+    best one is taken. Each placement reduces what the next pod finds. Pods
     with spec.schedulingGates or another spec.schedulerName stay pending.
     Pods (and the templates and PodGroups they name) the API server would not
     store are refused, as `drasat validate` words it.

@@ -146,9 +146,13 @@ def minimize_footprint(stages: Stages) -> None:
 
 
 def _class_usage(m: AllocationModel, model: cp_model.CpModel) -> dict[int, list[cp_model.IntVar]]:
-    """Per device class, variables whose sum is how many of its devices are allocated (a shared device: 0 or 1)."""
+    """Per device class, variables whose sum is how many of its devices are allocated (a shared device: 0 or 1),
+    admin access left out: its counters are drawn within the call (the rules see to that), but the allocated
+    state that later claims meet ignores admin results (allocation-semantics §5.6), so they take no room."""
     takes: dict[int, list[cp_model.IntVar]] = {group.index: [] for group in m.groups}
     for record in m.vars.values():
+        if record.alt.admin:
+            continue  # admin access holds nothing once allocated (later calls ignore it): as footprint() counts
         for k, var in record.takes.items():
             takes[k].append(var)
     usage: dict[int, list[cp_model.IntVar]] = {}
@@ -230,11 +234,15 @@ class Footprint:
     counter_sets: int  # counter sets newly touched
     largest_free: int  # summed over the node's counter sets: the biggest partition still allocatable there
     free_counter_sets: int  # counter sets nothing draws from afterwards (whole GPUs left)
+    largest_free_before: int  # ``largest_free`` before the allocation
 
     @property
-    def key(self) -> tuple[int, int, int]:
-        """Pack's order: fewer units, then fewer counter sets, then bigger holes."""
-        return self.units, self.counter_sets, -self.largest_free
+    def key(self) -> tuple[int, int, int, int]:
+        """Pack's order: fewer units, then fewer counter sets, then less of the biggest holes taken, then the node
+        with fewer whole GPUs left. On one node the last two are the stages' order (the holes before and the sets
+        are the node's); across nodes (schedule's tie-break) they pack onto the node already more used, where
+        the total of the largest holes would favour the emptier one."""
+        return self.units, self.counter_sets, self.largest_free_before - self.largest_free, self.free_counter_sets
 
 
 def footprint(problem: Problem, allocations: Mapping[str, AllocationResult]) -> Footprint:
@@ -245,17 +253,23 @@ def footprint(problem: Problem, allocations: Mapping[str, AllocationResult]) -> 
               for r in result.devices.results if not r.admin_access and (r.driver, r.pool, r.device) in by_id]
     busy = units_in_use(inv)
     new = {unit for dev in picked for unit in device_units(dev)} - busy
-    left = _left_after(inv, picked)
+    probes = _probes(inv)
+    all_sets = {("counter set", *pool.key, name) for pool in inv.pools for name in pool.counters}
+    return Footprint(units=len(new), counter_sets=sum(1 for u in new if u[0] == "counter set"),
+                     largest_free=_largest_holes(probes, _left_after(inv, picked), {dev.index for dev in picked}),
+                     free_counter_sets=len(all_sets - busy - new),
+                     largest_free_before=_largest_holes(probes, _left_after(inv, []), set()))
+
+
+def _largest_holes(probes: Iterable[_Probe], left: Mapping[tuple[SetKey, str], Fraction], taken: set[int]) -> int:
+    """Summed over the counter sets: the size of the biggest partition still allocatable with ``left``."""
     largest: dict[SetKey, int] = {}
-    chosen = {dev.index for dev in picked}
-    for probe in _probes(inv):
-        if probe.device in chosen or any(amount > left[counter] for counter, amount in probe.draw.items()):
+    for probe in probes:
+        if probe.device in taken or any(amount > left[counter] for counter, amount in probe.draw.items()):
             continue
         for cset, size in probe.sizes.items():
             largest[cset] = max(largest.get(cset, 0), size)
-    all_sets = {("counter set", *pool.key, name) for pool in inv.pools for name in pool.counters}
-    return Footprint(units=len(new), counter_sets=sum(1 for u in new if u[0] == "counter set"),
-                     largest_free=sum(largest.values()), free_counter_sets=len(all_sets - busy - new))
+    return sum(largest.values())
 
 
 def _left_after(inv: Inventory, picked: Iterable[InventoryDevice]) -> dict[tuple[SetKey, str], Fraction]:

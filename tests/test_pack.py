@@ -250,3 +250,71 @@ def test_stage_three_out_of_effort_keeps_stages_one_and_two(monkeypatch):
     best = min(footprint(problem, results).key for results in _every_allocation(problem))
     answer = _answer(problem, "pack")
     assert answer is not None and footprint(problem, answer).key[:2] == best[:2]
+
+
+def _two_gpu_node(name: str, held: list[str]) -> list[dict]:
+    """A node of two 80Gi GPUs offering a whole one or two halves each; ``held``: halves allocated already."""
+    pool = {"name": name, "generation": 1, "resourceSliceCount": 2}
+    devices = [{"name": f"gpu-{g}-{kind}", "attributes": {"kind": {"string": kind.split("-")[0]}},
+                "consumesCounters": [{"counterSet": f"gpu-{g}", "counters": {"mem": {"value": size}}}]}
+               for g in range(2) for kind, size in (("whole", "80Gi"), ("half-0", "40Gi"), ("half-1", "40Gi"))]
+    docs: list[dict] = [
+        {"apiVersion": "v1", "kind": "Node", "metadata": {"name": name},
+         "status": {"allocatable": {"cpu": "64", "memory": "512Gi", "pods": "110"}}},
+        {"apiVersion": "resource.k8s.io/v1", "kind": "ResourceSlice", "metadata": {"name": f"{name}-counters"},
+         "spec": {"driver": "gpu.example.com", "nodeName": name, "pool": pool, "sharedCounters": [
+             {"name": f"gpu-{g}", "counters": {"mem": {"value": "80Gi"}}} for g in range(2)]}},
+        {"apiVersion": "resource.k8s.io/v1", "kind": "ResourceSlice", "metadata": {"name": f"{name}-gpus"},
+         "spec": {"driver": "gpu.example.com", "nodeName": name, "pool": pool, "devices": devices}}]
+    for device in held:
+        docs.append({"apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaim",
+                     "metadata": {"name": f"{name}-{device}", "namespace": "default"},
+                     "spec": {"devices": {"requests": [{"name": "gpu", "exactly": {"deviceClassName": "gpu-half"}}]}},
+                     "status": {"allocation": {"devices": {"results": [
+                         {"request": "gpu", "driver": "gpu.example.com", "pool": name, "device": device}]},
+                         "nodeSelector": {"nodeSelectorTerms": [{"matchFields": [
+                             {"key": "metadata.name", "operator": "In", "values": [name]}]}]}}}})
+    return docs
+
+
+def test_schedule_pack_ties_go_to_the_more_used_node():
+    """Both nodes have a GPU with a half free: the new half touches no new GPU on either. node-a's other GPU is
+    whole, node-b's half used: packing onto node-b keeps node-a's whole GPU (the summed largest holes, bigger on
+    the emptier node-a, would spread)."""
+    from drasat.models.loader import load_text
+    import yaml
+
+    docs = [*_two_gpu_node("node-a", ["gpu-0-half-0"]), *_two_gpu_node("node-b", ["gpu-0-half-0", "gpu-1-half-0"]),
+            {"apiVersion": "resource.k8s.io/v1", "kind": "DeviceClass", "metadata": {"name": "gpu-half"},
+             "spec": {"selectors": [{"cel": {"expression": 'device.attributes["gpu.example.com"].kind == "half"'}}]}},
+            {"apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaimTemplate",
+             "metadata": {"name": "half", "namespace": "default"},
+             "spec": {"spec": {"devices": {"requests": [{"name": "gpu", "exactly": {"deviceClassName": "gpu-half"}}]}}}},
+            {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "new", "namespace": "default"},
+             "spec": {"containers": [{"name": "main", "image": "busybox", "resources": {"claims": [{"name": "gpu"}]}}],
+                      "resourceClaims": [{"name": "gpu", "resourceClaimTemplateName": "half"}]}}]
+    objects = [loaded.obj for loaded in load_text(yaml.safe_dump_all(docs), "test").objects]
+    places = {}
+    for objective in ("first-fit", "pack"):
+        cluster = cluster_from_objects(objects, Features())
+        placements = schedule(cluster, select_pods(cluster, ["default/new"]),
+                              options=AllocateOptions(objective=objective))
+        assert violations(placements) == []
+        places[objective] = [(p.node, [r.device for a in p.allocations.values() for r in a.devices.results])
+                             for p in placements]
+    assert places == {"first-fit": [("node-a", ["gpu-0-half-1"])], "pack": [("node-b", ["gpu-0-half-1"])]}
+
+
+def test_admin_access_takes_no_room_in_pack_as_in_its_footprint():
+    """Admin results are left out of the allocated state later claims meet, so pack counts none of their GPUs
+    (CP-SAT and footprint() alike). GPU 1 has one free quarter, GPU 0 is idle; an admin claim for any quarter and
+    a normal one: the normal quarter on GPU 1 touches no new GPU, wherever the admin one goes."""
+    devices = [_partition(g, "quarter", i) for g in (1, 0) for i in range(4)]
+    admin = _claim("claim-0", "quarter")
+    admin.spec.devices.requests[0].exactly.admin_access = True
+    problem = _problem(2, devices, [admin, _claim("claim-1", "quarter")], ["g1-quarter-0", "g1-quarter-1",
+                                                                         "g1-quarter-2"])
+    pack = _answer(problem, "pack")
+    assert pack is not None
+    assert [r.device for r in pack["claim-1"].devices.results] == ["g1-quarter-3"]
+    assert footprint(problem, pack).units == 0
