@@ -1,7 +1,7 @@
 """``schedule`` on generated clusters: 10, 100 and 1,000 GPU nodes, 1,000 pods of mixed shapes.
 
 Run: ``python benchmarks/schedule_bench.py [--nodes 10,100,1000] [--pods 1000] [--fragmented]
-[--workers N | --ray auto|ADDRESS] [--objective pack]``.
+[--processes N | --ray auto|ADDRESS] [--objective pack]``.
 Each node has 8 GPUs (the last two partitionable into two halves sharing a
 memory counter) and 2 NICs, one per NUMA node; pods ask for one GPU through a
 template, two GPUs as an extended resource, a GPU and a NIC on the same NUMA node
@@ -10,8 +10,8 @@ for each size; a sample of the placements is checked by the verifier.
 
 ``--fragmented`` allocates a different handful of each node's whole GPUs beforehand, so that
 nodes stop being alike (every node its own class: the allocator runs per node, not per
-class). ``--workers N`` / ``--ray`` run the classes' allocations on N local processes or on
-Ray (``solver/parallel.py``); the placements must equal the serial run's, which is checked.
+class). ``--processes N`` / ``--ray`` (the names drasat schedule uses) run the classes'
+allocations on N local processes or on Ray (``solver/parallel.py``); the placements must equal the serial run's, which is checked.
 """
 
 from __future__ import annotations
@@ -131,7 +131,7 @@ def cluster(nodes: int, pods: int, fragmented: bool = False) -> Cluster:
 def _placements(nodes: int, args: argparse.Namespace) -> tuple[list[Placement], float, float]:
     """The placements, the wall time, and the CPU time of this process (the rest ran on the workers)."""
     options = AllocateOptions(objective=args.objective)
-    with executor(args.workers, args.ray) as ex:
+    with executor(args.processes, args.ray) as ex:
         started, cpu = time.perf_counter(), time.process_time()
         placements = schedule(cluster(nodes, args.pods, args.fragmented), options=options, executor=ex)
         return placements, time.perf_counter() - started, time.process_time() - cpu
@@ -143,13 +143,13 @@ def main() -> None:
     parser.add_argument("--pods", type=int, default=1000)
     parser.add_argument("--fragmented", action="store_true", help="a different part of each node in use")
     parser.add_argument("--objective", default="first-fit", choices=["first-fit", "prioritized-list", "pack"])
-    parser.add_argument("--workers", type=int, default=1, help="local processes for the per-class allocations")
+    parser.add_argument("--processes", type=int, default=1, help="local processes for the per-class allocations")
     parser.add_argument("--ray", metavar="auto|ADDRESS", help="run them on Ray instead")
     args = parser.parse_args()
-    parallel = args.workers > 1 or args.ray
+    parallel = args.processes > 1 or args.ray
     table = Table(title=f"schedule: {args.pods} pods, one at a time over every node"
                   + (" (fragmented)" if args.fragmented else "")
-                  + (f", workers {args.ray and 'ray ' + args.ray or args.workers}" if parallel else ""))
+                  + (f", processes {args.ray and 'ray ' + args.ray or args.processes}" if parallel else ""))
     for column in ("nodes", "pods placed", "wall time", "per pod", "cpu here", "verified sample",
                    *(["= serial"] * bool(parallel))):
         table.add_column(column, justify="right")
