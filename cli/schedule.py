@@ -113,6 +113,10 @@ def _schedule(bundle, namespace, pods, feature_gates, solver, objective, timeout
         placements = place(cluster, chosen, options=options, executor=ex)
     if not placements:
         click.echo("notice: no pending pods in the input (pods without spec.nodeName)", err=True)
+    for p in placements:
+        if p.node is not None and not p.exact:
+            click.echo(f"warning: pod {p.label}: time ran out before the {objective} answer on {p.node}; its valid "
+                       f"allocation so far is kept (raise --timeout)", err=True)
     pending = [p for p in placements if p.node is None]
     for p in pending:
         click.echo(f"pod {p.label} is pending: {p.reason}", err=True)

@@ -61,6 +61,7 @@ class DraVerdict:
     statuses: list[NodeAllocatableResourceClaimStatus] = field(default_factory=list)
     mappings: list[ContainerExtendedResourceRequest] = field(default_factory=list)
     footprint: tuple[int, ...] = ()  # with the pack objective: its score of the allocations (lower is better)
+    exact: bool = True  # False: time ran out before the objective's answer; the allocations are valid
 
 
 def claims_to_allocate(state: ClusterState, pc: PodClaims,
@@ -129,6 +130,7 @@ class NodeAnswer:
     results: dict[str, AllocationResult] = field(default_factory=dict)
     reason: str = ""
     footprint: tuple[int, ...] = ()  # pack's score of ``results`` (the pack objective only)
+    exact: bool = True  # ``allocate``'s stats.exact
 
 
 def answer_on_node(task: NodeTask) -> NodeAnswer:
@@ -144,7 +146,7 @@ def answer_on_node(task: NodeTask) -> NodeAnswer:
     except (AllocationError, EvaluationError) as exc:
         return NodeAnswer(reason=str(exc))
     score = footprint(task.problem, answer.results).key if options.objective == PACK else ()
-    return NodeAnswer(answer.results, footprint=score)
+    return NodeAnswer(answer.results, footprint=score, exact=answer.stats.exact)
 
 
 @lru_cache(maxsize=None)
@@ -166,7 +168,7 @@ def dra_verdict(state: ClusterState, pc: PodClaims, node: str, options: Allocate
         if answer.reason:
             verdict.reasons = [answer.reason]
             return verdict
-        verdict.allocations, verdict.footprint = answer.results, answer.footprint
+        verdict.allocations, verdict.footprint, verdict.exact = answer.results, answer.footprint, answer.exact
         verdict.score = dra_score(claims, answer.results)
     if state.cluster.features["DRANodeAllocatableResources"]:
         _node_allocatable(state, pc, verdict)

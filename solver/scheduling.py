@@ -48,6 +48,7 @@ class Placement:
     problem: Problem | None = None  # the per-node question the new allocations answer (for the verifier)
     allocations: dict[str, AllocationResult] = field(default_factory=dict)
     node_reasons: dict[str, list[str]] = field(default_factory=dict)
+    exact: bool = True  # False: time ran out before the objective's answer on the node (the allocation is valid)
 
     @property
     def label(self) -> str:
@@ -252,7 +253,7 @@ def _commit(state: ClusterState, pc: PodClaims, node: str, verdict: DraVerdict,
     pod = _bound_pod(pc, node, verdict, claims)
     state.record(claims)
     state.bind(pod, node)
-    return Placement(pod, node, claims, problem=verdict.problem, allocations=verdict.allocations)
+    return Placement(pod, node, claims, problem=verdict.problem, allocations=verdict.allocations, exact=verdict.exact)
 
 
 def _updated_claims(pc: PodClaims, verdict: DraVerdict) -> list[ResourceClaim]:

@@ -318,3 +318,19 @@ def test_admin_access_takes_no_room_in_pack_as_in_its_footprint():
     assert pack is not None
     assert [r.device for r in pack["claim-1"].devices.results] == ["g1-quarter-3"]
     assert footprint(problem, pack).units == 0
+
+
+def test_schedule_warns_when_time_ran_out_before_packs_answer(monkeypatch, tmp_path):
+    """The allocation found before time ran out is kept (valid), and schedule says it may not be pack's."""
+    from click.testing import CliRunner
+
+    from drasat.cli.main import _register, cli
+
+    from .test_engine_deadline import _time_runs_out_after
+
+    _time_runs_out_after(1, monkeypatch)
+    _register()
+    result = CliRunner().invoke(cli, ["schedule", "--objective", "pack", "--pods", "default/new", "-o", "name",
+                                      str(SCHEDULE_SCENARIO)])
+    assert result.exit_code == 0 and "pod/new" in result.stdout
+    assert "warning: pod default/new: time ran out before the pack answer on node-" in result.stderr
