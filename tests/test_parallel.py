@@ -25,16 +25,22 @@ from .cluster_factory import claim, device_class, gpu_slice, make_cluster, node,
 
 
 
-def _unlike_nodes() -> Cluster:
-    """Six nodes of four GPUs, node i with i of them in use (so no two nodes are alike), and eight pods
-    asking for one or two GPUs: each pod needs an allocation on several node classes at once."""
-    docs: list[dict[str, Any]] = [device_class(), template("one"), template("two", count=2)]
-    for i in range(6):
+def _unlike_node_docs(nodes: int) -> list[dict[str, Any]]:
+    """Nodes of four GPUs, node i with i of them in use (so no two nodes are alike), and the GPU class."""
+    docs: list[dict[str, Any]] = [device_class()]
+    for i in range(nodes):
         docs += [node(f"node-{i}"), gpu_slice(f"node-{i}", count=4)]
         if i:
             docs.append(claim(f"held-{i}", count=i, allocation={"devices": {"results": [
                 {"request": "gpu", "driver": "gpu.example.com", "pool": f"node-{i}", "device": f"gpu-{g}"}
                 for g in range(i)]}}))
+    return docs
+
+
+def _unlike_nodes() -> Cluster:
+    """Six unlike nodes and eight pods asking for one or two GPUs: each pod needs an allocation on several node
+    classes at once."""
+    docs = [*_unlike_node_docs(6), template("one"), template("two", count=2)]
     docs += [pod(f"p{j}", claims=[{"name": "gpu", "resourceClaimTemplateName": "one" if j % 3 else "two"}])
              for j in range(8)]
     return make_cluster(*docs)
@@ -239,14 +245,7 @@ def test_a_worker_that_dies_is_worker_lost(monkeypatch):
 def _cli_input(tmp_path: Path) -> str:
     import yaml
 
-    docs: list[dict[str, Any]] = [device_class(), template("one")]
-    for i in range(4):
-        docs += [node(f"node-{i}"), gpu_slice(f"node-{i}", count=4)]
-        if i:
-            docs.append(claim(f"held-{i}", count=i, allocation={"devices": {"results": [
-                {"request": "gpu", "driver": "gpu.example.com", "pool": f"node-{i}", "device": f"gpu-{g}"}
-                for g in range(i)]}}))
-    docs.append(pod("p", claims=[{"name": "gpu", "resourceClaimTemplateName": "one"}]))
+    docs = [*_unlike_node_docs(4), template("one"), pod("p", claims=[{"name": "gpu", "resourceClaimTemplateName": "one"}])]
     (tmp_path / "in.yaml").write_text(yaml.safe_dump_all(docs))
     return str(tmp_path / "in.yaml")
 
