@@ -1,26 +1,35 @@
 """``schedule`` on generated clusters: 10, 100 and 1,000 GPU nodes, 1,000 pods of mixed shapes.
 
-Run: ``python benchmarks/schedule_bench.py [--nodes 10,100,1000] [--pods 1000]``.
+Run: ``python benchmarks/schedule_bench.py [--nodes 10,100,1000] [--pods 1000] [--fragmented]
+[--processes N | --ray auto|ADDRESS] [--objective pack]``.
 Each node has 8 GPUs (the last two partitionable into two halves sharing a
 memory counter) and 2 NICs, one per NUMA node; pods ask for one GPU through a
 template, two GPUs as an extended resource, a GPU and a NIC on the same NUMA node
 (matchAttribute), or one GPU half. Prints pods placed, wall time and time per pod
 for each size; a sample of the placements is checked by the verifier.
+
+``--fragmented`` allocates a different handful of each node's whole GPUs beforehand, so that
+nodes stop being alike (every node its own class: the allocator runs per node, not per
+class). ``--processes N`` / ``--ray`` (the names drasat schedule uses) run the classes'
+allocations on N local processes or on Ray (``solver/parallel.py``); the placements must equal the serial run's, which is checked.
 """
 
 from __future__ import annotations
 
 import argparse
+import random
 import time
 
 from rich.console import Console
 from rich.table import Table
 
 from drasat.models.core import Node, Pod
-from drasat.models.resource import DeviceClass, ResourceClaimTemplate, ResourceSlice
+from drasat.models.resource import DeviceClass, ResourceClaim, ResourceClaimTemplate, ResourceSlice
 from drasat.solver import Features
 from drasat.solver.cluster import Cluster
-from drasat.solver.scheduling import schedule
+from drasat.solver.node_dra import AllocateOptions
+from drasat.solver.parallel import executor
+from drasat.solver.scheduling import Placement, schedule
 from drasat.solver.verify import verify
 
 GPU, NIC = "gpu.example.com", "nic.example.com"
@@ -85,7 +94,22 @@ def _pod(i: int) -> Pod:
                                "metadata": {"name": f"pod-{i}", "namespace": "default"}, "spec": spec})
 
 
-def cluster(nodes: int, pods: int) -> Cluster:
+def _held(node: str, n: int) -> ResourceClaim | None:
+    """What node ``n`` already runs: a different mix of whole GPUs and GPU halves on almost every node."""
+    rng = random.Random(n)
+    taken = [f"gpu-{g}" for g in range(6) if rng.random() < 0.4]
+    taken += [f"gpu-{g}-half-{h}" for g in (6, 7) for h in range(2) if rng.random() < 0.3]
+    if not taken:
+        return None
+    return ResourceClaim.model_validate({
+        "apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaim", "metadata": {"name": f"held-{node}",
+                                                                                "namespace": "default"},
+        "spec": {"devices": {"requests": [{"name": "gpu", "exactly": {"deviceClassName": GPU}}]}},
+        "status": {"allocation": {"devices": {"results": [
+            {"request": "gpu", "driver": GPU, "pool": f"{node}-{GPU}", "device": d} for d in taken]}}}})
+
+
+def cluster(nodes: int, pods: int, fragmented: bool = False) -> Cluster:
     node_objects = [Node.model_validate({"apiVersion": "v1", "kind": "Node", "metadata": {"name": f"node-{n:04d}"},
                                          "status": {"allocatable": {"cpu": "64", "memory": "512Gi", "pods": "110"}}})
                     for n in range(nodes)]
@@ -99,28 +123,54 @@ def cluster(nodes: int, pods: int) -> Cluster:
                  _template("gpu-and-nic", [{"name": "gpu", "exactly": {"deviceClassName": GPU}},
                                            {"name": "nic", "exactly": {"deviceClassName": NIC}}],
                            [{"requests": ["gpu", "nic"], "matchAttribute": "example.com/numa"}])]
+    held = [c for i, n in enumerate(node_objects) if (c := _held(n.name, i))] if fragmented else []
     return Cluster(nodes=node_objects, pods=[_pod(i) for i in range(pods)], slices=slices, classes=classes,
-                   templates=templates, features=Features())
+                   claims=held, templates=templates, features=Features())
+
+
+def _placements(nodes: int, args: argparse.Namespace) -> tuple[list[Placement], float, float]:
+    """The placements, the wall time, and the CPU time of this process (the rest ran on the workers)."""
+    options = AllocateOptions(objective=args.objective)
+    with executor(args.processes, args.ray) as ex:
+        started, cpu = time.perf_counter(), time.process_time()
+        placements = schedule(cluster(nodes, args.pods, args.fragmented), options=options, executor=ex)
+        return placements, time.perf_counter() - started, time.process_time() - cpu
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--nodes", default="10,100,1000")
     parser.add_argument("--pods", type=int, default=1000)
+    parser.add_argument("--fragmented", action="store_true", help="a different part of each node in use")
+    parser.add_argument("--objective", default="first-fit", choices=["first-fit", "prioritized-list", "pack"])
+    parser.add_argument("--processes", type=int, default=1, help="local processes for the per-class allocations")
+    parser.add_argument("--ray", metavar="auto|ADDRESS", help="run them on Ray instead")
     args = parser.parse_args()
-    table = Table(title=f"schedule: {args.pods} pods, one at a time over every node")
-    for column in ("nodes", "pods placed", "wall time", "per pod", "verified sample"):
+    parallel = args.processes > 1 or args.ray
+    table = Table(title=f"schedule: {args.pods} pods, one at a time over every node"
+                  + (" (fragmented)" if args.fragmented else "")
+                  + (f", processes {args.ray and 'ray ' + args.ray or args.processes}" if parallel else ""))
+    for column in ("nodes", "pods placed", "wall time", "per pod", "cpu here", "verified sample",
+                   *(["= serial"] * bool(parallel))):
         table.add_column(column, justify="right")
     for nodes in (int(n) for n in args.nodes.split(",")):
-        started = time.perf_counter()
-        placements = schedule(cluster(nodes, args.pods))
-        seconds = time.perf_counter() - started
+        placements, seconds, cpu = _placements(nodes, args)
         sample = [p for p in placements if p.problem is not None][::50]
         bad = sum(1 for p in sample if verify(p.problem, p.allocations))
         placed = sum(1 for p in placements if p.node)
+        same = []
+        if parallel:
+            serial = schedule(cluster(nodes, args.pods, args.fragmented), options=AllocateOptions(objective=args.objective))
+            same = ["yes" if _outcome(serial) == _outcome(placements) else "NO"]
         table.add_row(str(nodes), str(placed), f"{seconds:.1f} s", f"{seconds / args.pods * 1000:.1f} ms",
-                      f"{len(sample) - bad}/{len(sample)} valid")
+                      f"{cpu:.1f} s", f"{len(sample) - bad}/{len(sample)} valid", *same)
     Console().print(table)
+
+
+def _outcome(placements: list[Placement]) -> list[tuple]:
+    """Each pod's node and devices, to compare two runs."""
+    return [(p.label, p.node, sorted((name, r.device) for name, a in p.allocations.items() for r in a.devices.results))
+            for p in placements]
 
 
 if __name__ == "__main__":

@@ -18,14 +18,29 @@ SOLVER = click.option(
     "--solver", type=click.Choice(["cp-sat", "greedy"]), default="cp-sat", show_default=True,
     help="cp-sat: Kubernetes' depth-first search within a small budget, CP-SAT beyond it (same answer, bounded "
          "time); greedy: the depth-first search alone (exponential on hard inputs).")
-OBJECTIVE = click.option(
-    "--objective", type=click.Choice(["first-fit", "prioritized-list"]), default="first-fit", show_default=True,
-    help="first-fit: exactly the devices Kubernetes would pick; prioritized-list: earliest firstAvailable "
-         "alternatives first, then first-fit.")
+OBJECTIVES = ("first-fit", "prioritized-list", "pack")  # drasat.solver.api.OBJECTIVES, without loading the solver
+OBJECTIVE_HELP = ("first-fit: exactly the devices Kubernetes would pick; prioritized-list: earliest firstAvailable "
+                  "alternatives first, then first-fit; pack: the firstAvailable entries Kubernetes would take (a "
+                  "later one only when an earlier cannot be satisfied), then among their devices the fewest GPUs "
+                  "(counter sets) and devices newly touched, partly used ones first (exact: the optimum for the "
+                  "node, proven within --timeout), then the biggest free partitions left (the best found within a "
+                  "fixed search effort), then first-fit.")
+OBJECTIVE = click.option("--objective", type=click.Choice(OBJECTIVES), default="first-fit", show_default=True,
+                         help=OBJECTIVE_HELP)
 TIMEOUT = click.option("--timeout", type=Seconds(), default=60.0, show_default=True, metavar="SECONDS",
                        help="Give up (exit 1) when no answer is found in this time.")
 WORKERS = click.option("--workers", type=click.IntRange(min=1), default=1, show_default=True,
                        help="CP-SAT search workers.")
+PROCESSES = click.option(
+    "--processes", type=click.IntRange(min=1), default=1, show_default=True, metavar="N",
+    help="Local processes for the per-node allocations of each pod (the placements are the same). Rarely faster: "
+         "only unlike nodes give work to share, and shipping each node's problem costs about what it saves (30 "
+         "unlike nodes on 2 cores, one by one: no faster than 1).")
+RAY = click.option(
+    "--ray", metavar="auto|ADDRESS",
+    help="Run the per-node allocations on Ray: auto (the Ray instance on this machine, else a new local one) or "
+         "a cluster's ADDRESS. Needs pip install 'drasat[ray]'; without it, auto uses --processes local processes "
+         "(a warning says so) and an ADDRESS is refused. Starting a local Ray instance takes seconds.")
 CEL_ENGINE = click.option("--cel-engine", type=click.Choice(["cel-expr", "celpy"]), default=None,
                           help="CEL engine (default: cel-expr, or $DRASAT_CEL_ENGINE).")
 
@@ -35,6 +50,11 @@ def allocation_options(command: Callable[..., Any]) -> Callable[..., Any]:
     for option in reversed([FEATURE_GATES, SOLVER, OBJECTIVE, TIMEOUT, WORKERS, CEL_ENGINE]):
         command = option(command)
     return command
+
+
+def parallel_options(command: Callable[..., Any]) -> Callable[..., Any]:
+    """--processes and --ray: where the independent per-node work runs."""
+    return PROCESSES(RAY(command))
 
 
 def names_option(text: str | None) -> list[str] | None:
@@ -49,6 +69,9 @@ def exit_on_error(exc: DrasatError, verbose: bool, timeout: float | None = None)
 
     from drasat.models.errors import SolveTimeout
 
+    from .interrupt import quiet_if_interrupted
+
+    quiet_if_interrupted()  # the error of work that Ctrl-C stopped
     if timeout is not None and isinstance(exc, SolveTimeout):
         exc = SolveTimeout(f"no answer within {timeout:g} s: {exc}")
     click.echo(f"error: {exc}", err=True)

@@ -12,7 +12,7 @@ import yaml
 from drasat.models.errors import DrasatError
 
 from .main import cli
-from .allocation_options import CEL_ENGINE, FEATURE_GATES, WORKERS, names_option
+from .allocation_options import CEL_ENGINE, FEATURE_GATES, OBJECTIVES, WORKERS, names_option
 from .inputs import input_options, read_inputs
 from .options import Seconds
 from .render import comparison_table
@@ -40,9 +40,9 @@ Examples:
 @click.option("--claims", metavar="NS/NAME,...", help="Claims to allocate, in this order (default: the claims "
               "of the pending Pods, or every claim without status.allocation when the input has no Pods).")
 @click.option("--pods", metavar="NS/NAME,...", help="Compare on the claims of these Pods (as `drasat solve`).")
-@click.option("--objective", type=click.Choice(["first-fit", "prioritized-list"]), default="first-fit",
+@click.option("--objective", type=click.Choice(OBJECTIVES), default="first-fit",
               show_default=True, help="The CP-SAT column's objective (the greedy column is always first-fit, "
-              "as Kubernetes).")
+              "as Kubernetes); pack: fewest GPUs and devices touched, then the biggest free partitions.")
 @click.option("--timeout", type=Seconds(), default=60.0, show_default=True, metavar="SECONDS",
               help="Time each side may take; a side that runs out is reported as 'timeout'.")
 @WORKERS

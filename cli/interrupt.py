@@ -4,7 +4,10 @@ Python runs a signal handler only between bytecodes of the main thread, and dras
 main thread can sit for seconds inside CP-SAT or a CEL engine's C++ code. So the
 handler here is a thread blocked on the signal wake-up pipe: the C-level handler
 writes to the pipe whatever the main thread is doing, and the thread removes any
-output still being written (see :func:`write_atomically`) and ends the process.
+output still being written (see :func:`write_atomically`), stops what was registered
+with :func:`stopped_on_interrupt` (worker processes, a Ray instance started here) and
+ends the process. ``os._exit`` runs no ``finally`` and no ``atexit``: without that
+registration, worker processes would be left running for ever.
 """
 
 from __future__ import annotations
@@ -12,12 +15,17 @@ from __future__ import annotations
 import os
 import signal
 import threading
+from contextlib import contextmanager
 from pathlib import Path
+from typing import Callable, Iterator
 
 EXIT_INTERRUPTED = 128 + signal.SIGINT   # 130, what shells report for a process ended by Ctrl-C
 MESSAGE = b"drasat: interrupted\n"
 _PARTIAL: set[str] = set()
 _LOCK = threading.Lock()
+_STOPS: list[Callable[[], None]] = []
+STOP_WAIT = 5.0  # seconds the stops may take before the process ends anyway (a Ray shutdown can hang)
+_INTERRUPTED = threading.Event()
 
 
 def exit_on_interrupt() -> None:
@@ -34,9 +42,43 @@ def _watch(read_end: int) -> None:
         received = os.read(read_end, 64)
         if not received or signal.SIGINT in received:
             break
+    _INTERRUPTED.set()
     remove_partial_outputs()
     os.write(2, MESSAGE)
+    stopping = threading.Thread(target=_run_stops, name="drasat-stop", daemon=True)
+    stopping.start()
+    stopping.join(STOP_WAIT)
     os._exit(EXIT_INTERRUPTED)
+
+
+def quiet_if_interrupted() -> None:
+    """Called before reporting an error: stopping the workers on Ctrl-C makes the work in progress fail, and that
+    failure is no error to report — this waits (on a main thread) for the interrupt to end the process."""
+    if _INTERRUPTED.is_set():
+        threading.Event().wait(STOP_WAIT + 1)
+        os._exit(EXIT_INTERRUPTED)
+
+
+@contextmanager
+def stopped_on_interrupt(stop: Callable[[], None]) -> Iterator[None]:
+    """Within the block, Ctrl-C calls ``stop`` before the process ends (e.g. an executor's terminate)."""
+    with _LOCK:
+        _STOPS.append(stop)
+    try:
+        yield
+    finally:
+        with _LOCK:
+            _STOPS.remove(stop)
+
+
+def _run_stops() -> None:
+    with _LOCK:
+        stops = list(reversed(_STOPS))
+    for stop in stops:
+        try:
+            stop()
+        except Exception:  # noqa: BLE001 - ending anyway: one stop failing must not keep the others from running
+            pass
 
 
 def write_atomically(path: str | Path, data: str | bytes) -> None:

@@ -10,8 +10,9 @@ import click
 from drasat.models.errors import DrasatError
 
 from .main import cli
-from .allocation_options import allocation_options, exit_on_error, names_option
+from .allocation_options import allocation_options, exit_on_error, names_option, parallel_options
 from .inputs import in_namespace, input_options, namespace_options, read_inputs
+from .interrupt import stopped_on_interrupt
 from .output import OutputFormat, render_list
 from .render_schedule import placement_table
 from .state import state_option, write_state
@@ -28,6 +29,7 @@ Examples:
   kubectl get nodes,pods,podgroups,resourceslices,deviceclasses,resourceclaims,resourceclaimtemplates \\
       -A -o yaml | drasat schedule -o wide -
   drasat schedule --pods default/trainer-0 cluster/
+  drasat schedule --objective pack --processes 2 cluster/
 """
 
 
@@ -37,6 +39,7 @@ Examples:
 @click.option("--pods", metavar="NS/NAME,...", help="Pods to schedule, in this order "
               "(default: every pod without spec.nodeName, in input order). A bare name must be unambiguous.")
 @allocation_options
+@parallel_options
 @click.option("-o", "--output", type=OutputFormat(("table", "wide")), default="yaml", show_default=True,
               help="yaml/json: a v1 List of the placed pods and their claims; name: pod/NAME and "
                    "resourceclaim.resource.k8s.io/NAME; jsonpath=TEMPLATE: kubectl's JSONPath template over that "
@@ -45,8 +48,8 @@ Examples:
 @click.option("-v", "--verbose", is_flag=True, help="Per-node reasons for pods left pending, and the time taken.")
 def schedule(files: tuple[str, ...], filenames: tuple[str, ...], kubeconfig: str | None, context: str | None,
              namespace: str | None, all_namespaces: bool, pods: str | None, feature_gates: str, solver: str, objective: str,
-             timeout: float, workers: int, cel_engine: str | None, output: str, output_state: str | None,
-             verbose: bool) -> None:
+             timeout: float, workers: int, cel_engine: str | None, processes: int, ray: str | None, output: str,
+             output_state: str | None, verbose: bool) -> None:
     """Choose a node for each pending Pod and allocate its claims there.
 
     For each pod, in order: every Node is filtered as kube-scheduler's default
@@ -54,7 +57,10 @@ def schedule(files: tuple[str, ...], filenames: tuple[str, ...], kubeconfig: str
     and pods, DRA claims including templates, PodGroup claims and extended
     resources), the nodes that pass are scored as the default profile weighs
     them (PreferNoSchedule taints, preferred node affinity, least allocated,
-    balanced allocation, DRA prioritized-list score; ties by node name) and the
+    balanced allocation, DRA prioritized-list score; ties by node name, or with
+    --objective pack first by pack's order: fewest devices and GPUs newly
+    touched, least of the biggest free partitions taken, then the node with
+    fewer whole GPUs left, so pods pack onto nodes already in use) and the
     best one is taken. Each placement reduces what the next pod finds. Pods
     with spec.schedulingGates or another spec.schedulerName stay pending.
     Pods (and the templates and PodGroups they name) the API server would not
@@ -68,7 +74,7 @@ def schedule(files: tuple[str, ...], filenames: tuple[str, ...], kubeconfig: str
         bundle = read_inputs(files, kubeconfig, context, filenames)
         pods = in_namespace(pods, namespace, all_namespaces)
         text, pending, placed = _schedule(bundle, namespace, pods, feature_gates, solver, objective, timeout, workers,
-                                          cel_engine, output, verbose)
+                                          cel_engine, (processes, ray), output, verbose)
         if output_state:
             write_state(output_state, bundle, placed)
     except DrasatError as exc:
@@ -80,16 +86,18 @@ def schedule(files: tuple[str, ...], filenames: tuple[str, ...], kubeconfig: str
         raise SystemExit(1)
 
 
-def _schedule(bundle, namespace, pods, feature_gates, solver, objective, timeout, workers, cel_engine, output,
+def _schedule(bundle, namespace, pods, feature_gates, solver, objective, timeout, workers, cel_engine, parallel, output,
               verbose) -> tuple[str, int, list[dict[str, Any]]]:
     from drasat.solver import Features
     from drasat.solver.cel import SelectorEvaluator
     from drasat.solver.cluster import cluster_from_objects, key_of
     from drasat.solver.node_dra import AllocateOptions
+    from drasat.solver.parallel import executor
     from drasat.solver.pod_inputs import refuse_unstorable_pods
     from drasat.solver.pods import pending_pods, select_pods
     from drasat.solver.scheduling import schedule as place
 
+    options = AllocateOptions(solver, objective, timeout, workers, SelectorEvaluator(cel_engine))  # checked first
     cluster = cluster_from_objects(list(bundle), Features.parse(feature_gates))
     if not cluster.nodes:
         click.echo("warning: no Node objects in the input: no pod can be placed", err=True)
@@ -100,11 +108,15 @@ def _schedule(bundle, namespace, pods, feature_gates, solver, objective, timeout
     else:
         chosen = None
     refuse_unstorable_pods(cluster, pending_pods(cluster) if chosen is None else chosen, bundle.location_of)
-    options = AllocateOptions(solver, objective, timeout, workers, SelectorEvaluator(cel_engine))
     started = time.monotonic()
-    placements = place(cluster, chosen, options=options)
+    with executor(*parallel) as ex, stopped_on_interrupt(ex.terminate):
+        placements = place(cluster, chosen, options=options, executor=ex)
     if not placements:
         click.echo("notice: no pending pods in the input (pods without spec.nodeName)", err=True)
+    for p in placements:
+        if p.node is not None and not p.exact:
+            click.echo(f"warning: pod {p.label}: time ran out before the {objective} answer on {p.node}; its valid "
+                       f"allocation so far is kept (raise --timeout)", err=True)
     pending = [p for p in placements if p.node is None]
     for p in pending:
         click.echo(f"pod {p.label} is pending: {p.reason}", err=True)

@@ -10,7 +10,8 @@ and library callers can catch exactly the family they care about.
     ├── EvaluationError     a CEL selector that fails at run time on a device (exit 2)
     ├── AllocationError     Kubernetes' allocator would return an error (exit 2)
     ├── Unschedulable       no allocation exists for all claims together (exit 1)
-    └── SolveTimeout        the solver ran out of time without an answer (exit 1)
+    ├── SolveTimeout        the solver ran out of time without an answer (exit 1)
+    └── WorkerLost          a worker process or Ray task died (killed, out of memory): no answer (exit 1)
 """
 
 from __future__ import annotations
@@ -118,6 +119,13 @@ class SolveTimeout(DrasatError):
 
     exit_code = 1
     stats: object | None = None  # the solver's statistics (drasat.solver.Stats) up to the limit
+
+
+class WorkerLost(DrasatError):
+    """A process doing part of the work died (killed, out of memory, a Ray node lost): like running out of
+    time, no answer — not bad input, and not a bug of drasat's."""
+
+    exit_code = 1
 
 
 class InternalError(DrasatError):

@@ -67,14 +67,19 @@ def check_resource_slice(out: Findings, where: Location, obj: ResourceSlice) -> 
     if spec.pool.generation < 0:
         out.add(at.child("pool.generation"), "must not be negative")
     _check_node_selection(out, at, spec)
-    if "devices" in spec.model_fields_set and "shared_counters" in spec.model_fields_set:
-        out.add(at, "only one of `sharedCounters` or `devices` may be set in a slice (since Kubernetes 1.35 "
-                    "counter sets and the devices that consume them are published in separate slices)")
+    check_counters_or_devices(out, at, spec)
     _check_devices(out, at.child("devices"), spec)
     _check_counter_sets(out, at.child("sharedCounters"), spec.shared_counters)
     if spec.partition_type_attribute is not None:
         _check_partition_type(out, at, spec)
     check_skip_node_operations(out, at.child("skipNodeOperations"), spec.skip_node_operations)
+
+
+def check_counters_or_devices(out: Findings, at: Location, spec: ResourceSliceSpec) -> None:
+    """Since 1.35 a slice publishes counter sets or devices, never both (solve refuses it too: storable.py)."""
+    if "devices" in spec.model_fields_set and "shared_counters" in spec.model_fields_set:
+        out.add(at, "only one of `sharedCounters` or `devices` may be set in a slice (since Kubernetes 1.35 "
+                    "counter sets and the devices that consume them are published in separate slices)")
 
 
 def _check_node_selection(out: Findings, at: Location, spec: ResourceSliceSpec) -> None:

@@ -6,7 +6,8 @@ which feed the allocator objects that validation refuses (subrequest names that 
 not DNS labels, a count with allocationMode All) and pin what it does with them. Some
 breaches leave nothing meaningful to allocate, though — a negative count, an object
 without a name, a constraint or configuration naming a request the claim does not
-have (which the allocator would silently ignore) — and no allocator ever meets them,
+have (which the allocator would silently ignore), a slice with both counter sets and devices
+(since 1.35 none of its devices can draw on its counters) — and no allocator ever meets them,
 because the API server never stores such an object. ``solve`` refuses those, with
 validate's own messages (the checks are the same functions), for the objects it uses;
 an object it does not use is validate's business alone. Numbers beyond int64 never get this far: the loader
@@ -17,10 +18,11 @@ from __future__ import annotations
 
 from .errors import Location, Problem
 from .meta import TypedObject
-from .resource import DeviceClaim, ResourceClaim
+from .resource import DeviceClaim, ResourceClaim, ResourceSlice
 from .rules_claim import check_count_not_negative, request_names
 from .rules_format import Findings, check_name_given, index
 from .rules_shared import check_request_known
+from .rules_slice import check_counters_or_devices
 
 
 def unstorable_problems(obj: TypedObject, where: Location | None = None) -> list[Problem]:
@@ -30,6 +32,8 @@ def unstorable_problems(obj: TypedObject, where: Location | None = None) -> list
     check_name_given(out, where.child("metadata"), obj.metadata)
     if isinstance(obj, ResourceClaim):
         _check_claim(out, where, obj)
+    if isinstance(obj, ResourceSlice):  # counters from such a slice are ones no node's devices could draw on
+        check_counters_or_devices(out, where.child("spec"), obj.spec)
     return out.problems
 
 

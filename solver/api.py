@@ -21,12 +21,12 @@ from .claims import plan_claims
 from .greedy import BudgetExhausted, GreedyResult, greedy_search
 from .inventory import Inventory, build_inventory
 from .plan import ClaimPlan, Pick
-from .problem import FIRST_FIT, PRIORITIZED, Problem
+from .problem import FIRST_FIT, PACK, PRIORITIZED, Problem
 from .results import allocation_results
 from .state import SearchState
 
 SOLVERS = ("cp-sat", "greedy")
-OBJECTIVES = (FIRST_FIT, PRIORITIZED)
+OBJECTIVES = (FIRST_FIT, PRIORITIZED, PACK)
 GREEDY_BUDGET = 3_000  # device tries the greedy twin may make on the default path before CP-SAT takes over
 
 
@@ -71,6 +71,19 @@ def _check_size(problem: Problem, devices: int) -> None:
                          f"{MAX_REQUEST_DEVICE_PAIRS:,} (about 1 GiB); allocate fewer claims at a time")
 
 
+def check_options(solver: str, objective: str, time_limit: float) -> None:
+    """InputError for options no allocation can run with: callers that fan out many allocations (schedule,
+    on worker processes too) check once, before any work, rather than fail inside each."""
+    if solver not in SOLVERS:
+        raise InputError(f"unknown solver {solver!r} (choose from {', '.join(SOLVERS)})")
+    if objective not in OBJECTIVES:
+        raise InputError(f"unknown objective {objective!r} (choose from {', '.join(OBJECTIVES)})")
+    if not (0 < time_limit < math.inf):  # also false for NaN
+        raise InputError(f"the time limit must be a positive number of seconds, not {time_limit}")
+    if solver == "greedy" and objective != FIRST_FIT:
+        raise InputError("the greedy solver only knows the first-fit objective; use --solver cp-sat")
+
+
 def allocate(problem: Problem, *, solver: str = "cp-sat", objective: str = FIRST_FIT,
              time_limit: float = 60.0, workers: int = 1, evaluator: SelectorEvaluator | None = None,
              greedy_budget: int = GREEDY_BUDGET) -> Allocation:
@@ -80,14 +93,7 @@ def allocate(problem: Problem, *, solver: str = "cp-sat", objective: str = FIRST
     refuse, and SolveTimeout when ``time_limit`` seconds were not enough. The limit is one
     deadline for the whole call: selector evaluation and both searches share it.
     """
-    if solver not in SOLVERS:
-        raise InputError(f"unknown solver {solver!r} (choose from {', '.join(SOLVERS)})")
-    if objective not in OBJECTIVES:
-        raise InputError(f"unknown objective {objective!r} (choose from {', '.join(OBJECTIVES)})")
-    if not (0 < time_limit < math.inf):  # also false for NaN
-        raise InputError(f"the time limit must be a positive number of seconds, not {time_limit}")
-    if solver == "greedy" and objective != FIRST_FIT:
-        raise InputError("the greedy solver only knows the first-fit objective; use --solver cp-sat")
+    check_options(solver, objective, time_limit)
     _check_claim_names(problem)
     started = time.monotonic()
     deadline = started + time_limit

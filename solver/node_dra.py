@@ -10,20 +10,22 @@ computed on, and the scheduling loop recomputes the devices for the node it pick
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
+from functools import lru_cache
 
 from drasat.models.core import ContainerExtendedResourceRequest, NodeAllocatableResourceClaimStatus
 from drasat.models.errors import AllocationError, EvaluationError, Unschedulable
 from drasat.models.resource import AllocationResult, ResourceClaim
 
-from .api import allocate
+from .api import allocate, check_options
 from .cel import SelectorEvaluator
 from .node_filter import REASON_DRA, node_info
 from .node_resources import claim_statuses, pod_level_violation
 from .nodes import SelectorParseError, selector_matches
 from .extended import extended_claim
 from .pods import PodClaims
-from .problem import FIRST_FIT, Problem
+from .packing import footprint
+from .problem import FIRST_FIT, PACK, Problem
 from .schedule_state import ClusterState
 
 FIRST_AVAILABLE_MAX = 8  # resourceapi.FirstAvailableDeviceRequestMaxSize: the DRA score of alternative i is 8 - i
@@ -39,6 +41,10 @@ class AllocateOptions:
     time_limit: float = 60.0
     workers: int = 1
     evaluator: SelectorEvaluator | None = None
+    engine: str | None = None  # the CEL engine's name, for processes that make their own evaluator
+
+    def __post_init__(self) -> None:
+        check_options(self.solver, self.objective, self.time_limit)  # before any work, not in every worker
 
 
 @dataclass
@@ -54,6 +60,8 @@ class DraVerdict:
     score: int = 0
     statuses: list[NodeAllocatableResourceClaimStatus] = field(default_factory=list)
     mappings: list[ContainerExtendedResourceRequest] = field(default_factory=list)
+    footprint: tuple[int, ...] = ()  # with the pack objective: its score of the allocations (lower is better)
+    exact: bool = True  # False: time ran out before the objective's answer; the allocations are valid
 
 
 def claims_to_allocate(state: ClusterState, pc: PodClaims,
@@ -101,24 +109,66 @@ def claim_shape(state: ClusterState, pc: PodClaims, node: str) -> ClaimShape:
     return ClaimShape(claims, mappings, json.dumps([shapes, shared, owner], sort_keys=True))
 
 
+@dataclass(frozen=True)
+class NodeTask:
+    """One per-node allocation to run, anywhere: the question and how to search it (no CEL engine object:
+    a worker process uses its own, of the same kind)."""
+
+    problem: Problem
+    options: AllocateOptions
+
+    def shippable(self) -> NodeTask:
+        engine = self.options.evaluator.engine_name if self.options.evaluator else None
+        return NodeTask(self.problem, replace(self.options, evaluator=None, engine=engine))
+
+
+@dataclass(frozen=True)
+class NodeAnswer:
+    """``allocate``'s outcome on one node as a plain value (it crosses process boundaries): the allocations,
+    or why the devices step fails there."""
+
+    results: dict[str, AllocationResult] = field(default_factory=dict)
+    reason: str = ""
+    footprint: tuple[int, ...] = ()  # pack's score of ``results`` (the pack objective only)
+    exact: bool = True  # ``allocate``'s stats.exact
+
+
+def answer_on_node(task: NodeTask) -> NodeAnswer:
+    """Allocate ``task.problem``; unschedulable and Kubernetes' own allocation errors become the node's reason.
+    A top-level function of a picklable task, so that :mod:`parallel` can run it in another process."""
+    options = task.options
+    evaluator = options.evaluator or _process_evaluator(options.engine)
+    try:
+        answer = allocate(task.problem, solver=options.solver, objective=options.objective,
+                          time_limit=options.time_limit, workers=options.workers, evaluator=evaluator)
+    except Unschedulable:
+        return NodeAnswer(reason=REASON_DRA)
+    except (AllocationError, EvaluationError) as exc:
+        return NodeAnswer(reason=str(exc))
+    score = footprint(task.problem, answer.results).key if options.objective == PACK else ()
+    return NodeAnswer(answer.results, footprint=score, exact=answer.stats.exact)
+
+
+@lru_cache(maxsize=None)
+def _process_evaluator(engine: str | None) -> SelectorEvaluator:
+    """One CEL engine per worker process and engine kind, kept across tasks (compiled selectors are reused)."""
+    return SelectorEvaluator(engine)
+
+
 def dra_verdict(state: ClusterState, pc: PodClaims, node: str, options: AllocateOptions,
-                shape: ClaimShape | None = None) -> DraVerdict:
-    """Allocate the pod's pending claims on ``node`` and work out the DRA score and node-allocatable amounts."""
+                shape: ClaimShape | None = None, solved: tuple[Problem, NodeAnswer] | None = None) -> DraVerdict:
+    """Allocate the pod's pending claims on ``node`` and work out the DRA score and node-allocatable amounts.
+    ``solved``: the per-node problem and its answer, when they were computed elsewhere (in parallel)."""
     shape = shape or claim_shape(state, pc, node)
     claims = shape.claims
     verdict = DraVerdict(node, pc.label, claims=claims, mappings=shape.mappings)
     if claims:
-        verdict.problem = state.problem(node, claims)
-        try:
-            answer = allocate(verdict.problem, solver=options.solver, objective=options.objective,
-                              time_limit=options.time_limit, workers=options.workers, evaluator=options.evaluator)
-        except Unschedulable:
-            verdict.reasons = [REASON_DRA]
+        verdict.problem, answer = solved or (state.problem(node, claims), None)
+        answer = answer or answer_on_node(NodeTask(verdict.problem, options))
+        if answer.reason:
+            verdict.reasons = [answer.reason]
             return verdict
-        except (AllocationError, EvaluationError) as exc:
-            verdict.reasons = [str(exc)]
-            return verdict
-        verdict.allocations = answer.results
+        verdict.allocations, verdict.footprint, verdict.exact = answer.results, answer.footprint, answer.exact
         verdict.score = dra_score(claims, answer.results)
     if state.cluster.features["DRANodeAllocatableResources"]:
         _node_allocatable(state, pc, verdict)

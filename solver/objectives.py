@@ -6,7 +6,16 @@ then, device by device in inventory order, each device that still allows one. It
 solved lexicographically in stages; a stage only calls CP-SAT when the current
 solution does not already show the next device is possible, so an easy input costs
 a single solve. *prioritized-list* first minimises the total rank of the chosen
-``firstAvailable`` entries (what the scheduler scores), then applies first-fit.
+``firstAvailable`` entries (what the scheduler scores), then applies first-fit. *pack*
+keeps Kubernetes' ``firstAvailable`` semantics — request by request, in order, the
+earliest entry with which a complete allocation exists, as first-fit decides them —
+and only then, among the devices those entries allow, touches as few devices and
+counter sets as it can and leaves the biggest free partitions (:mod:`packing`), then
+applies first-fit. (Its entries are never later than first-fit's, compared request by
+request: first-fit also keeps its earlier requests' devices fixed when it decides the
+next request's entry, pack only their entries. "Best total rank, then pack" is not an
+objective: a lower rank bought with a later entry for an earlier request is not what
+the API's order says.)
 
 The stages work on a copy of the built model, so the same :class:`AllocationModel` can
 be solved again (another objective, or an explanation under other assumptions).
@@ -24,7 +33,8 @@ from drasat.models.errors import InternalError, SolveTimeout
 
 from .model import AllocationModel
 from .plan import Alternative, ClaimPlan, Pick
-from .problem import PRIORITIZED
+from .packing import minimize_footprint
+from .problem import PACK, PRIORITIZED
 from .hint import first_fit_fill
 
 
@@ -40,6 +50,9 @@ class _Stages:
         # Once time is up, the last complete allocation found is decoded as it stands: every question
         # is then answered from ``values`` instead of by another solve.
         self.frozen = False
+        # A best-effort stage's budget in CP-SAT's deterministic time (machine-independent, so answers stay
+        # reproducible): the best solution found within it is kept; None: solve to optimality.
+        self.effort: float | None = None
 
     def solve(self, assume: cp_model.IntVar | None = None) -> bool:
         if self.frozen:
@@ -63,6 +76,8 @@ class _Stages:
         # stages after it are small variations of a model just solved, where presolve is
         # most of the cost (measured: 3-5x faster stages on partitioned GPUs).
         solver.parameters.cp_model_presolve = self.solves == 0
+        if self.effort is not None:
+            solver.parameters.max_deterministic_time = self.effort
         status = solver.solve(model)
         self.solves += 1
         self.branches += solver.num_branches
@@ -81,6 +96,8 @@ class _Stages:
                                 f"{self.model.validate() or 'no validation message'}")
         if status == cp_model.UNKNOWN and time.monotonic() >= self.deadline - 0.05:
             raise SolveTimeout("the CP-SAT solver ran out of time before it decided (raise --timeout)")
+        if status == cp_model.UNKNOWN and self.effort is not None:
+            return False  # nothing found within a best-effort stage's budget
         raise InternalError(f"the CP-SAT solver stopped with status {solver.status_name(status)} "
                             f"before its time was up: {solver.solution_info() or 'no reason given'}")
 
@@ -153,10 +170,22 @@ def solve_staged(m: AllocationModel, objective: str, deadline: float, workers: i
     try:
         if objective == PRIORITIZED:
             stages.minimize_rank()
+        elif objective == PACK:
+            _first_available_in_order(m, stages)
+            minimize_footprint(stages)
         return result(_decode(m, stages))
     except SolveTimeout:
         stages.frozen = True
         return result(_decode(m, stages), exact=False)
+
+
+def _first_available_in_order(m: AllocationModel, stages: _Stages) -> None:
+    """Fix every request's ``firstAvailable`` entry as first-fit decides it (the earliest that still allows
+    a complete allocation, request by request), leaving the devices free for pack to choose."""
+    decoder = _Decoder(m, stages)
+    for plan in m.plans:
+        for req in plan.requests:
+            decoder.alternative(req.alternatives)
 
 
 def _decode(m: AllocationModel, stages: _Stages) -> list[list[Pick]]:
@@ -186,11 +215,12 @@ class _Decoder:
         held: set[int] = set()
         picks: list[Pick] = []
         for req in plan.requests:
-            alt = self._alternative(req.alternatives)
+            alt = self.alternative(req.alternatives)
             picks.extend(self._devices(alt, held))
         return picks
 
-    def _alternative(self, alternatives: Sequence[Alternative]) -> Alternative:
+    def alternative(self, alternatives: Sequence[Alternative]) -> Alternative:
+        """The earliest alternative that still allows a complete allocation, fixed in the model."""
         for alt in alternatives[:-1]:
             if self.stages.at_least(self.m.use(alt), 1):
                 return alt

@@ -18,6 +18,7 @@ from .features import Features
 
 FIRST_FIT = "first-fit"  # exactly the devices Kubernetes' depth-first search returns
 PRIORITIZED = "prioritized-list"  # earliest firstAvailable alternatives first, then first-fit
+PACK = "pack"  # fewest devices and counter sets touched, then the biggest free partitions, then first-fit
 
 
 @dataclass(frozen=True)

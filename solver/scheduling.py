@@ -21,7 +21,9 @@ from drasat.models.resource import AllocationResult, ResourceClaim, ResourceClai
 
 from .cel import SelectorEvaluator
 from .cluster import Cluster, label_of
-from .node_dra import AllocateOptions, ClaimShape, DraVerdict, allocated_elsewhere, claim_shape, dra_verdict
+from .node_dra import (
+    AllocateOptions, ClaimShape, DraVerdict, NodeTask, allocated_elsewhere, answer_on_node, claim_shape, dra_verdict,
+)
 from .node_filter import REASON_DRA, REASON_PIN_CONFLICT, REASON_PINNED, filter_reasons, pinned_nodes, summary
 from .node_resources import Resources, insufficient, least_allocated, pod_requests
 from .node_scores import (
@@ -31,6 +33,7 @@ from .node_scores import (
 from .pods import (
     PodClaims, is_extended_resource, not_schedulable_now, pending_pods, pod_consumer, resolve_pod_claims,
 )
+from .parallel import Executor
 from .problem import Problem
 from .schedule_state import ClusterState, NodeLoad
 
@@ -45,6 +48,7 @@ class Placement:
     problem: Problem | None = None  # the per-node question the new allocations answer (for the verifier)
     allocations: dict[str, AllocationResult] = field(default_factory=dict)
     node_reasons: dict[str, list[str]] = field(default_factory=dict)
+    exact: bool = True  # False: time ran out before the objective's answer on the node (the allocation is valid)
 
     @property
     def label(self) -> str:
@@ -52,14 +56,18 @@ class Placement:
 
 
 def schedule(cluster: Cluster, pods: Sequence[Pod] | None = None, *,
-             options: AllocateOptions | None = None) -> list[Placement]:
-    """Place ``pods`` (default: every pending pod) one at a time; each placement shapes the next."""
+             options: AllocateOptions | None = None, executor: Executor | None = None) -> list[Placement]:
+    """Place ``pods`` (default: every pending pod) one at a time; each placement shapes the next.
+
+    With an ``executor`` of several workers (:mod:`parallel`), the allocations a pod's node classes still
+    need are computed on its processes; the placements are the same as without."""
     state = ClusterState(cluster)
     options = options or AllocateOptions()
     if options.evaluator is None:  # one CEL engine for the whole run: compiled selectors are kept
         options = replace(options, evaluator=SelectorEvaluator())
     cache: dict[tuple, DraVerdict] = {}
-    return [schedule_one(state, pod, options, cache) for pod in (pending_pods(cluster) if pods is None else pods)]
+    return [schedule_one(state, pod, options, cache, executor)
+            for pod in (pending_pods(cluster) if pods is None else pods)]
 
 
 @dataclass
@@ -75,11 +83,11 @@ class _Outcome:
 
 
 def schedule_one(state: ClusterState, pod: Pod, options: AllocateOptions,
-                 cache: dict[tuple, DraVerdict]) -> Placement:
+                 cache: dict[tuple, DraVerdict], executor: Executor | None = None) -> Placement:
     """Filter, score and commit one pod against the current state.
 
     Nodes alike in everything the filters read (labels and taints, load, devices and devices in use) get
-    the same answer, so each such class of nodes is evaluated once for the pod."""
+    the same answer, so each such class of nodes is evaluated once for the pod, on its first node."""
     cluster = state.cluster
     waiting = not_schedulable_now(pod)
     if waiting:
@@ -90,23 +98,18 @@ def schedule_one(state: ClusterState, pod: Pod, options: AllocateOptions,
     pinned = pinned_nodes(pod)
     if pinned is not None and not pinned:
         return Placement(pod, reason=summary(len(cluster.nodes), [], REASON_PIN_CONFLICT))
-    name_matters = bool(pod.spec.node_name) or any(t.match_fields for t in pod.required_node_terms()) or \
-        any(t.preference.match_fields for t in pod.preferred_node_terms())
-    shares_claims = any(u.allocated for u in pc.uses)  # where they are allocated decides: checked per node
-    classes: dict[tuple, _Outcome] = {}
-    shapes: dict[frozenset[str], ClaimShape] = {}
+    keys = _class_keys(state, pc, pinned)
+    firsts: dict[tuple, Node] = {}
+    for node in cluster.nodes:
+        key = keys[node.name]
+        if key is not None and key not in firsts:
+            firsts[key] = node
+    outcomes = _evaluate_classes(state, pc, firsts, options, cache, executor)
     reasons: dict[str, list[str]] = {}
     passed: list[tuple[str, _Outcome]] = []
     for node in cluster.nodes:
-        if pinned is not None and node.name not in pinned:
-            reasons[node.name] = [REASON_PINNED]
-            continue
-        elsewhere = tuple(allocated_elsewhere(state, pc, node.name)) if shares_claims else ()
-        key = (node.name if name_matters else "", elsewhere, state.filter_key(node.name),
-               state.loads[node.name].key, state.signature(node.name))
-        outcome = classes.get(key)
-        if outcome is None:
-            outcome = classes[key] = _evaluate(state, pc, node, options, cache, shapes)
+        key = keys[node.name]
+        outcome = _Outcome([REASON_PINNED]) if key is None else outcomes[key]
         if outcome.reasons:
             reasons[node.name] = outcome.reasons
         else:
@@ -119,16 +122,52 @@ def schedule_one(state: ClusterState, pod: Pod, options: AllocateOptions,
     return Placement(pod, reason=summary(len(cluster.nodes), reasons.values()), node_reasons=reasons)
 
 
+def _class_keys(state: ClusterState, pc: PodClaims, pinned: set[str] | None) -> dict[str, tuple | None]:
+    """Each node's class for this pod: what the filters and the devices step read of it (None: pinned away)."""
+    pod = pc.pod
+    name_matters = bool(pod.spec.node_name) or any(t.match_fields for t in pod.required_node_terms()) or \
+        any(t.preference.match_fields for t in pod.preferred_node_terms())
+    shares_claims = any(u.allocated for u in pc.uses)  # where they are allocated decides: checked per node
+    keys: dict[str, tuple | None] = {}
+    for node in state.cluster.nodes:
+        if pinned is not None and node.name not in pinned:
+            keys[node.name] = None
+            continue
+        elsewhere = tuple(allocated_elsewhere(state, pc, node.name)) if shares_claims else ()
+        keys[node.name] = (node.name if name_matters else "", elsewhere, state.filter_key(node.name),
+                           state.loads[node.name].key, state.signature(node.name))
+    return keys
+
+
+def _evaluate_classes(state: ClusterState, pc: PodClaims, firsts: dict[tuple, Node], options: AllocateOptions,
+                      cache: dict[tuple, DraVerdict], executor: Executor | None) -> dict[tuple, _Outcome]:
+    """Each class evaluated on its first node. The allocations the classes that pass the filters still need are
+    independent of each other: with several workers they are computed up front, on the executor."""
+    shapes: dict[frozenset[str], ClaimShape] = {}
+    early = {key: _filtered(state, pc, node) for key, node in firsts.items()}
+    if executor is not None and executor.workers > 1:
+        _prefetch(state, pc, [node.name for key, node in firsts.items() if not early[key]], options, cache, shapes,
+                  executor)
+    return {key: _Outcome(early[key]) if early[key] else _evaluate(state, pc, node, options, cache, shapes)
+            for key, node in firsts.items()}
+
+
+def _filtered(state: ClusterState, pc: PodClaims, node: Node) -> list[str]:
+    """The filters before the devices, in the scheduler's order: why the node fails them, or []."""
+    level = state.cluster.features["PodLevelResources"]
+    return filter_reasons(pc.pod, node) or _fit(state.loads[node.name], pc, pod_requests(pc.pod, pod_level=level)) \
+        or allocated_elsewhere(state, pc, node.name)
+
+
 def _evaluate(state: ClusterState, pc: PodClaims, node: Node, options: AllocateOptions,
               cache: dict[tuple, DraVerdict], shapes: dict[frozenset[str], ClaimShape]) -> _Outcome:
-    """The filters in the scheduler's order, then the devices, then the DRA amounts on top of the load."""
+    """For a node that passed :func:`_filtered`: the devices, then the DRA amounts on top of the load."""
     pod, load = pc.pod, state.loads[node.name]
     level = state.cluster.features["PodLevelResources"]
-    why = filter_reasons(pod, node) or _fit(load, pc, pod_requests(pod, pod_level=level)) or \
-        allocated_elsewhere(state, pc, node.name)
-    if why:
-        return _Outcome(why)
-    verdict = _cached_verdict(state, pc, node.name, options, cache, shapes)
+    key, shape = _verdict_key(state, pc, node.name, shapes)
+    if key not in cache:
+        cache[key] = dra_verdict(state, pc, node.name, options, shape)
+    verdict = cache[key]
     if verdict.reasons:
         return _Outcome(verdict.reasons)
     if verdict.statuses:
@@ -141,18 +180,32 @@ def _evaluate(state: ClusterState, pc: PodClaims, node: Node, options: AllocateO
                     intolerable_prefer_no_schedule(pod, node), preferred_affinity(pod, node))
 
 
-def _cached_verdict(state: ClusterState, pc: PodClaims, node: str, options: AllocateOptions,
-                    cache: dict[tuple, DraVerdict], shapes: dict[frozenset[str], ClaimShape]) -> DraVerdict:
-    """The devices verdict for ``node``, computed once per claim shape and node class (across pods too)."""
+def _verdict_key(state: ClusterState, pc: PodClaims, node: str,
+                 shapes: dict[frozenset[str], ClaimShape]) -> tuple[tuple, ClaimShape]:
+    """Devices verdicts are kept per claim shape and node class (across pods too): the key, and the shape."""
     allocatable = state.loads[node].allocatable
     on_dra = frozenset(name for name in pc.extended if not allocatable.get(name))
     if on_dra not in shapes:
         shapes[on_dra] = claim_shape(state, pc, node)
     shape = shapes[on_dra]
-    key = (shape.key, state.signature(node))
-    if key not in cache:
-        cache[key] = dra_verdict(state, pc, node, options, shape)
-    return cache[key]
+    return (shape.key, state.signature(node)), shape
+
+
+def _prefetch(state: ClusterState, pc: PodClaims, nodes: list[str], options: AllocateOptions,
+              cache: dict[tuple, DraVerdict], shapes: dict[frozenset[str], ClaimShape], executor: Executor) -> None:
+    """The verdicts these nodes still lack, their allocations run on the executor (each on the first node of
+    its key, as the serial loop would have run it)."""
+    todo: dict[tuple, tuple[str, ClaimShape]] = {}
+    for node in nodes:
+        key, shape = _verdict_key(state, pc, node, shapes)
+        if key not in cache and key not in todo and shape.claims:
+            todo[key] = (node, shape)
+    if len(todo) < 2:
+        return
+    tasks = [NodeTask(state.problem(node, shape.claims), options) for node, shape in todo.values()]
+    answers = executor.map(answer_on_node, [task.shippable() for task in tasks])
+    for (key, (node, shape)), task, answer in zip(todo.items(), tasks, answers):
+        cache[key] = dra_verdict(state, pc, node, options, shape, (task.problem, answer))
 
 
 def _fit(load: NodeLoad, pc: PodClaims, request: Resources) -> list[str]:
@@ -169,7 +222,9 @@ def _fit(load: NodeLoad, pc: PodClaims, request: Resources) -> list[str]:
 def _ranked(passed: list[tuple[str, _Outcome]]) -> list[tuple[str, DraVerdict]]:
     """Nodes that passed, best first by the default profile's weighted sum — TaintToleration, NodeAffinity,
     NodeResourcesFit (least allocated), NodeResourcesBalancedAllocation and DynamicResources, each
-    normalised as upstream — then by name."""
+    normalised as upstream — then by name. With the pack objective, nodes of equal score are ordered by
+    the footprint of their allocation first (fewest devices and GPUs newly touched: whole ones stay free);
+    the scheduler's score itself is never overridden."""
     outcomes = [o for _, o in passed]
     taints = normalized([o.taints for o in outcomes], reverse=True)
     affinity = normalized([o.affinity for o in outcomes])
@@ -181,7 +236,7 @@ def _ranked(passed: list[tuple[str, _Outcome]]) -> list[tuple[str, DraVerdict]]:
                  + WEIGHT_NODE_RESOURCES_FIT * outcome.fit_score + WEIGHT_BALANCED_ALLOCATION * outcome.balanced
                  + WEIGHT_DYNAMIC_RESOURCES * dra[i])
         scored.append((-total, name, outcome.verdict))
-    scored.sort(key=lambda item: (item[0], item[1]))
+    scored.sort(key=lambda item: (item[0], item[2].footprint, item[1]))  # footprint: () unless packing
     return [(name, verdict) for _, name, verdict in scored]
 
 
@@ -198,7 +253,7 @@ def _commit(state: ClusterState, pc: PodClaims, node: str, verdict: DraVerdict,
     pod = _bound_pod(pc, node, verdict, claims)
     state.record(claims)
     state.bind(pod, node)
-    return Placement(pod, node, claims, problem=verdict.problem, allocations=verdict.allocations)
+    return Placement(pod, node, claims, problem=verdict.problem, allocations=verdict.allocations, exact=verdict.exact)
 
 
 def _updated_claims(pc: PodClaims, verdict: DraVerdict) -> list[ResourceClaim]:

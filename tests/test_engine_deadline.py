@@ -120,7 +120,7 @@ def test_a_selector_failing_at_run_time_is_exit_2_for_every_objective(tmp_path, 
     import yaml
     problem = gpu_problem(2, 1, selector=f'device.attributes["{DRIVER}"].nosuch == 1')
     objects = [{"apiVersion": "v1", "kind": "Node", "metadata": {"name": "node-1"}},
-               *(o.model_dump(by_alias=True, exclude_none=True) for o in (*problem.slices, *problem.classes,
+               *(o.model_dump(by_alias=True, exclude_none=True, exclude_unset=True) for o in (*problem.slices, *problem.classes,
                                                                           *problem.claims))]
     (tmp_path / "in.yaml").write_text(yaml.safe_dump_all(objects))
     _register()

@@ -108,3 +108,40 @@ def test_library_callers_get_the_same_refusal() -> None:
     objects = list(load_text(CLAIM.replace(*BROKEN["negative count"][:2], 1)))
     with pytest.raises(InputError, match=r"ResourceClaim/default/broken: spec.devices.requests\[0\].exactly.count: -1"):
         problem_from_objects(objects, node="n")
+
+
+MIXED_SLICE = """\
+apiVersion: v1
+kind: Node
+metadata: {name: node-0}
+---
+apiVersion: resource.k8s.io/v1
+kind: DeviceClass
+metadata: {name: gpu}
+---
+apiVersion: resource.k8s.io/v1
+kind: ResourceSlice
+metadata: {name: node-0-gpus}
+spec:
+  driver: gpu.example.com
+  nodeName: node-0
+  pool: {name: node-0, generation: 1, resourceSliceCount: 1}
+  sharedCounters:
+  - {name: gpu-0, counters: {mem: {value: 80Gi}}}
+  devices:
+  - name: gpu-0-half
+    consumesCounters: [{counterSet: gpu-0, counters: {mem: {value: 40Gi}}}]
+"""
+
+
+def test_solve_refuses_a_slice_with_counter_sets_and_devices_as_validate_does(tmp_path: Path) -> None:
+    """Since 1.35 such a slice is never stored, and none of its devices could draw on its counters: solve used
+    to allocate from it, and the verifier then found the device in no slice the node sees."""
+    claim = "apiVersion: resource.k8s.io/v1\nkind: ResourceClaim\nmetadata: {name: c, namespace: default}\n" \
+            "spec: {devices: {requests: [{name: gpu, exactly: {deviceClassName: gpu}}]}}\n"
+    message = "only one of `sharedCounters` or `devices` may be set in a slice"
+    validated = _run(tmp_path, "validate", "-q", claims=claim, cluster=MIXED_SLICE)
+    assert validated.exit_code == 2 and message in validated.stdout
+    solved = _run(tmp_path, "solve", claims=claim, cluster=MIXED_SLICE)
+    assert solved.exit_code == 2 and solved.stdout == "" and "Traceback" not in solved.stderr
+    assert message in solved.stderr and "cluster.yaml[2]: ResourceSlice/node-0-gpus: spec" in solved.stderr
