@@ -85,18 +85,24 @@ def _text(found: Explanation) -> str:
     lines = []
     for f in found.funnel:
         needs = "all matching devices" if f.needs == "all" else f"{f.needs} device(s)"
-        lines.append(f"claim {f.claim}, request {f.request}: needs {needs}, {f.candidates} candidate(s)")
+        lines.append(f"claim {f.claim}, request {f.request}: needs {needs}; {f.candidates} of the {f.offered} "
+                     "device(s) seen are candidates")
         for step in f.steps:
             named = ", ".join(step.devices) + (", ..." if step.removed > len(step.devices) else "")
             lines.append(f"  - {step.removed} removed: {step.reason} ({named})")
+        lines.extend(f"  - note: {note}" for note in f.notes)
         if f.blocked:
             lines.append(f"  - allocationMode All cannot be met: {f.blocked}")
     if found.feasible:
-        lines.append("feasible: the claims can be allocated together (drasat solve shows the devices)")
+        lines.append("feasible: the claims can be allocated together; drasat solve would choose:")
+        lines.extend(f"  - claim {c.claim}, request {c.request}: {c.device}" for c in found.choice)
     elif found.short_requests:
         lines.append("cause: too few candidates for " + "; ".join(found.short_requests))
     else:
         lines.append("every request has candidates enough on its own; these cannot all hold together "
                      "(dropping any one of them would let the claims fit):")
         lines.extend(f"  - {words}" for words in found.conflict)
+    if found.fixes:
+        lines.append("what would fix it:")
+        lines.extend(f"  - {fix.text}" for fix in found.fixes)
     return "\n".join(lines)

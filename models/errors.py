@@ -85,14 +85,21 @@ class AllocationError(DrasatError):
 
 
 class Unschedulable(DrasatError):
-    """No allocation exists for all the claims together on this node."""
+    """No allocation exists for all the claims together on this node.
+
+    ``reasons`` is the explanation in a few lines; ``explanation`` the same as data
+    (``drasat.solver.explanation.Explanation``: per request its funnel — counts per step and
+    device names — and, once ``drasat.solver.explanation.explain`` has run, the minimal
+    conflict as rule instances). Typed ``object`` here: models never import the solver.
+    """
 
     exit_code = 1
     stats: object | None = None  # the solver's statistics (drasat.solver.Stats) for the search that proved it
 
     def __init__(self, message: str = "no allocation exists for all claims together",
-                 reasons: list[str] | None = None) -> None:
+                 reasons: list[str] | None = None, explanation: object | None = None) -> None:
         self.reasons = reasons or []
+        self.explanation = explanation
         super().__init__(message)
 
 

@@ -18,6 +18,7 @@ from drasat.models.resource import AllocationResult
 
 from .cel import SelectorEvaluator
 from .claims import plan_claims
+from .explanation import explain_funnel
 from .greedy import BudgetExhausted, GreedyResult, greedy_search
 from .inventory import Inventory, build_inventory
 from .plan import ClaimPlan, Pick
@@ -101,11 +102,13 @@ def allocate(problem: Problem, *, solver: str = "cp-sat", objective: str = FIRST
         exc.stats = _finished(stats, started)  # how far the searches got
         raise
     if picks is None:
-        if any(pool.state == "invalid" for pool in inv.pools):
-            raise AllocationError("invalid resource pools were encountered")
+        invalid = [f"{pool.label()} ({pool.problem})" for pool in inv.pools if pool.state == "invalid"]
+        if invalid:
+            raise AllocationError("invalid resource pools were encountered: " + "; ".join(invalid))
         names = ", ".join(plan.label for plan in plans)
+        found = explain_funnel(problem, inv, plans, evaluator or SelectorEvaluator())
         failure = Unschedulable(f"no allocation exists for claims {names} together on node {problem.node.name}",
-                                reasons=explain(inv, plans))
+                                reasons=found.summary(), explanation=found)
         failure.stats = _finished(stats, started)  # what proving it took
         raise failure
     results = allocation_results(inv, plans, picks)
@@ -139,14 +142,6 @@ def _search_decides_errors(plans: list[ClaimPlan]) -> bool:
             if alt.errors or (alt.mode == "All" and any(c.applies(alt) for c in plan.constraints)):
                 return True
     return False
-
-
-def explain(inv: Inventory, plans: list[ClaimPlan]) -> list[str]:
-    """Why the claims fall short, from the funnel of candidates (``drasat explain``'s first step; its
-    search for a minimal conflict is left to it, so a "no" costs no extra solves here)."""
-    from .explanation import Explanation, funnel_of
-
-    return Explanation(False, *funnel_of(inv, plans)).summary()
 
 
 def _greedy_stats(stats: Stats, result: GreedyResult, path: str) -> None:

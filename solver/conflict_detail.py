@@ -1,0 +1,109 @@
+"""One member of a minimal conflict, said with the numbers that make it fail.
+
+A rule instance's own words ("constraint #0 (matchAttribute example.com/numa) holds") say
+*what* cannot hold; the operator also wants to see *why*: for a matchAttribute, how many
+candidates each request has per attribute value; for a distinctAttribute, how few values the
+candidates carry; for a counter set, how much of each counter is left; for a shared device,
+how much of its capacity. Counts are of candidates — devices free and admitted by every
+static check — so they are what the allocation could still choose from.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from fractions import Fraction
+from typing import Hashable
+
+from drasat.models.quantity import DECIMAL_SI, Quantity
+
+from .inventory import Inventory
+from .plan import Alternative, ClaimPlan, ConstraintPlan
+from .rules.base import Assumption
+from .rules.matching import constraint_attribute
+from .constraints import labels
+
+SHOWN_VALUES = 6  # attribute values listed per sentence
+
+
+def detail(inv: Inventory, plans: list[ClaimPlan], member: Assumption) -> str:
+    """The numbers behind one rule instance of a conflict, in words ("" when there is nothing to add)."""
+    if member.rule == "attributes" and member.claim is not None and member.constraint is not None:
+        plan = plans[member.claim]
+        constraint = next(c for c in plan.constraints if c.index == member.constraint)
+        return _attribute_detail(inv, plan, constraint)
+    if member.rule == "counters" and member.counter_set is not None:
+        return _counters_left(inv, member.counter_set)
+    if member.rule == "capacity":
+        return _capacity_left(inv, member.meaning)
+    return ""
+
+
+def _count(alt: Alternative) -> str:
+    return "all devices" if alt.mode == "All" else f"{alt.count} device{'s' if alt.count != 1 else ''}"
+
+
+def _attribute_detail(inv: Inventory, plan: ClaimPlan, constraint: ConstraintPlan) -> str:
+    covered = [alt for alt in plan.alternatives() if constraint.applies(alt)]
+    per_value: dict[Hashable, Counter[str]] = {}
+    lacking: Counter[str] = Counter()
+    for alt in covered:
+        for device in alt.candidates:
+            attr = constraint_attribute(inv, alt, device, constraint.attribute)
+            found = labels(attr, constraint.kind, inv.features.list_attributes)
+            if not found:
+                lacking[alt.result_name] += 1
+            for label in found or ():
+                per_value.setdefault(label, Counter())[alt.result_name] += 1
+    names = [alt.result_name for alt in covered]
+    missing = "; ".join(f"{n} of request {name}'s candidates lack it" for name, n in lacking.items())
+    if constraint.kind == "distinct":
+        values = sorted(per_value, key=repr)
+        needed = sum(alt.count for alt in covered if alt.mode != "All")
+        shown = ", ".join(_value(v) for v in values[:SHOWN_VALUES]) + (", ..." if len(values) > SHOWN_VALUES else "")
+        text = (f"the candidates carry {len(values)} distinct value{'s' if len(values) != 1 else ''} of "
+                f"{constraint.attribute} ({shown or 'none'}) for {needed} device{'s' if needed != 1 else ''}")
+        return text + (f"; {missing}" if missing else "")
+    wanted = " and ".join(f"{_count(alt)} for {alt.result_name}" for alt in covered)
+    rows = [f"{_value(v)}: " + ", ".join(f"{per_value[v][name]} {name}" for name in names)
+            for v in sorted(per_value, key=repr)[:SHOWN_VALUES]]
+    text = f"no {constraint.attribute} value has {wanted} free ({'; '.join(rows) or 'no candidate has it'})"
+    return text + (f"; {missing}" if missing else "")
+
+
+def _value(label: Hashable) -> str:
+    """A constraint label as the user wrote the value (labels are (type, value) pairs)."""
+    if isinstance(label, tuple) and len(label) == 2:
+        return str(label[1]).lower() if isinstance(label[1], bool) else str(label[1])
+    return str(label)
+
+
+def _counters_left(inv: Inventory, key: tuple[str, str, str]) -> str:
+    """What is left of each counter of the set, and what its devices on this node take of it."""
+    driver, pool_name, counter_set = key
+    left = inv.pool((driver, pool_name)).counters.get(counter_set, {})
+    takes: dict[str, list[str]] = {}
+    formats: dict[str, str] = {}
+    for dev in inv.devices:
+        if dev.pool_key != (driver, pool_name):
+            continue
+        for use in dev.device.consumes_counters:
+            if use.counter_set == counter_set:
+                for name, counter in use.counters.items():
+                    takes.setdefault(name, []).append(f"{dev.name} {counter.value}")
+                    formats[name] = counter.value.format
+    parts = []
+    for name, value in sorted(left.items()):
+        amount = Quantity(max(value, Fraction(0)), formats.get(name, DECIMAL_SI))
+        shown = takes.get(name, [])[:SHOWN_VALUES]
+        parts.append(f"{amount} of {name} left" + (f", taken by {', '.join(shown)}" if shown else ""))
+    return "; ".join(parts) or "nothing left"
+
+
+def _capacity_left(inv: Inventory, meaning: str) -> str:
+    dev = next((d for d in inv.devices if f"device {d.label()} " in meaning + " "), None)
+    if dev is None:
+        return ""
+    used = inv.in_use.capacity.get(dev.id, {})
+    parts = [f"{name} {Quantity(c.value.value - used.get(name, Fraction(0)), c.value.format)} of {c.value} free"
+             for name, c in sorted(dev.device.capacity.items())]
+    return f"device {dev.name} has " + ", ".join(parts)

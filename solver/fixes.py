@@ -1,0 +1,138 @@
+"""What would make failing claims fit, where finding out is cheap.
+
+Three kinds of fix, each proved by solving the changed problem with the same model:
+
+* **a smaller count**: the largest count of one request that fits with everything else as
+  it is, by binary search over the count (a handful of CP-SAT solves per request);
+* **one claim released**: an allocated claim whose devices, once free, let the claims fit —
+  tried for the few claims holding the devices the failing requests lost, within the deadline;
+* **a feature gate**: a gate the funnel names (it dropped a field, a slice or a pool) turned on.
+
+Each try is bounded (:data:`MAX_TRIES`) and shares the explanation's deadline: running out of
+time ends the search for fixes, never the explanation.
+"""
+
+from __future__ import annotations
+
+import time
+from collections import Counter
+from dataclasses import dataclass, replace
+from typing import Any, Callable
+
+from drasat.models.errors import DrasatError
+
+from .cel import SelectorEvaluator
+from .claims import claim_label, plan_claims
+from .funnel import Funnel
+from .inventory import Inventory, build_inventory
+from .plan import ClaimPlan
+from .problem import Problem
+
+MAX_TRIES = 6  # allocated claims tried for release
+
+
+@dataclass(frozen=True)
+class Fix:
+    """One change that makes the claims fit: what kind, in words, and the change as data."""
+
+    kind: str  # "count" | "release" | "gate"
+    text: str
+    data: dict[str, Any]
+
+    def to_data(self) -> dict[str, Any]:
+        return {"kind": self.kind, "text": self.text, **self.data}
+
+
+Feasible = Callable[[Inventory, list[ClaimPlan], float], bool]  # (inventory, plans, deadline)
+
+
+def find_fixes(problem: Problem, inv: Inventory, plans: list[ClaimPlan], funnel: list[Funnel],
+               involved: set[tuple[int, int]], ev: SelectorEvaluator, feasible: Feasible,
+               deadline: float) -> list[Fix]:
+    """Fixes for the failing requests ``involved`` (claim index, request index), as many as time allows."""
+    fixes: list[Fix] = []
+    searches: list[Callable[[], list[Fix]]] = [
+        lambda: _counts(inv, plans, involved, feasible, deadline),
+        lambda: _releases(problem, funnel, ev, feasible, deadline),
+        lambda: _gates(problem, funnel, ev, feasible, deadline),
+    ]
+    for search in searches:
+        if time.monotonic() >= deadline:
+            break
+        try:
+            fixes.extend(search())
+        except DrasatError:
+            break  # out of time (or a changed problem Kubernetes would refuse): keep what was found
+    return fixes
+
+
+def _counts(inv: Inventory, plans: list[ClaimPlan], involved: set[tuple[int, int]], feasible: Feasible,
+            deadline: float) -> list[Fix]:
+    fixes = []
+    for claim, request in sorted(involved):
+        req = plans[claim].requests[request]
+        if len(req.alternatives) != 1 or req.alternatives[0].mode == "All" or req.alternatives[0].count < 2:
+            continue
+        asked = req.alternatives[0].count
+        low, high = 0, asked - 1  # the largest count known to fit (0: none yet), the largest still possible
+        while low < high and time.monotonic() < deadline:
+            middle = (low + high + 1) // 2
+            if feasible(inv, _with_count(plans, claim, request, middle), deadline):
+                low = middle
+            else:
+                high = middle - 1
+        if low and low == high:
+            label = plans[claim].label
+            fixes.append(Fix("count", f"claim {label}, request {req.name}: count {low} fits (it asks {asked})",
+                             {"claim": label, "request": req.name, "count": low, "asked": asked}))
+    return fixes
+
+
+def _with_count(plans: list[ClaimPlan], claim: int, request: int, count: int) -> list[ClaimPlan]:
+    plan = plans[claim]
+    req = plan.requests[request]
+    changed = replace(req, alternatives=tuple(replace(alt, count=count) for alt in req.alternatives))
+    requests = tuple(changed if r.index == request else r for r in plan.requests)
+    return [replace(plan, requests=requests) if p.index == claim else p for p in plans]
+
+
+def _releases(problem: Problem, funnel: list[Funnel], ev: SelectorEvaluator, feasible: Feasible,
+              deadline: float) -> list[Fix]:
+    """The first allocated claim (most often named by the failing funnels) whose release makes it fit."""
+    named: Counter[str] = Counter()
+    for f in funnel:
+        for step in f.steps:
+            if step.reason.startswith("already allocated to claim "):
+                named[step.reason.removeprefix("already allocated to claim ")] += step.removed
+    held = {claim_label(c): c for c in problem.allocated}
+    order = [label for label, _ in named.most_common() if label in held]
+    order += [label for label in held if label not in named]  # counters and shared capacity name no holder
+    for label in order[:MAX_TRIES]:
+        if time.monotonic() >= deadline:
+            break
+        freed = replace(problem, allocated=[c for c in problem.allocated if claim_label(c) != label])
+        if _fits(freed, ev, feasible, deadline):
+            return [Fix("release", f"releasing claim {label} (deallocating it) makes them fit",
+                        {"claim": label})]
+    return []
+
+
+def _gates(problem: Problem, funnel: list[Funnel], ev: SelectorEvaluator, feasible: Feasible,
+           deadline: float) -> list[Fix]:
+    gates = sorted({s.gate for f in funnel for s in f.steps if s.gate}
+                   | {"DRADerivedAttributes" for f in funnel if f.notes})
+    fixes = []
+    for gate in gates:
+        if problem.features[gate] or time.monotonic() >= deadline:
+            continue
+        fits = _fits(replace(problem, features=problem.features.with_gates(**{gate: True})), ev, feasible, deadline)
+        text = (f"turning on the {gate} feature gate (--feature-gates {gate}=true) makes them fit" if fits
+                else f"the {gate} feature gate (disabled) removes devices or fields here; turning it on alone "
+                     "is not enough")
+        fixes.append(Fix("gate", text, {"featureGate": gate, "fits": fits}))
+    return fixes
+
+
+def _fits(problem: Problem, ev: SelectorEvaluator, feasible: Feasible, deadline: float) -> bool:
+    inv = build_inventory(problem)
+    return feasible(inv, plan_claims(problem, inv, ev, deadline=deadline), deadline)

@@ -1,0 +1,103 @@
+"""Devices a node cannot use at all, and why: the part of the funnel before candidate selection.
+
+The inventory keeps only devices of usable pools that reach the node, so a device in a slice
+whose ``nodeSelector`` does not match, in an incomplete or invalid pool, or in a slice a
+feature gate drops, never reaches candidate selection — and an explanation that looked only
+at candidates would not know it was there. This module finds those devices again, with the
+reason in words (naming the slice, the selector, the pool, the gate), so that the funnel can
+show the ones a request's selectors would have taken. Slices pinned by ``nodeName`` to another
+node are left out: they are plainly someone else's.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from drasat.models.meta import NodeSelector
+from drasat.models.resource import Device, ResourceSlice
+
+from .cel import CelDevice
+from .inventory import Inventory, Pool
+from .problem import NodeInfo, Problem
+from .rules.reachability import slice_reaches
+
+
+PER_DEVICE = "per device"
+
+
+@dataclass(frozen=True)
+class Unavailable:
+    """One device the node cannot use, with the reason, and the feature gate that would change it."""
+
+    label: str
+    cel: CelDevice
+    reason: str
+    gate: str | None = None
+
+
+def unavailable_devices(problem: Problem, inv: Inventory) -> list[Unavailable]:
+    """Every device of a slice this node could see that the inventory left out, with why."""
+    pools = {pool.key: pool for pool in inv.pools}
+    found: list[Unavailable] = []
+    for s in problem.slices:
+        spec = s.spec
+        if spec.node_name and spec.node_name != inv.node.name:
+            continue
+        reason, gate = _slice_reason(s, inv, pools.get((spec.driver, spec.pool.name)))
+        if reason == PER_DEVICE:
+            found.extend(Unavailable(_label(s, d), _cel(s, d), device_placement(inv, s, d)) for d in spec.devices)
+        elif reason:
+            found.extend(Unavailable(_label(s, d), _cel(s, d), reason, gate) for d in spec.devices)
+    return found
+
+
+def _slice_reason(s: ResourceSlice, inv: Inventory, pool: Pool | None) -> tuple[str, str | None]:
+    spec = s.spec
+    gated = [f for f, on in (("perDeviceNodeSelection", spec.per_device_node_selection is not None),
+                             ("sharedCounters", bool(spec.shared_counters))) if on]
+    if gated and not inv.features.partitionable:
+        return (f"in slice {s.name}, whose {' and '.join(gated)} DRAPartitionableDevices (disabled) drops",
+                "DRAPartitionableDevices")
+    if not slice_reaches(inv.node, s):
+        if spec.per_device_node_selection:
+            return PER_DEVICE, None  # no device of it reaches the node: each says where it is
+        return f"in slice {s.name}, {_placement(spec.node_selector, spec.all_nodes, inv.node)}", None
+    if pool is None or pool.state == "usable":
+        return "", None  # usable (its devices are in the inventory), or an obsolete generation
+    gate = "DRADeviceCompatibilityGroups" if "DRADeviceCompatibilityGroups" in pool.problem else None
+    return f"in pool {pool.label()}, {pool.state}: {pool.problem or 'see drasat pool-status'}", gate
+
+
+def device_placement(inv: Inventory, s: ResourceSlice, d: Device) -> str:
+    """Why a device of a per-device slice is not on this node, in words."""
+    if d.node_name:
+        return f"not on this node: the device is on node {d.node_name}"
+    return "not on this node: " + _placement(d.node_selector, d.all_nodes, inv.node)
+
+
+def _placement(selector: NodeSelector | None, all_nodes: bool | None, node: NodeInfo) -> str:
+    if selector is not None:
+        return f"whose nodeSelector ({selector_words(selector)}) does not match node {node.name}"
+    return "with no node selection (nodeName, nodeSelector or allNodes) that reaches this node"
+
+
+def selector_words(selector: NodeSelector) -> str:
+    """A node selector as one line: terms joined by "or", requirements by "and"."""
+    terms = []
+    for term in selector.node_selector_terms:
+        reqs = [f"{r.key} {r.operator} {','.join(r.values)}".rstrip()
+                for r in [*term.match_expressions, *term.match_fields]]
+        terms.append(" and ".join(reqs) or "(empty term)")
+    return " or ".join(terms) or "no terms"
+
+
+def _label(s: ResourceSlice, d: Device) -> str:
+    return f"{s.spec.driver}/{s.spec.pool.name}/{d.name}"
+
+
+def _cel(s: ResourceSlice, d: Device) -> CelDevice:
+    """The device as CEL sees it (the inventory's own view, for a device the inventory does not hold)."""
+    return CelDevice(key=(s.spec.driver, s.spec.pool.name, s.name, d.name), driver=s.spec.driver,
+                     attributes={k: v.raw() for k, v in d.attributes.items()},
+                     capacity={k: v.value for k, v in d.capacity.items()},
+                     allow_multiple_allocations=bool(d.allow_multiple_allocations))
+

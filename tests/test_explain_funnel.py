@@ -1,0 +1,161 @@
+"""drasat explain's funnel: every reason a device is not a candidate is named exactly (issue 12).
+
+Each test builds the one situation by hand, asks for more GPUs than remain, and checks the
+step that names the cause — which selector, node selection, pool, taint and rule, claim,
+counter set with what is left, capacity, or feature gate.
+"""
+
+from __future__ import annotations
+
+from drasat.models.errors import AllocationError, Unschedulable
+from drasat.solver import allocate
+from drasat.solver.explanation import Explanation, explain
+
+from .explain_inputs import claim, gpus, held, problem, steps
+
+
+def slice_(name: str, devices: str, pool: str, placement: str = "nodeName: node-1", extra: str = "",
+           count: int = 1) -> str:
+    return (f"---\napiVersion: resource.k8s.io/v1\nkind: ResourceSlice\nmetadata: {{name: {name}}}\n"
+            f"spec: {{driver: gpu.example.com, {placement}, pool: {{name: {pool}, generation: 1, "
+            f"resourceSliceCount: {count}}}, devices: [{devices}]{', ' + extra if extra else ''}}}\n")
+
+
+def short(found: Explanation) -> None:
+    """The one request, of claim d/big, is named as the cause."""
+    assert not found.feasible and found.short_requests == ["claim d/big, request gpu"], found.summary()
+
+
+def test_class_selector_names_the_class_and_its_expression() -> None:
+    found = explain(problem(claim("big", gpus(5))))
+    short(found)
+    assert steps(found) == {'not selected by class gpu, selector #0 (device.driver == "gpu.example.com")':
+                            ["nic.example.com/node-1/nic-0"]}
+
+
+def test_request_selector_is_told_apart_from_the_class() -> None:
+    found = explain(problem(claim("big", gpus(3, extra="selectors: [{cel: {expression: "
+                                                      "'device.attributes[\"example.com\"].numa == 0'}}]"))))
+    short(found)
+    assert steps(found)["not selected by the request's selector #0 "
+                        "(device.attributes[\"example.com\"].numa == 0)"] == ["gpu.example.com/node-1/gpu-2",
+                                                                             "gpu.example.com/node-1/gpu-3"]
+
+
+def test_slice_node_selection_names_the_slice_and_selector() -> None:
+    remote = slice_("remote", "{name: gpu-9}", "rack-9",
+                    "nodeSelector: {nodeSelectorTerms: [{matchExpressions: [{key: rack, operator: In, values: [r9]}]}]}")
+    found = explain(problem(remote, claim("big", gpus(5))))
+    short(found)
+    assert steps(found)["in slice remote, whose nodeSelector (rack In r9) does not match node node-1"] == [
+        "gpu.example.com/rack-9/gpu-9"]
+    assert found.funnel[0].offered == 6  # four GPUs, the NIC, the remote GPU
+
+
+def test_device_node_selection_names_the_device_placement() -> None:
+    per_device = slice_("spread", "{name: gpu-7, nodeName: node-2}", "spread", "perDeviceNodeSelection: true")
+    found = explain(problem(per_device, claim("big", gpus(5))))
+    short(found)
+    assert steps(found)["not on this node: the device is on node node-2"] == ["gpu.example.com/spread/gpu-7"]
+
+
+def test_incomplete_pool_names_the_pool_and_what_is_missing() -> None:
+    found = explain(problem(slice_("half", "{name: gpu-h}", "half", count=2), claim("big", gpus(5))))
+    short(found)
+    assert steps(found)["in pool gpu.example.com/half, incomplete: 1 of its 2 slices of generation 1 are "
+                        "published"] == ["gpu.example.com/half/gpu-h"]
+
+
+def test_invalid_pool_names_the_pool_and_why_in_explain_and_in_allocate() -> None:
+    twice = slice_("twice", "{name: gpu-x}, {name: gpu-x}", "twice")
+    p = problem(twice, claim("big", gpus(5)))
+    found = explain(p)
+    short(found)
+    assert steps(found)["in pool gpu.example.com/twice, invalid: device name gpu-x is not unique in the pool"]
+    try:
+        allocate(p)
+    except AllocationError as exc:
+        assert str(exc) == ("invalid resource pools were encountered: gpu.example.com/twice (device name gpu-x "
+                            "is not unique in the pool)")
+    else:
+        raise AssertionError("an invalid pool must be Kubernetes' error")
+
+
+def test_taint_names_the_taint_and_the_rule() -> None:
+    rule = ("---\napiVersion: resource.k8s.io/v1\nkind: DeviceTaintRule\nmetadata: {name: drain-gpu-0}\n"
+            "spec: {deviceSelector: {device: gpu-0}, taint: {key: maintenance, value: planned, effect: NoSchedule}}\n")
+    found = explain(problem(rule, claim("big", gpus(4))))
+    short(found)
+    assert steps(found)["has taint maintenance=planned:NoSchedule that the request does not tolerate "
+                        "(from DeviceTaintRule drain-gpu-0)"] == ["gpu.example.com/node-1/gpu-0"]
+
+
+def test_in_use_names_the_claim_and_releasing_it_is_the_fix() -> None:
+    found = explain(problem(held("trainer", "gpu-0", "gpu-1"), claim("big", gpus(3))))
+    short(found)
+    assert steps(found)["already allocated to claim d/trainer"] == ["gpu.example.com/node-1/gpu-0",
+                                                                    "gpu.example.com/node-1/gpu-1"]
+    assert [f.text for f in found.fixes] == ["claim d/big, request gpu: count 2 fits (it asks 3)",
+                                             "releasing claim d/trainer (deallocating it) makes them fit"]
+
+
+PARTITIONS = ("---\napiVersion: resource.k8s.io/v1\nkind: ResourceSlice\nmetadata: {name: parts}\n"
+              "spec: {driver: gpu.example.com, nodeName: node-1, pool: {name: big-gpu, generation: 1, "
+              "resourceSliceCount: 1}, sharedCounters: [{name: memory, counters: {gib: {value: 40Gi}}}], devices: ["
+              "{name: half-0, consumesCounters: [{counterSet: memory, counters: {gib: {value: 24Gi}}}]}, "
+              "{name: half-1, consumesCounters: [{counterSet: memory, counters: {gib: {value: 24Gi}}}]}]}\n")
+
+
+def test_counters_exhausted_name_the_set_and_what_is_left() -> None:
+    found = explain(problem(PARTITIONS, held("first", "half-0", pool="big-gpu"), claim("big", gpus(5))))
+    short(found)
+    assert steps(found)["counter set memory of pool gpu.example.com/big-gpu has 16Gi of gib left, the device "
+                        "needs 24Gi"] == ["gpu.example.com/big-gpu/half-1"]
+
+
+SHARED = ("---\napiVersion: resource.k8s.io/v1\nkind: ResourceSlice\nmetadata: {name: shared}\n"
+          "spec: {driver: gpu.example.com, nodeName: node-1, pool: {name: shared, generation: 1, "
+          "resourceSliceCount: 1}, devices: [{name: vgpu, allowMultipleAllocations: true, "
+          "capacity: {memory: {value: 10Gi}}}]}\n")
+
+
+def test_capacity_exhausted_names_the_capacity_and_what_is_free() -> None:
+    first = ("---\napiVersion: resource.k8s.io/v1\nkind: ResourceClaim\nmetadata: {name: first, namespace: d}\n"
+             "spec: {devices: {requests: [{name: g, exactly: {deviceClassName: gpu}}]}}\n"
+             "status: {allocation: {devices: {results: [{request: g, driver: gpu.example.com, pool: shared, "
+             "device: vgpu, shareID: 123e4567-e89b-12d3-a456-426614174000, consumedCapacity: {memory: 8Gi}}]}}}\n")
+    big = claim("big", gpus(5, extra="capacity: {requests: {memory: 4Gi}}"))
+    found = explain(problem(SHARED, first, big))
+    short(found)
+    assert steps(found)["capacity memory exhausted: 2Gi of 10Gi free, the request takes 4Gi"] == [
+        "gpu.example.com/shared/vgpu"]
+
+
+def test_a_gate_that_dropped_a_field_is_named_and_turning_it_on_is_the_fix() -> None:
+    """derivedAttributes is dropped with DRADerivedAttributes off (its default): the constraint then sees
+    the devices' own attribute, which two GPUs on different NUMA nodes do not share."""
+    derived = ("derivedAttributes: [{name: example.com/socket, expression: '\"one\"'}]")
+    pair = claim("pair", f"{gpus(3, extra=derived)}", "{requests: [gpu], matchAttribute: example.com/socket}")
+    p = problem(pair)
+    try:
+        allocate(p)
+    except Unschedulable as exc:
+        assert any("DRADerivedAttributes feature gate is disabled" in line for line in exc.reasons)
+    else:
+        raise AssertionError("without its derived attribute the constraint cannot hold")
+    found = explain(p)
+    assert not found.feasible and "DRADerivedAttributes" in found.funnel[0].notes[0]
+    gate = [f for f in found.fixes if f.kind == "gate"]
+    assert [f.data for f in gate] == [{"featureGate": "DRADerivedAttributes", "fits": True}]
+    assert explain(problem(pair, gates={"DRADerivedAttributes": True})).feasible
+
+
+def test_a_gate_that_dropped_a_slice_is_named() -> None:
+    found = explain(problem(PARTITIONS, claim("big", gpus(6)), gates={"DRAPartitionableDevices": False}))
+    short(found)
+    step = next(s for f in found.funnel for s in f.steps if s.gate)
+    assert step.gate == "DRAPartitionableDevices" and step.reason == (
+        "in slice parts, whose sharedCounters DRAPartitionableDevices (disabled) drops")
+    assert step.devices == ["gpu.example.com/big-gpu/half-0", "gpu.example.com/big-gpu/half-1"]
+    assert [f.data for f in found.fixes if f.kind == "gate"] == [{"featureGate": "DRAPartitionableDevices",
+                                                                  "fits": False}]
