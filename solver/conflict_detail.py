@@ -44,30 +44,40 @@ def _count(alt: Alternative) -> str:
 
 def _attribute_detail(inv: Inventory, plan: ClaimPlan, constraint: ConstraintPlan) -> str:
     covered = [alt for alt in plan.alternatives() if constraint.applies(alt)]
-    per_value: dict[Hashable, Counter[str]] = {}
+    per_value: dict[Hashable, dict[int, set[int]]] = {}  # value -> alternative (position) -> devices carrying it
     lacking: Counter[str] = Counter()
-    for alt in covered:
+    for position, alt in enumerate(covered):
         for device in alt.candidates:
             attr = constraint_attribute(inv, alt, device, constraint.attribute)
             found = labels(attr, constraint.kind, inv.features.list_attributes)
             if not found:
                 lacking[alt.result_name] += 1
             for label in found or ():
-                per_value.setdefault(label, Counter())[alt.result_name] += 1
-    names = [alt.result_name for alt in covered]
+                per_value.setdefault(label, {}).setdefault(position, set()).add(device)
     missing = "; ".join(f"{n} of request {name}'s candidates lack it" for name, n in lacking.items())
+    values = sorted(per_value, key=repr)
     if constraint.kind == "distinct":
-        values = sorted(per_value, key=repr)
         needed = sum(alt.count for alt in covered if alt.mode != "All")
         shown = ", ".join(_value(v) for v in values[:SHOWN_VALUES]) + (", ..." if len(values) > SHOWN_VALUES else "")
         text = (f"the candidates carry {len(values)} distinct value{'s' if len(values) != 1 else ''} of "
                 f"{constraint.attribute} ({shown or 'none'}) for {needed} device{'s' if needed != 1 else ''}")
         return text + (f"; {missing}" if missing else "")
     wanted = " and ".join(f"{_count(alt)} for {alt.result_name}" for alt in covered)
-    rows = [f"{_value(v)}: " + ", ".join(f"{per_value[v][name]} {name}" for name in names)
-            for v in sorted(per_value, key=repr)[:SHOWN_VALUES]]
-    text = f"no {constraint.attribute} value has {wanted} free ({'; '.join(rows) or 'no candidate has it'})"
+    rows = [_match_row(v, per_value[v], covered) for v in values[:SHOWN_VALUES]]
+    more = "; ..." if len(values) > SHOWN_VALUES else ""
+    text = f"no {constraint.attribute} value has {wanted} free ({'; '.join(rows) + more or 'no candidate has it'})"
     return text + (f"; {missing}" if missing else "")
+
+
+def _match_row(value: Hashable, carriers: dict[int, set[int]], covered: list[Alternative]) -> str:
+    """One value: how many candidates of each request carry it (and how many devices that is in all,
+    when requests could share them)."""
+    row = f"{_value(value)}: " + ", ".join(f"{len(carriers.get(i, ()))} {alt.result_name}"
+                                          for i, alt in enumerate(covered))
+    devices = set().union(*carriers.values())
+    if len(covered) > 1 and len(devices) < sum(len(d) for d in carriers.values()):
+        row += f" ({len(devices)} device{'s' if len(devices) != 1 else ''} in all)"
+    return row
 
 
 def _value(label: Hashable) -> str:
