@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import sys
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import click
 
@@ -17,6 +17,7 @@ from .options import Seconds
 
 if TYPE_CHECKING:
     from drasat.models.bundle import Bundle
+    from drasat.solver.explain_pods import PodExplanation
     from drasat.solver.explanation import Explanation
 
 EPILOG = """\b
@@ -35,7 +36,9 @@ Examples:
 @namespace_options
 @click.option("--node", metavar="NAME", help="Node to explain for (default: the only Node in the input).")
 @click.option("--claims", metavar="NS/NAME,...", help="Claims to explain, as `drasat solve` takes them.")
-@click.option("--pods", metavar="NS/NAME,...", help="Explain the claims of these Pods.")
+@click.option("--pods", metavar="NS/NAME,...", help="Explain these Pods: without --node, over every node as "
+              "the scheduler judges them (its summary line, then the devices per class of nodes); with --node, "
+              "their claims on that node.")
 @FEATURE_GATES
 @click.option("--timeout", type=Seconds(), default=60.0, show_default=True, metavar="SECONDS",
               help="Time for the search for a minimal conflict.")
@@ -57,13 +60,20 @@ def explain(files: tuple[str, ...], filenames: tuple[str, ...], kubeconfig: str 
     """
     try:
         bundle = read_inputs(files, kubeconfig, context, filenames)
-        found = _explain(bundle, node, in_namespace(claims, namespace, all_namespaces),
-                         in_namespace(pods, namespace, all_namespaces), namespace, feature_gates, timeout, cel_engine)
+        pods = in_namespace(pods, namespace, all_namespaces)
+        if pods is not None and node is None:  # the scheduler's question: every node
+            per_pod = _explain_pods(bundle, pods, feature_gates, timeout, cel_engine)
+            data: Any = [p.to_data() for p in per_pod]
+            text, feasible = "\n".join(_pod_text(p) for p in per_pod), all(p.feasible for p in per_pod)
+        else:
+            found = _explain(bundle, node, in_namespace(claims, namespace, all_namespaces), pods, namespace,
+                             feature_gates, timeout, cel_engine)
+            data, text, feasible = found.to_data(), _text(found), found.feasible
     except DrasatError as exc:
         exit_on_error(exc, False, timeout)
         return
-    click.echo(json.dumps(found.to_data(), indent=2) if output == "json" else _text(found))
-    sys.exit(0 if found.feasible else 1)
+    click.echo(json.dumps(data, indent=2) if output == "json" else text)
+    sys.exit(0 if feasible else 1)
 
 
 def _explain(bundle: Bundle, node: str | None, claims: str | None, pods: str | None, namespace: str | None,
@@ -79,6 +89,32 @@ def _explain(bundle: Bundle, node: str | None, claims: str | None, pods: str | N
         click.echo(f"pod {pod} is not explained: {why}", err=True)
     return run_explain(question.problem, evaluator=SelectorEvaluator(cel_engine),
                        time_limit=timeout)
+
+
+def _explain_pods(bundle: Bundle, pods: str, feature_gates: str, timeout: float,
+                  cel_engine: str | None) -> list[PodExplanation]:
+    from drasat.solver import Features
+    from drasat.solver.cel import SelectorEvaluator
+    from drasat.solver.cluster import cluster_from_objects
+    from drasat.solver.explain_pods import explain_pods
+    from drasat.solver.pod_inputs import refuse_unstorable_pods
+    from drasat.solver.pods import select_pods
+
+    cluster = cluster_from_objects(list(bundle), Features.parse(feature_gates))
+    chosen = select_pods(cluster, names_option(pods) or [])
+    refuse_unstorable_pods(cluster, chosen, bundle.location_of)
+    return explain_pods(cluster, chosen, evaluator=SelectorEvaluator(cel_engine), time_limit=timeout)
+
+
+def _pod_text(found: PodExplanation) -> str:
+    lines = [f"pod {found.pod}: {found.summary}"]
+    lines.extend(f"  - claim {c.claim}, request {c.request}: {c.device}" for c in found.choice)
+    for node_class in found.classes:
+        lines.append(f"  on node(s) {', '.join(node_class.nodes)} the devices cannot be allocated:")
+        lines.extend("    " + line for line in _text(node_class.explanation).splitlines())
+    if found.unexplained_nodes:
+        lines.append(f"  ({found.unexplained_nodes} more node(s) fail on devices in other ways, not explained here)")
+    return "\n".join(lines)
 
 
 def _text(found: Explanation) -> str:
