@@ -17,7 +17,7 @@ from .options import Seconds
 
 if TYPE_CHECKING:
     from drasat.models.bundle import Bundle
-    from drasat.solver.explain_pods import PodExplanation
+    from drasat.solver.pod_explanation import PodExplanation
     from drasat.solver.explanation import Explanation
 
 EPILOG = """\b
@@ -96,7 +96,7 @@ def _explain_pods(bundle: Bundle, pods: str, feature_gates: str, timeout: float,
     from drasat.solver import Features
     from drasat.solver.cel import SelectorEvaluator
     from drasat.solver.cluster import cluster_from_objects
-    from drasat.solver.explain_pods import explain_pods
+    from drasat.solver.pod_explanation import explain_pods
     from drasat.solver.pod_inputs import refuse_unstorable_pods
     from drasat.solver.pods import select_pods
 

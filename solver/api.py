@@ -49,10 +49,22 @@ class Stats:
 
 @dataclass
 class Allocation:
-    """The answer: claim name -> AllocationResult, in claim order."""
+    """The answer: claim name -> AllocationResult, in claim order.
+
+    ``results`` stays keyed by bare name, as every caller reads it: one allocation never holds
+    two claims of one name (``allocate`` refuses that), and pod-level callers work within one
+    namespace. ``by_claim`` keys the same results by ``namespace/name`` for callers that mix
+    answers across namespaces.
+    """
 
     results: dict[str, AllocationResult]
     stats: Stats
+    labels: dict[str, str] = field(default_factory=dict)  # claim name -> namespace/name
+
+    @property
+    def by_claim(self) -> dict[str, AllocationResult]:
+        """The results keyed by ``namespace/name`` (bare name for a claim without a namespace)."""
+        return {self.labels.get(name, name): result for name, result in self.results.items()}
 
 
 #: Request alternatives x devices on the node that one allocation may weigh. Candidates, device
@@ -113,7 +125,7 @@ def allocate(problem: Problem, *, solver: str = "cp-sat", objective: str = FIRST
         raise failure
     results = allocation_results(inv, plans, picks)
     stats.seconds = time.monotonic() - started
-    return Allocation(results, stats)
+    return Allocation(results, stats, {plan.claim.name: plan.label for plan in plans})
 
 
 def _finished(stats: Stats, started: float) -> Stats:

@@ -91,6 +91,8 @@ class InUse:
 
 @dataclass
 class Inventory:
+    """The node, the gates, its pools (usable or not, with counters left), its devices in order, what is in use."""
+
     node: NodeInfo
     features: Features
     pools: list[Pool]

@@ -116,6 +116,8 @@ class Pick:
 
 @dataclass(frozen=True)
 class RequestPlan:
+    """One request of a claim and its alternatives (one, or the ``firstAvailable`` entries in order)."""
+
     index: int
     name: str
     alternatives: tuple[Alternative, ...]
@@ -139,6 +141,8 @@ class ConstraintPlan:
 
 @dataclass(frozen=True)
 class ClaimPlan:
+    """One claim ready to search: its label, requests with candidates, and constraints."""
+
     index: int
     claim: ResourceClaim
     label: str

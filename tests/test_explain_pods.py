@@ -11,7 +11,7 @@ from drasat.cli.main import _register, cli
 from drasat.models.loader import load_paths
 from drasat.solver import Features
 from drasat.solver.cluster import cluster_from_objects
-from drasat.solver.explain_pods import explain_pods
+from drasat.solver.pod_explanation import explain_pods
 from drasat.solver.pods import select_pods
 
 ROOT = Path(__file__).resolve().parents[1]
