@@ -7,6 +7,7 @@ import sys
 from typing import TYPE_CHECKING, Any
 
 import click
+import yaml
 
 from drasat.models.errors import DrasatError
 
@@ -43,8 +44,8 @@ Examples:
 @click.option("--timeout", type=Seconds(), default=60.0, show_default=True, metavar="SECONDS",
               help="Time for the search for a minimal conflict.")
 @CEL_ENGINE
-@click.option("-o", "--output", type=click.Choice(["text", "json"]), default="text", show_default=True,
-              help="text for people; json: the same as data.")
+@click.option("-o", "--output", type=click.Choice(["text", "json", "yaml"]), default="text", show_default=True,
+              help="text for people; json or yaml: the same as data.")
 def explain(files: tuple[str, ...], filenames: tuple[str, ...], kubeconfig: str | None, context: str | None,
             namespace: str | None, all_namespaces: bool, node: str | None, claims: str | None, pods: str | None,
             feature_gates: str, timeout: float, cel_engine: str | None, output: str) -> None:
@@ -59,7 +60,7 @@ def explain(files: tuple[str, ...], filenames: tuple[str, ...], kubeconfig: str 
     together — dropping any one of them would let the claims fit.
     """
     try:
-        bundle = read_inputs(files, kubeconfig, context, filenames)
+        bundle = read_inputs(files, kubeconfig, context, filenames, output=output)
         pods = in_namespace(pods, namespace, all_namespaces)
         if pods is not None and node is None:  # the scheduler's question: every node
             per_pod = _explain_pods(bundle, pods, feature_gates, timeout, cel_engine)
@@ -72,7 +73,12 @@ def explain(files: tuple[str, ...], filenames: tuple[str, ...], kubeconfig: str 
     except DrasatError as exc:
         exit_on_error(exc, False, timeout)
         return
-    click.echo(json.dumps(data, indent=2) if output == "json" else text)
+    if output == "json":
+        click.echo(json.dumps(data, indent=2))
+    elif output == "yaml":
+        click.echo(yaml.safe_dump(data, sort_keys=False), nl=False)
+    else:
+        click.echo(text)
     sys.exit(0 if feasible else 1)
 
 

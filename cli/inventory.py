@@ -13,6 +13,7 @@ from drasat.models.quantity import Quantity
 
 from .main import cli
 from .reporting import dump, exits_on_error, load_bundle
+from .progress import Bar
 
 EPILOG = """\b
 Device states: free; allocated (to which claim); shared (a device that allows
@@ -59,7 +60,8 @@ def inventory(files: tuple[str, ...], node: str | None, default_attribute: str |
     bundle = load_bundle(files)
     refuse_bad_taints(bundle.of_kind(ResourceSlice), bundle.of_kind(DeviceTaintRule), bundle.location_of)
     cluster = Cluster(bundle.of_kind(ResourceSlice), bundle.of_kind(ResourceClaim), bundle.of_kind(DeviceTaintRule))
-    reports = node_reports(cluster, node=node, default_attribute=default_attribute)
+    with Bar("reading pools", output=output) as bar:
+        reports = node_reports(cluster, node=node, default_attribute=default_attribute, progress=bar.update)
     if node is not None and not reports:
         from drasat.models.errors import InputError
 

@@ -13,6 +13,7 @@ from .main import cli
 from .allocation_options import allocation_options, exit_on_error, names_option
 from .inputs import in_namespace, input_options, namespace_options, read_inputs
 from .output import OutputFormat, render_list
+from .progress import Bar
 from .render_schedule import placement_table
 from .state import state_option, write_state
 
@@ -65,7 +66,7 @@ def schedule(files: tuple[str, ...], filenames: tuple[str, ...], kubeconfig: str
     writes the whole input with the placed pods and their claims merged in.
     """
     try:
-        bundle = read_inputs(files, kubeconfig, context, filenames)
+        bundle = read_inputs(files, kubeconfig, context, filenames, output=output)
         pods = in_namespace(pods, namespace, all_namespaces)
         text, pending, placed = _schedule(bundle, namespace, pods, feature_gates, solver, objective, timeout, workers,
                                           cel_engine, output, verbose)
@@ -102,7 +103,8 @@ def _schedule(bundle, namespace, pods, feature_gates, solver, objective, timeout
     refuse_unstorable_pods(cluster, pending_pods(cluster) if chosen is None else chosen, bundle.location_of)
     options = AllocateOptions(solver, objective, timeout, workers, SelectorEvaluator(cel_engine))
     started = time.monotonic()
-    placements = place(cluster, chosen, options=options)
+    with Bar("scheduling pods", output=output) as bar:
+        placements = place(cluster, chosen, options=options, progress=bar.update)
     if not placements:
         click.echo("notice: no pending pods in the input (pods without spec.nodeName)", err=True)
     pending = [p for p in placements if p.node is None]

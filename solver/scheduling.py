@@ -12,7 +12,7 @@ scheduler's summary line instead.
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
-from typing import Sequence
+from typing import Callable, Sequence
 
 from drasat.models.core import (
     Node, NodeAllocatableResourceClaimStatus, Pod, PodExtendedResourceClaimStatus, PodResourceClaimStatus, PodStatus,
@@ -52,14 +52,22 @@ class Placement:
 
 
 def schedule(cluster: Cluster, pods: Sequence[Pod] | None = None, *,
-             options: AllocateOptions | None = None) -> list[Placement]:
-    """Place ``pods`` (default: every pending pod) one at a time; each placement shapes the next."""
+             options: AllocateOptions | None = None,
+             progress: Callable[[int, int], None] | None = None) -> list[Placement]:
+    """Place ``pods`` (default: every pending pod) one at a time; each placement shapes the next.
+    ``progress(done, total)`` is called after each pod (the command line's progress bar)."""
     state = ClusterState(cluster)
     options = options or AllocateOptions()
     if options.evaluator is None:  # one CEL engine for the whole run: compiled selectors are kept
         options = replace(options, evaluator=SelectorEvaluator())
     cache: dict[tuple, DraVerdict] = {}
-    return [schedule_one(state, pod, options, cache) for pod in (pending_pods(cluster) if pods is None else pods)]
+    queue = pending_pods(cluster) if pods is None else list(pods)
+    placements = []
+    for pod in queue:
+        placements.append(schedule_one(state, pod, options, cache))
+        if progress is not None:
+            progress(len(placements), len(queue))
+    return placements
 
 
 @dataclass
