@@ -25,10 +25,12 @@ from .cel import SelectorEvaluator
 from .claims import claim_label, plan_claims
 from .funnel import Funnel
 from .inventory import Inventory, build_inventory
-from .plan import ClaimPlan
+from .plan import ClaimPlan, RequestPlan
 from .problem import Problem
 
 MAX_TRIES = 6  # allocated claims tried for release
+MAX_COUNTS = 6  # requests whose largest fitting count is searched for
+SECONDS = 10.0  # at most this long for all fixes together: they must not hold the explanation up
 
 
 @dataclass(frozen=True)
@@ -50,6 +52,7 @@ def find_fixes(problem: Problem, inv: Inventory, plans: list[ClaimPlan], funnel:
                involved: set[tuple[int, int]], ev: SelectorEvaluator, feasible: Feasible,
                deadline: float) -> list[Fix]:
     """Fixes for the failing requests ``involved`` (claim index, request index), as many as time allows."""
+    deadline = min(deadline, time.monotonic() + SECONDS)
     fixes: list[Fix] = []
     searches: list[Callable[[], list[Fix]]] = [
         lambda: _counts(inv, plans, involved, feasible, deadline),
@@ -69,10 +72,10 @@ def find_fixes(problem: Problem, inv: Inventory, plans: list[ClaimPlan], funnel:
 def _counts(inv: Inventory, plans: list[ClaimPlan], involved: set[tuple[int, int]], feasible: Feasible,
             deadline: float) -> list[Fix]:
     fixes = []
-    for claim, request in sorted(involved):
+    countable = [(claim, request) for claim, request in sorted(involved)
+                 if _countable(plans[claim].requests[request])]
+    for claim, request in countable[:MAX_COUNTS]:
         req = plans[claim].requests[request]
-        if len(req.alternatives) != 1 or req.alternatives[0].mode == "All" or req.alternatives[0].count < 2:
-            continue
         asked = req.alternatives[0].count
         low, high = 0, asked - 1  # the largest count known to fit (0: none yet), the largest still possible
         while low < high and time.monotonic() < deadline:
@@ -86,6 +89,12 @@ def _counts(inv: Inventory, plans: list[ClaimPlan], involved: set[tuple[int, int
             fixes.append(Fix("count", f"claim {label}, request {req.name}: count {low} fits (it asks {asked})",
                              {"claim": label, "request": req.name, "count": low, "asked": asked}))
     return fixes
+
+
+def _countable(req: RequestPlan) -> bool:
+    """A request of one ExactCount shape asking for more than one device (a smaller count can exist)."""
+    (alt, *others) = req.alternatives
+    return not others and alt.mode != "All" and alt.count > 1
 
 
 def _with_count(plans: list[ClaimPlan], claim: int, request: int, count: int) -> list[ClaimPlan]:
