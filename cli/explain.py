@@ -15,6 +15,7 @@ from .allocation_options import CEL_ENGINE, FEATURE_GATES, exit_on_error, names_
 from .inputs import in_namespace, input_options, namespace_options, read_inputs
 from .main import cli
 from .options import Seconds
+from .render_explain import explanation_text, pod_text
 
 if TYPE_CHECKING:
     from drasat.models.bundle import Bundle
@@ -65,11 +66,11 @@ def explain(files: tuple[str, ...], filenames: tuple[str, ...], kubeconfig: str 
         if pods is not None and node is None:  # the scheduler's question: every node
             per_pod = _explain_pods(bundle, pods, feature_gates, timeout, cel_engine)
             data: Any = [p.to_data() for p in per_pod]
-            text, feasible = "\n".join(_pod_text(p) for p in per_pod), all(p.feasible for p in per_pod)
+            text, feasible = "\n".join(pod_text(p) for p in per_pod), all(p.feasible for p in per_pod)
         else:
             found = _explain(bundle, node, in_namespace(claims, namespace, all_namespaces), pods, namespace,
                              feature_gates, timeout, cel_engine)
-            data, text, feasible = found.to_data(), _text(found), found.feasible
+            data, text, feasible = found.to_data(), explanation_text(found), found.feasible
     except DrasatError as exc:
         exit_on_error(exc, False, timeout)
         return
@@ -110,41 +111,3 @@ def _explain_pods(bundle: Bundle, pods: str, feature_gates: str, timeout: float,
     chosen = select_pods(cluster, names_option(pods) or [])
     refuse_unstorable_pods(cluster, chosen, bundle.location_of)
     return explain_pods(cluster, chosen, evaluator=SelectorEvaluator(cel_engine), time_limit=timeout)
-
-
-def _pod_text(found: PodExplanation) -> str:
-    lines = [f"pod {found.pod}: {found.summary}"]
-    lines.extend(f"  - claim {c.claim}, request {c.request}: {c.device}" for c in found.choice)
-    for node_class in found.classes:
-        lines.append(f"  on node(s) {', '.join(node_class.nodes)} the devices cannot be allocated:")
-        lines.extend("    " + line for line in _text(node_class.explanation).splitlines())
-    if found.unexplained_nodes:
-        lines.append(f"  ({found.unexplained_nodes} more node(s) fail on devices in other ways, not explained here)")
-    return "\n".join(lines)
-
-
-def _text(found: Explanation) -> str:
-    lines = []
-    for f in found.funnel:
-        needs = "all matching devices" if f.needs == "all" else f"{f.needs} device(s)"
-        lines.append(f"claim {f.claim}, request {f.request}: needs {needs}; {f.candidates} of the {f.offered} "
-                     "device(s) seen are candidates")
-        for step in f.steps:
-            named = ", ".join(step.devices) + (", ..." if step.removed > len(step.devices) else "")
-            lines.append(f"  - {step.removed} removed: {step.reason} ({named})")
-        lines.extend(f"  - note: {note}" for note in f.notes)
-        if f.blocked:
-            lines.append(f"  - allocationMode All cannot be met: {f.blocked}")
-    if found.feasible:
-        lines.append("feasible: the claims can be allocated together; drasat solve would choose:")
-        lines.extend(f"  - claim {c.claim}, request {c.request}: {c.device}" for c in found.choice)
-    elif found.short_requests:
-        lines.append("cause: too few candidates for " + "; ".join(found.short_requests))
-    else:
-        lines.append("every request has candidates enough on its own; these cannot all hold together "
-                     "(dropping any one of them would let the claims fit):")
-        lines.extend(f"  - {words}" for words in found.conflict)
-    if found.fixes:
-        lines.append("what would fix it:")
-        lines.extend(f"  - {fix.text}" for fix in found.fixes)
-    return "\n".join(lines)

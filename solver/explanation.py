@@ -25,7 +25,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
-from drasat.models.errors import SolveTimeout
+from drasat.models.errors import AllocationError, DrasatError, EvaluationError, SolveTimeout, Unschedulable
 
 from .cel import SelectorEvaluator
 from .claims import plan_claims
@@ -89,6 +89,7 @@ class Explanation:
     conflict_rules: list[ConflictRule] = field(default_factory=list)
     fixes: list[Fix] = field(default_factory=list)
     choice: list[Choice] = field(default_factory=list)  # feasible: the devices allocate picks
+    exact: bool = True  # False: time ran out before the choice was surely the first-fit one
 
     @property
     def conflict(self) -> list[str]:
@@ -121,7 +122,7 @@ class Explanation:
         return {"feasible": self.feasible, "shortRequests": self.short_requests,
                 "conflict": [rule.to_data() for rule in self.conflict_rules],
                 "fixes": [fix.to_data() for fix in self.fixes],
-                "choice": [c.to_data() for c in self.choice],
+                "choice": [c.to_data() for c in self.choice], "exact": self.exact,
                 "funnel": [f.to_data() for f in self.funnel]}
 
 
@@ -136,12 +137,15 @@ def explain(problem: Problem, *, evaluator: SelectorEvaluator | None = None, tim
     involved = {(p.index, r.index) for p in plans for r in p.requests
                 if f"claim {p.label}, request {r.name}" in found.short_requests}
     if not found.short_requests:
+        refused = _allocate(problem, found, ev, deadline)
+        if refused is None:
+            return found
         from .model import build_model  # OR-Tools loads only when needed
 
         model = build_model(inv, plans)
         conflict = _minimal_conflict(model, deadline)
         if conflict is None:
-            return _feasible(problem, found, ev, deadline)
+            raise refused  # not a matter of fitting: Kubernetes' own error, met mid-search
         found.conflict_rules = [_rule(inv, plans, a) for a in conflict] or [ConflictRule("requests", OWN_LIMIT)]
         involved = _involved(plans, conflict)
     found.fixes = find_fixes(problem, inv, plans, found.funnel, involved, ev, _feasible_plans, deadline)
@@ -155,16 +159,19 @@ def explain_funnel(problem: Problem, inv: Inventory, plans: list[ClaimPlan],
     return Explanation(False, funnel, short_requests=short)
 
 
-def _feasible(problem: Problem, found: Explanation, ev: SelectorEvaluator, deadline: float) -> Explanation:
+def _allocate(problem: Problem, found: Explanation, ev: SelectorEvaluator, deadline: float) -> DrasatError | None:
+    """Allocate as ``drasat solve`` would: None when the claims fit (``found`` then holds the choice),
+    else the error that says they do not (Unschedulable, or an error Kubernetes' search meets)."""
     from .api import allocate
 
-    answer = allocate(problem, evaluator=ev, time_limit=max(deadline - time.monotonic(), 0.001))
-    labels = {claim.name: (f"{claim.namespace}/{claim.name}" if claim.namespace else claim.name)
-              for claim in problem.claims}
-    found.feasible = True
-    found.choice = [Choice(labels[name], r.request, f"{r.driver}/{r.pool}/{r.device}")
-                    for name, result in answer.results.items() for r in result.devices.results]
-    return found
+    try:
+        answer = allocate(problem, evaluator=ev, time_limit=max(deadline - time.monotonic(), 0.001))
+    except (Unschedulable, AllocationError, EvaluationError) as exc:
+        return exc
+    found.feasible, found.exact = True, answer.stats.exact
+    found.choice = [Choice(label, r.request, f"{r.driver}/{r.pool}/{r.device}")
+                    for label, result in answer.by_claim.items() for r in result.devices.results]
+    return None
 
 
 def _rule(inv: Inventory, plans: list[ClaimPlan], a: Assumption) -> ConflictRule:
