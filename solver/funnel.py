@@ -14,14 +14,14 @@ from __future__ import annotations
 from collections import defaultdict
 from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import TYPE_CHECKING, Sequence
+from typing import TYPE_CHECKING, Mapping, Sequence
 
 from drasat.models.errors import DrasatError
 from drasat.models.quantity import Quantity
-from drasat.models.resource import DeviceTaintRule
+from drasat.models.resource import DeviceCapacity, DeviceTaintRule
 
 from .candidates import NOT_SELECTED
-from .capacity import share_of
+from .capacity import consumed_amount, share_of, violates
 from .cel import SelectorEvaluator
 from .features import DEFAULTS as GATES
 from .inventory import Inventory
@@ -155,8 +155,7 @@ def _capacity_short(inv: Inventory, alt: Alternative, device: int) -> str:
     capacities = dev.device.capacity
     share = share_of(capacities, alt.capacity, inv.features["DRAFractionalCapacityRange"])
     if share is None:
-        asked = ", ".join(f"{name}={q}" for name, q in alt.capacity.items())
-        return f"the capacity request ({asked}) names a capacity the device lacks or breaks its requestPolicy"
+        return _policy_refusal(inv, alt, capacities)
     used = inv.in_use.capacity.get(dev.id, {})
     for name, amount in share.items():
         capacity = capacities[name].value
@@ -165,6 +164,35 @@ def _capacity_short(inv: Inventory, alt: Alternative, device: int) -> str:
             return (f"capacity {name} exhausted: {Quantity(free, capacity.format)} of {capacity} free, "
                     f"the request takes {Quantity(amount, capacity.format)}")
     return NO_CAPACITY
+
+
+def _policy_refusal(inv: Inventory, alt: Alternative, capacities: Mapping[str, DeviceCapacity]) -> str:
+    """Which capacity the request names that the device lacks, or whose requestPolicy refuses the amount."""
+    lacking = [name for name in alt.capacity if name not in capacities]
+    if lacking:
+        return f"the device has no capacity {', '.join(lacking)}, which the request asks for"
+    fractional = inv.features["DRAFractionalCapacityRange"]
+    for name, capacity in sorted(capacities.items()):
+        asked = alt.capacity.get(name)
+        amount = consumed_amount(asked.value if asked is not None else None, capacity, fractional)
+        if violates(amount, capacity, fractional):
+            what = f"{name}={asked}" if asked is not None else f"{name} (not requested, so its default)"
+            return f"capacity request {what} breaks the device's requestPolicy ({_policy(capacity)})"
+    return NO_CAPACITY
+
+
+def _policy(capacity: DeviceCapacity) -> str:
+    policy = capacity.request_policy
+    if policy is None:
+        return "none"
+    parts = [f"default {policy.default}"] if policy.default is not None else []
+    if policy.valid_values is not None:
+        parts.append("validValues " + ", ".join(str(v) for v in policy.valid_values))
+    if policy.valid_range is not None:
+        r = policy.valid_range
+        parts.append("validRange " + ", ".join(f"{k} {v}" for k, v in (("min", r.min), ("max", r.max), ("step", r.step))
+                                               if v is not None))
+    return "; ".join(parts) or "empty"
 
 
 def _taint_source(inv: Inventory, alt: Alternative, device: int, rules: Sequence[DeviceTaintRule]) -> str:

@@ -194,8 +194,8 @@ def _build_pool(key: PoolKey, relevant: list[ResourceSlice], others: list[Resour
     pool = Pool(key, "usable", binding)
     if len(relevant) + len(others) != reference.resource_slice_count:
         pool.state = "incomplete"
-        pool.problem = (f"{len(relevant) + len(others)} of its {reference.resource_slice_count} slices of "
-                        f"generation {reference.generation} are published")
+        pool.problem = (f"{len(relevant) + len(others)} slice(s) of generation {reference.generation} published, "
+                        f"resourceSliceCount says {reference.resource_slice_count}")
         return pool, []
     every = relevant + others
     if not features.compatibility_groups and any(

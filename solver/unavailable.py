@@ -37,12 +37,18 @@ class Unavailable:
 def unavailable_devices(problem: Problem, inv: Inventory) -> list[Unavailable]:
     """Every device of a slice this node could see that the inventory left out, with why."""
     pools = {pool.key: pool for pool in inv.pools}
+    newest: dict[tuple[str, str], int] = {}
+    for s in problem.slices:
+        key = (s.spec.driver, s.spec.pool.name)
+        newest[key] = max(newest.get(key, s.spec.pool.generation), s.spec.pool.generation)
+    held = {id(dev.slice) for dev in inv.devices}
     found: list[Unavailable] = []
     for s in problem.slices:
         spec = s.spec
-        if spec.node_name and spec.node_name != inv.node.name:
-            continue
-        reason, gate = _slice_reason(s, inv, pools.get((spec.driver, spec.pool.name)))
+        if (spec.node_name and spec.node_name != inv.node.name) or id(s) in held:
+            continue  # another node's own slice, or one whose devices the inventory holds
+        key = (spec.driver, spec.pool.name)
+        reason, gate = _slice_reason(s, inv, pools.get(key), newest[key])
         if reason == PER_DEVICE:
             found.extend(Unavailable(_label(s, d), _cel(s, d), device_placement(inv, s, d)) for d in spec.devices)
         elif reason:
@@ -50,7 +56,7 @@ def unavailable_devices(problem: Problem, inv: Inventory) -> list[Unavailable]:
     return found
 
 
-def _slice_reason(s: ResourceSlice, inv: Inventory, pool: Pool | None) -> tuple[str, str | None]:
+def _slice_reason(s: ResourceSlice, inv: Inventory, pool: Pool | None, newest: int) -> tuple[str, str | None]:
     spec = s.spec
     gated = [f for f, on in (("perDeviceNodeSelection", spec.per_device_node_selection is not None),
                              ("sharedCounters", bool(spec.shared_counters))) if on]
@@ -61,10 +67,20 @@ def _slice_reason(s: ResourceSlice, inv: Inventory, pool: Pool | None) -> tuple[
         if spec.per_device_node_selection:
             return PER_DEVICE, None  # no device of it reaches the node: each says where it is
         return f"in slice {s.name}, {_placement(spec.node_selector, spec.all_nodes, inv.node)}", None
-    if pool is None or pool.state == "usable":
-        return "", None  # usable (its devices are in the inventory), or an obsolete generation
+    if pool is None or s.spec.pool.generation < newest:
+        return _superseded(s, newest), None
+    if pool.state == "usable":
+        return "", None  # its devices are in the inventory
     gate = "DRADeviceCompatibilityGroups" if "DRADeviceCompatibilityGroups" in pool.problem else None
     return f"in pool {pool.label()}, {pool.state}: {pool.problem or 'see drasat pool-status'}", gate
+
+
+def _superseded(s: ResourceSlice, newest: int) -> str:
+    """A slice of a pool the inventory dropped whole: a newer generation of the pool exists elsewhere."""
+    if newest <= s.spec.pool.generation:
+        return ""
+    return (f"in slice {s.name}, of generation {s.spec.pool.generation} of pool {s.spec.driver}/{s.spec.pool.name}: "
+            f"generation {newest} replaces it")
 
 
 def device_placement(inv: Inventory, s: ResourceSlice, d: Device) -> str:

@@ -62,8 +62,29 @@ def test_device_node_selection_names_the_device_placement() -> None:
 def test_incomplete_pool_names_the_pool_and_what_is_missing() -> None:
     found = explain(problem(slice_("half", "{name: gpu-h}", "half", count=2), claim("big", gpus(5))))
     short(found)
-    assert steps(found)["in pool gpu.example.com/half, incomplete: 1 of its 2 slices of generation 1 are "
-                        "published"] == ["gpu.example.com/half/gpu-h"]
+    assert steps(found)["in pool gpu.example.com/half, incomplete: 1 slice(s) of generation 1 published, "
+                        "resourceSliceCount says 2"] == ["gpu.example.com/half/gpu-h"]
+
+
+def test_a_slice_of_an_older_generation_names_the_newer_one() -> None:
+    old = slice_("old", "{name: gpu-o}", "moving")
+    new = slice_("new", "{name: gpu-n}", "moving", count=2).replace("generation: 1", "generation: 2")
+    found = explain(problem(old, new, claim("big", gpus(5))))
+    short(found)
+    assert steps(found)["in slice old, of generation 1 of pool gpu.example.com/moving: generation 2 replaces it"] == [
+        "gpu.example.com/moving/gpu-o"]
+    assert steps(found)["in pool gpu.example.com/moving, incomplete: 1 slice(s) of generation 2 published, "
+                        "resourceSliceCount says 2"] == ["gpu.example.com/moving/gpu-n"]
+
+
+def test_a_capacity_policy_refusal_names_the_policy() -> None:
+    policy = SHARED.replace("capacity: {memory: {value: 10Gi}}",
+                            "capacity: {memory: {value: 10Gi, requestPolicy: {default: 1Gi, validValues: [1Gi, 2Gi]}}}")
+    big = claim("big", gpus(5, extra="capacity: {requests: {memory: 3Gi}}"))
+    found = explain(problem(policy, big))
+    short(found)
+    assert steps(found)["capacity request memory=3Gi breaks the device's requestPolicy (default 1Gi; validValues "
+                        "1Gi, 2Gi)"] == ["gpu.example.com/shared/vgpu"]
 
 
 def test_invalid_pool_names_the_pool_and_why_in_explain_and_in_allocate() -> None:
