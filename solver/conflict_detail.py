@@ -33,9 +33,22 @@ def detail(inv: Inventory, plans: list[ClaimPlan], member: Assumption) -> str:
         return _attribute_detail(inv, plan, constraint)
     if member.rule == "counters" and member.counter_set is not None:
         return _counters_left(inv, member.counter_set)
-    if member.rule == "capacity":
-        return _capacity_left(inv, member.meaning)
+    if member.rule == "capacity" and member.devices:
+        return _capacity_left(inv, member.devices[0]) + _shares_asked(inv, plans, member.devices[0])
+    if member.rule == "exclusivity" and member.devices:
+        return _wanted(plans, member.devices).removeprefix("; ")
     return ""
+
+
+def _wanted(plans: list[ClaimPlan], devices: tuple[int, ...]) -> str:
+    """Which requests may take these devices, with how many each needs: the rivals for them."""
+    among = set(devices)
+    rivals = [f"claim {plan.label} request {alt.result_name} ({_count(alt)})" for plan in plans
+              for alt in plan.alternatives() if among.intersection(alt.candidates)]
+    if not rivals:
+        return ""
+    size = f"{len(devices)} device{'s' if len(devices) != 1 else ''}" if len(devices) > 1 else "one device"
+    return f"; {size}, wanted by " + ", ".join(rivals)
 
 
 def _count(alt: Alternative) -> str:
@@ -109,10 +122,22 @@ def _counters_left(inv: Inventory, key: tuple[str, str, str]) -> str:
     return "; ".join(parts) or "nothing left"
 
 
-def _capacity_left(inv: Inventory, meaning: str) -> str:
-    dev = next((d for d in inv.devices if f"device {d.label()} " in meaning + " "), None)
-    if dev is None:
-        return ""
+def _shares_asked(inv: Inventory, plans: list[ClaimPlan], device: int) -> str:
+    """The share of the device each request that may take it would consume."""
+    capacities = inv.devices[device].device.capacity
+    asked = []
+    for plan in plans:
+        for alt in plan.alternatives():
+            share = alt.share.get(device)
+            if share:
+                amounts = ", ".join(f"{name} {Quantity(amount, capacities[name].value.format)}"
+                                    for name, amount in sorted(share.items()))
+                asked.append(f"claim {plan.label} request {alt.result_name} {amounts}")
+    return "; shares asked: " + ", ".join(asked) if asked else ""
+
+
+def _capacity_left(inv: Inventory, device: int) -> str:
+    dev = inv.devices[device]
     used = inv.in_use.capacity.get(dev.id, {})
     parts = [f"{name} {Quantity(c.value.value - used.get(name, Fraction(0)), c.value.format)} of {c.value} free"
              for name, c in sorted(dev.device.capacity.items())]

@@ -30,7 +30,9 @@ def test_two_claims_wanting_more_than_there_is_conflict_on_exclusivity() -> None
     p = problem(claim("a", gpus(3)), claim("b", gpus(2)))
     found = explain(p)
     assert not found.feasible and not found.short_requests
-    assert found.conflict and all("allocated at most once" in c for c in found.conflict)
+    assert found.conflict == ["device gpu.example.com/node-1/gpu-0, gpu.example.com/node-1/gpu-1, "
+                              "gpu.example.com/node-1/gpu-2, gpu.example.com/node-1/gpu-3 is allocated at most once: "
+                              "4 devices, wanted by claim d/a request gpu (3 devices), claim d/b request gpu (2 devices)"]
     assert {fix.text for fix in found.fixes} == {"claim d/a, request gpu: count 2 fits (it asks 3)",
                                                  "claim d/b, request gpu: count 1 fits (it asks 2)"}
     assert_minimal(p, found)
@@ -128,5 +130,6 @@ def test_consumable_capacity_exhausted_conflict() -> None:
     found = explain(p)
     assert not found.feasible and not found.short_requests, found.summary()
     assert found.conflict == ["the shares of device gpu.example.com/shared/vgpu fit its capacity: device vgpu has "
-                              "memory 10Gi of 10Gi free"]
+                              "memory 10Gi of 10Gi free; shares asked: claim d/a request gpu memory 6Gi, "
+                              "claim d/b request gpu memory 6Gi"]
     assert_minimal(p, found)

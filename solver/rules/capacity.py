@@ -93,7 +93,8 @@ class ConsumableCapacity(Rule):
             if not dev.device.capacity or not takes:
                 continue
             already = enc.inv.in_use.capacity.get(dev.id, {})
-            literal = enc.guard("capacity", f"the shares of device {dev.label()} fit its capacity")
+            literal = enc.guard("capacity", f"the shares of device {dev.label()} fit its capacity",
+                                devices=(dev.index,))
             for name, capacity in dev.device.capacity.items():
                 terms = [(alt.share[dev.index][name], v) for alt, v in takes]
                 add_scaled(enc.model, terms, capacity.value.value - already.get(name, Fraction(0)), literal)

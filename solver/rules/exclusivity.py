@@ -98,7 +98,8 @@ def _one_device_class(enc: Encoding, k: int, size: int) -> None:
     if len(overall) <= 1 and not crowded:
         return
     devices = ", ".join(enc.inv.devices[d].label() for d in enc.groups[k].devices)
-    literal = enc.guard("exclusivity", f"device {devices} is allocated at most once")
+    literal = enc.guard("exclusivity", f"device {devices} is allocated at most once",
+                        devices=tuple(enc.groups[k].devices))
     if len(overall) > 1:
         enc.model.add(sum(overall) <= size).only_enforce_if(literal)
     for vs in crowded:
