@@ -36,7 +36,8 @@ Examples:
 @cli.command(epilog=EPILOG)
 @input_options
 @namespace_options
-@click.option("--node", metavar="NAME", help="Node to explain for (default: the only Node in the input).")
+@click.option("--node", metavar="NAME", help="Node to explain for (default: the only Node in the input; with Pods "
+              "and several Nodes, every node as the scheduler judges them).")
 @click.option("--claims", metavar="NS/NAME,...", help="Claims to explain, as `drasat solve` takes them.")
 @click.option("--pods", metavar="NS/NAME,...", help="Explain these Pods: without --node, over every node as "
               "the scheduler judges them (its summary line, then the devices per class of nodes); with --node, "
@@ -63,8 +64,8 @@ def explain(files: tuple[str, ...], filenames: tuple[str, ...], kubeconfig: str 
     try:
         bundle = read_inputs(files, kubeconfig, context, filenames, output=output)
         pods = in_namespace(pods, namespace, all_namespaces)
-        if pods is not None and node is None:  # the scheduler's question: every node
-            per_pod = _explain_pods(bundle, pods, feature_gates, timeout, cel_engine)
+        if node is None and (pods is not None or (claims is None and _pods_over_nodes(bundle))):
+            per_pod = _explain_pods(bundle, pods, namespace, feature_gates, timeout, cel_engine)
             data: Any = [p.to_data() for p in per_pod]
             text, feasible = "\n".join(pod_text(p) for p in per_pod), all(p.feasible for p in per_pod)
         else:
@@ -98,16 +99,25 @@ def _explain(bundle: Bundle, node: str | None, claims: str | None, pods: str | N
                        time_limit=timeout)
 
 
-def _explain_pods(bundle: Bundle, pods: str, feature_gates: str, timeout: float,
+def _pods_over_nodes(bundle: Bundle) -> bool:
+    """Pods and several Nodes, and no node named: the scheduler's question (which node, if any?)."""
+    kinds = [obj.kind for obj in bundle]
+    return "Pod" in kinds and kinds.count("Node") > 1
+
+
+def _explain_pods(bundle: Bundle, pods: str | None, namespace: str | None, feature_gates: str, timeout: float,
                   cel_engine: str | None) -> list[PodExplanation]:
     from drasat.solver import Features
     from drasat.solver.cel import SelectorEvaluator
-    from drasat.solver.cluster import cluster_from_objects
+    from drasat.solver.cluster import cluster_from_objects, key_of
     from drasat.solver.pod_explanation import explain_pods
     from drasat.solver.pod_inputs import refuse_unstorable_pods
-    from drasat.solver.pods import select_pods
+    from drasat.solver.pods import pending_pods, select_pods
 
     cluster = cluster_from_objects(list(bundle), Features.parse(feature_gates))
-    chosen = select_pods(cluster, names_option(pods) or [])
+    if pods is not None:
+        chosen = select_pods(cluster, names_option(pods) or [])
+    else:  # every pending pod (of the namespace), as drasat schedule takes them
+        chosen = [p for p in pending_pods(cluster) if namespace is None or key_of(p)[0] == namespace]
     refuse_unstorable_pods(cluster, chosen, bundle.location_of)
     return explain_pods(cluster, chosen, evaluator=SelectorEvaluator(cel_engine), time_limit=timeout)

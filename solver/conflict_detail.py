@@ -32,7 +32,10 @@ def detail(inv: Inventory, plans: list[ClaimPlan], member: Assumption) -> str:
         constraint = next(c for c in plan.constraints if c.index == member.constraint)
         return _attribute_detail(inv, plan, constraint)
     if member.rule == "counters" and member.counter_set is not None:
-        return _counters_left(inv, member.counter_set)
+        driver, pool, counter_set = member.counter_set
+        drawing = tuple(d.index for d in inv.devices if d.pool_key == (driver, pool)
+                        and any(use.counter_set == counter_set for use in d.device.consumes_counters))
+        return _counters_left(inv, member.counter_set) + _wanted(plans, drawing)
     if member.rule == "capacity" and member.devices:
         return _capacity_left(inv, member.devices[0]) + _shares_asked(inv, plans, member.devices[0])
     if member.rule == "exclusivity" and member.devices:

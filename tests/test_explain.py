@@ -116,7 +116,8 @@ def test_counters_shared_by_partitions_conflict() -> None:
     found = explain(p)
     assert not found.feasible and not found.short_requests, found.summary()
     assert found.conflict == ["counter set memory of pool gpu.example.com/big-gpu is not overdrawn: 40Gi of gib left, "
-                              "taken by half-0 24Gi, half-1 24Gi"]
+                              "taken by half-0 24Gi, half-1 24Gi; 2 devices, wanted by claim d/a request gpu (1 device), "
+                              "claim d/b request gpu (1 device)"]
     assert found.conflict_rules[0].counter_set == "gpu.example.com/big-gpu/memory"
     assert_minimal(p, found)
 

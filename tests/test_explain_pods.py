@@ -39,3 +39,12 @@ def test_cli_summary_for_cpu_and_choice_for_a_pod_that_fits() -> None:
     (data,) = json.loads(fits.stdout)
     assert data["feasible"] and data["node"] == "gpu-node-1" and data["choice"]
     assert {c["request"] for c in data["choice"]} == {"gpu", "nic"}
+
+
+def test_without_node_or_pods_every_pending_pod_is_judged_over_every_node() -> None:
+    _register()
+    result = CliRunner().invoke(cli, ["explain", str(ROOT / "examples")])
+    assert result.exit_code == 0, result.stderr
+    lines = [line for line in result.stdout.splitlines() if line.startswith("pod ")]
+    assert lines == ["pod default/trainer-0: schedulable: node gpu-node-1 would be chosen",
+                     "pod default/notebook-0: schedulable: node gpu-node-1 would be chosen"]  # each against the input
