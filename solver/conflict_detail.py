@@ -71,6 +71,9 @@ def _attribute_detail(inv: Inventory, plan: ClaimPlan, constraint: ConstraintPla
             for label in found or ():
                 per_value.setdefault(label, {}).setdefault(position, set()).add(device)
     missing = "; ".join(f"{n} of request {name}'s candidates lack it" for name, n in lacking.items())
+    if not inv.features.list_attributes and _any_list(inv, covered, constraint.attribute):
+        missing += ("; " if missing else "") + ("some candidates' values are lists, which constraints compare only "
+                                                "with DRAListTypeAttributes (disabled)")
     values = sorted(per_value, key=repr)
     if constraint.kind == "distinct":
         needed = sum(alt.count for alt in covered if alt.mode != "All")
@@ -83,6 +86,15 @@ def _attribute_detail(inv: Inventory, plan: ClaimPlan, constraint: ConstraintPla
     more = "; ..." if len(values) > SHOWN_VALUES else ""
     text = f"no {constraint.attribute} value has {wanted} free ({'; '.join(rows) + more or 'no candidate has it'})"
     return text + (f"; {missing}" if missing else "")
+
+
+def _any_list(inv: Inventory, covered: list[Alternative], attribute: str) -> bool:
+    for alt in covered:
+        for device in alt.candidates:
+            attr = constraint_attribute(inv, alt, device, attribute)
+            if attr is not None and (attr.ints or attr.bools or attr.strings or attr.versions):
+                return True
+    return False
 
 
 def _match_row(value: Hashable, carriers: dict[int, set[int]], covered: list[Alternative]) -> str:

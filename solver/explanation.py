@@ -31,7 +31,7 @@ from .cel import SelectorEvaluator
 from .claims import plan_claims
 from .conflict_detail import detail
 from .fixes import Fix, find_fixes
-from .funnel import Funnel, Step, funnel_of
+from .funnel import Funnel, Step, funnel_of, gate_named
 from .inventory import Inventory, build_inventory
 from .plan import ClaimPlan
 from .problem import Problem
@@ -148,7 +148,8 @@ def explain(problem: Problem, *, evaluator: SelectorEvaluator | None = None, tim
             raise refused  # not a matter of fitting: Kubernetes' own error, met mid-search
         found.conflict_rules = [_rule(inv, plans, a) for a in conflict] or [ConflictRule("requests", OWN_LIMIT)]
         involved = _involved(plans, conflict)
-    found.fixes = find_fixes(problem, inv, plans, found.funnel, involved, ev, _feasible_plans, deadline)
+    hinted = frozenset(gate for rule in found.conflict_rules if (gate := gate_named(rule.detail)))
+    found.fixes = find_fixes(problem, inv, plans, found.funnel, involved, ev, _feasible_plans, deadline, hinted)
     return found
 
 

@@ -50,14 +50,15 @@ Feasible = Callable[[Inventory, list[ClaimPlan], float], bool]  # (inventory, pl
 
 def find_fixes(problem: Problem, inv: Inventory, plans: list[ClaimPlan], funnel: list[Funnel],
                involved: set[tuple[int, int]], ev: SelectorEvaluator, feasible: Feasible,
-               deadline: float) -> list[Fix]:
-    """Fixes for the failing requests ``involved`` (claim index, request index), as many as time allows."""
+               deadline: float, hinted: frozenset[str] = frozenset()) -> list[Fix]:
+    """Fixes for the failing requests ``involved`` (claim index, request index), as many as time allows;
+    ``hinted``: feature gates the conflict names, tried beside those the funnel names."""
     deadline = min(deadline, time.monotonic() + SECONDS)
     fixes: list[Fix] = []
     searches: list[Callable[[], list[Fix]]] = [
         lambda: _counts(inv, plans, involved, feasible, deadline),
         lambda: _releases(problem, funnel, ev, feasible, deadline),
-        lambda: _gates(problem, funnel, ev, feasible, deadline),
+        lambda: _gates(problem, funnel, hinted, ev, feasible, deadline),
     ]
     for search in searches:
         if time.monotonic() >= deadline:
@@ -112,7 +113,7 @@ def _releases(problem: Problem, funnel: list[Funnel], ev: SelectorEvaluator, fea
     for f in funnel:
         for step in f.steps:
             if step.reason.startswith("already allocated to claim "):
-                named[step.reason.removeprefix("already allocated to claim ")] += step.removed
+                named[step.reason.removeprefix("already allocated to claim ").split(" (")[0]] += step.removed
     held = {claim_label(c): c for c in problem.allocated}
     order = [label for label, _ in named.most_common() if label in held]
     order += [label for label in held if label not in named]  # counters and shared capacity name no holder
@@ -126,9 +127,9 @@ def _releases(problem: Problem, funnel: list[Funnel], ev: SelectorEvaluator, fea
     return []
 
 
-def _gates(problem: Problem, funnel: list[Funnel], ev: SelectorEvaluator, feasible: Feasible,
-           deadline: float) -> list[Fix]:
-    gates = sorted({s.gate for f in funnel for s in f.steps if s.gate}
+def _gates(problem: Problem, funnel: list[Funnel], hinted: frozenset[str], ev: SelectorEvaluator,
+           feasible: Feasible, deadline: float) -> list[Fix]:
+    gates = sorted({s.gate for f in funnel for s in f.steps if s.gate} | hinted
                    | {"DRADerivedAttributes" for f in funnel if f.notes})
     fixes = []
     for gate in gates:

@@ -144,6 +144,8 @@ def _exact_reason(inv: Inventory, alt: Alternative, device: int, reason: str, ev
         return _counter_left(inv, device) or reason
     if reason == NO_CAPACITY:
         return _capacity_short(inv, alt, device)
+    if reason.startswith("already allocated") and dev.device.allow_multiple_allocations and not dev.shared:
+        return reason + " (the device allows multiple allocations, but DRAConsumableCapacity is disabled)"
     if reason.startswith("has taint ") and taint_rules:
         return reason + _taint_source(inv, alt, device, taint_rules)
     return reason

@@ -180,3 +180,30 @@ def test_a_gate_that_dropped_a_slice_is_named() -> None:
     assert step.devices == ["gpu.example.com/big-gpu/half-0", "gpu.example.com/big-gpu/half-1"]
     assert [f.data for f in found.fixes if f.kind == "gate"] == [{"featureGate": "DRAPartitionableDevices",
                                                                   "fits": False}]
+
+
+def test_a_shared_device_held_while_consumable_capacity_is_off_names_the_gate() -> None:
+    first = held("first", "vgpu", pool="shared").replace(
+        "device: vgpu}", "device: vgpu, shareID: 123e4567-e89b-12d3-a456-426614174000}")
+    found = explain(problem(SHARED, first, claim("big", gpus(5)), gates={"DRAConsumableCapacity": False}))
+    short(found)
+    (step,) = [s for s in found.funnel[0].steps if s.gate]
+    assert step.gate == "DRAConsumableCapacity" and step.reason == (
+        "already allocated to claim d/first (the device allows multiple allocations, but DRAConsumableCapacity is "
+        "disabled)")
+    assert [f.data for f in found.fixes if f.kind == "gate"] == [{"featureGate": "DRAConsumableCapacity", "fits": True}]
+    assert "releasing claim d/first (deallocating it) makes them fit" in [f.text for f in found.fixes]
+
+
+def test_list_valued_attributes_with_their_gate_off_are_named_in_the_conflict() -> None:
+    lists = ("---\napiVersion: resource.k8s.io/v1\nkind: ResourceSlice\nmetadata: {name: lists}\n"
+             "spec: {driver: gpu.example.com, nodeName: node-1, pool: {name: lists, generation: 1, resourceSliceCount: 1}, "
+             "devices: [{name: l-0, attributes: {example.com/roots: {ints: [1, 2]}}}, "
+             "{name: l-1, attributes: {example.com/roots: {ints: [2, 3]}}}]}\n")
+    only = "selectors: [{cel: {expression: '\"roots\" in device.attributes[\"example.com\"]'}}]"
+    pair = claim("pair", gpus(2, extra=only), "{requests: [gpu], matchAttribute: example.com/roots}")
+    found = explain(problem(lists, pair))
+    assert not found.feasible and not found.short_requests, found.summary()
+    assert found.conflict[0].endswith("some candidates' values are lists, which constraints compare only with "
+                                      "DRAListTypeAttributes (disabled)")
+    assert [f.data for f in found.fixes if f.kind == "gate"] == [{"featureGate": "DRAListTypeAttributes", "fits": True}]
