@@ -20,6 +20,7 @@ from dataclasses import dataclass, replace
 from typing import Any, Callable
 
 from drasat.models.errors import DrasatError
+from drasat.models.resource import ResourceClaim
 
 from .cel import SelectorEvaluator
 from .claims import claim_label, plan_claims
@@ -57,7 +58,7 @@ def find_fixes(problem: Problem, inv: Inventory, plans: list[ClaimPlan], funnel:
     fixes: list[Fix] = []
     searches: list[Callable[[], list[Fix]]] = [
         lambda: _counts(inv, plans, involved, feasible, deadline),
-        lambda: _releases(problem, funnel, ev, feasible, deadline),
+        lambda: _releases(problem, inv, funnel, ev, feasible, deadline),
         lambda: _gates(problem, funnel, hinted, ev, feasible, deadline),
     ]
     for search in searches:
@@ -106,15 +107,17 @@ def _with_count(plans: list[ClaimPlan], claim: int, request: int, count: int) ->
     return [replace(plan, requests=requests) if p.index == claim else p for p in plans]
 
 
-def _releases(problem: Problem, funnel: list[Funnel], ev: SelectorEvaluator, feasible: Feasible,
+def _releases(problem: Problem, inv: Inventory, funnel: list[Funnel], ev: SelectorEvaluator, feasible: Feasible,
               deadline: float) -> list[Fix]:
-    """The first allocated claim (most often named by the failing funnels) whose release makes it fit."""
+    """The first allocated claim whose release makes it fit: those the funnels name as holding devices
+    first (most devices first), then others holding anything in this node's pools (counters, shares)."""
     named: Counter[str] = Counter()
     for f in funnel:
         for step in f.steps:
             if step.reason.startswith("already allocated to claim "):
                 named[step.reason.removeprefix("already allocated to claim ").split(" (")[0]] += step.removed
-    held = {claim_label(c): c for c in problem.allocated}
+    pools = {pool.key for pool in inv.pools}
+    held = {claim_label(c): c for c in problem.allocated if _holds_in(c, pools)}
     order = [label for label, _ in named.most_common() if label in held]
     order += [label for label in held if label not in named]  # counters and shared capacity name no holder
     for label in order[:MAX_TRIES]:
@@ -125,6 +128,11 @@ def _releases(problem: Problem, funnel: list[Funnel], ev: SelectorEvaluator, fea
             return [Fix("release", f"releasing claim {label} (deallocating it) makes them fit",
                         {"claim": label})]
     return []
+
+
+def _holds_in(claim: ResourceClaim, pools: set[tuple[str, str]]) -> bool:
+    allocation = claim.status.allocation if claim.status else None
+    return allocation is not None and any((r.driver, r.pool) in pools for r in allocation.devices.results)
 
 
 def _gates(problem: Problem, funnel: list[Funnel], hinted: frozenset[str], ev: SelectorEvaluator,

@@ -57,3 +57,15 @@ def steps(found: Explanation, request: str = "gpu") -> dict[str, Any]:
     """reason -> devices named, for the first alternative of ``request``."""
     funnel = next(f for f in found.funnel if f.request == request)
     return {s.reason: s.devices for s in funnel.steps}
+
+
+def assert_choice_verifies(p: Problem, found: Explanation) -> None:
+    """A feasible explanation's choice is the allocation ``allocate`` returns, and the verifier accepts it."""
+    from drasat.solver import allocate
+    from drasat.solver.verify import verify
+
+    answer = allocate(p)
+    assert found.feasible and verify(p, answer.results) == []
+    assert [(c.claim, c.request, c.device) for c in found.choice] == [
+        (label, r.request, f"{r.driver}/{r.pool}/{r.device}")
+        for label, result in answer.by_claim.items() for r in result.devices.results]

@@ -13,7 +13,7 @@ from drasat.solver import allocate
 from drasat.solver.explanation import explain
 from drasat.solver.verify import verify
 
-from .explain_inputs import NODE, assert_minimal, claim, gpus, held, problem
+from .explain_inputs import NODE, assert_choice_verifies, assert_minimal, claim, gpus, held, problem
 
 def test_a_count_beyond_the_candidates_is_named_in_the_funnel() -> None:
     p = problem(claim("big", gpus(5)))
@@ -42,7 +42,8 @@ def test_match_across_requests_names_the_constraint() -> None:
     """gpu-2 is in use: numa 0 has two GPUs but no NIC, numa 1 the NIC but one GPU."""
     pair = claim("pair", f"{gpus(2)}, {{name: nic, exactly: {{deviceClassName: nic}}}}",
                  "{requests: [gpu, nic], matchAttribute: example.com/numa}")
-    assert allocate(problem(pair)).results  # without gpu-2 in use it fits
+    alone = problem(pair)
+    assert verify(alone, allocate(alone).results) == []  # without gpu-2 in use it fits
     p = problem(held("held", "gpu-2"), pair)
     found = explain(p)
     assert not found.feasible and not found.short_requests
@@ -77,8 +78,7 @@ def test_distinct_over_too_few_values() -> None:
 
 def test_a_feasible_input_says_so_and_verifies() -> None:
     p = problem(claim("fits", gpus(2)))
-    assert explain(p).feasible
-    assert verify(p, allocate(p).results) == []
+    assert_choice_verifies(p, explain(p))
 
 
 @pytest.mark.parametrize("form", ["text", "json"])

@@ -11,7 +11,7 @@ from drasat.models.errors import AllocationError, Unschedulable
 from drasat.solver import allocate
 from drasat.solver.explanation import Explanation, explain
 
-from .explain_inputs import claim, gpus, held, problem, steps
+from .explain_inputs import assert_choice_verifies, claim, gpus, held, problem, steps
 
 
 def slice_(name: str, devices: str, pool: str, placement: str = "nodeName: node-1", extra: str = "",
@@ -168,7 +168,8 @@ def test_a_gate_that_dropped_a_field_is_named_and_turning_it_on_is_the_fix() -> 
     assert not found.feasible and "DRADerivedAttributes" in found.funnel[0].notes[0]
     gate = [f for f in found.fixes if f.kind == "gate"]
     assert [f.data for f in gate] == [{"featureGate": "DRADerivedAttributes", "fits": True}]
-    assert explain(problem(pair, gates={"DRADerivedAttributes": True})).feasible
+    on = problem(pair, gates={"DRADerivedAttributes": True})
+    assert_choice_verifies(on, explain(on))
 
 
 def test_a_gate_that_dropped_a_slice_is_named() -> None:
