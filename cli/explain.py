@@ -23,13 +23,16 @@ if TYPE_CHECKING:
     from drasat.solver.explanation import Explanation
 
 EPILOG = """\b
-Exit status: 0 the claims can be allocated together (explain says so);
-1 they cannot (the explanation is printed); 2 invalid input.
+Exit status: 0 the claims can be allocated together (explain says so and
+shows the devices solve would choose); 1 they cannot (the explanation is
+printed), or no answer within --timeout; 2 invalid input, or an error
+Kubernetes' allocator itself would return.
 
 \b
 Examples:
   drasat explain --node gpu-node-1 --claims default/big examples/ big-claim.yaml
-  drasat explain -o json --pods team-a/trainer-0 cluster/
+  drasat explain --pods team-a/trainer-0 cluster/        # every node, as the scheduler
+  drasat explain -o json --node gpu-node-1 examples/
 """
 
 
@@ -44,7 +47,8 @@ Examples:
               "their claims on that node.")
 @FEATURE_GATES
 @click.option("--timeout", type=Seconds(), default=60.0, show_default=True, metavar="SECONDS",
-              help="Time for the search for a minimal conflict.")
+              help="Time for the whole explanation: the allocation, then the search for a minimal conflict "
+                   "(what would fix it takes at most 10 s of it).")
 @CEL_ENGINE
 @click.option("-o", "--output", type=click.Choice(["text", "json", "yaml"]), default="text", show_default=True,
               help="text for people; json or yaml: the same as data.")
@@ -59,7 +63,10 @@ def explain(files: tuple[str, ...], filenames: tuple[str, ...], kubeconfig: str 
     request with too few candidates is the cause. Otherwise, the conflict: a
     minimal set of DRA rule instances (a device allocated once, a claim's
     matchAttribute, a counter set, a device's capacity) that cannot hold
-    together — dropping any one of them would let the claims fit.
+    together — dropping any one of them would let the claims fit — each with
+    its numbers. Then what would fix it, where cheap: the largest count that
+    fits, the allocated claim whose release makes it fit, the feature gate to
+    turn on. Claims that fit are shown with the devices solve would choose.
     """
     try:
         bundle = read_inputs(files, kubeconfig, context, filenames, output=output)
