@@ -58,9 +58,11 @@ class ConflictRule:
 
     @property
     def sentence(self) -> str:
+        """The rule instance and its numbers, in one sentence."""
         return f"{self.meaning}: {self.detail}" if self.detail else self.meaning
 
     def to_data(self) -> dict[str, Any]:
+        """The rule instance as JSON-ready data, with the ids of what it belongs to."""
         ids = {"claim": self.claim, "constraint": self.constraint, "counterSet": self.counter_set,
                "requests": list(self.requests) or None}
         return {"rule": self.rule, "meaning": self.meaning, **({"detail": self.detail} if self.detail else {}),
@@ -76,6 +78,7 @@ class Choice:
     device: str
 
     def to_data(self) -> dict[str, str]:
+        """The device as JSON-ready data."""
         return {"claim": self.claim, "request": self.request, "device": self.device}
 
 

@@ -43,6 +43,7 @@ class Fix:
     data: dict[str, Any]
 
     def to_data(self) -> dict[str, Any]:
+        """The fix as JSON-ready data: its kind, its words, and the change."""
         return {"kind": self.kind, "text": self.text, **self.data}
 
 

@@ -48,6 +48,7 @@ class Step:
     gate: str | None = None  # a feature gate whose setting causes this step
 
     def to_data(self) -> dict[str, object]:
+        """The step as JSON-ready data."""
         return {"reason": self.reason, "count": self.removed, "devices": self.devices,
                 **({"featureGate": self.gate} if self.gate else {})}
 
@@ -76,6 +77,7 @@ class Funnel:
         return bool(self.blocked) or (isinstance(self.needs, int) and self.candidates < self.needs)
 
     def to_data(self) -> dict[str, object]:
+        """The funnel as JSON-ready data (every step, with its devices named)."""
         return {"claim": self.claim, "request": self.request, "needs": self.needs, "offered": self.offered,
                 "candidates": self.candidates, "candidateDevices": self.candidate_devices,
                 "blocked": self.blocked or None, "notes": self.notes,

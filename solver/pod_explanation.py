@@ -40,6 +40,7 @@ class NodeClass:
     explanation: Explanation
 
     def to_data(self) -> dict[str, Any]:
+        """The class as JSON-ready data: its nodes, and the explanation's own fields."""
         return {"nodes": self.nodes, **self.explanation.to_data()}
 
 
@@ -53,14 +54,18 @@ class PodExplanation:
     classes: list[NodeClass] = field(default_factory=list)
     unexplained_nodes: int = 0  # nodes failing on devices in classes beyond MAX_CLASSES
     choice: list[Choice] = field(default_factory=list)  # schedulable: the devices its claims would get
+    node_reasons: dict[str, list[str]] = field(default_factory=dict)  # why each node refused the pod
 
     @property
     def feasible(self) -> bool:
+        """Whether some node would take the pod."""
         return self.node is not None
 
     def to_data(self) -> dict[str, Any]:
+        """The pod's explanation as JSON-ready data."""
         return {"pod": self.pod, "node": self.node, "feasible": self.feasible, "summary": self.summary,
                 "nodeClasses": [c.to_data() for c in self.classes], "unexplainedNodes": self.unexplained_nodes,
+                "nodeReasons": self.node_reasons,
                 "choice": [c.to_data() for c in self.choice]}
 
 
@@ -85,7 +90,7 @@ def _one(cluster: Cluster, pod: Pod, options: AllocateOptions, deadline: float) 
     classes: dict[Any, list[str]] = {}
     for node in failing:
         classes.setdefault(state.signature(node), []).append(node)
-    found = PodExplanation(label_of(pod), None, placement.reason)
+    found = PodExplanation(label_of(pod), None, placement.reason, node_reasons=dict(placement.node_reasons))
     pc = resolve_pod_claims(pod, cluster, state.book)
     for nodes in list(classes.values())[:MAX_CLASSES]:
         problem = state.problem(nodes[0], claim_shape(state, pc, nodes[0]).claims)

@@ -22,6 +22,7 @@ def test_a_pod_too_big_for_every_node_is_explained_once_for_the_class_of_alike_n
     cluster = cluster_from_objects([o.obj for o in load_paths(INPUTS).objects], Features())
     (huge,) = explain_pods(cluster, select_pods(cluster, ["default/huge"]))
     assert not huge.feasible and huge.summary == "0/2 nodes are available: 2 cannot allocate all claims."
+    assert huge.node_reasons == {"gpu-node-1": ["cannot allocate all claims"], "gpu-node-2": ["cannot allocate all claims"]}
     (node_class,) = huge.classes  # both nodes look alike: explained once
     assert node_class.nodes == ["gpu-node-1", "gpu-node-2"]
     (short,) = node_class.explanation.short_requests
