@@ -15,6 +15,7 @@ from .allocation_options import CEL_ENGINE, FEATURE_GATES, exit_on_error, names_
 from .inputs import in_namespace, input_options, namespace_options, read_inputs
 from .main import cli
 from .options import Seconds
+from .progress import Bar
 from .render_explain import explanation_text, pod_text
 
 if TYPE_CHECKING:
@@ -72,7 +73,7 @@ def explain(files: tuple[str, ...], filenames: tuple[str, ...], kubeconfig: str 
         bundle = read_inputs(files, kubeconfig, context, filenames, output=output)
         pods = in_namespace(pods, namespace, all_namespaces)
         if node is None and (pods is not None or (claims is None and _pods_over_nodes(bundle))):
-            per_pod = _explain_pods(bundle, pods, namespace, feature_gates, timeout, cel_engine)
+            per_pod = _explain_pods(bundle, pods, namespace, feature_gates, timeout, cel_engine, output)
             data: Any = [p.to_data() for p in per_pod]
             text, feasible = "\n".join(pod_text(p) for p in per_pod), all(p.feasible for p in per_pod)
         else:
@@ -113,7 +114,7 @@ def _pods_over_nodes(bundle: Bundle) -> bool:
 
 
 def _explain_pods(bundle: Bundle, pods: str | None, namespace: str | None, feature_gates: str, timeout: float,
-                  cel_engine: str | None) -> list[PodExplanation]:
+                  cel_engine: str | None, output: str) -> list[PodExplanation]:
     from drasat.solver import Features
     from drasat.solver.cel import SelectorEvaluator
     from drasat.solver.cluster import cluster_from_objects, key_of
@@ -127,4 +128,6 @@ def _explain_pods(bundle: Bundle, pods: str | None, namespace: str | None, featu
     else:  # every pending pod (of the namespace), as drasat schedule takes them
         chosen = [p for p in pending_pods(cluster) if namespace is None or key_of(p)[0] == namespace]
     refuse_unstorable_pods(cluster, chosen, bundle.location_of)
-    return explain_pods(cluster, chosen, evaluator=SelectorEvaluator(cel_engine), time_limit=timeout)
+    with Bar("explaining pods", output=output) as bar:
+        return explain_pods(cluster, chosen, evaluator=SelectorEvaluator(cel_engine), time_limit=timeout,
+                            progress=bar.update)

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence
 
 from drasat.models.core import Pod
 
@@ -70,11 +70,18 @@ class PodExplanation:
 
 
 def explain_pods(cluster: Cluster, pods: Sequence[Pod], *, evaluator: SelectorEvaluator | None = None,
-                 time_limit: float = 60.0) -> list[PodExplanation]:
-    """Each pod's verdict over all nodes and, where it fails on devices, the explanation per node class."""
+                 time_limit: float = 60.0,
+                 progress: Callable[[int, int], None] | None = None) -> list[PodExplanation]:
+    """Each pod's verdict over all nodes and, where it fails on devices, the explanation per node class.
+    ``progress(done, total)`` is called after each pod (the command line's progress bar)."""
     deadline = time.monotonic() + time_limit
     options = AllocateOptions(time_limit=time_limit, evaluator=evaluator or SelectorEvaluator())
-    return [_one(cluster, pod, options, deadline) for pod in pods]
+    found = []
+    for pod in pods:
+        found.append(_one(cluster, pod, options, deadline))
+        if progress is not None:
+            progress(len(found), len(pods))
+    return found
 
 
 def _one(cluster: Cluster, pod: Pod, options: AllocateOptions, deadline: float) -> PodExplanation:
