@@ -121,7 +121,7 @@ def _solve(bundle, node, namespace, feature_gates, claims, pods, solver, objecti
         if verbose:  # the same explanation `drasat explain` gives, in short
             from drasat.solver.explanation import explain
 
-            exc.explanation = explain(problem, evaluator=evaluator, time_limit=timeout)
+            exc.explanation = explain(problem, evaluator=evaluator, time_limit=timeout, proven=exc)
             exc.reasons = exc.explanation.summary()
         raise
     if verbose:

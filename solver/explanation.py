@@ -129,9 +129,11 @@ class Explanation:
                 "funnel": [f.to_data() for f in self.funnel]}
 
 
-def explain(problem: Problem, *, evaluator: SelectorEvaluator | None = None, time_limit: float = 60.0) -> Explanation:
+def explain(problem: Problem, *, evaluator: SelectorEvaluator | None = None, time_limit: float = 60.0,
+            proven: Unschedulable | None = None) -> Explanation:
     """Explain ``problem``: its funnel, a minimal conflict when every request has candidates enough,
-    fixes where cheap — or, when the claims fit, the devices they would get."""
+    fixes where cheap — or, when the claims fit, the devices they would get. ``proven``: the error
+    ``allocate`` raised for this very problem (``solve -v``), so that it is not proved a second time."""
     deadline = time.monotonic() + time_limit
     ev = evaluator or SelectorEvaluator()
     inv = build_inventory(problem)
@@ -140,7 +142,7 @@ def explain(problem: Problem, *, evaluator: SelectorEvaluator | None = None, tim
     involved = {(p.index, r.index) for p in plans for r in p.requests
                 if f"claim {p.label}, request {r.name}" in found.short_requests}
     if not found.short_requests:
-        refused = _allocate(problem, found, ev, deadline)
+        refused = proven or _allocate(problem, found, ev, deadline)
         if refused is None:
             return found
         from .model import build_model  # OR-Tools loads only when needed
