@@ -46,7 +46,7 @@ def plain_table(table: Table) -> str:
 
 
 def _header(text: str) -> str:
-    return text.upper() if re.fullmatch(r"[a-z0-9 /-]*", text) else text
+    return text.upper() if re.fullmatch(r"[a-z0-9 /()-]*", text) else text
 
 
 def _is_terminal(stream: object) -> bool:
