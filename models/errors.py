@@ -16,6 +16,7 @@ and library callers can catch exactly the family they care about.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Callable
 
 
 class DrasatError(Exception):
@@ -97,10 +98,35 @@ class Unschedulable(DrasatError):
     stats: object | None = None  # the solver's statistics (drasat.solver.Stats) for the search that proved it
 
     def __init__(self, message: str = "no allocation exists for all claims together",
-                 reasons: list[str] | None = None, explanation: object | None = None) -> None:
-        self.reasons = reasons or []
-        self.explanation = explanation
-        super().__init__(message)
+                 reasons: list[str] | None = None, explanation: object | None = None,
+                 explain: Callable[[], object] | None = None) -> None:
+        self._reasons = reasons
+        self._explanation = explanation
+        self._explain = explain  # computes the explanation when first asked for: a caller that only
+        super().__init__(message)  # needs the "no" (the scheduler, per node) pays nothing for it
+
+    @property
+    def explanation(self) -> object | None:
+        """The explanation as data (computed on first use)."""
+        if self._explanation is None and self._explain is not None:
+            self._explanation, self._explain = self._explain(), None
+        return self._explanation
+
+    @explanation.setter
+    def explanation(self, value: object | None) -> None:
+        self._explanation, self._explain = value, None
+
+    @property
+    def reasons(self) -> list[str]:
+        """The explanation in a few lines (its ``summary()``), or the reasons given."""
+        if self._reasons is None:
+            summary = getattr(self.explanation, "summary", None)
+            self._reasons = list(summary()) if callable(summary) else []
+        return self._reasons
+
+    @reasons.setter
+    def reasons(self, value: list[str]) -> None:
+        self._reasons = value
 
 
 class DrasatWarning(UserWarning):

@@ -118,9 +118,8 @@ def allocate(problem: Problem, *, solver: str = "cp-sat", objective: str = FIRST
         if invalid:
             raise AllocationError("invalid resource pools were encountered: " + "; ".join(invalid))
         names = ", ".join(plan.label for plan in plans)
-        found = explain_funnel(problem, inv, plans, evaluator or SelectorEvaluator())
         failure = Unschedulable(f"no allocation exists for claims {names} together on node {problem.node.name}",
-                                reasons=found.summary(), explanation=found)
+                                explain=lambda: explain_funnel(problem, inv, plans, evaluator or SelectorEvaluator()))
         failure.stats = _finished(stats, started)  # what proving it took
         raise failure
     results = allocation_results(inv, plans, picks)
