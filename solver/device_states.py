@@ -220,6 +220,7 @@ def fragmentation_line(report: NodeReport) -> str:
 
 
 def states_count(reports: Sequence[NodeReport]) -> dict[str, int]:
+    """How many devices are in each state, over all the reports (every state listed, even at 0)."""
     counts = {state: 0 for state in STATES}
     for report in reports:
         for device in report.devices:

@@ -211,6 +211,7 @@ def constraint_violations(claim: ResourceClaim, picks: Sequence[Pick], features:
 
 
 def node_name_selector(node_name: str) -> NodeSelector:
+    """The node selector Kubernetes writes for a node-local allocation (``metadata.name`` In the node)."""
     field = NodeSelectorRequirement(key="metadata.name", operator="In", values=[node_name])
     return NodeSelector(node_selector_terms=[NodeSelectorTerm(match_fields=[field])])
 
@@ -308,4 +309,5 @@ def expected_config(claim: ResourceClaim, chosen: Mapping[str, str],
 
 
 def config_key(configs: Sequence[DeviceAllocationConfiguration]) -> list[tuple]:
+    """Allocation configs in a comparable form (source, requests, opaque parameters)."""
     return [(c.source, tuple(c.requests), None if c.opaque is None else repr(c.opaque.to_api())) for c in configs]

@@ -39,11 +39,15 @@ def capacity_share(inv: Inventory, alt: Alternative, dev: InventoryDevice) -> di
 
 @dataclass
 class Shares:
+    """The capacity rule's depth-first state: the shares taken of each shared device so far."""
+
     inv: Inventory
     taken: dict[int, list] = field(default_factory=dict)  # shared device -> shares taken in this search
 
 
 class ConsumableCapacity(Rule):
+    """Shares of devices that allow multiple allocations (DRAConsumableCapacity)."""
+
     name = "capacity"
     stage = Stage.FILTER
 

@@ -39,6 +39,8 @@ def compatible(groups: Sequence[frozenset[str]]) -> bool:
 
 @dataclass
 class Drawn:
+    """The counter rule's depth-first state: what the picks so far draw from each counter and group."""
+
     inv: Inventory
     consumed: dict[tuple, Fraction] = field(default_factory=dict)        # (driver, pool, set, counter) -> drawn
     groups: dict[SetKey, list[frozenset[str]]] = field(default_factory=dict)
@@ -51,6 +53,8 @@ class Drawn:
 
 
 class Counters(Rule):
+    """Shared counters of partitionable devices (DRAPartitionableDevices), with compatibility groups."""
+
     name = "counters"
     stage = Stage.BLOCK
 

@@ -23,6 +23,8 @@ IN_USE = "already allocated to another claim"
 
 @dataclass
 class Held:
+    """The exclusivity rule's depth-first state: devices held, per claim and overall."""
+
     used: Counter[int] = field(default_factory=Counter)       # device -> non-admin picks in this search
     held: list[set[int]] = field(default_factory=list)        # per claim: exclusive devices it holds
     in_use: frozenset = frozenset()                            # devices (indexes) allocated before this search
@@ -30,6 +32,8 @@ class Held:
 
 
 class Exclusivity(Rule):
+    """An exclusive device serves one pick; admin-access picks do not count as use."""
+
     name = "exclusivity"
     stage = Stage.EARLY
 

@@ -59,6 +59,7 @@ def tolerated(taint: DeviceTaint, tolerations: Sequence[DeviceToleration]) -> bo
 
 
 def untolerated_taint(dev: InventoryDevice, tolerations: Sequence[DeviceToleration]) -> DeviceTaint | None:
+    """The first NoSchedule or NoExecute taint of the device that no toleration matches."""
     for taint in dev.taints:
         if taint.effect in ("NoSchedule", "NoExecute") and not tolerated(taint, tolerations):
             return taint
@@ -66,6 +67,8 @@ def untolerated_taint(dev: InventoryDevice, tolerations: Sequence[DeviceTolerati
 
 
 class Taints(Rule):
+    """Device taints (DRADeviceTaints, DeviceTaintRules): untolerated devices are never candidates."""
+
     name = "taints"
     stage = Stage.BLOCK
     searched = False  # decided before any search: an untolerated device is never a candidate
