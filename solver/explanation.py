@@ -141,10 +141,13 @@ def explain(problem: Problem, *, evaluator: SelectorEvaluator | None = None, tim
     found = explain_funnel(problem, inv, plans, ev)
     involved = {(p.index, r.index) for p in plans for r in p.requests
                 if f"claim {p.label}, request {r.name}" in found.short_requests}
+    refused = proven or _allocate(problem, found, ev, deadline)
+    if refused is None:
+        found.short_requests = []
+        return found
+    if not isinstance(refused, Unschedulable):
+        raise refused  # Kubernetes' own error (a selector that fails on a device it reaches): solve's answer
     if not found.short_requests:
-        refused = proven or _allocate(problem, found, ev, deadline)
-        if refused is None:
-            return found
         from .model import build_model  # OR-Tools loads only when needed
 
         model = build_model(inv, plans)

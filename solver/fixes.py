@@ -1,6 +1,8 @@
 """What would make failing claims fit, where finding out is cheap.
 
-Three kinds of fix, each proved by solving the changed problem with the same model:
+Three kinds of fix. The CP-SAT model narrows the search; every fix offered is then confirmed by
+``allocate`` itself on the changed problem, so a fix never "fits" where Kubernetes' search would
+meet a selector error or another refusal the model does not carry:
 
 * **a smaller count**: the largest count of one request that fits with everything else as
   it is, by binary search over the count (a handful of CP-SAT solves per request);
@@ -19,7 +21,7 @@ from collections import Counter
 from dataclasses import dataclass, replace
 from typing import Any, Callable
 
-from drasat.models.errors import DrasatError
+from drasat.models.errors import AllocationError, DrasatError, EvaluationError, SolveTimeout, Unschedulable
 from drasat.models.resource import ResourceClaim
 
 from .cel import SelectorEvaluator
@@ -58,7 +60,7 @@ def find_fixes(problem: Problem, inv: Inventory, plans: list[ClaimPlan], funnel:
     deadline = min(deadline, time.monotonic() + SECONDS)
     fixes: list[Fix] = []
     searches: list[Callable[[], list[Fix]]] = [
-        lambda: _counts(inv, plans, involved, feasible, deadline),
+        lambda: _counts(problem, inv, plans, involved, ev, feasible, deadline),
         lambda: _releases(problem, inv, funnel, ev, feasible, deadline),
         lambda: _gates(problem, funnel, hinted, ev, feasible, deadline),
     ]
@@ -72,8 +74,8 @@ def find_fixes(problem: Problem, inv: Inventory, plans: list[ClaimPlan], funnel:
     return fixes
 
 
-def _counts(inv: Inventory, plans: list[ClaimPlan], involved: set[tuple[int, int]], feasible: Feasible,
-            deadline: float) -> list[Fix]:
+def _counts(problem: Problem, inv: Inventory, plans: list[ClaimPlan], involved: set[tuple[int, int]],
+            ev: SelectorEvaluator, feasible: Feasible, deadline: float) -> list[Fix]:
     fixes = []
     countable = [(claim, request) for claim, request in sorted(involved)
                  if _countable(plans[claim].requests[request])]
@@ -87,7 +89,7 @@ def _counts(inv: Inventory, plans: list[ClaimPlan], involved: set[tuple[int, int
                 low = middle
             else:
                 high = middle - 1
-        if low and low == high:
+        if low and low == high and _allocates(_with_claim_count(problem, plans[claim], req.name, low), ev, deadline):
             label = plans[claim].label
             fixes.append(Fix("count", f"claim {label}, request {req.name}: count {low} fits (it asks {asked})",
                              {"claim": label, "request": req.name, "count": low, "asked": asked}))
@@ -98,6 +100,16 @@ def _countable(req: RequestPlan) -> bool:
     """A request of one ExactCount shape asking for more than one device (a smaller count can exist)."""
     (alt, *others) = req.alternatives
     return not others and alt.mode != "All" and alt.count > 1
+
+
+def _with_claim_count(problem: Problem, plan: ClaimPlan, request: str, count: int) -> Problem:
+    """``problem`` with one request of one claim asking ``count`` devices (the claim is copied)."""
+    claim = plan.claim.model_copy(deep=True)
+    for req in claim.spec.devices.requests:
+        if req.name == request and req.exactly is not None:
+            req.exactly.count = count
+    claims = [claim if i == plan.index else c for i, c in enumerate(problem.claims)]
+    return replace(problem, claims=claims)
 
 
 def _with_count(plans: list[ClaimPlan], claim: int, request: int, count: int) -> list[ClaimPlan]:
@@ -153,5 +165,22 @@ def _gates(problem: Problem, funnel: list[Funnel], hinted: frozenset[str], ev: S
 
 
 def _fits(problem: Problem, ev: SelectorEvaluator, feasible: Feasible, deadline: float) -> bool:
+    """The model says the changed problem fits, and ``allocate`` agrees."""
     inv = build_inventory(problem)
-    return feasible(inv, plan_claims(problem, inv, ev, deadline=deadline), deadline)
+    return (feasible(inv, plan_claims(problem, inv, ev, deadline=deadline), deadline)
+            and _allocates(problem, ev, deadline))
+
+
+def _allocates(problem: Problem, ev: SelectorEvaluator, deadline: float) -> bool:
+    """Whether ``allocate`` finds the changed problem an allocation (a refusal of any kind: no);
+    running out of time is raised, which ends the search for fixes."""
+    from .api import allocate
+
+    remaining = deadline - time.monotonic()
+    if remaining <= 0:
+        raise SolveTimeout("no time left to confirm a fix")
+    try:
+        allocate(problem, evaluator=ev, time_limit=remaining)
+    except (Unschedulable, AllocationError, EvaluationError):
+        return False
+    return True

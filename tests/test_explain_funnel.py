@@ -7,6 +7,8 @@ counter set with what is left, capacity, or feature gate.
 
 from __future__ import annotations
 
+import pytest
+
 from drasat.models.errors import AllocationError, Unschedulable
 from drasat.solver import allocate
 from drasat.solver.explanation import Explanation, explain
@@ -87,19 +89,26 @@ def test_a_capacity_policy_refusal_names_the_policy() -> None:
                         "1Gi, 2Gi)"] == ["gpu.example.com/shared/vgpu"]
 
 
-def test_invalid_pool_names_the_pool_and_why_in_explain_and_in_allocate() -> None:
+def test_invalid_pool_is_kubernetes_error_in_explain_as_in_allocate_and_the_funnel_names_it() -> None:
+    """Kubernetes refuses an invalid pool: explain answers as solve does (exit 2); the funnel alone
+    (the library's explanation of the refusal) still names the pool and why."""
+    from drasat.solver.cel import SelectorEvaluator
+    from drasat.solver.claims import plan_claims
+    from drasat.solver.explanation import explain_funnel
+    from drasat.solver.inventory import build_inventory
+
     twice = slice_("twice", "{name: gpu-x}, {name: gpu-x}", "twice")
     p = problem(twice, claim("big", gpus(5)))
-    found = explain(p)
+    message = "invalid resource pools were encountered: gpu.example.com/twice (device name gpu-x is not unique in the pool)"
+    for answer in (allocate, explain):
+        with pytest.raises(AllocationError) as refused:
+            answer(p)
+        assert str(refused.value) == message
+    inv = build_inventory(p)
+    ev = SelectorEvaluator()
+    found = explain_funnel(p, inv, plan_claims(p, inv, ev), ev)
     short(found)
     assert steps(found)["in pool gpu.example.com/twice, invalid: device name gpu-x is not unique in the pool"]
-    try:
-        allocate(p)
-    except AllocationError as exc:
-        assert str(exc) == ("invalid resource pools were encountered: gpu.example.com/twice (device name gpu-x "
-                            "is not unique in the pool)")
-    else:
-        raise AssertionError("an invalid pool must be Kubernetes' error")
 
 
 def test_taint_names_the_taint_and_the_rule() -> None:
