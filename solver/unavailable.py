@@ -18,7 +18,7 @@ from drasat.models.resource import Device, ResourceSlice
 from .cel import CelDevice
 from .inventory import Inventory, Pool
 from .problem import NodeInfo, Problem
-from .rules.reachability import slice_reaches
+from .rules.reachability import device_reaches, slice_reaches
 
 
 PER_DEVICE = "per device"
@@ -49,10 +49,11 @@ def unavailable_devices(problem: Problem, inv: Inventory) -> list[Unavailable]:
             continue  # another node's own slice, or one whose devices the inventory holds
         key = (spec.driver, spec.pool.name)
         reason, gate = _slice_reason(s, inv, pools.get(key), newest[key])
-        if reason == PER_DEVICE:
-            found.extend(Unavailable(_label(s, d), _cel(s, d), device_placement(inv, s, d)) for d in spec.devices)
-        elif reason:
-            found.extend(Unavailable(_label(s, d), _cel(s, d), reason, gate) for d in spec.devices)
+        for d in spec.devices if reason else []:
+            if spec.per_device_node_selection and not device_reaches(inv.node, s, d):
+                found.append(Unavailable(_label(s, d), _cel(s, d), device_placement(inv, s, d)))
+            else:  # a device that would reach the node is dropped for the slice's reason
+                found.append(Unavailable(_label(s, d), _cel(s, d), reason, gate))
     return found
 
 
@@ -60,13 +61,13 @@ def _slice_reason(s: ResourceSlice, inv: Inventory, pool: Pool | None, newest: i
     spec = s.spec
     gated = [f for f, on in (("perDeviceNodeSelection", spec.per_device_node_selection is not None),
                              ("sharedCounters", bool(spec.shared_counters))) if on]
-    if gated and not inv.features.partitionable:
-        return (f"in slice {s.name}, whose {' and '.join(gated)} DRAPartitionableDevices (disabled) drops",
-                "DRAPartitionableDevices")
-    if not slice_reaches(inv.node, s):
+    if not slice_reaches(inv.node, s):  # placement first: a gate turned on would not bring it here
         if spec.per_device_node_selection:
             return PER_DEVICE, None  # no device of it reaches the node: each says where it is
         return f"in slice {s.name}, {_placement(spec.node_selector, spec.all_nodes, inv.node)}", None
+    if gated and not inv.features.partitionable:
+        return (f"in slice {s.name}, which uses {' and '.join(gated)}: dropped while the DRAPartitionableDevices "
+                "feature gate is disabled", "DRAPartitionableDevices")
     if pool is None or s.spec.pool.generation < newest:
         return _superseded(s, newest), None
     if pool.state == "usable":

@@ -186,7 +186,7 @@ def test_a_gate_that_dropped_a_slice_is_named() -> None:
     short(found)
     step = next(s for f in found.funnel for s in f.steps if s.gate)
     assert step.gate == "DRAPartitionableDevices" and step.reason == (
-        "in slice parts, whose sharedCounters DRAPartitionableDevices (disabled) drops")
+        "in slice parts, which uses sharedCounters: dropped while the DRAPartitionableDevices feature gate is disabled")
     assert step.devices == ["gpu.example.com/big-gpu/half-0", "gpu.example.com/big-gpu/half-1"]
     assert [f.data for f in found.fixes if f.kind == "gate"] == [{"featureGate": "DRAPartitionableDevices",
                                                                   "fits": False}]
@@ -217,3 +217,18 @@ def test_list_valued_attributes_with_their_gate_off_are_named_in_the_conflict() 
     assert found.conflict[0].endswith("some candidates' values are lists, which constraints compare only with "
                                       "DRAListTypeAttributes (disabled)")
     assert [f.data for f in found.fixes if f.kind == "gate"] == [{"featureGate": "DRAListTypeAttributes", "fits": True}]
+
+
+def test_placement_is_checked_before_the_gate_that_drops_a_slice() -> None:
+    """A slice on another node is not here whatever the gate: the gate is neither the cause nor a fix."""
+    per_device = slice_("spread", "{name: gpu-7, nodeName: node-2}", "spread", "perDeviceNodeSelection: true")
+    remote = slice_("remote-parts", "{name: part-9}", "rack-9",
+                    "nodeSelector: {nodeSelectorTerms: [{matchExpressions: [{key: rack, operator: In, values: [r9]}]}]}",
+                    extra="sharedCounters: [{name: memory, counters: {gib: {value: 40Gi}}}]")
+    found = explain(problem(per_device, remote, claim("big", gpus(5)), gates={"DRAPartitionableDevices": False}))
+    short(found)
+    assert steps(found)["not on this node: the device is on node node-2"] == ["gpu.example.com/spread/gpu-7"]
+    assert steps(found)["in slice remote-parts, whose nodeSelector (rack In r9) does not match node node-1"] == [
+        "gpu.example.com/rack-9/part-9"]
+    assert not [s for f in found.funnel for s in f.steps if s.gate and "spread" in s.reason + "".join(s.devices)]
+    assert "DRAPartitionableDevices" not in [f.data.get("featureGate") for f in found.fixes]
