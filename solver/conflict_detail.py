@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections import Counter
 from fractions import Fraction
+from itertools import product
 from typing import Hashable
 
 from drasat.models.quantity import DECIMAL_SI, Quantity
@@ -75,17 +76,30 @@ def _attribute_detail(inv: Inventory, plan: ClaimPlan, constraint: ConstraintPla
         missing += ("; " if missing else "") + ("some candidates' values are lists, which constraints compare only "
                                                 "with DRAListTypeAttributes (disabled)")
     values = sorted(per_value, key=repr)
+    groups = _by_request(covered)
     if constraint.kind == "distinct":
-        needed = sum(alt.count for alt in covered if alt.mode != "All")
+        totals = sorted({sum(alt.count for alt in combo if alt.mode != "All") for combo in product(*groups)})
+        needed = " or ".join(str(total) for total in totals)
         shown = ", ".join(_value(v) for v in values[:SHOWN_VALUES]) + (", ..." if len(values) > SHOWN_VALUES else "")
         text = (f"the candidates carry {len(values)} distinct value{'s' if len(values) != 1 else ''} of "
-                f"{constraint.attribute} ({shown or 'none'}) for {needed} device{'s' if needed != 1 else ''}")
+                f"{constraint.attribute} ({shown or 'none'}) for {needed} device{'s' if totals[-1] != 1 else ''}")
         return text + (f"; {missing}" if missing else "")
-    wanted = " and ".join(f"{_count(alt)} for {alt.result_name}" for alt in covered)
+    either = [" or ".join(f"{_count(alt)} for {alt.result_name}" for alt in group) for group in groups]
+    wanted = " and ".join(f"({text})" if len(group) > 1 and len(groups) > 1 else text
+                          for text, group in zip(either, groups))
     rows = [_match_row(v, per_value[v], covered) for v in values[:SHOWN_VALUES]]
     more = "; ..." if len(values) > SHOWN_VALUES else ""
     text = f"no {constraint.attribute} value has {wanted} free ({'; '.join(rows) + more or 'no candidate has it'})"
     return text + (f"; {missing}" if missing else "")
+
+
+def _by_request(covered: list[Alternative]) -> list[list[Alternative]]:
+    """The alternatives grouped by request: a request's firstAvailable alternatives are one or the
+    other, never all of them; the requests themselves are all needed."""
+    groups: dict[int, list[Alternative]] = {}
+    for alt in covered:
+        groups.setdefault(alt.request, []).append(alt)
+    return list(groups.values())
 
 
 def _any_list(inv: Inventory, covered: list[Alternative], attribute: str) -> bool:

@@ -134,3 +134,26 @@ def test_consumable_capacity_exhausted_conflict() -> None:
                               "memory 10Gi of 10Gi free; shares asked: claim d/a request gpu memory 6Gi, "
                               "claim d/b request gpu memory 6Gi"]
     assert_minimal(p, found)
+
+
+FIRST_AVAILABLE = "{name: gpu, firstAvailable: [{name: four, deviceClassName: gpu, count: 4}, " \
+                  "{name: three, deviceClassName: gpu, count: 3}]}"
+
+
+def test_first_available_alternatives_are_one_or_the_other_in_a_match_conflict() -> None:
+    p = problem(claim("fa", f"{FIRST_AVAILABLE}, {{name: nic, exactly: {{deviceClassName: nic}}}}",
+                      "{requests: [gpu, nic], matchAttribute: example.com/numa}"))
+    found = explain(p)
+    assert not found.feasible and not found.short_requests
+    (rule,) = found.conflict_rules
+    assert rule.detail.startswith("no example.com/numa value has (4 devices for gpu/four or 3 devices for "
+                                  "gpu/three) and 1 device for nic free"), rule.detail
+    assert_minimal(p, found)
+
+
+def test_first_available_alternatives_are_one_or_the_other_in_a_distinct_conflict() -> None:
+    p = problem(claim("fad", FIRST_AVAILABLE, "{requests: [gpu], distinctAttribute: example.com/numa}"))
+    found = explain(p)
+    (rule,) = found.conflict_rules
+    assert rule.detail == ("the candidates carry 2 distinct values of example.com/numa (0, 1) for 3 or 4 devices")
+    assert_minimal(p, found)
