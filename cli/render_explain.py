@@ -30,6 +30,8 @@ def pod_text(found: PodExplanation) -> str:
 
 def explanation_text(found: Explanation) -> str:
     """One explanation for one node, as lines of text."""
+    from drasat.solver.explanation import conflict_header
+
     lines: list[str] = []
     shown = _shown(found)
     for f in shown:
@@ -52,10 +54,11 @@ def explanation_text(found: Explanation) -> str:
         lines.extend(f"  - claim {c.claim}, request {c.request}: {c.device}" for c in found.choice)
     elif found.short_requests:
         lines.append("cause: too few candidates for " + "; ".join(found.short_requests))
-    else:
-        lines.append("every request has candidates enough on its own; these cannot all hold together "
-                     "(dropping any one of them would let the claims fit):")
+    elif found.conflict:
+        lines.append(conflict_header(found) + ":")
         lines.extend(f"  - {words}" for words in found.conflict)
+    if found.timed_out:
+        lines.append(found.timed_out)
     if found.fixes:
         lines.append("what would fix it:")
         lines.extend(f"  - {fix.text}" for fix in found.fixes)

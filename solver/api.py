@@ -18,7 +18,7 @@ from drasat.models.resource import AllocationResult
 
 from .cel import SelectorEvaluator
 from .claims import plan_claims
-from .explanation import explain_funnel
+from .explanation import explain
 from .greedy import BudgetExhausted, GreedyResult, greedy_search
 from .inventory import Inventory, build_inventory
 from .plan import ClaimPlan, Pick
@@ -119,7 +119,8 @@ def allocate(problem: Problem, *, solver: str = "cp-sat", objective: str = FIRST
             raise AllocationError("invalid resource pools were encountered: " + "; ".join(invalid))
         names = ", ".join(plan.label for plan in plans)
         failure = Unschedulable(f"no allocation exists for claims {names} together on node {problem.node.name}",
-                                explain=lambda: explain_funnel(problem, inv, plans, evaluator or SelectorEvaluator()))
+                                explain=lambda: explain(problem, evaluator=evaluator, time_limit=time_limit,
+                                                        proven=failure))
         failure.stats = _finished(stats, started)  # what proving it took
         raise failure
     results = allocation_results(inv, plans, picks)

@@ -93,6 +93,8 @@ class Explanation:
     fixes: list[Fix] = field(default_factory=list)
     choice: list[Choice] = field(default_factory=list)  # feasible: the devices allocate picks
     exact: bool = True  # False: time ran out before the choice was surely the first-fit one
+    timed_out: str = ""  # which search ran out of time, in words ("": none did)
+    minimal: bool = True  # False: time ran out while shrinking the conflict (every member is still needed? unknown)
 
     @property
     def conflict(self) -> list[str]:
@@ -112,8 +114,9 @@ class Explanation:
         if self.short_requests:
             lines.append("cause: too few candidates for " + "; ".join(self.short_requests))
         elif self.conflict:
-            lines.append("every request has candidates enough; these cannot all hold together: "
-                         + "; ".join(self.conflict))
+            lines.append(f"{conflict_header(self)}: " + "; ".join(self.conflict))
+        elif self.timed_out:
+            lines.append(self.timed_out)
         elif not self.feasible:
             lines.append("every request has candidates enough on its own: together they conflict "
                          "(`drasat explain` names the rules that do)")
@@ -126,7 +129,23 @@ class Explanation:
                 "conflict": [rule.to_data() for rule in self.conflict_rules],
                 "fixes": [fix.to_data() for fix in self.fixes],
                 "choice": [c.to_data() for c in self.choice], "exact": self.exact,
+                **({"timedOut": self.timed_out} if self.timed_out else {}),
+                **({} if self.minimal else {"conflictMinimal": False}),
                 "funnel": [f.to_data() for f in self.funnel]}
+
+
+def conflict_header(found: Explanation) -> str:
+    """The words before a conflict's members: one rule alone (a claim's own constraint) is said as such,
+    and a conflict time did not let shrink is not called minimal."""
+    if len(found.conflict_rules) == 1:
+        head = "every request has candidates enough on its own, but this rule cannot hold"
+    else:
+        head = "every request has candidates enough on its own; these cannot all hold together"
+    if not found.minimal:
+        return head + " (time ran out before the set was shrunk to a minimal one; raise --timeout)"
+    if len(found.conflict_rules) == 1:
+        return head
+    return head + " (dropping any one of them would let the claims fit)"
 
 
 def explain(problem: Problem, *, evaluator: SelectorEvaluator | None = None, time_limit: float = 60.0,
@@ -141,7 +160,11 @@ def explain(problem: Problem, *, evaluator: SelectorEvaluator | None = None, tim
     found = explain_funnel(problem, inv, plans, ev)
     involved = {(p.index, r.index) for p in plans for r in p.requests
                 if f"claim {p.label}, request {r.name}" in found.short_requests}
-    refused = proven or _allocate(problem, found, ev, deadline)
+    try:
+        refused = proven or _allocate(problem, found, ev, deadline)
+    except SolveTimeout:
+        found.timed_out = "time ran out before allocate decided whether the claims fit (raise --timeout)"
+        return found
     if refused is None:
         found.short_requests = []
         return found
@@ -151,7 +174,11 @@ def explain(problem: Problem, *, evaluator: SelectorEvaluator | None = None, tim
         from .model import build_model  # OR-Tools loads only when needed
 
         model = build_model(inv, plans)
-        conflict = _minimal_conflict(model, deadline)
+        try:
+            conflict, found.minimal = _minimal_conflict(model, deadline)
+        except SolveTimeout:
+            found.timed_out = "the search for a minimal conflict ran out of time (raise --timeout)"
+            return found
         if conflict is None:
             raise refused  # not a matter of fitting: Kubernetes' own error, met mid-search
         found.conflict_rules = [_rule(inv, plans, a) for a in conflict] or [ConflictRule("requests", OWN_LIMIT)]
@@ -207,18 +234,24 @@ def _feasible_plans(inv: Inventory, plans: list[ClaimPlan], deadline: float) -> 
     return _core(model, list(model.assumptions), deadline) is None
 
 
-def _minimal_conflict(model: Any, deadline: float) -> list[Any] | None:
-    """None when every rule instance can hold together; else a minimal set of them that cannot."""
+def _minimal_conflict(model: Any, deadline: float) -> tuple[list[Any] | None, bool]:
+    """None when every rule instance can hold together; else a set of them that cannot, and whether
+    it is minimal (time may run out while shrinking it: the set found so far is still a conflict)."""
     assumptions = list(model.assumptions)
     core = _core(model, assumptions, deadline)
     if core is None:
-        return None
+        return None, True
     for member in list(core):  # deletion: keep a member only if the rest would be feasible without it
+        if member not in core:
+            continue  # an earlier, smaller core already left it out
         trial = [a for a in core if a is not member]
-        smaller = _core(model, trial, deadline)
+        try:
+            smaller = _core(model, trial, deadline)
+        except SolveTimeout:
+            return core, False
         if smaller is not None:
             core = [a for a in trial if a in smaller]
-    return core
+    return core, True
 
 
 def _core(model: Any, assumptions: list[Any], deadline: float) -> list[Any] | None:

@@ -91,7 +91,7 @@ def test_cli_outputs_and_exit_codes(tmp_path: Path, form: str) -> None:
         data = json.loads(result.stdout)
         assert data["feasible"] is False and data["conflict"] and data["conflict"][0]["rule"] == "exclusivity"
     else:
-        assert "cannot all hold together" in result.stdout and "allocated at most once" in result.stdout
+        assert "but this rule cannot hold:" in result.stdout and "allocated at most once" in result.stdout
     fits = CliRunner().invoke(cli, ["explain", "--claims", "d/a", str(tmp_path)])
     assert fits.exit_code == 0 and "feasible" in fits.stdout
 
@@ -102,7 +102,7 @@ def test_solve_verbose_prints_the_short_form_of_the_same_explanation(tmp_path: P
     _register()
     result = CliRunner().invoke(cli, ["solve", "-v", str(tmp_path)])
     assert result.exit_code == 1 and result.stdout == ""
-    assert "these cannot all hold together: claim d/three: constraint #0 (matchAttribute example.com/numa)" \
+    assert "but this rule cannot hold: claim d/three: constraint #0 (matchAttribute example.com/numa)" \
         in result.stderr
 
 
