@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import json
 import sys
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 import click
 import yaml
 
-from drasat.models.errors import DrasatError
+from drasat.models.errors import DrasatError, InputError
 
 from .allocation_options import CEL_ENGINE, FEATURE_GATES, exit_on_error, names_option
 from .inputs import in_namespace, input_options, namespace_options, read_inputs
@@ -31,7 +32,7 @@ Kubernetes' allocator itself would return.
 
 \b
 Examples:
-  drasat explain --node gpu-node-1 --claims default/big examples/ big-claim.yaml
+  drasat explain --node gpu-node-1 --claims default/two-gpus examples/
   drasat explain --pods team-a/trainer-0 cluster/        # every node, as the scheduler
   drasat explain -o json --node gpu-node-1 examples/
 """
@@ -43,9 +44,9 @@ Examples:
 @click.option("--node", metavar="NAME", help="Node to explain for (default: the only Node in the input; with Pods "
               "and several Nodes, every node as the scheduler judges them).")
 @click.option("--claims", metavar="NS/NAME,...", help="Claims to explain, as `drasat solve` takes them.")
-@click.option("--pods", metavar="NS/NAME,...", help="Explain these Pods: without --node, over every node as "
-              "the scheduler judges them (its summary line, then the devices per class of nodes); with --node, "
-              "their claims on that node.")
+@click.option("--pods", metavar="NS/NAME,...", help="Explain these Pods as the scheduler judges them, each "
+              "against the input as it is: over every node (its summary line, then the devices per class of "
+              "nodes), or with --node over that node alone. Not with --claims.")
 @FEATURE_GATES
 @click.option("--timeout", type=Seconds(), default=60.0, show_default=True, metavar="SECONDS",
               help="Time for the whole explanation: the allocation, then the search for a minimal conflict "
@@ -72,14 +73,18 @@ def explain(files: tuple[str, ...], filenames: tuple[str, ...], kubeconfig: str 
     try:
         bundle = read_inputs(files, kubeconfig, context, filenames, output=output)
         pods = in_namespace(pods, namespace, all_namespaces)
-        if node is None and (pods is not None or (claims is None and _pods_over_nodes(bundle))):
-            per_pod = _explain_pods(bundle, pods, namespace, feature_gates, timeout, cel_engine, output)
-            data: Any = [p.to_data() for p in per_pod]
+        if pods is not None and claims is not None:
+            raise InputError("--claims cannot be combined with --pods: a pod is explained with its own claims "
+                             "(use `drasat solve --pods ... --claims ...` to allocate them together)")
+        if pods is not None or (node is None and claims is None and _pods_over_nodes(bundle)):
+            per_pod = _explain_pods(bundle, pods, node, namespace, feature_gates, timeout, cel_engine, output)
+            data: Any = {"kind": "PodExplanationList", "pods": [p.to_data() for p in per_pod]}
             text, feasible = "\n".join(pod_text(p) for p in per_pod), all(p.feasible for p in per_pod)
         else:
-            found = _explain(bundle, node, in_namespace(claims, namespace, all_namespaces), pods, namespace,
+            found = _explain(bundle, node, in_namespace(claims, namespace, all_namespaces), namespace,
                              feature_gates, timeout, cel_engine)
-            data, text, feasible = found.to_data(), explanation_text(found), found.feasible
+            data = {"kind": "ClaimsExplanation", **found.to_data()}
+            text, feasible = explanation_text(found), found.feasible
     except DrasatError as exc:
         exit_on_error(exc, False, timeout)
         return
@@ -92,17 +97,19 @@ def explain(files: tuple[str, ...], filenames: tuple[str, ...], kubeconfig: str 
     sys.exit(0 if feasible else 1)
 
 
-def _explain(bundle: Bundle, node: str | None, claims: str | None, pods: str | None, namespace: str | None,
+def _explain(bundle: Bundle, node: str | None, claims: str | None, namespace: str | None,
              feature_gates: str, timeout: float, cel_engine: str | None) -> Explanation:
     from drasat.solver import Features
     from drasat.solver.cel import SelectorEvaluator
     from drasat.solver.explanation import explain as run_explain
     from drasat.solver.pod_problem import pods_problem
 
-    question = pods_problem(list(bundle), node=node, pods=names_option(pods), claims=names_option(claims),
+    question = pods_problem(list(bundle), node=node, pods=None, claims=names_option(claims),
                             features=Features.parse(feature_gates), locate=bundle.location_of, namespace=namespace)
     for pod, why in question.left_out:
         click.echo(f"pod {pod} is not explained: {why}", err=True)
+    if not question.problem.claims:
+        raise InputError("nothing to explain: no pending claim" + (f" in namespace {namespace}" if namespace else ""))
     return run_explain(question.problem, evaluator=SelectorEvaluator(cel_engine),
                        time_limit=timeout)
 
@@ -113,8 +120,10 @@ def _pods_over_nodes(bundle: Bundle) -> bool:
     return "Pod" in kinds and kinds.count("Node") > 1
 
 
-def _explain_pods(bundle: Bundle, pods: str | None, namespace: str | None, feature_gates: str, timeout: float,
-                  cel_engine: str | None, output: str) -> list[PodExplanation]:
+def _explain_pods(bundle: Bundle, pods: str | None, node: str | None, namespace: str | None, feature_gates: str,
+                  timeout: float, cel_engine: str | None, output: str) -> list[PodExplanation]:
+    """Each pod as the scheduler judges it: over every node, or with ``node`` over that node alone (its own
+    filters too: CPU, taints, ... — a pod is never called feasible on its devices only)."""
     from drasat.solver import Features
     from drasat.solver.cel import SelectorEvaluator
     from drasat.solver.cluster import cluster_from_objects, key_of
@@ -123,11 +132,17 @@ def _explain_pods(bundle: Bundle, pods: str | None, namespace: str | None, featu
     from drasat.solver.pods import pending_pods, select_pods
 
     cluster = cluster_from_objects(list(bundle), Features.parse(feature_gates))
+    if node is not None:
+        if node not in {n.name for n in cluster.nodes}:
+            raise InputError(f"--node {node}: no Node of that name in the input")
+        cluster = replace(cluster, nodes=[n for n in cluster.nodes if n.name == node])
     if pods is not None:
         chosen = select_pods(cluster, names_option(pods) or [])
     else:  # every pending pod (of the namespace), as drasat schedule takes them
         chosen = [p for p in pending_pods(cluster) if namespace is None or key_of(p)[0] == namespace]
     refuse_unstorable_pods(cluster, chosen, bundle.location_of)
+    if not chosen:
+        raise InputError("nothing to explain: no pending pod" + (f" in namespace {namespace}" if namespace else ""))
     with Bar("explaining pods", output=output) as bar:
         return explain_pods(cluster, chosen, evaluator=SelectorEvaluator(cel_engine), time_limit=timeout,
                             progress=bar.update)

@@ -21,7 +21,8 @@ def pod_text(found: PodExplanation) -> str:
     lines = [f"pod {found.pod}: {found.summary}"]
     lines.extend(f"  - claim {c.claim}, request {c.request}: {c.device}" for c in found.choice)
     for node_class in found.classes:
-        lines.append(f"  on node(s) {', '.join(node_class.nodes)} the devices cannot be allocated:")
+        more = f" and {node_class.more_nodes} more" if node_class.more_nodes else ""
+        lines.append(f"  on node(s) {', '.join(node_class.nodes)}{more} the devices cannot be allocated:")
         lines.extend("    " + line for line in explanation_text(node_class.explanation).splitlines())
     if found.unexplained_nodes:
         lines.append(f"  ({found.unexplained_nodes} more node(s) fail on devices in other ways, not explained here)")

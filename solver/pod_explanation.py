@@ -36,12 +36,13 @@ NODES_NAMED = 5  # nodes named per class
 class NodeClass:
     """Nodes whose devices fail the pod alike, and the explanation for the first of them."""
 
-    nodes: list[str]
+    nodes: list[str]  # the first NODES_NAMED of them
     explanation: Explanation
+    more_nodes: int = 0  # nodes of the class beyond those named
 
     def to_data(self) -> dict[str, Any]:
-        """The class as JSON-ready data: its nodes, and the explanation's own fields."""
-        return {"nodes": self.nodes, **self.explanation.to_data()}
+        """The class as JSON-ready data: its nodes (names only), how many more, and the explanation."""
+        return {"nodes": self.nodes, "moreNodes": self.more_nodes, **self.explanation.to_data()}
 
 
 @dataclass
@@ -102,8 +103,8 @@ def _one(cluster: Cluster, pod: Pod, options: AllocateOptions, deadline: float) 
     for nodes in list(classes.values())[:MAX_CLASSES]:
         problem = state.problem(nodes[0], claim_shape(state, pc, nodes[0]).claims)
         remaining = max(deadline - time.monotonic(), 0.001)
-        found.classes.append(NodeClass(nodes[:NODES_NAMED] + ([f"... {len(nodes) - NODES_NAMED} more"]
-                                                               if len(nodes) > NODES_NAMED else []),
-                                       explain(problem, evaluator=options.evaluator, time_limit=remaining)))
+        found.classes.append(NodeClass(nodes[:NODES_NAMED],
+                                       explain(problem, evaluator=options.evaluator, time_limit=remaining),
+                                       max(len(nodes) - NODES_NAMED, 0)))
     found.unexplained_nodes = sum(len(nodes) for nodes in list(classes.values())[MAX_CLASSES:])
     return found
