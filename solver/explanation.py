@@ -88,13 +88,18 @@ class Explanation:
 
     feasible: bool
     funnel: list[Funnel]
-    short_requests: list[str] = field(default_factory=list)  # requests no alternative of which can be met
+    short: list[tuple[str, str]] = field(default_factory=list)  # (claim, request): no alternative can be met
     conflict_rules: list[ConflictRule] = field(default_factory=list)
     fixes: list[Fix] = field(default_factory=list)
     choice: list[Choice] = field(default_factory=list)  # feasible: the devices allocate picks
     exact: bool = True  # False: time ran out before the choice was surely the first-fit one
     timed_out: str = ""  # which search ran out of time, in words ("": none did)
     minimal: bool = True  # False: time ran out while shrinking the conflict (every member is still needed? unknown)
+
+    @property
+    def short_requests(self) -> list[str]:
+        """The requests no alternative of which can be met, each in words ("claim ns/name, request r")."""
+        return [f"claim {claim}, request {request}" for claim, request in self.short]
 
     @property
     def conflict(self) -> list[str]:
@@ -125,7 +130,7 @@ class Explanation:
 
     def to_data(self) -> dict[str, Any]:
         """The explanation as JSON-ready data (``drasat explain -o json``)."""
-        return {"feasible": self.feasible, "shortRequests": self.short_requests,
+        return {"feasible": self.feasible, "shortRequests": [{"claim": c, "request": r} for c, r in self.short],
                 "conflict": [rule.to_data() for rule in self.conflict_rules],
                 "fixes": [fix.to_data() for fix in self.fixes],
                 "choice": [c.to_data() for c in self.choice], "exact": self.exact,
@@ -159,14 +164,14 @@ def explain(problem: Problem, *, evaluator: SelectorEvaluator | None = None, tim
     plans = plan_claims(problem, inv, ev, deadline=deadline)
     found = explain_funnel(problem, inv, plans, ev)
     involved = {(p.index, r.index) for p in plans for r in p.requests
-                if f"claim {p.label}, request {r.name}" in found.short_requests}
+                if (p.label, r.name) in found.short}
     try:
         refused = proven or _allocate(problem, found, ev, deadline)
     except SolveTimeout:
         found.timed_out = "time ran out before allocate decided whether the claims fit (raise --timeout)"
         return found
     if refused is None:
-        found.short_requests = []
+        found.short = []
         return found
     if not isinstance(refused, Unschedulable):
         raise refused  # Kubernetes' own error (a selector that fails on a device it reaches): solve's answer
@@ -192,7 +197,7 @@ def explain_funnel(problem: Problem, inv: Inventory, plans: list[ClaimPlan],
                    evaluator: SelectorEvaluator | None = None) -> Explanation:
     """The funnel alone, for claims known not to fit (``allocate``'s failure: no extra solves)."""
     funnel, short = funnel_of(inv, plans, problem, evaluator)
-    return Explanation(False, funnel, short_requests=short)
+    return Explanation(False, funnel, short=short)
 
 
 def _allocate(problem: Problem, found: Explanation, ev: SelectorEvaluator, deadline: float) -> DrasatError | None:

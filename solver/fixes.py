@@ -127,8 +127,8 @@ def _releases(problem: Problem, inv: Inventory, funnel: list[Funnel], ev: Select
     named: Counter[str] = Counter()
     for f in funnel:
         for step in f.steps:
-            if step.reason.startswith("already allocated to claim "):
-                named[step.reason.removeprefix("already allocated to claim ").split(" (")[0]] += step.removed
+            if step.holder:
+                named[step.holder] += step.removed
     pools = {pool.key for pool in inv.pools}
     held = {claim_label(c): c for c in problem.allocated if _holds_in(c, pools)}
     order = [label for label, _ in named.most_common() if label in held]

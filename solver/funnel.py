@@ -28,7 +28,7 @@ from .inventory import Inventory
 from .plan import Alternative, ClaimPlan
 from .rules.capacity import NO_CAPACITY
 from .rules.reachability import OFF_NODE
-from .rules.taints import untolerated_taint
+from .rules.taints import taint_words, untolerated_taint
 from .unavailable import Unavailable, device_placement, unavailable_devices
 
 if TYPE_CHECKING:
@@ -46,11 +46,17 @@ class Step:
     removed: int
     devices: list[str]
     gate: str | None = None  # a feature gate whose setting causes this step
+    ids: tuple[tuple[str, str], ...] = ()  # what the reason names, as data: claim, counterSet, taintRule, taint
+
+    @property
+    def holder(self) -> str | None:
+        """The allocated claim holding the removed devices, if that is the reason."""
+        return dict(self.ids).get("claim")
 
     def to_data(self) -> dict[str, object]:
-        """The step as JSON-ready data."""
+        """The step as JSON-ready data: the reason in words, and what it names as fields of their own."""
         return {"reason": self.reason, "count": self.removed, "devices": self.devices,
-                **({"featureGate": self.gate} if self.gate else {})}
+                **({"featureGate": self.gate} if self.gate else {}), **dict(self.ids)}
 
 
 @dataclass(frozen=True)
@@ -85,8 +91,8 @@ class Funnel:
 
 
 def funnel_of(inv: Inventory, plans: list[ClaimPlan], problem: Problem | None = None,
-              evaluator: SelectorEvaluator | None = None) -> tuple[list[Funnel], list[str]]:
-    """Every alternative's funnel, and the requests none of whose alternatives has devices enough.
+              evaluator: SelectorEvaluator | None = None) -> tuple[list[Funnel], list[tuple[str, str]]]:
+    """Every alternative's funnel, and the requests (claim, request) none of whose alternatives has devices enough.
 
     Without ``problem`` the devices the inventory left out are not looked for; without
     ``evaluator`` "not selected" is not split by selector."""
@@ -95,23 +101,23 @@ def funnel_of(inv: Inventory, plans: list[ClaimPlan], problem: Problem | None = 
     by_request = [(plan, req, [_funnel(inv, plan, alt, evaluator, missing, rules) for alt in req.alternatives])
                   for plan in plans for req in plan.requests]
     funnel = [f for _, _, alternatives in by_request for f in alternatives]
-    short = [f"claim {plan.label}, request {req.name}" for plan, req, alternatives in by_request
-             if all(f.short for f in alternatives)]
+    short = [(plan.label, req.name) for plan, req, alternatives in by_request if all(f.short for f in alternatives)]
     return funnel, short
 
 
 def _funnel(inv: Inventory, plan: ClaimPlan, alt: Alternative, ev: SelectorEvaluator | None,
             missing: list[Unavailable], taint_rules: Sequence[DeviceTaintRule]) -> Funnel:
-    by_reason: dict[tuple[str, str | None], list[str]] = defaultdict(list)
+    by_reason: dict[tuple[str, str | None, tuple[tuple[str, str], ...]], list[str]] = defaultdict(list)
     for device, reason in alt.excluded.items():
         exact = _exact_reason(inv, alt, device, reason, ev, taint_rules)
-        by_reason[(exact, gate_named(exact))].append(inv.devices[device].label())
+        ids = _ids(inv, alt, device, reason, taint_rules)
+        by_reason[(exact, gate_named(exact), ids)].append(inv.devices[device].label())
     if ev is not None:
         for gone in missing:
             if _selected(ev, alt, gone):
-                by_reason[(gone.reason, gone.gate)].append(gone.label)
-    steps = [Step(reason, len(devices), sorted(devices)[:NAMED], gate)
-             for (reason, gate), devices in sorted(by_reason.items(), key=lambda item: (-len(item[1]), item[0][0]))]
+                by_reason[(gone.reason, gone.gate, ())].append(gone.label)
+    steps = [Step(reason, len(devices), sorted(set(devices))[:NAMED], gate, ids)
+             for (reason, gate, ids), devices in sorted(by_reason.items(), key=lambda item: (-len(item[1]), item[0][0]))]
     needs: int | str = "all" if alt.mode == "All" else alt.count
     named = [inv.devices[d].label() for d in alt.candidates[:NAMED]]
     return Funnel(plan.label, alt.result_name, needs, len(alt.candidates), steps, alt.blocked,
@@ -151,6 +157,26 @@ def _exact_reason(inv: Inventory, alt: Alternative, device: int, reason: str, ev
     if reason.startswith("has taint ") and taint_rules:
         return reason + _taint_source(inv, alt, device, taint_rules)
     return reason
+
+
+def _ids(inv: Inventory, alt: Alternative, device: int, reason: str,
+         taint_rules: Sequence[DeviceTaintRule]) -> tuple[tuple[str, str], ...]:
+    """What a reason names, as data (fixes and ``-o json`` read these, never the sentence)."""
+    dev = inv.devices[device]
+    if reason.startswith("already allocated") and dev.id in inv.in_use.holders:
+        return (("claim", inv.in_use.holders[dev.id]),)
+    if reason.startswith("counter "):
+        pool = inv.pool(dev.pool_key)
+        short = [use.counter_set for use in dev.device.consumes_counters for name, counter in use.counters.items()
+                 if counter.value.value > pool.counters.get(use.counter_set, {}).get(name, counter.value.value)]
+        return tuple(("counterSet", f"{pool.label()}/{name}") for name in short[:1])
+    if reason.startswith("has taint "):
+        taint = untolerated_taint(dev, alt.tolerations)
+        if taint is None:
+            return ()
+        rules = [rule.name for rule in taint_rules if rule.spec.taint is taint]
+        return (("taint", taint_words(taint)), *(("taintRule", name) for name in rules[:1]))
+    return ()
 
 
 def _capacity_short(inv: Inventory, alt: Alternative, device: int) -> str:

@@ -76,7 +76,8 @@ def taint_violations(pick: Pick) -> list[str]:
         if taint.effect not in ("NoSchedule", "NoExecute"):
             continue
         if not any(tolerates(t, taint) for t in pick.spec.tolerations):
-            out.append(f"{pick.where()} has taint {taint.key}={taint.value or ''}:{taint.effect} "
+            words = f"{taint.key}={taint.value}" if taint.value else taint.key  # as kubectl prints it
+            out.append(f"{pick.where()} has taint {words}:{taint.effect} "
                        "that the request does not tolerate")
     return out
 

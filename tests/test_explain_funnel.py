@@ -232,3 +232,22 @@ def test_placement_is_checked_before_the_gate_that_drops_a_slice() -> None:
         "gpu.example.com/rack-9/part-9"]
     assert not [s for f in found.funnel for s in f.steps if s.gate and "spread" in s.reason + "".join(s.devices)]
     assert "DRAPartitionableDevices" not in [f.data.get("featureGate") for f in found.fixes]
+
+
+def _step(found: Explanation, start: str) -> dict[str, object]:
+    return next(s.to_data() for s in found.funnel[0].steps if s.reason.startswith(start))
+
+
+def test_funnel_steps_carry_what_they_name_as_fields_and_short_requests_are_data() -> None:
+    """-o json and the fixes read the holder, the counter set and the taint rule as fields, not sentences."""
+    rule = ("---\napiVersion: resource.k8s.io/v1\nkind: DeviceTaintRule\nmetadata: {name: drain}\n"
+            "spec: {deviceSelector: {device: gpu-3}, taint: {key: maintenance, effect: NoSchedule}}\n")
+    found = explain(problem(PARTITIONS, rule, held("first", "half-0", pool="big-gpu"), held("trainer", "gpu-0"),
+                            claim("big", gpus(5))))
+    short(found)
+    assert found.to_data()["shortRequests"] == [{"claim": "d/big", "request": "gpu"}]
+    assert _step(found, "already allocated to claim d/trainer")["claim"] == "d/trainer"
+    assert _step(found, "counter set memory")["counterSet"] == "gpu.example.com/big-gpu/memory"
+    taint = _step(found, "has taint")
+    assert (taint["taint"], taint["taintRule"]) == ("maintenance:NoSchedule", "drain")  # as kubectl prints it
+    assert str(taint["reason"]).startswith("has taint maintenance:NoSchedule that the request does not tolerate")

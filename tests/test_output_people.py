@@ -64,7 +64,7 @@ def test_explain_each_output_form(tmp_path: Path, form: str) -> None:
         assert "count 4 fits (it asks 5)" in out
     else:
         data = json.loads(out) if form == "json" else yaml.safe_load(out)
-        assert data["shortRequests"] == ["claim d/big, request gpu"] and data["funnel"][0]["offered"] == 5
+        assert data["shortRequests"] == [{"claim": "d/big", "request": "gpu"}] and data["funnel"][0]["offered"] == 5
         assert data["fixes"][0] == {"kind": "count", "text": "claim d/big, request gpu: count 4 fits (it asks 5)",
                                     "claim": "d/big", "request": "gpu", "count": 4, "asked": 5}
 
