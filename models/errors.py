@@ -90,8 +90,9 @@ class Unschedulable(DrasatError):
 
     ``reasons`` is the explanation in a few lines; ``explanation`` the same as data
     (``drasat.solver.explanation.Explanation``: per request its funnel — counts per step and
-    device names — and, once ``drasat.solver.explanation.explain`` has run, the minimal
-    conflict as rule instances). Typed ``object`` here: models never import the solver.
+    device names — the minimal conflict as rule instances, and fixes). ``allocate`` computes it
+    when first read (a caller that only needs the "no" pays nothing). Typed ``object`` here:
+    models never import the solver.
     """
 
     exit_code = 1
