@@ -36,9 +36,10 @@ def input_options(function: F) -> F:
 
 
 def read_inputs(files: tuple[str, ...], kubeconfig: str | None, context: str | None,
-                filenames: tuple[str, ...] = ()) -> Bundle:
+                filenames: tuple[str, ...] = (), *, output: str | None = None) -> Bundle:
     """The objects of the cluster (with ``--kubeconfig``/``--context``) and then of the files, as one
-    bundle that knows where each object came from; any problem raises InputError."""
+    bundle that knows where each object came from; any problem raises InputError. A live read shows
+    a progress bar on a terminal unless ``output`` is for tools."""
     files = (*files, *filenames)
     if files.count("-") > 1:
         raise InputError("standard input (-) is given more than once; it can be read only once")
@@ -49,7 +50,10 @@ def read_inputs(files: tuple[str, ...], kubeconfig: str | None, context: str | N
     if kubeconfig is not None or context is not None:
         from drasat.models.cluster import read_cluster
 
-        live = read_cluster(kubeconfig, context)
+        from .progress import Bar
+
+        with Bar("reading the cluster", output=output) as bar:
+            live = read_cluster(kubeconfig, context, progress=bar.update)
         for notice in live.notices:
             click.echo(f"notice: {notice}", err=True)
         if live.problems:

@@ -2,16 +2,16 @@
 
 from __future__ import annotations
 
-import io
 from typing import Any
 
 import click
-from rich.console import Console
 from rich.table import Table
 
 from drasat.models.quantity import Quantity
 
 from .main import cli
+from .progress import Bar
+from .render import table_text
 from .reporting import dump, exits_on_error, load_bundle
 
 EPILOG = """\b
@@ -59,7 +59,8 @@ def inventory(files: tuple[str, ...], node: str | None, default_attribute: str |
     bundle = load_bundle(files)
     refuse_bad_taints(bundle.of_kind(ResourceSlice), bundle.of_kind(DeviceTaintRule), bundle.location_of)
     cluster = Cluster(bundle.of_kind(ResourceSlice), bundle.of_kind(ResourceClaim), bundle.of_kind(DeviceTaintRule))
-    reports = node_reports(cluster, node=node, default_attribute=default_attribute)
+    with Bar("reading pools", output=output) as bar:
+        reports = node_reports(cluster, node=node, default_attribute=default_attribute, progress=bar.update)
     if node is not None and not reports:
         from drasat.models.errors import InputError
 
@@ -117,7 +118,7 @@ def detail(device: Any) -> str:
 def _node_table(report: Any, wide: bool) -> str:
     from drasat.solver.device_states import fragmentation_line
 
-    table = Table(title=f"node {report.node}", title_justify="left", show_lines=False)
+    table = Table(show_lines=False)
     columns = ["driver", "pool", "device", "state", "type", "detail"] + (["taints", "counter sets"] if wide else [])
     for column in columns:
         table.add_column(column)
@@ -126,12 +127,8 @@ def _node_table(report: Any, wide: bool) -> str:
         if wide:
             row += [", ".join(d.taints), ", ".join(d.counter_sets)]
         table.add_row(*row)
-    buffer = io.StringIO()
-    console = Console(file=buffer, width=200 if wide else 140, force_terminal=False)
-    console.print(table)
-    for c in report.counters:
-        console.print(f"  counter {c.driver}/{c.pool}/{c.counter_set}/{c.counter}: {amount(c.used)} used, "
-                      f"{amount(c.left)} left of {amount(c.capacity)}", highlight=False)
-    console.print("  " + fragmentation_line(report), highlight=False)
-    console.print()
-    return buffer.getvalue()
+    lines = [f"node {report.node}\n", table_text(table)]
+    lines += [f"  counter {c.driver}/{c.pool}/{c.counter_set}/{c.counter}: {amount(c.used)} used, "
+              f"{amount(c.left)} left of {amount(c.capacity)}\n" for c in report.counters]
+    lines.append(f"  {fragmentation_line(report)}\n\n")
+    return "".join(lines)

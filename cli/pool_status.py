@@ -2,10 +2,7 @@
 
 from __future__ import annotations
 
-import io
-
 import click
-from rich.console import Console
 from rich.table import Table
 
 from drasat.models.errors import InputError
@@ -13,6 +10,7 @@ from drasat.models.meta import ObjectMeta
 from drasat.models.pool_status import API_VERSION, LIMIT_MAX, ResourcePoolStatusRequest, ResourcePoolStatusRequestSpec
 
 from .main import cli
+from .render import table_text
 from .reporting import dump, exits_on_error, load_bundle
 
 EPILOG = """\b
@@ -130,9 +128,7 @@ def _table(request: ResourcePoolStatusRequest) -> str:
         table.add_row(pool.pool_name, pool.node_name or "", *(_number(v) for v in (
             pool.resource_slice_count, pool.total_devices, pool.allocated_devices, pool.available_devices,
             pool.unavailable_devices)), partitions, shareable, pool.validation_error or "")
-    buffer = io.StringIO()
-    Console(file=buffer, width=160, force_terminal=False).print(table)
-    return buffer.getvalue()
+    return f"{table.title}\n{table_text(table)}"
 
 
 def _number(value: int | None) -> str:

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import io
+import re
+import shutil
 import sys
 from typing import TYPE_CHECKING, Any
 
@@ -14,42 +16,75 @@ if TYPE_CHECKING:
     from drasat.solver.comparison import Comparison, SideResult
 
 
-def table_text(table: Table, encoding: str | None = None) -> str:
-    """A rich table as text for the output, every column as wide as its widest cell (never cut or
-    wrapped: a name must stay one piece to be copied); a console that cannot print box-drawing
-    characters (cp1252, ascii) gets one drawn with ``+``, ``-`` and ``|``. ``encoding``: stdout's."""
+def table_text(table: Table, encoding: str | None = None, *, terminal: bool | None = None) -> str:
+    """A table for the output. Piped (the default off a terminal), kubectl's plain form: upper-case
+    headers, columns aligned by spaces, nothing cut or wrapped — a name must stay one piece for
+    ``awk``, ``grep`` and copying. On a terminal: rich's boxes, a bold header, and the terminal's width
+    (cells fold rather than lose characters); a console that cannot print box-drawing characters
+    (cp1252, ascii) gets boxes drawn with ``+``, ``-`` and ``|``. ``encoding``: stdout's."""
+    if terminal is None:
+        terminal = _is_terminal(sys.stdout)
+    if not terminal:
+        return plain_table(table)
     table.box = _box(encoding or getattr(sys.stdout, "encoding", None) or "utf-8")
+    table.header_style = "bold"
     for column in table.columns:
-        column.no_wrap = True
+        column.overflow = "fold"
     buffer = io.StringIO()
-    Console(file=buffer, width=table_width(table), force_terminal=False).print(table)
+    Console(file=buffer, force_terminal=True, width=shutil.get_terminal_size().columns).print(table)
     return buffer.getvalue()
 
 
-def table_width(table: Table) -> int:
-    """Room for every column's widest cell, the borders and padding (rich shrinks columns to its width)."""
-    widest = [max([len(str(column.header)), *(len(str(cell)) for cell in column.cells)], default=0)
-              for column in table.columns]
-    return max(sum(widest) + 3 * len(widest) + 1, len(str(table.title or "")))
+def plain_table(table: Table) -> str:
+    """kubectl's table: an upper-case header row, then the rows, columns three spaces apart, no title.
+    A header that names something in its own spelling (capitals, parentheses) is kept as written."""
+    headers = [_header(str(column.header)) for column in table.columns]
+    columns = [[str(cell) for cell in column.cells] for column in table.columns]
+    rows = [headers, *zip(*columns)] if columns else [headers]
+    widths = [max(len(row[i]) for row in rows) for i in range(len(headers))]
+    return "".join("   ".join(cell.ljust(width) for cell, width in zip(row, widths)).rstrip() + "\n" for row in rows)
 
 
-def allocation_table(claims: list[dict[str, Any]], *, encoding: str | None = None) -> str:
-    """One row per allocated device: claim, request, device, and what else the result carries."""
+def _header(text: str) -> str:
+    return text.upper() if re.fullmatch(r"[a-z0-9 /()-]*", text) else text
+
+
+def _is_terminal(stream: object) -> bool:
+    isatty = getattr(stream, "isatty", None)
+    try:
+        return bool(isatty and isatty())
+    except ValueError:  # a closed stream
+        return False
+
+
+def allocation_table(claims: list[dict[str, Any]], *, encoding: str | None = None, wide: bool = False) -> str:
+    """One row per allocated device: claim, request, device, and what else the result carries
+    (``wide``: each of those in a column of its own, share IDs whole, and the claim's node selector)."""
     table = Table(title="Allocation", show_lines=False)
-    for column in ("claim", "request", "driver", "pool", "device", "details"):
+    for column in ("claim", "request", "driver", "pool", "device", *(WIDE if wide else ("details",))):
         table.add_column(column)
     for claim in claims:
         name = claim["metadata"].get("name", "")
         if claim["metadata"].get("namespace"):
             name = f'{claim["metadata"]["namespace"]}/{name}'
         allocation = claim["status"]["allocation"]
+        selector = _selector(allocation["nodeSelector"]) if allocation.get("nodeSelector") else ""
         for result in allocation.get("devices", {}).get("results", []):
             table.add_row(name, result["request"], result["driver"], result["pool"], result["device"],
-                          _details(result))
-        selector = allocation.get("nodeSelector")
-        if selector:
-            table.add_row(name, "", "", "", "", f"node selector: {_selector(selector)}")
+                          *(_wide(result, selector) if wide else (_details(result),)))
+        if selector and not wide:
+            table.add_row(name, "", "", "", "", f"node selector: {selector}")
     return table_text(table, encoding=encoding)
+
+
+WIDE = ("admin", "share id", "consumed", "binding conditions", "tolerations", "node selector")
+
+
+def _wide(result: dict[str, Any], selector: str) -> tuple[str, ...]:
+    consumed = ",".join(f"{k}={v}" for k, v in (result.get("consumedCapacity") or {}).items())
+    tolerations = ",".join(f"{t.get('key', '')}:{t.get('effect', '')}" for t in result.get("tolerations") or [])
+    return ("true" if result.get("adminAccess") else "", result.get("shareID") or "", consumed,
+            ",".join(result.get("bindingConditions") or []), tolerations, selector)
 
 
 def _box(encoding: str) -> box.Box:
@@ -89,6 +124,7 @@ def comparison_table(comparison: Comparison) -> str:
     table.add_column("")
     table.add_column("greedy (Kubernetes' first fit)")
     table.add_column(f"CP-SAT ({comparison.cp_sat.objective})")
+    table.add_row("node", comparison.node, comparison.node)  # the plain form has no title
     table.add_row("verdict", *(_verdict(side) for side in sides))
     table.add_row("wall time", *(f"{side.seconds * 1000:.1f} ms" for side in sides))
     table.add_row("search", *(_statistics(side.statistics) for side in sides))

@@ -14,6 +14,7 @@ from .allocation_options import allocation_options, exit_on_error, names_option,
 from .inputs import in_namespace, input_options, namespace_options, read_inputs
 from .interrupt import stopped_on_interrupt
 from .output import OutputFormat, render_list
+from .progress import Bar
 from .render_schedule import placement_table
 from .state import state_option, write_state
 
@@ -71,7 +72,7 @@ def schedule(files: tuple[str, ...], filenames: tuple[str, ...], kubeconfig: str
     writes the whole input with the placed pods and their claims merged in.
     """
     try:
-        bundle = read_inputs(files, kubeconfig, context, filenames)
+        bundle = read_inputs(files, kubeconfig, context, filenames, output=output)
         pods = in_namespace(pods, namespace, all_namespaces)
         text, pending, placed = _schedule(bundle, namespace, pods, feature_gates, solver, objective, timeout, workers,
                                           cel_engine, (processes, ray), output, verbose)
@@ -109,8 +110,8 @@ def _schedule(bundle, namespace, pods, feature_gates, solver, objective, timeout
         chosen = None
     refuse_unstorable_pods(cluster, pending_pods(cluster) if chosen is None else chosen, bundle.location_of)
     started = time.monotonic()
-    with executor(*parallel) as ex, stopped_on_interrupt(ex.terminate):
-        placements = place(cluster, chosen, options=options, executor=ex)
+    with executor(*parallel) as ex, stopped_on_interrupt(ex.terminate), Bar("scheduling pods", output=output) as bar:
+        placements = place(cluster, chosen, options=options, executor=ex, progress=bar.update)
     if not placements:
         click.echo("notice: no pending pods in the input (pods without spec.nodeName)", err=True)
     for p in placements:

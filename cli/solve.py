@@ -47,10 +47,11 @@ Examples:
 @click.option("--pods", metavar="NS/NAME,...", help="Allocate the claims of these Pods (templates, PodGroup "
               "claims and extended resources included), after those named by --claims.")
 @allocation_options
-@click.option("-o", "--output", type=OutputFormat(("table",)), default="yaml", show_default=True,
+@click.option("-o", "--output", type=OutputFormat(("table", "wide")), default="yaml", show_default=True,
               help="yaml/json: a v1 List of the allocated ResourceClaims; name: resourceclaim.resource.k8s.io/NAME "
                    "per claim; jsonpath=TEMPLATE: kubectl's JSONPath template over that List, e.g. "
-                   "'jsonpath={.items[*].status.allocation.devices.results[*].device}'; table: a summary for people.")
+                   "'jsonpath={.items[*].status.allocation.devices.results[*].device}'; table: a summary for people; "
+                   "wide: the table with share IDs, consumed capacity, conditions and node selector in columns.")
 @state_option
 @click.option("-v", "--verbose", is_flag=True,
               help="Print how the answer was found, or why there is none, on stderr.")
@@ -77,7 +78,7 @@ def solve(files: tuple[str, ...], filenames: tuple[str, ...], kubeconfig: str | 
     allocation exists).
     """
     try:
-        bundle = read_inputs(files, kubeconfig, context, filenames)
+        bundle = read_inputs(files, kubeconfig, context, filenames, output=output)
         claims, pods = in_namespace(claims, namespace, all_namespaces), in_namespace(pods, namespace, all_namespaces)
         allocated, exact = _solve(bundle, node, namespace, feature_gates, claims, pods, solver, objective, timeout,
                                   workers, cel_engine, verbose)
@@ -120,7 +121,8 @@ def _solve(bundle, node, namespace, feature_gates, claims, pods, solver, objecti
         if verbose:  # the same explanation `drasat explain` gives, in short
             from drasat.solver.explanation import explain
 
-            exc.reasons = explain(problem, evaluator=evaluator, time_limit=timeout).summary()
+            exc.explanation = explain(problem, evaluator=evaluator, time_limit=timeout, proven=exc)
+            exc.reasons = exc.explanation.summary()
         raise
     if verbose:
         s = answer.stats
@@ -161,6 +163,6 @@ def _nothing_because(objects: list, claims: str | None) -> str:
 
 def render(claims: list[dict[str, Any]], output: str) -> str:
     """The allocated claims as kubectl would print their List (yaml, json, name, jsonpath) or a human table."""
-    if output == "table":
-        return allocation_table(claims)
+    if output in ("table", "wide"):
+        return allocation_table(claims, wide=output == "wide")
     return render_list(claims, output)

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Callable
 
 from .bundle import Bundle
 from .errors import InputError, Location, Problem
@@ -55,16 +55,19 @@ SOURCES = (
 
 
 def read_cluster(kubeconfig: str | None = None, context: str | None = None, *,
-                 page_size: int = PAGE_SIZE) -> Bundle:
+                 page_size: int = PAGE_SIZE, progress: Callable[[int, int, str], None] | None = None) -> Bundle:
     """Every object drasat uses from the cluster that ``kubeconfig``/``context`` point at.
 
     Raises :class:`InputError` when the client is not installed, the configuration is
     unusable, the cluster cannot be reached, or a required kind cannot be listed.
+    ``progress(done, total, kind)`` is called before each kind is listed (the progress bar).
     """
     client = _api_client(kubeconfig, context)
     bundle = Bundle()
     where = f"cluster {client.configuration.host}"
-    for source in SOURCES:
+    for done, source in enumerate(SOURCES):
+        if progress is not None:
+            progress(done, len(SOURCES), source.what)
         _read_source(client, source, where, page_size, bundle)
     return bundle
 

@@ -69,10 +69,14 @@ class Node(TypedObject):
 
 
 class NamespaceSpec(ApiModel):
+    """A namespace's finalizers."""
+
     finalizers: list[str] = Field(default_factory=list)
 
 
 class NamespaceCondition(ApiModel):
+    """One condition of a namespace (e.g. while it terminates)."""
+
     type: str
     status: str
     last_transition_time: Timestamp | None = None
@@ -81,6 +85,8 @@ class NamespaceCondition(ApiModel):
 
 
 class NamespaceStatus(ApiModel):
+    """A namespace's phase: Active, or Terminating (its pods are not scheduled)."""
+
     phase: str | None = None
     conditions: list[NamespaceCondition] = Field(default_factory=list)
 
@@ -103,6 +109,8 @@ class ContainerResourceClaim(ApiModel):
 
 
 class ResourceRequirements(ApiModel):
+    """A container's (or pod's) requests, limits and claims."""
+
     limits: dict[str, Quantity] = Field(default_factory=dict)
     requests: dict[str, Quantity] = Field(default_factory=dict)
     claims: list[ContainerResourceClaim] = Field(default_factory=list)
@@ -214,11 +222,15 @@ class PodExtendedResourceClaimStatus(ApiModel):
 
 
 class NodeAllocatableMappedResources(ApiModel):
+    """Node resources a pod's claims map to (DRANodeAllocatableResources status)."""
+
     name: str
     quantity: Quantity | None = None
 
 
 class NodeAllocatableOverheadResources(ApiModel):
+    """Node resources a pod's claims cost as overhead (DRANodeAllocatableResources status)."""
+
     name: str
     per_pod: Quantity | None = None
     per_container: Quantity | None = None
@@ -298,11 +310,15 @@ class PodGroupSpec(ApiModel):
 
 
 class PodGroupResourceClaimStatus(ApiModel):
+    """The claim generated for a pod group's template reference."""
+
     name: str
     resource_claim_name: str | None = None
 
 
 class PodGroupStatus(ApiModel):
+    """A pod group's generated claims and conditions."""
+
     conditions: list[Condition] = Field(default_factory=list)
     resource_claim_statuses: list[PodGroupResourceClaimStatus] = Field(default_factory=list)
 

@@ -87,23 +87,46 @@ class AllocationError(DrasatError):
 
 
 class Unschedulable(DrasatError):
-    """No allocation exists for all the claims together on this node."""
+    """No allocation exists for all the claims together on this node.
+
+    ``reasons`` is the explanation in a few lines; ``explanation`` the same as data
+    (``drasat.solver.explanation.Explanation``: per request its funnel — counts per step and
+    device names — the minimal conflict as rule instances, and fixes). ``allocate`` computes it
+    when first read (a caller that only needs the "no" pays nothing). Typed ``object`` here:
+    models never import the solver.
+    """
 
     exit_code = 1
     stats: object | None = None  # the solver's statistics (drasat.solver.Stats) for the search that proved it
 
     def __init__(self, message: str = "no allocation exists for all claims together",
-                 reasons: list[str] | Callable[[], list[str]] | None = None) -> None:
+                 reasons: list[str] | Callable[[], list[str]] | None = None, explanation: object | None = None,
+                 explain: Callable[[], object] | None = None) -> None:
         self._reasons = reasons
-        super().__init__(message)
+        self._explanation = explanation
+        self._explain = explain  # computes the explanation when first asked for: a caller that only
+        super().__init__(message)  # needs the "no" (the scheduler, per node) pays nothing for it
+
+    @property
+    def explanation(self) -> object | None:
+        """The explanation as data (computed on first use)."""
+        if self._explanation is None and self._explain is not None:
+            self._explanation, self._explain = self._explain(), None
+        return self._explanation
+
+    @explanation.setter
+    def explanation(self, value: object | None) -> None:
+        self._explanation, self._explain = value, None
 
     @property
     def reasons(self) -> list[str]:
-        """Why, in a few lines. Given as a function, they are worked out when first read: a caller that
-        only needs the verdict (a scheduler trying node after node) does not pay for the explanation."""
+        """The explanation in a few lines (its ``summary()``), or the reasons given."""
         if callable(self._reasons):
             self._reasons = list(self._reasons())
-        return self._reasons or []
+        if self._reasons is None:
+            summary = getattr(self.explanation, "summary", None)
+            self._reasons = list(summary()) if callable(summary) else []
+        return self._reasons
 
     @reasons.setter
     def reasons(self, value: list[str]) -> None:

@@ -75,5 +75,6 @@ def info_for(model: type[TypedObject]) -> KindInfo:
 
 
 def is_namespaced(obj: TypedObject) -> bool:
+    """Whether objects of this kind live in a namespace (a Node or DeviceClass does not)."""
     info = _BY_MODEL.get(type(obj))
     return bool(info and info.namespaced)

@@ -93,6 +93,21 @@ def load_objects(items: Iterable[Any], name: str = "<objects>") -> Bundle:
     return bundle
 
 
+def typed_objects(items: Iterable[Any], name: str = "<objects>") -> list[Any]:
+    """``items`` as drasat's models: those already models pass as they are; API JSON dicts, the
+    official client's objects and their ``to_dict()`` are read as :func:`load_objects` reads them.
+    Raises InputError naming every object that cannot be read."""
+    from .meta import TypedObject
+
+    items = list(items)
+    if all(isinstance(item, TypedObject) for item in items):
+        return items
+    bundle = load_objects(items, name)
+    if bundle.problems:
+        raise InputError(bundle.problems)
+    return [loaded.obj for loaded in bundle.objects]
+
+
 def manifest_files(directory: str) -> list[str]:
     """Manifest files below ``directory``, sorted; hidden files and directories are left out."""
     return _walk(directory)[0]

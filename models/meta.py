@@ -79,6 +79,8 @@ JsonObject = Annotated[Any, Field(description="any JSON value, kept verbatim")]
 
 
 class OwnerReference(ApiModel):
+    """An object that owns this one (e.g. the pod a generated claim belongs to)."""
+
     api_version: str
     kind: str
     name: str
@@ -88,6 +90,8 @@ class OwnerReference(ApiModel):
 
 
 class ManagedFieldsEntry(ApiModel):
+    """Server-side apply bookkeeping, kept so objects round-trip unchanged."""
+
     manager: str | None = None
     operation: str | None = None
     api_version: str | None = None
@@ -118,6 +122,8 @@ class ObjectMeta(ApiModel):
 
 
 class ListMeta(ApiModel):
+    """Metadata of a List (resourceVersion, continue token)."""
+
     resource_version: str | None = None
     continue_: str | None = Field(default=None, alias="continue")
     remaining_item_count: Int64 | None = None
@@ -126,6 +132,8 @@ class ListMeta(ApiModel):
 
 
 class Condition(ApiModel):
+    """A status condition as metav1.Condition defines it."""
+
     type: str
     status: str
     observed_generation: Int64 | None = None
@@ -135,17 +143,23 @@ class Condition(ApiModel):
 
 
 class NodeSelectorRequirement(ApiModel):
+    """One requirement of a node selector term: key, operator, values."""
+
     key: str
     operator: str
     values: list[str] = Field(default_factory=list)
 
 
 class NodeSelectorTerm(ApiModel):
+    """Requirements that must all hold (label expressions and field expressions)."""
+
     match_expressions: list[NodeSelectorRequirement] = Field(default_factory=list)
     match_fields: list[NodeSelectorRequirement] = Field(default_factory=list)
 
 
 class NodeSelector(ApiModel):
+    """Terms of which one must hold: where a slice, device or allocation may be used."""
+
     node_selector_terms: list[NodeSelectorTerm] = Field(default_factory=list)
 
 

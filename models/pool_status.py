@@ -47,6 +47,8 @@ class ShareableCapacityStatus(ApiModel):
 
 
 class ShareableSummaryStatus(ApiModel):
+    """How many shares of shareable devices a pool has and has left (DRAResourcePoolStatus)."""
+
     fully_available_devices: int
     partially_available_devices: int
     capacity: list[ShareableCapacityStatus] = Field(default_factory=list)
@@ -70,6 +72,8 @@ class PoolStatus(ApiModel):
 
 
 class ResourcePoolStatusRequestStatus(ApiModel):
+    """The answer a ResourcePoolStatusRequest gets: its pools' summaries and conditions."""
+
     pool_count: int
     pools: list[PoolStatus] = Field(default_factory=list)
     conditions: list[Condition] = Field(default_factory=list)

@@ -21,29 +21,41 @@ API_VERSION = "resource.k8s.io/v1"
 
 
 class CELDeviceSelector(ApiModel):
+    """A CEL expression over one device (``device.driver``, ``device.attributes``, ...); true selects it."""
+
     expression: str
 
 
 class DeviceSelector(ApiModel):
+    """One selector of a class or request; only CEL exists in resource.k8s.io/v1."""
+
     cel: CELDeviceSelector | None = None
 
 
 class OpaqueDeviceConfiguration(ApiModel):
+    """Driver-specific configuration: the driver's name and parameters drasat passes through unread."""
+
     driver: str
     parameters: JsonObject
 
 
 class DeviceClassConfiguration(ApiModel):
+    """Configuration a DeviceClass hands to every allocation of its devices."""
+
     opaque: OpaqueDeviceConfiguration | None = None
 
 
 class DeviceClassSpec(ApiModel):
+    """What a DeviceClass selects (all its selectors must hold), its configuration and extended resource."""
+
     selectors: list[DeviceSelector] = Field(default_factory=list)
     config: list[DeviceClassConfiguration] = Field(default_factory=list)
     extended_resource_name: str | None = None
 
 
 class DeviceClass(TypedObject):
+    """resource.k8s.io/v1 DeviceClass: a named set of devices that requests pick from."""
+
     spec: DeviceClassSpec = Field(default_factory=DeviceClassSpec)
 
 
@@ -51,6 +63,8 @@ class DeviceClass(TypedObject):
 
 
 class DeviceToleration(ApiModel):
+    """A request's toleration of device taints (the same matching as pod tolerations of node taints)."""
+
     key: str | None = None
     operator: str | None = None
     value: str | None = None
@@ -59,10 +73,14 @@ class DeviceToleration(ApiModel):
 
 
 class CapacityRequirements(ApiModel):
+    """The amounts of a shared device's capacities one request consumes (DRAConsumableCapacity)."""
+
     requests: dict[str, Quantity] = Field(default_factory=dict)
 
 
 class DeviceDerivedAttribute(ApiModel):
+    """An attribute computed per device by a CEL expression, for constraints only (DRADerivedAttributes)."""
+
     name: str
     expression: str
 
@@ -80,41 +98,57 @@ class _RequestFields(ApiModel):
 
 
 class ExactDeviceRequest(_RequestFields):
+    """A request for devices of one class: a count (or all of them), selectors, tolerations, capacity."""
+
     admin_access: bool | None = None
 
 
 class DeviceSubRequest(_RequestFields):
+    """One alternative of a ``firstAvailable`` request (DRAPrioritizedList), tried in order."""
+
     name: str
 
 
 class DeviceRequest(ApiModel):
+    """One named request of a claim: ``exactly`` one shape, or ``firstAvailable`` alternatives."""
+
     name: str
     exactly: ExactDeviceRequest | None = None
     first_available: list[DeviceSubRequest] = Field(default_factory=list)
 
 
 class DeviceConstraint(ApiModel):
+    """A matchAttribute or distinctAttribute over some (or all) requests of a claim."""
+
     requests: list[str] = Field(default_factory=list)
     match_attribute: str | None = None
     distinct_attribute: str | None = None
 
 
 class DeviceClaimConfiguration(ApiModel):
+    """Configuration a claim hands to the devices allocated for some of its requests."""
+
     requests: list[str] = Field(default_factory=list)
     opaque: OpaqueDeviceConfiguration | None = None
 
 
 class DeviceClaim(ApiModel):
+    """A claim's device requests, constraints and configuration."""
+
     requests: list[DeviceRequest] = Field(default_factory=list)
     constraints: list[DeviceConstraint] = Field(default_factory=list)
     config: list[DeviceClaimConfiguration] = Field(default_factory=list)
 
 
 class ResourceClaimSpec(ApiModel):
+    """What a ResourceClaim asks for (immutable once created)."""
+
     devices: DeviceClaim = Field(default_factory=DeviceClaim)
 
 
 class DeviceRequestAllocationResult(ApiModel):
+    """One allocated device: request, driver, pool, device, and share, capacity, conditions."""
+
     request: str
     driver: str
     pool: str
@@ -129,23 +163,31 @@ class DeviceRequestAllocationResult(ApiModel):
 
 
 class DeviceAllocationConfiguration(ApiModel):
+    """Configuration recorded with an allocation, with where it came from (class or claim)."""
+
     source: str
     requests: list[str] = Field(default_factory=list)
     opaque: OpaqueDeviceConfiguration | None = None
 
 
 class DeviceAllocationResult(ApiModel):
+    """The devices of one allocation and the configuration that goes with them."""
+
     results: list[DeviceRequestAllocationResult] = Field(default_factory=list)
     config: list[DeviceAllocationConfiguration] = Field(default_factory=list)
 
 
 class AllocationResult(ApiModel):
+    """A claim's allocation: its devices and the nodes that can use them (``nodeSelector``)."""
+
     devices: DeviceAllocationResult = Field(default_factory=DeviceAllocationResult)
     node_selector: NodeSelector | None = None
     allocation_timestamp: Timestamp | None = None
 
 
 class ResourceClaimConsumerReference(ApiModel):
+    """Who uses an allocated claim (a pod or a pod group), as in ``status.reservedFor``."""
+
     api_group: str | None = None
     resource: str
     name: str
@@ -153,12 +195,16 @@ class ResourceClaimConsumerReference(ApiModel):
 
 
 class NetworkDeviceData(ApiModel):
+    """Network details a driver reports for an allocated device."""
+
     interface_name: str | None = None
     ips: list[str] = Field(default_factory=list)
     hardware_address: str | None = None
 
 
 class AllocatedDeviceStatus(ApiModel):
+    """A driver's report on one allocated device (conditions, data, network)."""
+
     driver: str
     pool: str
     device: str
@@ -169,17 +215,23 @@ class AllocatedDeviceStatus(ApiModel):
 
 
 class ResourceClaimStatus(ApiModel):
+    """A claim's allocation, its consumers and the drivers' device reports."""
+
     allocation: AllocationResult | None = None
     reserved_for: list[ResourceClaimConsumerReference] = Field(default_factory=list)
     devices: list[AllocatedDeviceStatus] = Field(default_factory=list)
 
 
 class ResourceClaim(TypedObject):
+    """resource.k8s.io/v1 ResourceClaim: devices asked for; with ``status.allocation``, devices in use."""
+
     spec: ResourceClaimSpec = Field(default_factory=ResourceClaimSpec)
     status: ResourceClaimStatus | None = None
 
 
 class ResourceClaimTemplateSpec(ApiModel):
+    """The claim a template stamps out for each pod (its metadata and spec)."""
+
     metadata: "ObjectMetaRef | None" = None
     spec: ResourceClaimSpec = Field(default_factory=ResourceClaimSpec)
 
@@ -217,38 +269,52 @@ _ATTRIBUTE_KEYS = (("int_", "int"), ("bool_", "bool"), ("string", "string"), ("v
 
 
 class CapacityRequestPolicyRange(ApiModel):
+    """The range (min, max, step) a request for a shared capacity must fall in."""
+
     min: Quantity | None = None
     max: Quantity | None = None
     step: Quantity | None = None
 
 
 class CapacityRequestPolicy(ApiModel):
+    """How a shared capacity may be requested: a default, and valid values or a valid range."""
+
     default: Quantity | None = None
     valid_values: list[Quantity] | None = None
     valid_range: CapacityRequestPolicyRange | None = None
 
 
 class DeviceCapacity(ApiModel):
+    """One capacity of a device: its value, and for shared devices the request policy."""
+
     value: Quantity
     request_policy: CapacityRequestPolicy | None = None
 
 
 class Counter(ApiModel):
+    """An amount in a counter set (e.g. memory of a physical GPU that partitions draw from)."""
+
     value: Quantity
 
 
 class CounterSet(ApiModel):
+    """Named counters a slice publishes, shared by the partitions that consume from them."""
+
     name: str
     counters: dict[str, Counter] = Field(default_factory=dict)
 
 
 class DeviceCounterConsumption(ApiModel):
+    """What a device draws from one counter set when allocated (DRAPartitionableDevices)."""
+
     counter_set: str
     counters: dict[str, Counter] = Field(default_factory=dict)
     compatibility_groups: list[str] | None = None
 
 
 class DeviceTaint(ApiModel):
+    """A taint on a device: NoSchedule or NoExecute keep untolerating requests away."""
+
     key: str
     value: str | None = None
     effect: str
@@ -256,22 +322,30 @@ class DeviceTaint(ApiModel):
 
 
 class NodeAllocatableMapping(ApiModel):
+    """How a device maps onto a node-allocatable resource such as cpu (DRANodeAllocatableResources)."""
+
     capacity_key: str | None = None
     capacity_multiplier: Quantity | None = None
     device_multiplier: Quantity | None = None
 
 
 class NodeAllocatableOverhead(ApiModel):
+    """Node resources an allocated device costs on top of what it maps."""
+
     per_pod: Quantity | None = None
     per_container: Quantity | None = None
 
 
 class NodeAllocatableResource(ApiModel):
+    """A device's link to one node-allocatable resource: mapping and overhead."""
+
     mapping: NodeAllocatableMapping | None = None
     overhead: NodeAllocatableOverhead | None = None
 
 
 class Device(ApiModel):
+    """One published device: attributes, capacity, counters consumed, taints, node selection, conditions."""
+
     name: str
     attributes: dict[str, DeviceAttribute] = Field(default_factory=dict)
     capacity: dict[str, DeviceCapacity] = Field(default_factory=dict)
@@ -288,12 +362,16 @@ class Device(ApiModel):
 
 
 class ResourcePool(ApiModel):
+    """The pool a slice belongs to: name, generation, and how many slices make it complete."""
+
     name: str
     generation: Int64 = 0
     resource_slice_count: Int64 = 0
 
 
 class ResourceSliceSpec(ApiModel):
+    """A slice's driver, pool, node selection, devices and shared counters."""
+
     driver: str
     pool: ResourcePool
     node_name: str | None = None
@@ -307,6 +385,8 @@ class ResourceSliceSpec(ApiModel):
 
 
 class ResourceSlice(TypedObject):
+    """resource.k8s.io/v1 ResourceSlice: devices (or counters) a driver publishes for some nodes."""
+
     spec: ResourceSliceSpec
 
 
@@ -314,21 +394,29 @@ class ResourceSlice(TypedObject):
 
 
 class DeviceTaintSelector(ApiModel):
+    """Which devices a DeviceTaintRule taints (driver, pool, device; none set: all)."""
+
     driver: str | None = None
     pool: str | None = None
     device: str | None = None
 
 
 class DeviceTaintRuleSpec(ApiModel):
+    """The taint a DeviceTaintRule adds, and the devices it adds it to."""
+
     device_selector: DeviceTaintSelector | None = None
     taint: DeviceTaint
 
 
 class DeviceTaintRuleStatus(ApiModel):
+    """Conditions the taint-eviction controller reports on a DeviceTaintRule."""
+
     conditions: list[Condition] = Field(default_factory=list)
 
 
 class DeviceTaintRule(TypedObject):
+    """resource.k8s.io/v1 DeviceTaintRule: an administrator's taint on selected devices."""
+
     spec: DeviceTaintRuleSpec
     status: DeviceTaintRuleStatus | None = None
 
@@ -339,6 +427,8 @@ ResourceClaimTemplateSpec.model_rebuild()
 
 
 class ResourceClaimTemplate(TypedObject):
+    """resource.k8s.io/v1 ResourceClaimTemplate: the claim generated for each pod that names it."""
+
     spec: ResourceClaimTemplateSpec
 
 

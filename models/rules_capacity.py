@@ -19,6 +19,7 @@ INT64_MAX = 2**63 - 1
 
 
 def check_capacity(out: Findings, at: Location, capacity: DeviceCapacity, multiple: bool) -> None:
+    """A device capacity and its request policy, as the API server validates them."""
     policy = capacity.request_policy
     if policy is None:
         return

@@ -57,6 +57,7 @@ MAX_TAINT_RULE_CONDITIONS = 8
 
 
 def check_device_class(out: Findings, where: Location, obj: DeviceClass) -> None:
+    """A DeviceClass as the API server validates it: metadata, selectors, config."""
     check_object_meta(out, where.child("metadata"), obj.metadata)
     spec, at = obj.spec, where.child("spec")
     check_selectors(out, at.child("selectors"), spec.selectors)
@@ -70,6 +71,7 @@ def check_device_class(out: Findings, where: Location, obj: DeviceClass) -> None
 
 
 def check_resource_claim(out: Findings, where: Location, obj: ResourceClaim) -> None:
+    """A ResourceClaim as the API server validates it: spec, then status against the request names."""
     check_object_meta(out, where.child("metadata"), obj.metadata)
     names = check_device_claim(out, where.child("spec.devices"), obj.spec.devices)
     if obj.status is not None:
@@ -77,6 +79,7 @@ def check_resource_claim(out: Findings, where: Location, obj: ResourceClaim) -> 
 
 
 def check_resource_claim_template(out: Findings, where: Location, obj: ResourceClaimTemplate) -> None:
+    """A ResourceClaimTemplate: its metadata and the claim spec it stamps out."""
     check_object_meta(out, where.child("metadata"), obj.metadata)
     if obj.spec.metadata is not None:
         check_template_meta(out, where.child("spec.metadata"), obj.spec.metadata)
@@ -84,6 +87,7 @@ def check_resource_claim_template(out: Findings, where: Location, obj: ResourceC
 
 
 def check_device_taint_rule(out: Findings, where: Location, obj: DeviceTaintRule) -> None:
+    """A DeviceTaintRule: its selector and taint."""
     check_object_meta(out, where.child("metadata"), obj.metadata)
     at = where.child("spec")
     selector = obj.spec.device_selector
@@ -103,6 +107,7 @@ def check_device_taint_rule(out: Findings, where: Location, obj: DeviceTaintRule
 
 
 def request_names(claim: DeviceClaim) -> RequestNames:
+    """The names a constraint or config may refer to: requests, and request/subrequest pairs."""
     return {r.name: {s.name for s in r.first_available} for r in claim.requests}
 
 
@@ -209,6 +214,7 @@ def _check_constraint(out: Findings, at: Location, constraint: DeviceConstraint,
 
 
 def check_selectors(out: Findings, at: Location, selectors: list[DeviceSelector]) -> None:
+    """Selectors: each has a CEL expression, within the API server's size and cost limits."""
     if check_max_items(out, at, selectors, MAX_SELECTORS, "selectors"):
         for i, selector in enumerate(selectors):
             if selector.cel is None:

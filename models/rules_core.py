@@ -37,6 +37,7 @@ MAX_POOL_STATUS_CONDITIONS = 8
 
 
 def check_node(out: Findings, where: Location, obj: Node) -> None:
+    """A Node: its name and labels (what slice node selectors match against)."""
     check_object_meta(out, where.child("metadata"), obj.metadata)
     taints = obj.spec.taints if obj.spec else []
     for i, taint in enumerate(taints):
@@ -50,10 +51,12 @@ def check_node(out: Findings, where: Location, obj: Node) -> None:
 
 
 def check_namespace(out: Findings, where: Location, obj: Namespace) -> None:
+    """A Namespace: its name."""
     check_object_meta(out, where.child("metadata"), obj.metadata, name_format="label")
 
 
 def check_pod(out: Findings, where: Location, obj: Pod) -> None:
+    """A Pod: metadata, containers' requests and claims, and its resourceClaims entries."""
     check_object_meta(out, where.child("metadata"), obj.metadata)
     spec, at = obj.spec, where.child("spec")
     if spec.node_name:
@@ -100,6 +103,7 @@ def _check_pod_toleration(out: Findings, at: Location, toleration: Toleration) -
 
 
 def check_pod_group(out: Findings, where: Location, obj: PodGroup) -> None:
+    """A PodGroup: its name and the claims it shares across its pods."""
     check_object_meta(out, where.child("metadata"), obj.metadata)
     _check_claim_sources(out, where.child("spec.resourceClaims"), obj.spec.resource_claims)
 
@@ -143,6 +147,7 @@ def _check_claim_use(out: Findings, at: Location, name: str, claims: set[str]) -
 
 
 def check_pool_status_request(out: Findings, where: Location, obj: ResourcePoolStatusRequest) -> None:
+    """A ResourcePoolStatusRequest: driver, pool name, limit and partition-type attribute."""
     check_object_meta(out, where.child("metadata"), obj.metadata)
     spec, at = obj.spec, where.child("spec")
     check_driver_name(out, at.child("driver"), spec.driver)

@@ -74,6 +74,7 @@ def show(value: object) -> str:
 
 
 def dns_label_errors(value: str) -> list[str]:
+    """Why ``value`` is not an RFC 1123 DNS label ([] when it is)."""
     errors = []
     if len(value) > DNS1123_LABEL_MAX:
         errors.append(f"must be no more than {DNS1123_LABEL_MAX} characters")
@@ -83,6 +84,7 @@ def dns_label_errors(value: str) -> list[str]:
 
 
 def dns_subdomain_errors(value: str) -> list[str]:
+    """Why ``value`` is not an RFC 1123 DNS subdomain ([] when it is)."""
     errors = []
     if len(value) > DNS1123_SUBDOMAIN_MAX:
         errors.append(f"must be no more than {DNS1123_SUBDOMAIN_MAX} characters")
@@ -100,12 +102,14 @@ def check_required(out: Findings, where: Location, value: str | None, what: str 
 
 
 def check_dns_label(out: Findings, where: Location, value: str | None) -> None:
+    """A required RFC 1123 DNS label."""
     if check_required(out, where, value):
         for message in dns_label_errors(value or ""):
             out.add(where, f"{show(value)} {message}")
 
 
 def check_dns_subdomain(out: Findings, where: Location, value: str | None) -> None:
+    """A required RFC 1123 DNS subdomain."""
     if check_required(out, where, value):
         for message in dns_subdomain_errors(value or ""):
             out.add(where, f"{show(value)} {message}")
@@ -135,17 +139,20 @@ def check_pool_name(out: Findings, where: Location, value: str | None) -> None:
 
 
 def check_node_name(out: Findings, where: Location, value: str) -> None:
+    """A node name (a DNS subdomain, as the API server requires)."""
     for message in dns_subdomain_errors(value):
         out.add(where, f"node name {show(value)} {message}")
 
 
 def check_uuid(out: Findings, where: Location, value: str) -> None:
+    """A UUID in its canonical text form (share IDs)."""
     if not _UUID.match(value):
         out.add(where, f"{show(value)} must be a UUID in RFC 4122 form with lower-case hexadecimal digits "
                        "(xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx)")
 
 
 def check_c_identifier(out: Findings, where: Location, value: str, what: str = "name") -> None:
+    """A C identifier (capacity, counter and attribute names)."""
     if len(value) > C_IDENTIFIER_MAX:
         out.add(where, f"{what} {show(value)} is longer than {C_IDENTIFIER_MAX} characters")
     if not _C_IDENTIFIER.match(value):
@@ -200,11 +207,13 @@ def label_key_errors(value: str) -> list[str]:
 
 
 def check_label_key(out: Findings, where: Location, value: str | None) -> None:
+    """A label key: an optional DNS-subdomain prefix and a qualified name."""
     for message in label_key_errors(value or ""):
         out.add(where, f"{show(value or '')} is not a valid key: {message}")
 
 
 def check_label_value(out: Findings, where: Location, value: str) -> None:
+    """A label value: at most 63 characters, alphanumeric at both ends."""
     if len(value) > LABEL_VALUE_MAX:
         out.add(where, f"{show(value)} must be no more than {LABEL_VALUE_MAX} characters")
     if value and not _QUALIFIED_PART.match(value):
@@ -264,6 +273,7 @@ def check_name_given(out: Findings, where: Location, meta: ObjectMeta) -> None:
 
 
 def check_annotations(out: Findings, where: Location, annotations: dict[str, str]) -> None:
+    """Annotations: valid keys, at most 256 KiB in all."""
     size = 0
     for name, value in annotations.items():
         check_label_key(out, key(where, name), name.lower())
@@ -284,6 +294,7 @@ def check_template_meta(out: Findings, where: Location, meta: ObjectMeta) -> Non
 
 
 def check_node_selector(out: Findings, where: Location, selector: NodeSelector) -> None:
+    """A node selector: terms, operators and values as the API server accepts them."""
     terms_at = where.child("nodeSelectorTerms")
     if not selector.node_selector_terms:
         out.add(terms_at, "must have at least one node selector term")

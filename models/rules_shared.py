@@ -58,6 +58,7 @@ def check_request_known(out: Findings, at: Location, ref: str, names: RequestNam
 
 
 def check_opaque(out: Findings, at: Location, opaque: OpaqueDeviceConfiguration | None) -> None:
+    """Opaque configuration: a driver name and JSON parameters within the size limit."""
     if opaque is None:
         out.add(at, "is required: a configuration entry needs opaque driver parameters")
         return
@@ -69,6 +70,7 @@ def check_opaque(out: Findings, at: Location, opaque: OpaqueDeviceConfiguration 
 
 
 def check_device_taint(out: Findings, at: Location, taint: DeviceTaint) -> None:
+    """A device taint: key, value and a known effect."""
     check_label_key(out, at.child("key"), taint.key)
     if taint.value:
         check_label_value(out, at.child("value"), taint.value)
@@ -80,6 +82,7 @@ def check_device_taint(out: Findings, at: Location, taint: DeviceTaint) -> None:
 
 
 def check_toleration(out: Findings, at: Location, toleration: DeviceToleration) -> None:
+    """A device toleration: key, operator, value and effect as the API server accepts them."""
     if toleration.key:
         check_label_key(out, at.child("key"), toleration.key)
     operator = toleration.operator or "Equal"
@@ -113,6 +116,7 @@ def check_binding_conditions(out: Findings, at: Location, conditions: list[str],
 
 
 def check_skip_node_operations(out: Findings, at: Location, operations: list[str]) -> None:
+    """The node operations a slice may skip: known names, no repeats."""
     for i, operation in enumerate(operations):
         if operation not in SKIP_OPERATIONS:
             out.add(index(at, i), f"{show(operation)} is not a node operation: use NodePrepareResources, "

@@ -58,6 +58,7 @@ _NODE_RESOURCES = ("cpu", "memory", "ephemeral-storage")
 
 
 def check_resource_slice(out: Findings, where: Location, obj: ResourceSlice) -> None:
+    """A ResourceSlice: pool, node selection, devices and counters, as the API server validates them."""
     check_object_meta(out, where.child("metadata"), obj.metadata)
     spec, at = obj.spec, where.child("spec")
     check_driver_name(out, at.child("driver"), spec.driver)

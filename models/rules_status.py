@@ -52,6 +52,7 @@ DeviceKey = tuple[str, str, str, str | None]
 
 
 def check_claim_status(out: Findings, at: Location, status: ResourceClaimStatus, names: RequestNames) -> None:
+    """A claim's status: its allocation against the request names, consumers and device reports."""
     reserved = at.child("reservedFor")
     if check_max_items(out, reserved, status.reserved_for, MAX_RESERVED_FOR, "reservations"):
         for i, consumer in enumerate(status.reserved_for):

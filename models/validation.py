@@ -70,6 +70,7 @@ def unregister_checker(checker: Checker) -> None:
 
 
 def registered_checkers() -> tuple[Checker, ...]:
+    """The checkers added with :func:`register_checker`, in the order they run after the built-in rules."""
     return tuple(_CHECKERS)
 
 

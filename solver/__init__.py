@@ -16,6 +16,8 @@ _EXPORTS = {
     "Cluster": "cluster", "cluster_from_objects": "cluster", "AllocateOptions": "node_dra",
     "Placement": "scheduling", "schedule": "scheduling", "resolve_pod_claims": "pods",
     "Comparison": "comparison", "compare": "comparison",
+    "Explanation": "explanation", "explain": "explanation",
+    "PodExplanation": "pod_explanation", "explain_pods": "pod_explanation",
 }
 
 __all__ = sorted(_EXPORTS)

@@ -18,6 +18,7 @@ from drasat.models.resource import AllocationResult
 
 from .cel import SelectorEvaluator
 from .claims import plan_claims
+from .explanation import explain
 from .greedy import BudgetExhausted, GreedyResult, greedy_search
 from .inventory import Inventory, build_inventory
 from .plan import ClaimPlan, Pick
@@ -48,10 +49,22 @@ class Stats:
 
 @dataclass
 class Allocation:
-    """The answer: claim name -> AllocationResult, in claim order."""
+    """The answer: claim name -> AllocationResult, in claim order.
+
+    ``results`` stays keyed by bare name, as every caller reads it: one allocation never holds
+    two claims of one name (``allocate`` refuses that), and pod-level callers work within one
+    namespace. ``by_claim`` keys the same results by ``namespace/name`` for callers that mix
+    answers across namespaces.
+    """
 
     results: dict[str, AllocationResult]
     stats: Stats
+    labels: dict[str, str] = field(default_factory=dict)  # claim name -> namespace/name
+
+    @property
+    def by_claim(self) -> dict[str, AllocationResult]:
+        """The results keyed by ``namespace/name`` (bare name for a claim without a namespace)."""
+        return {self.labels.get(name, name): result for name, result in self.results.items()}
 
 
 #: Request alternatives x devices on the node that one allocation may weigh. Candidates, device
@@ -107,16 +120,18 @@ def allocate(problem: Problem, *, solver: str = "cp-sat", objective: str = FIRST
         exc.stats = _finished(stats, started)  # how far the searches got
         raise
     if picks is None:
-        if any(pool.state == "invalid" for pool in inv.pools):
-            raise AllocationError("invalid resource pools were encountered")
+        invalid = [f"{pool.label()} ({pool.problem})" for pool in inv.pools if pool.state == "invalid"]
+        if invalid:
+            raise AllocationError("invalid resource pools were encountered: " + "; ".join(invalid))
         names = ", ".join(plan.label for plan in plans)
         failure = Unschedulable(f"no allocation exists for claims {names} together on node {problem.node.name}",
-                                reasons=lambda: explain(inv, plans))  # worked out when read
+                                explain=lambda: explain(problem, evaluator=evaluator, time_limit=time_limit,
+                                                        proven=failure))
         failure.stats = _finished(stats, started)  # what proving it took
         raise failure
     results = allocation_results(inv, plans, picks)
     stats.seconds = time.monotonic() - started
-    return Allocation(results, stats)
+    return Allocation(results, stats, {plan.claim.name: plan.label for plan in plans})
 
 
 def _finished(stats: Stats, started: float) -> Stats:
@@ -145,14 +160,6 @@ def _search_decides_errors(plans: list[ClaimPlan]) -> bool:
             if alt.errors or (alt.mode == "All" and any(c.applies(alt) for c in plan.constraints)):
                 return True
     return False
-
-
-def explain(inv: Inventory, plans: list[ClaimPlan]) -> list[str]:
-    """Why the claims fall short, from the funnel of candidates (``drasat explain``'s first step; its
-    search for a minimal conflict is left to it, so a "no" costs no extra solves here)."""
-    from .explanation import Explanation, funnel_of
-
-    return Explanation(False, *funnel_of(inv, plans)).summary()
 
 
 def _greedy_stats(stats: Stats, result: GreedyResult, path: str) -> None:

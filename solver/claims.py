@@ -26,6 +26,7 @@ __all__ = ["MAX_RESULTS", "ClaimPlan", "ConstraintPlan", "RequestPlan", "claim_l
 
 
 def claim_label(claim: ResourceClaim) -> str:
+    """``namespace/name`` (bare name without a namespace): how messages and results name a claim."""
     return f"{claim.namespace}/{claim.name}" if claim.namespace else claim.name
 
 

@@ -14,6 +14,7 @@ from functools import cached_property
 from typing import Sequence
 
 from drasat.models.core import Namespace, Node, Pod, PodGroup
+from drasat.models.loader import typed_objects
 from drasat.models.resource import (
     DeviceClass, DeviceTaintRule, ResourceClaim, ResourceClaimTemplate, ResourceSlice,
 )
@@ -33,10 +34,12 @@ def namespace_of(obj: ResourceClaim | ResourceClaimTemplate | Pod | PodGroup) ->
 
 
 def key_of(obj: ResourceClaim | ResourceClaimTemplate | Pod | PodGroup) -> ObjectKey:
+    """(namespace, name): how objects of namespaced kinds are told apart."""
     return namespace_of(obj), obj.name
 
 
 def label_of(obj: ResourceClaim | ResourceClaimTemplate | Pod | PodGroup) -> str:
+    """``namespace/name``: how messages name a namespaced object."""
     return "/".join(key_of(obj))
 
 
@@ -104,6 +107,7 @@ class Cluster:
 
 def cluster_from_objects(objects: Sequence[object], features: Features | None = None) -> Cluster:
     """Sort loaded objects by kind into a Cluster (objects of other kinds are ignored)."""
+    objects = typed_objects(objects)  # client objects and API JSON are read as files are
     by_kind: dict[str, list] = {}
     for obj in objects:
         by_kind.setdefault(getattr(obj, "kind", ""), []).append(obj)

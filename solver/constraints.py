@@ -49,6 +49,7 @@ def match_holds(chosen: list[frozenset[Label]]) -> bool:
 
 
 def distinct_holds(chosen: list[frozenset[Label]]) -> bool:
+    """No two chosen devices share a label (each group is one device's labels)."""
     seen: set[Label] = set()
     for group in chosen:
         if seen & group:

@@ -26,7 +26,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import Sequence
+from typing import Callable, Sequence
 
 from drasat.models.quantity import Quantity
 from drasat.models.resource import Device, DeviceTaint, ResourceSlice
@@ -85,13 +85,16 @@ class NodeReport:
     free_whole: dict[str, int] = field(default_factory=dict)  # driver -> free devices without a partition type
 
 
-def node_reports(cluster: Cluster, *, node: str | None = None, default_attribute: str | None = None
-                 ) -> list[NodeReport]:
-    """One report per node (sorted; cluster-wide devices under "(all nodes)"), or only ``node``'s."""
+def node_reports(cluster: Cluster, *, node: str | None = None, default_attribute: str | None = None,
+                 progress: Callable[[int, int], None] | None = None) -> list[NodeReport]:
+    """One report per node (sorted; cluster-wide devices under "(all nodes)"), or only ``node``'s.
+    ``progress(done, total)`` is called as each pool is taken up (the progress bar)."""
     usage = usage_from_claims(cluster.claims)
     reports: dict[str, NodeReport] = {}
     pools = gather_pools(cluster.slices)
-    for pool in pools:
+    for done, pool in enumerate(pools, 1):
+        if progress is not None:
+            progress(done, len(pools))
         in_use = usage.in_pool(pool.key)
         state = counter_state(pool, in_use)
         pool_blocked = overcommitted(state)
@@ -217,6 +220,7 @@ def fragmentation_line(report: NodeReport) -> str:
 
 
 def states_count(reports: Sequence[NodeReport]) -> dict[str, int]:
+    """How many devices are in each state, over all the reports (every state listed, even at 0)."""
     counts = {state: 0 for state in STATES}
     for report in reports:
         for device in report.devices:

@@ -31,6 +31,8 @@ class BudgetExhausted(Exception):
 
 @dataclass
 class GreedyResult:
+    """The depth-first search's answer (picks per claim, or None: no allocation) and its effort."""
+
     picks: list[list[Pick]] | None  # None: no allocation exists
     steps: int
     tries: int = 0       # devices tried

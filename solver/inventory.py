@@ -108,6 +108,8 @@ class DeviceKinds:
 
 @dataclass
 class Inventory:
+    """The node, the gates, its pools (usable or not, with counters left), its devices in order, what is in use."""
+
     node: NodeInfo
     features: Features
     pools: list[Pool]
@@ -220,11 +222,14 @@ def _build_pool(key: PoolKey, relevant: list[ResourceSlice], others: list[Resour
     pool = Pool(key, "usable", binding)
     if len(relevant) + len(others) != reference.resource_slice_count:
         pool.state = "incomplete"
+        pool.problem = (f"{len(relevant) + len(others)} slice(s) of generation {reference.generation} published, "
+                        f"resourceSliceCount says {reference.resource_slice_count}")
         return pool, []
     every = relevant + others
     if not features.compatibility_groups and any(
             use.compatibility_groups for s in every for d in s.spec.devices for use in d.consumes_counters):
         pool.state = "incomplete"  # the seed: with the gate off, grouped pools are skipped as incomplete
+        pool.problem = "its devices use compatibilityGroups, and DRADeviceCompatibilityGroups is disabled"
         return pool, []
     problem = _pool_problem(relevant, every, features)
     if problem:

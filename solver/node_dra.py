@@ -100,6 +100,7 @@ class ClaimShape:
 
 
 def claim_shape(state: ClusterState, pc: PodClaims, node: str) -> ClaimShape:
+    """The claims the pod needs allocated on ``node``, and a key saying when two pods' needs are alike."""
     claims, mappings = claims_to_allocate(state, pc, node)
     shapes = [c.spec.to_api() for c in claims]
     shared = sorted(f"{u.claim.namespace}/{u.claim.name}" for u in pc.uses if u.allocated)

@@ -31,6 +31,7 @@ REASON_PIN_CONFLICT = "pod affinity terms conflict"  # every term pins metadata.
 
 
 def node_info(node: Node) -> NodeInfo:
+    """The name and labels of a Node: what slice node selectors are matched against."""
     return NodeInfo(node.name, dict(node.metadata.labels))
 
 

@@ -31,6 +31,7 @@ DEFAULT_MEMORY_REQUEST = Fraction(200 * 1024 * 1024)
 
 
 def pod_level_resource(name: str) -> bool:
+    """Whether pod-level resources (PodLevelResources) may set this resource: cpu, memory, hugepages."""
     return name in ("cpu", "memory") or name.startswith("hugepages-")
 
 

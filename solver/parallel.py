@@ -203,6 +203,7 @@ def _check_reachable(address: str, timeout: float = 5.0) -> None:
 
 
 def ray_installed() -> bool:
+    """Whether Ray can be imported here (the `ray` extra): `--ray auto` falls back to local processes without it."""
     try:
         import ray  # noqa: F401
     except ImportError:

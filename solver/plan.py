@@ -127,6 +127,8 @@ class Pick:
 
 @dataclass(frozen=True)
 class RequestPlan:
+    """One request of a claim and its alternatives (one, or the ``firstAvailable`` entries in order)."""
+
     index: int
     name: str
     alternatives: tuple[Alternative, ...]
@@ -150,6 +152,8 @@ class ConstraintPlan:
 
 @dataclass(frozen=True)
 class ClaimPlan:
+    """One claim ready to search: its label, requests with candidates, and constraints."""
+
     index: int
     claim: ResourceClaim
     label: str

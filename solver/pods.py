@@ -96,10 +96,12 @@ def object_uid(kind: str, obj: Pod | PodGroup) -> str:
 
 
 def pod_consumer(pod: Pod) -> Consumer:
+    """The pod as a claim's ``reservedFor`` entry."""
     return Consumer("", "pods", pod.name, object_uid("Pod", pod))
 
 
 def group_consumer(group: PodGroup) -> Consumer:
+    """The pod group as a claim's ``reservedFor`` entry (its claims are shared by its pods)."""
     return Consumer(SCHEDULING_GROUP, "podgroups", group.name, object_uid("PodGroup", group))
 
 
@@ -244,6 +246,7 @@ def _generated_claim_name(owner: Pod | PodGroup, pod_claim: str) -> str:
 
 
 def owner_reference(owner: Pod | PodGroup) -> OwnerReference:
+    """The controller owner reference a claim generated for this pod or pod group carries."""
     if isinstance(owner, PodGroup):
         return OwnerReference(api_version=owner.api_version, kind="PodGroup", name=owner.name,
                               uid=object_uid("PodGroup", owner), controller=True, block_owner_deletion=True)

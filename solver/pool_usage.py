@@ -135,6 +135,7 @@ def device_taints(key: PoolKey, device: Device, rules: Sequence[DeviceTaintRule]
 
 
 def blocks_scheduling(taints: Iterable[DeviceTaint]) -> bool:
+    """Whether any of the taints keeps requests away (NoSchedule or NoExecute)."""
     return any(t.effect in UNSCHEDULABLE_EFFECTS for t in taints)
 
 

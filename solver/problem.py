@@ -11,6 +11,7 @@ from typing import Any, Callable, Mapping, Sequence
 
 from drasat.models.defaults import apply_defaults
 from drasat.models.errors import InputError, Location
+from drasat.models.loader import typed_objects
 from drasat.models.storable import unstorable_problems
 from drasat.models.resource import DeviceClass, DeviceTaintRule, ResourceClaim, ResourceSlice
 
@@ -77,6 +78,7 @@ def problem_from_objects(objects: Sequence[object], *, node: str | None = None,
     ``locate`` gives each object's place in the input for them (file, document).
     """
 
+    objects = typed_objects(objects)  # client objects and API JSON are read as files are
     _check_admin_access(objects)
     by_kind: dict[str, list] = {}
     for obj in objects:

@@ -30,6 +30,7 @@ def allocation_results(inv: Inventory, plans: Sequence[ClaimPlan],
 
 
 def allocation_result(inv: Inventory, plan: ClaimPlan, picks: Sequence[Pick]) -> AllocationResult:
+    """One claim's AllocationResult from its picks: devices in request order, share IDs, config, node selector."""
     ordered = sorted(picks, key=lambda p: (p.alt.request, p.device))
     owner = plan.claim.metadata.uid or plan.label
     results = [_result(inv, pick, owner, n) for n, pick in enumerate(ordered)]

@@ -158,5 +158,6 @@ def _reaching(node: Node, others: list[ResourceSlice]) -> list[ResourceSlice]:
 
 
 def allocatable_of(node: Node) -> Resources:
+    """A Node's ``status.allocatable`` as exact amounts (none given: nothing)."""
     values = node.status.allocatable if node.status else {}
     return {name: Fraction(q.value) for name, q in values.items()}

@@ -12,7 +12,7 @@ scheduler's summary line instead.
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
-from typing import Sequence
+from typing import Callable, Sequence
 
 from drasat.models.core import (
     Node, NodeAllocatableResourceClaimStatus, Pod, PodExtendedResourceClaimStatus, PodResourceClaimStatus, PodStatus,
@@ -56,18 +56,25 @@ class Placement:
 
 
 def schedule(cluster: Cluster, pods: Sequence[Pod] | None = None, *,
-             options: AllocateOptions | None = None, executor: Executor | None = None) -> list[Placement]:
+             options: AllocateOptions | None = None, executor: Executor | None = None,
+             progress: Callable[[int, int], None] | None = None) -> list[Placement]:
     """Place ``pods`` (default: every pending pod) one at a time; each placement shapes the next.
 
     With an ``executor`` of several workers (:mod:`parallel`), the allocations a pod's node classes still
-    need are computed on its processes; the placements are the same as without."""
+    need are computed on its processes; the placements are the same as without. ``progress(done, total)``
+    is called after each pod (the command line's progress bar)."""
     state = ClusterState(cluster)
     options = options or AllocateOptions()
     if options.evaluator is None:  # one CEL engine for the whole run: compiled selectors are kept
         options = replace(options, evaluator=SelectorEvaluator())
     cache: dict[tuple, DraVerdict] = {}
-    return [schedule_one(state, pod, options, cache, executor)
-            for pod in (pending_pods(cluster) if pods is None else pods)]
+    queue = pending_pods(cluster) if pods is None else list(pods)
+    placements = []
+    for pod in queue:
+        placements.append(schedule_one(state, pod, options, cache, executor))
+        if progress is not None:
+            progress(len(placements), len(queue))
+    return placements
 
 
 @dataclass

@@ -20,6 +20,8 @@ __all__ = ["Pick", "SearchState"]
 
 
 class SearchState:
+    """The depth-first search's state: each active rule's slice, with its fits/apply/undo bound once."""
+
     def __init__(self, inv: Inventory, plans: Sequence[ClaimPlan], rules: Sequence[Rule] = RULES,
                  ctx: RuleContext | None = None) -> None:
         self.inv, self.plans = inv, list(plans)

@@ -35,6 +35,8 @@ DeviceKey = tuple[str, str, str]
 
 
 class Matcher(Protocol):
+    """What taint-impact needs of a CEL engine: whether a selector accepts a device."""
+
     def matches(self, expression: str, device: CelDevice) -> bool: ...
 
 

@@ -76,7 +76,8 @@ def taint_violations(pick: Pick) -> list[str]:
         if taint.effect not in ("NoSchedule", "NoExecute"):
             continue
         if not any(tolerates(t, taint) for t in pick.spec.tolerations):
-            out.append(f"{pick.where()} has taint {taint.key}={taint.value or ''}:{taint.effect} "
+            words = f"{taint.key}={taint.value}" if taint.value else taint.key  # as kubectl prints it
+            out.append(f"{pick.where()} has taint {words}:{taint.effect} "
                        "that the request does not tolerate")
     return out
 
@@ -211,6 +212,7 @@ def constraint_violations(claim: ResourceClaim, picks: Sequence[Pick], features:
 
 
 def node_name_selector(node_name: str) -> NodeSelector:
+    """The node selector Kubernetes writes for a node-local allocation (``metadata.name`` In the node)."""
     field = NodeSelectorRequirement(key="metadata.name", operator="In", values=[node_name])
     return NodeSelector(node_selector_terms=[NodeSelectorTerm(match_fields=[field])])
 
@@ -308,4 +310,5 @@ def expected_config(claim: ResourceClaim, chosen: Mapping[str, str],
 
 
 def config_key(configs: Sequence[DeviceAllocationConfiguration]) -> list[tuple]:
+    """Allocation configs in a comparable form (source, requests, opaque parameters)."""
     return [(c.source, tuple(c.requests), None if c.opaque is None else repr(c.opaque.to_api())) for c in configs]

@@ -80,7 +80,7 @@ def test_table_and_wide_output_for_one_node():
     assert table.exit_code == 0 and "default/train" in table.stdout and "node-b" not in table.stdout
     assert "free whole devices: gpu.example.com 1" in table.stdout
     wide = run("-o", "wide", "--node", "worker-1", "--default-partition-type-attribute", PROFILE, CLUSTER)
-    assert "counter sets" in wide.stdout and "1g×6, 2g×3, 7g×0" in wide.stdout
+    assert "COUNTER SETS" in wide.stdout and "1g×6, 2g×3, 7g×0" in wide.stdout
 
 
 @pytest.mark.parametrize("args, message", [

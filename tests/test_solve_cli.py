@@ -52,7 +52,7 @@ def test_yaml_output_is_a_list_of_claims(solver):
 
 def test_table_output_names_devices():
     result = solve("--node", "gpu-node-1", "-o", "table", EXAMPLES)
-    assert result.exit_code == 0 and "gpu-0" in result.stdout and "claim" in result.stdout
+    assert result.exit_code == 0 and "gpu-0" in result.stdout and result.stdout.startswith("CLAIM ")
 
 
 def test_unschedulable_is_exit_1_one_line_nothing_on_stdout():

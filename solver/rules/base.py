@@ -75,6 +75,7 @@ class Assumption:
     request: int | None = None
     constraint: int | None = None
     counter_set: tuple[str, str, str] | None = None
+    devices: tuple[int, ...] = ()  # the devices (inventory indexes) a per-device rule instance is about
 
 
 @dataclass

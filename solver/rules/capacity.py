@@ -39,11 +39,15 @@ def capacity_share(inv: Inventory, alt: Alternative, dev: InventoryDevice) -> di
 
 @dataclass
 class Shares:
+    """The capacity rule's depth-first state: the shares taken of each shared device so far."""
+
     inv: Inventory
     taken: dict[int, list] = field(default_factory=dict)  # shared device -> shares taken in this search
 
 
 class ConsumableCapacity(Rule):
+    """Shares of devices that allow multiple allocations (DRAConsumableCapacity)."""
+
     name = "capacity"
     stage = Stage.FILTER
 
@@ -93,7 +97,8 @@ class ConsumableCapacity(Rule):
             if not dev.device.capacity or not takes:
                 continue
             already = enc.inv.in_use.capacity.get(dev.id, {})
-            literal = enc.guard("capacity", f"the shares of device {dev.label()} fit its capacity")
+            literal = enc.guard("capacity", f"the shares of device {dev.label()} fit its capacity",
+                                devices=(dev.index,))
             for name, capacity in dev.device.capacity.items():
                 terms = [(alt.share[dev.index][name], v) for alt, v in takes]
                 add_scaled(enc.model, terms, capacity.value.value - already.get(name, Fraction(0)), literal)

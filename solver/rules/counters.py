@@ -74,6 +74,8 @@ class Drawn:
 
 
 class Counters(Rule):
+    """Shared counters of partitionable devices (DRAPartitionableDevices), with compatibility groups."""
+
     name = "counters"
     stage = Stage.BLOCK
 

@@ -22,6 +22,8 @@ IN_USE = "already allocated to another claim"
 
 @dataclass
 class Held:
+    """The exclusivity rule's depth-first state: devices held, per claim and overall."""
+
     used: dict[int, int] = field(default_factory=dict)        # device -> non-admin picks in this search
     held: list[set[int]] = field(default_factory=list)        # per claim: exclusive devices it holds
     in_use: frozenset = frozenset()                            # devices (indexes) allocated before this search
@@ -29,6 +31,8 @@ class Held:
 
 
 class Exclusivity(Rule):
+    """An exclusive device serves one pick; admin-access picks do not count as use."""
+
     name = "exclusivity"
     stage = Stage.EARLY
 
@@ -100,7 +104,8 @@ def _one_device_class(enc: Encoding, k: int, size: int) -> None:
     if len(overall) <= 1 and not crowded:
         return
     devices = ", ".join(enc.inv.devices[d].label() for d in enc.groups[k].devices)
-    literal = enc.guard("exclusivity", f"device {devices} is allocated at most once")
+    literal = enc.guard("exclusivity", f"device {devices} is allocated at most once",
+                        devices=tuple(enc.groups[k].devices))
     if len(overall) > 1:
         enc.model.add(sum(overall) <= size).only_enforce_if(literal)
     for vs in crowded:

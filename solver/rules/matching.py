@@ -62,6 +62,7 @@ class LabelCache:
 
 
 def label_cache(ctx: RuleContext) -> LabelCache:
+    """The one LabelCache of this context (made on first use, then shared by the rule's sides)."""
     cache = ctx.cache.get("labels")
     if cache is None:
         cache = ctx.cache["labels"] = LabelCache(ctx)
@@ -70,6 +71,8 @@ def label_cache(ctx: RuleContext) -> LabelCache:
 
 @dataclass
 class Members:
+    """The attribute rule's depth-first state: per claim and constraint, the labels of the picks so far."""
+
     labels: LabelCache
     plans: list[ClaimPlan]
     chosen: list[list[list[Labels]]] = field(default_factory=list)  # claim -> constraint -> labels of picks
@@ -87,6 +90,8 @@ class Members:
 
 
 class AttributeConstraints(Rule):
+    """matchAttribute and distinctAttribute, for both searches and the CP-SAT model."""
+
     name = "attributes"
 
     def signature(self, ctx: RuleContext, plan: ClaimPlan, alt: Alternative, device: int) -> Hashable:

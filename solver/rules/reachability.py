@@ -46,6 +46,8 @@ def node_local(dev: InventoryDevice) -> bool:
 
 
 class Reachability(Rule):
+    """Only devices that reach the node (node name, selector, all nodes) are candidates."""
+
     name = "reachability"
     stage = Stage.SELECTION
     searched = False  # decided before any search: an off-node device is never a candidate

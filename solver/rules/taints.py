@@ -58,7 +58,13 @@ def tolerated(taint: DeviceTaint, tolerations: Sequence[DeviceToleration]) -> bo
     return any(tolerates(t, taint) for t in tolerations)
 
 
+def taint_words(taint: DeviceTaint) -> str:
+    """A taint as kubectl prints one: ``key=value:Effect``, or ``key:Effect`` without a value."""
+    return f"{taint.key}={taint.value}:{taint.effect}" if taint.value else f"{taint.key}:{taint.effect}"
+
+
 def untolerated_taint(dev: InventoryDevice, tolerations: Sequence[DeviceToleration]) -> DeviceTaint | None:
+    """The first NoSchedule or NoExecute taint of the device that no toleration matches."""
     for taint in dev.taints:
         if taint.effect in ("NoSchedule", "NoExecute") and not tolerated(taint, tolerations):
             return taint
@@ -66,6 +72,8 @@ def untolerated_taint(dev: InventoryDevice, tolerations: Sequence[DeviceTolerati
 
 
 class Taints(Rule):
+    """Device taints (DRADeviceTaints, DeviceTaintRules): untolerated devices are never candidates."""
+
     name = "taints"
     stage = Stage.BLOCK
     searched = False  # decided before any search: an untolerated device is never a candidate
@@ -79,4 +87,4 @@ class Taints(Rule):
         taint = untolerated_taint(dev, alt.tolerations)
         if taint is None:
             return ""
-        return f"has taint {taint.key}={taint.value or ''}:{taint.effect} that the request does not tolerate"
+        return f"has taint {taint_words(taint)} that the request does not tolerate"

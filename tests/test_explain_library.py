@@ -1,0 +1,107 @@
+"""The library's Unschedulable carries the minimal conflict when read; a timeout keeps the funnel;
+a conflict of two members is shrunk and stays minimal (review of issue 12)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from drasat.cli.main import _register, cli
+from drasat.models.errors import SolveTimeout, Unschedulable
+from drasat.solver import allocate
+from drasat.solver import explanation as explanation_module
+from drasat.solver.explanation import Explanation, explain
+
+from .explain_inputs import NODE, assert_minimal, claim, gpus, problem
+
+TWO = claim("a", gpus(3)) + claim("b", gpus(2))
+OWN = claim("own", gpus(3), "{requests: [gpu], matchAttribute: example.com/numa}")
+# x takes the numa-1 GPUs; pair needs two GPUs and the NIC on one numa node: only numa 1 has the NIC.
+MULTI = (claim("x", gpus(2, extra="selectors: [{cel: {expression: 'device.attributes[\"example.com\"].numa == 1'}}]"))
+         + claim("pair", f"{gpus(2)}, {{name: nic, exactly: {{deviceClassName: nic}}}}",
+                 "{requests: [gpu, nic], matchAttribute: example.com/numa}"))
+
+
+def test_allocate_s_unschedulable_gives_the_minimal_conflict_when_read() -> None:
+    p = problem(TWO)
+    with pytest.raises(Unschedulable) as refused:
+        allocate(p)
+    found = refused.value.explanation
+    assert isinstance(found, Explanation) and [r.rule for r in found.conflict_rules] == ["exclusivity"]
+    assert any("allocated at most once" in line for line in refused.value.reasons)
+    assert "claim d/b, request gpu: count 1 fits (it asks 2)" in [fix.text for fix in found.fixes]
+    assert_minimal(p, found)
+
+
+def test_a_two_member_conflict_is_shrunk_to_a_minimal_one() -> None:
+    p = problem(MULTI)
+    found = explain(p)
+    assert not found.feasible and not found.short_requests and found.minimal
+    assert sorted(r.rule for r in found.conflict_rules) == ["attributes", "exclusivity"], found.conflict
+    assert_minimal(p, found)
+
+
+def test_the_shrinking_drops_members_a_first_core_holds_needlessly(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Whatever core CP-SAT names first (here: every rule instance), the deletion loop ends minimal."""
+    real = explanation_module._core
+    first = [True]
+
+    def every_assumption_first(model: object, assumptions: list[object], deadline: float) -> list[object] | None:
+        core = real(model, assumptions, deadline)  # type: ignore[arg-type]
+        if core is not None and first[0]:
+            first[0] = False
+            return list(assumptions)
+        return core
+
+    monkeypatch.setattr(explanation_module, "_core", every_assumption_first)
+    p = problem(MULTI)
+    found = explain(p)
+    assert len(found.conflict_rules) == 2 and found.minimal
+    assert_minimal(p, found)
+
+
+def _out_of_time(*_: object) -> None:
+    raise SolveTimeout("the time limit was reached while looking for a minimal conflict (raise --timeout)")
+
+
+def test_a_timeout_after_the_funnel_keeps_the_funnel_and_says_what_ran_out(tmp_path: Path,
+                                                                           monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(explanation_module, "_minimal_conflict", _out_of_time)
+    found = explain(problem(TWO))
+    assert not found.feasible and len(found.funnel) == 2 and not found.conflict_rules
+    assert found.timed_out == "the search for a minimal conflict ran out of time (raise --timeout)"
+    assert found.to_data()["timedOut"] == found.timed_out
+    (tmp_path / "input.yaml").write_text(NODE + TWO)
+    _register()
+    result = CliRunner().invoke(cli, ["explain", str(tmp_path)])
+    assert result.exit_code == 1, result.output  # as the help says: no answer within --timeout
+    assert "claim d/a, request gpu: needs 3 device(s)" in result.stdout
+    assert result.stdout.rstrip().endswith("the search for a minimal conflict ran out of time (raise --timeout)")
+
+
+def test_time_running_out_while_shrinking_keeps_the_conflict_found_and_says_it_is_not_minimal(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    real = explanation_module._core
+    calls = [0]
+
+    def once(model: object, assumptions: list[object], deadline: float) -> list[object] | None:
+        calls[0] += 1
+        if calls[0] > 1:
+            _out_of_time()
+        return real(model, assumptions, deadline)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(explanation_module, "_core", once)
+    found = explain(problem(MULTI))
+    assert found.conflict_rules and not found.minimal and not found.timed_out
+    assert any("time ran out before the set was shrunk" in line for line in found.summary())
+
+
+def test_a_claim_s_own_constraint_is_said_as_one_rule_not_as_requests_together(tmp_path: Path) -> None:
+    (tmp_path / "input.yaml").write_text(NODE + OWN)
+    _register()
+    result = CliRunner().invoke(cli, ["explain", str(tmp_path)])
+    assert result.exit_code == 1
+    assert "every request has candidates enough on its own, but this rule cannot hold:" in result.stdout
+    assert "these cannot all hold together" not in result.stdout
