@@ -27,3 +27,13 @@ def placement_table(placements: list[Any], wide: bool = False) -> str:
         else:
             table.add_row(p.label, p.node, ", ".join(f"{r.request}={r.device}" for _, r in rows))
     return table_text(table)
+
+
+def batch_summary_line(summary: Any) -> str:
+    """The joint placement's summary, one line for stderr (stdout keeps the List)."""
+    gangs = f", {summary.gangs_complete}/{summary.gangs} gangs complete" if summary.gangs else ""
+    notes = "".join(f"\n  note: {n}" for n in summary.notes)
+    return (f"batch: {summary.placed}/{summary.pods} pods placed ({summary.placed_jointly} jointly){gangs}; "
+            f"{summary.pod_classes} pod classes, {summary.node_classes} node classes, {summary.configurations} "
+            f"configurations, {summary.allocator_calls} allocator calls, {summary.nodes_verified} nodes verified; "
+            f"{summary.seconds:.2f} s{notes}")

@@ -13,7 +13,7 @@ from .main import cli
 from .allocation_options import allocation_options, exit_on_error, names_option
 from .inputs import in_namespace, input_options, namespace_options, read_inputs
 from .output import OutputFormat, render_list
-from .render_schedule import placement_table
+from .render_schedule import batch_summary_line, placement_table
 from .state import state_option, write_state
 
 EPILOG = """\b
@@ -28,6 +28,7 @@ Examples:
   kubectl get nodes,pods,podgroups,resourceslices,deviceclasses,resourceclaims,resourceclaimtemplates \\
       -A -o yaml | drasat schedule -o wide -
   drasat schedule --pods default/trainer-0 cluster/
+  drasat schedule --batch -o table cluster/
 """
 
 
@@ -42,11 +43,13 @@ Examples:
                    "resourceclaim.resource.k8s.io/NAME; jsonpath=TEMPLATE: kubectl's JSONPath template over that "
                    "List; table: one line per pod; wide: one line per device.")
 @state_option
+@click.option("--batch", is_flag=True, help="Place every pending pod jointly (CP-SAT over pod and node classes): "
+              "the most pods, higher spec.priority first, a PodGroup whole or not at all; a summary on stderr.")
 @click.option("-v", "--verbose", is_flag=True, help="Per-node reasons for pods left pending, and the time taken.")
 def schedule(files: tuple[str, ...], filenames: tuple[str, ...], kubeconfig: str | None, context: str | None,
              namespace: str | None, all_namespaces: bool, pods: str | None, feature_gates: str, solver: str, objective: str,
              timeout: float, workers: int, cel_engine: str | None, output: str, output_state: str | None,
-             verbose: bool) -> None:
+             batch: bool, verbose: bool) -> None:
     """Choose a node for each pending Pod and allocate its claims there.
 
     For each pod, in order: every Node is filtered as kube-scheduler's default
@@ -68,7 +71,7 @@ def schedule(files: tuple[str, ...], filenames: tuple[str, ...], kubeconfig: str
         bundle = read_inputs(files, kubeconfig, context, filenames)
         pods = in_namespace(pods, namespace, all_namespaces)
         text, pending, placed = _schedule(bundle, namespace, pods, feature_gates, solver, objective, timeout, workers,
-                                          cel_engine, output, verbose)
+                                          cel_engine, output, verbose, batch)
         if output_state:
             write_state(output_state, bundle, placed)
     except DrasatError as exc:
@@ -81,7 +84,7 @@ def schedule(files: tuple[str, ...], filenames: tuple[str, ...], kubeconfig: str
 
 
 def _schedule(bundle, namespace, pods, feature_gates, solver, objective, timeout, workers, cel_engine, output,
-              verbose) -> tuple[str, int, list[dict[str, Any]]]:
+              verbose, batch=False) -> tuple[str, int, list[dict[str, Any]]]:
     from drasat.solver import Features
     from drasat.solver.cel import SelectorEvaluator
     from drasat.solver.cluster import cluster_from_objects, key_of
@@ -102,7 +105,14 @@ def _schedule(bundle, namespace, pods, feature_gates, solver, objective, timeout
     refuse_unstorable_pods(cluster, pending_pods(cluster) if chosen is None else chosen, bundle.location_of)
     options = AllocateOptions(solver, objective, timeout, workers, SelectorEvaluator(cel_engine))
     started = time.monotonic()
-    placements = place(cluster, chosen, options=options)
+    if batch:
+        from drasat.solver.batch import schedule_batch
+
+        result = schedule_batch(cluster, chosen, options=options)
+        placements = result.placements
+        click.echo(batch_summary_line(result.summary), err=True)
+    else:
+        placements = place(cluster, chosen, options=options)
     if not placements:
         click.echo("notice: no pending pods in the input (pods without spec.nodeName)", err=True)
     pending = [p for p in placements if p.node is None]

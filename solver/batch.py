@@ -1,0 +1,279 @@
+"""``schedule_batch(cluster)``: every pending pod placed at once, the most pods (by priority) the cluster holds.
+
+kube-scheduler places pods one at a time and never revisits a choice; on partitionable
+devices that strands capacity (kubernetes#138765). The joint placement decides all
+pending pods together, in four steps:
+
+1. the queue as classes of interchangeable pods, gangs (PodGroups: all or none) and loose
+   pods (``pod_classes``);
+2. nodes as classes, and per node class the mixes of pods one node holds, asked of the
+   per-node allocator itself (``batch_configs``);
+3. a CP-SAT master over counts: which configurations on how many nodes of each class, which
+   pods and gangs — most pods of the highest priority first (``batch_master``);
+4. decoding: pods to nodes (queue order, node name order), then on each node the chosen
+   pods' claims allocated together by ``allocate`` and checked by the verifier; a node whose
+   answer fails (it cannot for classes that are exact) gives its pods back.
+
+Pods the master leaves out and loose pods then get the one-by-one scheduler's turn on what
+is left, so the batch never refuses a pod the remaining capacity can take; a loose gang is
+placed one by one on a copy first and kept only when every member fits.
+"""
+
+from __future__ import annotations
+
+import copy
+import time
+from dataclasses import dataclass, field, replace
+from typing import Any, Sequence
+
+from drasat.models.core import Pod
+from drasat.models.errors import AllocationError, EvaluationError, SolveTimeout, Unschedulable
+from drasat.models.resource import AllocationResult
+
+from .api import allocate
+from .batch_configs import MixFitter, NodeClass, configurations, node_classes
+from .batch_master import MasterAnswer, solve_master
+from .cel import SelectorEvaluator
+from .cluster import Cluster, label_of, namespace_of
+from .node_dra import AllocateOptions, DraVerdict, claim_shape, dra_score
+from .pod_classes import Queue, sort_queue
+from .pods import PodClaims, pending_pods
+from .problem import Problem
+from .schedule_state import ClusterState
+from .scheduling import Placement, bound_pod, schedule_one, updated_claims
+from .verify import verify
+
+PACK = "pack"
+
+
+@dataclass
+class NodeCheck:
+    """One node's joint allocation and the verifier's verdict on it."""
+
+    node: str
+    pods: list[str]
+    problem: Problem
+    allocations: dict[str, AllocationResult]
+    violations: list[str] = field(default_factory=list)
+
+
+@dataclass
+class BatchSummary:
+    """What the joint placement did and what it cost."""
+
+    pods: int = 0
+    placed: int = 0
+    placed_jointly: int = 0
+    gangs: int = 0
+    gangs_complete: int = 0
+    pod_classes: int = 0
+    node_classes: int = 0
+    configurations: int = 0
+    allocator_calls: int = 0
+    master_stages: int = 0
+    nodes_verified: int = 0
+    seconds: float = 0.0
+    notes: list[str] = field(default_factory=list)
+
+    def to_data(self) -> dict[str, Any]:
+        return {"pods": self.pods, "placed": self.placed, "placedJointly": self.placed_jointly,
+                "gangs": self.gangs, "gangsComplete": self.gangs_complete, "podClasses": self.pod_classes,
+                "nodeClasses": self.node_classes, "configurations": self.configurations,
+                "allocatorCalls": self.allocator_calls, "masterStages": self.master_stages,
+                "nodesVerified": self.nodes_verified, "seconds": round(self.seconds, 3), "notes": self.notes}
+
+
+@dataclass
+class BatchResult:
+    placements: list[Placement]  # in queue order, as ``schedule`` returns them
+    nodes: list[NodeCheck]
+    summary: BatchSummary
+
+
+def schedule_batch(cluster: Cluster, pods: Sequence[Pod] | None = None, *, options: AllocateOptions | None = None,
+                   pack: bool = False) -> BatchResult:
+    """Place ``pods`` (default: every pending pod) jointly; see the module docstring."""
+    started = time.monotonic()
+    options = options or AllocateOptions()
+    if options.evaluator is None:
+        options = replace(options, evaluator=SelectorEvaluator())
+    state = ClusterState(cluster)
+    pending = list(pending_pods(cluster) if pods is None else pods)
+    queue = sort_queue(cluster, pending, state.book)
+    summary = BatchSummary(pods=len(pending), pod_classes=len(queue.classes), gangs=len(queue.gangs))
+    classes = _node_classes_with_configurations(state, queue, options, summary)
+    answer = solve_master(queue, classes, pack=pack, time_limit=options.time_limit, workers=options.workers)
+    summary.master_stages = answer.stages
+    assignment = _assign(queue, classes, answer)
+    checks = _allocate_nodes(state, queue, assignment, options, summary)
+    placed = _commit(state, assignment, checks)
+    placements = _rest(state, queue, pending, placed, options)
+    summary.placed = sum(1 for p in placements if p.node)
+    summary.placed_jointly = len(placed)
+    on_node = {p.label for p in placements if p.node}
+    summary.gangs_complete = sum(1 for g in queue.gangs if all(pc.label in on_node for pc in g.members))
+    summary.gangs += len(queue.loose_gangs)
+    summary.gangs_complete += sum(1 for g in queue.loose_gangs if _group_complete(g, pending, on_node))
+    summary.nodes_verified = len(checks)
+    summary.seconds = time.monotonic() - started
+    return BatchResult(placements, list(checks.values()), summary)
+
+
+def _node_classes_with_configurations(state: ClusterState, queue: Queue, options: AllocateOptions,
+                                      summary: BatchSummary) -> list[NodeClass]:
+    """Node classes over the nodes whose devices are their own (shared pools are left to one-by-one)."""
+    local = [n.name for n in state.cluster.nodes if all(s.spec.node_name == n.name for s in state.nodes[n.name].slices)]
+    if len(local) < len(state.cluster.nodes):
+        summary.notes.append(f"{len(state.cluster.nodes) - len(local)} nodes reach shared device pools: "
+                             "only the one-by-one pass places pods there")
+    classes = node_classes(state, local)
+    demand = [len(c.members) for c in queue.classes]
+    for nc in classes:
+        fitter = MixFitter(state, nc.representative, queue.classes, options)
+        nc.eligible = [c.index for c in queue.classes if fitter.passes_filters(c) and
+                       fitter.fits(tuple(int(i == c.index) for i in range(len(demand))))]
+        nc.configurations = configurations(fitter, demand, nc.eligible)
+        nc.calls = fitter.calls
+        summary.configurations += len(nc.configurations)
+        summary.allocator_calls += fitter.calls
+    summary.node_classes = len(classes)
+    return classes
+
+
+def _assign(queue: Queue, classes: list[NodeClass], answer: MasterAnswer) -> dict[str, list[PodClaims]]:
+    """Pods to nodes: per pod class, the chosen pods in queue order fill node classes and their nodes in
+    order, each node up to its configuration's count."""
+    chosen: dict[int, list[PodClaims]] = {}
+    gang_pods = {id(pc) for g in queue.gangs for pc in g.members}
+    picked_gangs = {id(pc) for g in queue.gangs if answer.gangs[g.index] for pc in g.members}
+    for cls in queue.classes:
+        singles = [pc for pc in cls.members if id(pc) not in gang_pods][:answer.singles[cls.index]]
+        keep = {id(pc) for pc in singles} | picked_gangs
+        chosen[cls.index] = [pc for pc in cls.members if id(pc) in keep]
+    out: dict[str, list[PodClaims]] = {}
+    for nc in classes:
+        room = _room(nc, answer)
+        for p in nc.eligible:
+            left = answer.put.get((nc.index, p), 0)
+            for node, capacity in room:
+                take = min(left, capacity[p])
+                out.setdefault(node, []).extend(chosen[p][:take])
+                chosen[p] = chosen[p][take:]
+                left -= take
+    return {node: pods for node, pods in out.items() if pods}
+
+
+def _room(nc: NodeClass, answer: MasterAnswer) -> list[tuple[str, list[int]]]:
+    """Each node of the class with the configuration it takes (nodes in name order, configurations in order)."""
+    mixes = [list(mix) for k, mix in enumerate(nc.configurations) for _ in range(answer.nodes.get((nc.index, k), 0))]
+    return list(zip(nc.nodes, mixes))
+
+
+def _allocate_nodes(state: ClusterState, queue: Queue, assignment: dict[str, list[PodClaims]],
+                    options: AllocateOptions, summary: BatchSummary) -> dict[str, NodeCheck]:
+    """Each node's pods allocated together and verified; a gang that loses a member anywhere is withdrawn
+    everywhere (and the nodes it left are allocated again)."""
+    checks: dict[str, NodeCheck] = {}
+    todo = sorted(assignment)
+    gang_of = {id(pc): g for g in queue.gangs for pc in g.members}
+    while todo:
+        node = todo.pop(0)
+        check = _allocate_node(state, node, assignment[node], options)
+        if check is None or check.violations:
+            summary.notes.append(f"node {node}: the joint allocation did not hold "
+                                 f"({'; '.join(check.violations) if check else 'no allocation'}); its pods go back")
+            withdrawn = [gang_of[id(pc)] for pc in assignment[node] if id(pc) in gang_of]
+            assignment[node] = []
+            for gang in withdrawn:
+                members = {id(pc) for pc in gang.members}
+                for other, pods in assignment.items():
+                    if any(id(pc) in members for pc in pods):
+                        assignment[other] = [pc for pc in pods if id(pc) not in members]
+                        checks.pop(other, None)
+                        todo = sorted(set(todo) | {other})
+            continue
+        checks[node] = check
+    return {node: check for node, check in checks.items() if assignment.get(node)}
+
+
+def _allocate_node(state: ClusterState, node: str, pods: list[PodClaims],
+                   options: AllocateOptions) -> NodeCheck | None:
+    if not pods:
+        return None
+    claims = [c for pc in pods for c in claim_shape(state, pc, node).claims]
+    problem = state.problem(node, claims)
+    try:
+        answer = allocate(problem, solver=options.solver, objective=options.objective,
+                          time_limit=options.time_limit, workers=options.workers, evaluator=options.evaluator)
+    except (Unschedulable, SolveTimeout, AllocationError, EvaluationError):
+        return None
+    results = dict(answer.results)
+    return NodeCheck(node, [pc.label for pc in pods], problem, results,
+                     verify(problem, results, evaluator=options.evaluator) if claims else [])
+
+
+def _commit(state: ClusterState, assignment: dict[str, list[PodClaims]],
+            checks: dict[str, NodeCheck]) -> dict[int, Placement]:
+    """Bind every jointly placed pod: its claims allocated and reserved, its pod status written."""
+    placed: dict[int, Placement] = {}
+    for node in sorted(checks):
+        check = checks[node]
+        for pc in assignment[node]:
+            shape = claim_shape(state, pc, node)
+            allocations = {c.name: check.allocations[c.name] for c in shape.claims}
+            verdict = DraVerdict(node, pc.label, claims=shape.claims, allocations=allocations,
+                                 problem=check.problem, score=dra_score(shape.claims, allocations),
+                                 mappings=shape.mappings)
+            claims = updated_claims(pc, verdict)
+            pod = bound_pod(pc, node, verdict, claims)
+            state.record(claims)
+            state.bind(pod, node)
+            placed[id(pc.pod)] = Placement(pod, node, claims, problem=check.problem, allocations=check.allocations)
+    return placed
+
+
+def _rest(state: ClusterState, queue: Queue, pending: list[Pod], placed: dict[int, Placement],
+          options: AllocateOptions) -> list[Placement]:
+    """Every pod's placement in queue order: the joint ones, then one-by-one for the others (gangs aside)."""
+    cache: dict[tuple, Any] = {}
+    gang_label = {id(pc.pod): g.label for g in queue.gangs for pc in g.members}
+    out: dict[int, Placement] = dict(placed)
+    tried_groups: set[str] = set()
+    for pod in pending:
+        if id(pod) in out:
+            continue
+        if id(pod) in gang_label:
+            out[id(pod)] = Placement(pod, reason=f"PodGroup {gang_label[id(pod)]}: not every member fits at "
+                                                 "once (a gang is placed whole or not at all)")
+            continue
+        group = _loose_group(pod)
+        if group and group in {f"{ns}/{name}" for ns, name in queue.loose_gangs}:
+            if group not in tried_groups:
+                tried_groups.add(group)
+                out.update(_loose_gang(state, [p for p in pending if _loose_group(p) == group], options, cache))
+            continue
+        out[id(pod)] = schedule_one(state, pod, options, cache)
+    return [out[id(pod)] for pod in pending]
+
+
+def _loose_group(pod: Pod) -> str:
+    ref = pod.spec.scheduling_group
+    return f"{namespace_of(pod)}/{ref.pod_group_name}" if ref is not None and ref.pod_group_name else ""
+
+
+def _loose_gang(state: ClusterState, members: list[Pod], options: AllocateOptions,
+                cache: dict[tuple, Any]) -> dict[int, Placement]:
+    """A gang the joint model cannot count, placed one by one on a copy of the state; kept only if whole."""
+    static = {id(state.cluster): state.cluster, **{id(n.slices): n.slices for n in state.nodes.values()}}
+    trial = copy.deepcopy(state, static)
+    tried = [schedule_one(trial, pod, options, {}) for pod in members]
+    if any(p.node is None for p in tried):
+        why = next(p.reason for p in tried if p.node is None)
+        return {id(pod): Placement(pod, reason=f"PodGroup {_loose_group(pod)}: not every member fits at once "
+                                             f"(a gang is placed whole or not at all): {why}") for pod in members}
+    return {id(pod): schedule_one(state, pod, options, cache) for pod in members}
+
+
+def _group_complete(group: tuple[str, str], pending: list[Pod], on_node: set[str]) -> bool:
+    members = [p for p in pending if _loose_group(p) == f"{group[0]}/{group[1]}"]
+    return bool(members) and all(label_of(p) in on_node for p in members)

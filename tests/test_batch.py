@@ -1,0 +1,70 @@
+"""Joint placement (``schedule --batch``): the showcase scenarios against one-by-one, every node verified."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from drasat.models.loader import load_paths
+from drasat.solver import Features
+from drasat.solver.batch import BatchResult, schedule_batch
+from drasat.solver.cluster import Cluster, cluster_from_objects
+from drasat.solver.scheduling import schedule
+from drasat.solver.verify import verify
+
+from .scenario_runner import OWN
+
+
+def _cluster(name: str) -> Cluster:
+    return cluster_from_objects([o.obj for o in load_paths([str(OWN / name)]).objects], Features())
+
+
+def _verified(result: BatchResult) -> list[str]:
+    """The verifier, run again on every node's joint allocation (not trusting the batch's own check)."""
+    return [f"{c.node}: {v}" for c in result.nodes for v in verify(c.problem, c.allocations)]
+
+
+def _placed(placements) -> dict[str, str]:
+    return {p.label: p.node for p in placements if p.node}
+
+
+def test_gang_of_two_halves_fails_one_by_one_and_fits_jointly():
+    """kubernetes#138765: first fit gives the first pod the whole GPU; jointly each pod gets a half."""
+    one_by_one = _placed(schedule(_cluster("batch-gang-whole-or-half.yaml")))
+    result = schedule_batch(_cluster("batch-gang-whole-or-half.yaml"))
+    assert one_by_one == {"default/trainer-0": "gpu-node"}
+    assert _placed(result.placements) == {"default/trainer-0": "gpu-node", "default/trainer-1": "gpu-node"}
+    devices = sorted(r.device for p in result.placements for c in p.claims
+                     for r in c.status.allocation.devices.results)
+    assert devices == ["gpu-0-half-0", "gpu-0-half-1"]
+    assert result.summary.gangs_complete == 1 and len(result.nodes) == 1
+    assert _verified(result) == []
+
+
+def test_a_gang_that_does_not_fit_whole_is_not_placed_at_all():
+    one_by_one = _placed(schedule(_cluster("batch-gang-not-partly-placed.yaml")))
+    result = schedule_batch(_cluster("batch-gang-not-partly-placed.yaml"))
+    assert set(one_by_one) == {"default/ring-0", "default/ring-1"}  # a partial gang, holding the GPU
+    assert _placed(result.placements) == {"default/solo": "gpu-node"}
+    assert all("PodGroup default/ring" in p.reason for p in result.placements if p.node is None)
+    assert result.summary.gangs == 1 and result.summary.gangs_complete == 0
+    assert _verified(result) == []
+
+
+def test_higher_priority_is_served_first_even_for_fewer_pods():
+    one_by_one = _placed(schedule(_cluster("batch-priority-first.yaml")))
+    result = schedule_batch(_cluster("batch-priority-first.yaml"))
+    assert set(one_by_one) == {"default/small-0", "default/small-1"}
+    assert _placed(result.placements) == {"default/important": "gpu-node"}
+    assert _verified(result) == []
+
+
+@pytest.mark.parametrize("name", sorted(p.name for p in Path(OWN).glob("batch-*.yaml")))
+def test_the_same_input_gives_the_same_answer(name):
+    first, second = schedule_batch(_cluster(name)), schedule_batch(_cluster(name))
+    devices = [[(c.name, c.status.allocation.devices.to_api() if c.status and c.status.allocation else None)
+                for c in p.claims] for p in first.placements]
+    assert devices == [[(c.name, c.status.allocation.devices.to_api() if c.status and c.status.allocation else None)
+                        for c in p.claims] for p in second.placements]
+    assert _placed(first.placements) == _placed(second.placements)
