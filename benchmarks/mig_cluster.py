@@ -23,15 +23,16 @@ PLACEMENTS = {"1g": [[i] for i in range(7)], "2g": [[0, 1], [2, 3], [4, 5]], "3g
 GPUS, NICS = 8, 2
 # Already-running partitions per fragmentation pattern: (gpu, profile, placement index).
 PATTERNS: list[list[tuple[int, str, int]]] = [
-    [],
-    [(0, "1g", 3), (1, "2g", 1), (2, "3g", 1), (3, "1g", 0), (4, "4g", 0)],
-    [(g, "1g", 3) for g in range(0, GPUS, 2)] + [(1, "3g", 0), (5, "2g", 2)],
-    [(g, "2g", 1) for g in range(GPUS // 2)] + [(6, "7g", 0)],
-    [(g, "1g", (g * 3) % 7) for g in range(GPUS)],
-    [(0, "7g", 0), (1, "7g", 0), (2, "4g", 0), (3, "3g", 1), (4, "1g", 6), (5, "1g", 2)],
+    [(g, "7g", 0) for g in range(4)],
+    [(g, "1g", 6) for g in range(GPUS)] + [(g, "4g", 0) for g in range(4)],
+    [(g, "3g", 0) for g in range(GPUS)],
+    [(g, "2g", 1) for g in range(GPUS)] + [(g, "1g", 6) for g in range(4)],
+    [(g, "1g", (g * 3) % 7) for g in range(4)] + [(g, "3g", 1) for g in range(4, GPUS)]
+    + [(g, "1g", 0) for g in range(4, GPUS)],
+    [(0, "7g", 0), (1, "7g", 0), (2, "4g", 0), (3, "4g", 0), (4, "3g", 1)] + [(g, "1g", 2) for g in range(5, GPUS)],
 ]
 # Pending pod shapes: (template, weight).
-SHAPES = [("mig-1g", 25), ("mig-2g", 15), ("mig-3g", 15), ("mig-4g", 10), ("mig-7g", 15),
+SHAPES = [("mig-1g", 20), ("mig-2g", 15), ("mig-3g", 15), ("mig-4g", 15), ("mig-7g", 15),
           ("whole-or-half", 10), ("mig-1g-and-nic", 10)]
 
 

@@ -27,34 +27,19 @@ from dataclasses import dataclass, field, replace
 from typing import Any, Sequence
 
 from drasat.models.core import Pod
-from drasat.models.errors import AllocationError, EvaluationError, SolveTimeout, Unschedulable
-from drasat.models.resource import AllocationResult
 
-from .api import allocate
 from .batch_configs import MixFitter, NodeClass, configurations, node_classes
 from .batch_master import MasterAnswer, solve_master
+from .batch_nodes import NodeAllocator, NodeCheck
 from .cel import SelectorEvaluator
 from .cluster import Cluster, label_of, namespace_of
 from .node_dra import AllocateOptions, DraVerdict, claim_shape, dra_score
 from .pod_classes import Queue, sort_queue
 from .pods import PodClaims, pending_pods
-from .problem import Problem
 from .schedule_state import ClusterState
 from .scheduling import Placement, bound_pod, schedule_one, updated_claims
-from .verify import verify
 
 PACK = "pack"
-
-
-@dataclass
-class NodeCheck:
-    """One node's joint allocation and the verifier's verdict on it."""
-
-    node: str
-    pods: list[str]
-    problem: Problem
-    allocations: dict[str, AllocationResult]
-    violations: list[str] = field(default_factory=list)
 
 
 @dataclass
@@ -72,6 +57,7 @@ class BatchSummary:
     allocator_calls: int = 0
     master_stages: int = 0
     nodes_verified: int = 0
+    nodes_carried: int = 0  # answers carried from a node of the same class and mix (verified all the same)
     seconds: float = 0.0
     notes: list[str] = field(default_factory=list)
 
@@ -80,7 +66,7 @@ class BatchSummary:
                 "gangs": self.gangs, "gangsComplete": self.gangs_complete, "podClasses": self.pod_classes,
                 "nodeClasses": self.node_classes, "configurations": self.configurations,
                 "allocatorCalls": self.allocator_calls, "masterStages": self.master_stages,
-                "nodesVerified": self.nodes_verified, "seconds": round(self.seconds, 3), "notes": self.notes}
+                "nodesVerified": self.nodes_verified, "nodesCarried": self.nodes_carried, "seconds": round(self.seconds, 3), "notes": self.notes}
 
 
 @dataclass
@@ -105,7 +91,7 @@ def schedule_batch(cluster: Cluster, pods: Sequence[Pod] | None = None, *, optio
     answer = solve_master(queue, classes, pack=pack, time_limit=options.time_limit, workers=options.workers)
     summary.master_stages = answer.stages
     assignment = _assign(queue, classes, answer)
-    checks = _allocate_nodes(state, queue, assignment, options, summary)
+    checks = _allocate_nodes(state, queue, classes, assignment, options, summary)
     placed = _commit(state, assignment, checks)
     placements = _rest(state, queue, pending, placed, options)
     summary.placed = sum(1 for p in placements if p.node)
@@ -126,7 +112,7 @@ def _node_classes_with_configurations(state: ClusterState, queue: Queue, options
     if len(local) < len(state.cluster.nodes):
         summary.notes.append(f"{len(state.cluster.nodes) - len(local)} nodes reach shared device pools: "
                              "only the one-by-one pass places pods there")
-    classes = node_classes(state, local)
+    classes = node_classes(state, local, queue.classes)
     demand = [len(c.members) for c in queue.classes]
     for nc in classes:
         fitter = MixFitter(state, nc.representative, queue.classes, options)
@@ -160,7 +146,7 @@ def _assign(queue: Queue, classes: list[NodeClass], answer: MasterAnswer) -> dic
                 out.setdefault(node, []).extend(chosen[p][:take])
                 chosen[p] = chosen[p][take:]
                 left -= take
-    return {node: pods for node, pods in out.items() if pods}
+    return {node: sorted(pods, key=lambda pc: queue.class_of[id(pc)]) for node, pods in out.items() if pods}
 
 
 def _room(nc: NodeClass, answer: MasterAnswer) -> list[tuple[str, list[int]]]:
@@ -169,47 +155,38 @@ def _room(nc: NodeClass, answer: MasterAnswer) -> list[tuple[str, list[int]]]:
     return list(zip(nc.nodes, mixes))
 
 
-def _allocate_nodes(state: ClusterState, queue: Queue, assignment: dict[str, list[PodClaims]],
-                    options: AllocateOptions, summary: BatchSummary) -> dict[str, NodeCheck]:
+def _allocate_nodes(state: ClusterState, queue: Queue, classes: list[NodeClass],
+                    assignment: dict[str, list[PodClaims]], options: AllocateOptions,
+                    summary: BatchSummary) -> dict[str, NodeCheck]:
     """Each node's pods allocated together and verified; a gang that loses a member anywhere is withdrawn
     everywhere (and the nodes it left are allocated again)."""
+    allocator = NodeAllocator(state, options)
+    class_of_node = {node: nc.index for nc in classes for node in nc.nodes}
     checks: dict[str, NodeCheck] = {}
     todo = sorted(assignment)
     gang_of = {id(pc): g for g in queue.gangs for pc in g.members}
     while todo:
         node = todo.pop(0)
-        check = _allocate_node(state, node, assignment[node], options)
-        if check is None or check.violations:
+        pods = assignment[node]
+        key = (class_of_node[node], tuple(queue.class_of[id(pc)] for pc in pods))
+        check = allocator.check(node, key, pods) if pods else None
+        if check is not None and not check.violations:
+            checks[node] = check
+            continue
+        if pods:
             summary.notes.append(f"node {node}: the joint allocation did not hold "
                                  f"({'; '.join(check.violations) if check else 'no allocation'}); its pods go back")
-            withdrawn = [gang_of[id(pc)] for pc in assignment[node] if id(pc) in gang_of]
-            assignment[node] = []
-            for gang in withdrawn:
-                members = {id(pc) for pc in gang.members}
-                for other, pods in assignment.items():
-                    if any(id(pc) in members for pc in pods):
-                        assignment[other] = [pc for pc in pods if id(pc) not in members]
-                        checks.pop(other, None)
-                        todo = sorted(set(todo) | {other})
-            continue
-        checks[node] = check
+        withdrawn = [gang_of[id(pc)] for pc in pods if id(pc) in gang_of]
+        assignment[node] = []
+        for gang in withdrawn:
+            members = {id(pc) for pc in gang.members}
+            for other, others in assignment.items():
+                if any(id(pc) in members for pc in others):
+                    assignment[other] = [pc for pc in others if id(pc) not in members]
+                    checks.pop(other, None)
+                    todo = sorted(set(todo) | {other})
+    summary.nodes_carried = sum(1 for c in checks.values() if c.carried)
     return {node: check for node, check in checks.items() if assignment.get(node)}
-
-
-def _allocate_node(state: ClusterState, node: str, pods: list[PodClaims],
-                   options: AllocateOptions) -> NodeCheck | None:
-    if not pods:
-        return None
-    claims = [c for pc in pods for c in claim_shape(state, pc, node).claims]
-    problem = state.problem(node, claims)
-    try:
-        answer = allocate(problem, solver=options.solver, objective=options.objective,
-                          time_limit=options.time_limit, workers=options.workers, evaluator=options.evaluator)
-    except (Unschedulable, SolveTimeout, AllocationError, EvaluationError):
-        return None
-    results = dict(answer.results)
-    return NodeCheck(node, [pc.label for pc in pods], problem, results,
-                     verify(problem, results, evaluator=options.evaluator) if claims else [])
 
 
 def _commit(state: ClusterState, assignment: dict[str, list[PodClaims]],
