@@ -68,3 +68,49 @@ def test_the_same_input_gives_the_same_answer(name):
     assert devices == [[(c.name, c.status.allocation.devices.to_api() if c.status and c.status.allocation else None)
                         for c in p.claims] for p in second.placements]
     assert _placed(first.placements) == _placed(second.placements)
+
+
+def test_compare_schedules_reports_both_sides_and_the_pods_that_differ():
+    from drasat.solver.schedule_comparison import compare_schedules
+
+    result = compare_schedules(_cluster("batch-gang-whole-or-half.yaml"))
+    one, batch = result.one_by_one, result.batch
+    assert (one.placed, batch.placed, one.gangs_complete, batch.gangs_complete) == (1, 2, 0, 1)
+    assert (one.usage.devices_touched, batch.usage.devices_touched) == (1, 2)
+    assert one.usage.counter_sets_touched == batch.usage.counter_sets_touched == 1
+    assert result.differences == ["default/trainer-1: one-by-one pending, batch gpu-node"]
+    assert result.to_data()["batch"]["gangsComplete"] == 1
+
+
+def test_whole_devices_and_largest_free_partition_follow_the_counters():
+    """Before any placement the GPU is whole and its largest free partition is all of it; one half taken
+    leaves the other half."""
+    from drasat.solver.device_usage import usage
+
+    cluster = _cluster("batch-gang-whole-or-half.yaml")
+    before = usage(cluster, [])
+    assert before.whole_devices_free == 1 and before.devices_touched == 0
+    (largest,) = before.largest_free.values()
+    assert (largest.size, largest.nodes, largest.of_nodes) == (1, 1, 1)
+    half = next(p for p in schedule_batch(cluster).placements if p.label == "default/trainer-0")
+    after = usage(cluster, half.claims)
+    (largest,) = after.largest_free.values()
+    assert after.whole_devices_free == 0 and str(largest.size) == "1/2"
+
+
+def test_compare_schedule_cli_prints_data_and_refuses_node(tmp_path):
+    import json
+
+    from click.testing import CliRunner
+
+    from drasat.cli.main import _register, cli
+
+    _register()
+    path = str(OWN / "batch-gang-whole-or-half.yaml")
+    out = CliRunner().invoke(cli, ["compare", "--schedule", "-o", "json", path])
+    assert out.exit_code == 0, out.stderr
+    assert json.loads(out.stdout)["batch"]["placed"] == 2
+    table = CliRunner().invoke(cli, ["compare", "--schedule", path])
+    assert "default/trainer-1: one-by-one pending, batch gpu-node" in table.stdout
+    refused = CliRunner().invoke(cli, ["compare", "--schedule", "--node", "gpu-node", path])
+    assert refused.exit_code == 2 and not refused.stdout and "--schedule" in refused.stderr
