@@ -211,9 +211,14 @@ def _commit(state: ClusterState, assignment: dict[str, list[PodClaims]],
 
 def _rest(state: ClusterState, queue: Queue, pending: list[Pod], placed: dict[int, Placement],
           options: AllocateOptions) -> list[Placement]:
-    """Every pod's placement in queue order: the joint ones, then one-by-one for the others (gangs aside)."""
+    """Every pod's placement in queue order: the joint ones, then one-by-one for the others (gangs aside).
+
+    A pod of a class that already failed here is not tried again: placements only fill nodes, so a spec
+    that fitted nowhere still fits nowhere."""
     cache: dict[tuple, Any] = {}
     gang_label = {id(pc.pod): g.label for g in queue.gangs for pc in g.members}
+    class_of = {id(pc.pod): cls.index for cls in queue.classes for pc in cls.members}
+    failed: dict[int, Placement] = {}
     out: dict[int, Placement] = dict(placed)
     tried_groups: set[str] = set()
     for pod in pending:
@@ -229,7 +234,13 @@ def _rest(state: ClusterState, queue: Queue, pending: list[Pod], placed: dict[in
                 tried_groups.add(group)
                 out.update(_loose_gang(state, [p for p in pending if _loose_group(p) == group], options, cache))
             continue
+        same = failed.get(class_of.get(id(pod), -1))
+        if same is not None:
+            out[id(pod)] = Placement(pod, reason=same.reason, node_reasons=same.node_reasons)
+            continue
         out[id(pod)] = schedule_one(state, pod, options, cache)
+        if out[id(pod)].node is None and id(pod) in class_of:
+            failed[class_of[id(pod)]] = out[id(pod)]
     return [out[id(pod)] for pod in pending]
 
 
