@@ -15,7 +15,7 @@ import time
 from rich.console import Console
 from rich.table import Table
 
-from mig_cluster import cluster_objects
+from mig_cluster import GPU, cluster_objects
 
 from drasat.models.loader import load_objects
 from drasat.solver import Features
@@ -62,7 +62,7 @@ def run(sizes: list[int], pods: list[int], plot: str | None) -> None:
         rows.append(row)
         for side, checked in ((row["one"], row["one_checked"]), (row["batch"], row["batch_checked"])):
             table.add_row(str(nodes), str(count), side.method, str(side.placed),
-                          f"{side.gangs_complete}/{side.gangs}", str(side.usage.whole_devices_free),
+                          f"{side.gangs_complete}/{side.gangs}", str(side.usage.whole_free_by_driver.get(GPU, 0)),
                           f"{side.seconds:.1f} s", checked)
         s = row["summary"]
         Console(stderr=True).print(f"{nodes} nodes: {s.pod_classes} pod classes, {s.node_classes} node classes, "

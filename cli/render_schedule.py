@@ -33,10 +33,13 @@ def batch_summary_line(summary: Any) -> str:
     """The joint placement's summary, one line for stderr (stdout keeps the List)."""
     gangs = f", {summary.gangs_complete}/{summary.gangs} gangs complete" if summary.gangs else ""
     notes = "".join(f"\n  note: {n}" for n in summary.notes)
+    counts = ", ".join(f"{n} {one if n == 1 else many}" for n, one, many in (
+        (summary.pod_classes, "pod class", "pod classes"), (summary.node_classes, "node class", "node classes"),
+        (summary.configurations, "configuration", "configurations"),
+        (summary.allocator_calls, "allocator call", "allocator calls"),
+        (summary.nodes_verified, "node verified", "nodes verified")))
     return (f"batch: {summary.placed}/{summary.pods} pods placed ({summary.placed_jointly} jointly){gangs}; "
-            f"{summary.pod_classes} pod classes, {summary.node_classes} node classes, {summary.configurations} "
-            f"configurations, {summary.allocator_calls} allocator calls, {summary.nodes_verified} nodes verified; "
-            f"{summary.seconds:.2f} s{notes}")
+            f"{counts}; {summary.seconds:.2f} s{notes}")
 
 
 def schedule_comparison_table(comparison: Any) -> str:

@@ -76,9 +76,10 @@ class BatchResult:
     summary: BatchSummary
 
 
-def schedule_batch(cluster: Cluster, pods: Sequence[Pod] | None = None, *, options: AllocateOptions | None = None,
-                   pack: bool = False) -> BatchResult:
-    """Place ``pods`` (default: every pending pod) jointly; see the module docstring."""
+def schedule_batch(cluster: Cluster, pods: Sequence[Pod] | None = None, *,
+                   options: AllocateOptions | None = None) -> BatchResult:
+    """Place ``pods`` (default: every pending pod) jointly; see the module docstring. With the ``pack``
+    objective, ties between equally many pods go to the answer touching the fewest nodes."""
     started = time.monotonic()
     options = options or AllocateOptions()
     if options.evaluator is None:
@@ -88,7 +89,8 @@ def schedule_batch(cluster: Cluster, pods: Sequence[Pod] | None = None, *, optio
     queue = sort_queue(cluster, pending, state.book)
     summary = BatchSummary(pods=len(pending), pod_classes=len(queue.classes), gangs=len(queue.gangs))
     classes = _node_classes_with_configurations(state, queue, options, summary)
-    answer = solve_master(queue, classes, pack=pack, time_limit=options.time_limit, workers=options.workers)
+    answer = solve_master(queue, classes, pack=options.objective == PACK, time_limit=options.time_limit,
+                          workers=options.workers)
     summary.master_stages = answer.stages
     assignment = _assign(queue, classes, answer)
     checks = _allocate_nodes(state, queue, classes, assignment, options, summary)

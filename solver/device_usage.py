@@ -31,11 +31,12 @@ class Usage:
     devices_touched: int = 0  # devices the new allocations hold
     counter_sets_touched: int = 0  # physical devices (counter sets) the new allocations draw on
     whole_devices_free: int = 0
+    whole_free_by_driver: dict[str, int] = field(default_factory=dict)
     largest_free: dict[str, LargestFree] = field(default_factory=dict)  # per node type
 
     def to_data(self) -> dict[str, object]:
         return {"devicesTouched": self.devices_touched, "counterSetsTouched": self.counter_sets_touched,
-                "wholeDevicesFree": self.whole_devices_free,
+                "wholeDevicesFree": self.whole_devices_free, "wholeFreeByDriver": self.whole_free_by_driver,
                 "largestFreePartition": {t: {"size": str(f.size), "nodes": f.nodes, "ofNodes": f.of_nodes}
                                          for t, f in self.largest_free.items()}}
 
@@ -74,8 +75,11 @@ def usage(cluster: Cluster, new_claims: Iterable[ResourceClaim]) -> Usage:
     out.counter_sets_touched = len({cs for key in new for cs in _consumption(key, devices.get(key))})
     types: dict[str, list[Fraction]] = {}
     for _, node in sorted(nodes.items()):
-        out.whole_devices_free += sum(1 for cs in node.capacity if cs not in consumed)
-        out.whole_devices_free += sum(1 for key, d in node.devices.items() if not d.consumes_counters and key not in held)
+        whole = [cs[0] for cs in node.capacity if cs not in consumed]
+        whole += [key[0] for key, d in node.devices.items() if not d.consumes_counters and key not in held]
+        for driver in whole:
+            out.whole_free_by_driver[driver] = out.whole_free_by_driver.get(driver, 0) + 1
+        out.whole_devices_free += len(whole)
         free = [_size(key, d, node) for key, d in node.devices.items()
                 if key not in held and _fits(key, d, node, consumed)]
         types.setdefault(_type_of(node), []).append(max(free, default=Fraction(0)))

@@ -74,7 +74,6 @@ class Queue:
     class_of: dict[int, int]  # id(PodClaims) -> class index
     loose: list[Pod]  # placed one by one afterwards
     loose_gangs: dict[ObjectKey, str]  # gangs the joint model cannot take, and why
-    order: dict[int, int]  # id(Pod) -> position in the queue (the one-by-one order)
 
 
 def _spec_key(pc: PodClaims) -> str:
@@ -122,8 +121,7 @@ def sort_queue(cluster: Cluster, pods: Sequence[Pod], book: ClaimBook) -> Queue:
         class_of[id(pc)] = cls.index
         if group is not None:
             gangs.setdefault(group, Gang(len(gangs), group)).members.append(pc)
-    order = {id(p): i for i, p in enumerate(pods)}
-    return Queue(list(by_key.values()), list(gangs.values()), class_of, loose, loose_gangs, order)
+    return Queue(list(by_key.values()), list(gangs.values()), class_of, loose, loose_gangs)
 
 
 def _group_of(pod: Pod, cluster: Cluster) -> ObjectKey | None:

@@ -13,6 +13,7 @@ from drasat.solver.cluster import Cluster, cluster_from_objects
 from drasat.solver.scheduling import schedule
 from drasat.solver.verify import verify
 
+from .cluster_factory import violations
 from .scenario_runner import OWN
 
 
@@ -114,3 +115,16 @@ def test_compare_schedule_cli_prints_data_and_refuses_node(tmp_path):
     assert "default/trainer-1: one-by-one pending, batch gpu-node" in table.stdout
     refused = CliRunner().invoke(cli, ["compare", "--schedule", "--node", "gpu-node", path])
     assert refused.exit_code == 2 and not refused.stdout and "--schedule" in refused.stderr
+
+
+def test_a_gang_sharing_its_group_claims_is_placed_one_by_one_and_kept_whole():
+    """PodGroup claims are shared by the members: the joint model cannot count such pods, so the gang is
+    placed one by one (on a copy first) and kept because every member fits — as the scheduler would."""
+    objects = [o.obj for o in load_paths([str(OWN / "podgroup-claims-seed.yaml")]).objects]
+    features = Features.from_mapping({"DRAWorkloadResourceClaims": True})
+    result = schedule_batch(cluster_from_objects(objects, features))
+    one_by_one = schedule(cluster_from_objects(objects, features))
+    assert _placed(result.placements) == _placed(one_by_one) == {
+        "some-ns/training-group-pod-1": "worker-2", "some-ns/training-group-pod-2": "worker-2"}
+    assert (result.summary.gangs, result.summary.gangs_complete, result.summary.placed_jointly) == (1, 1, 0)
+    assert violations(result.placements) == []
