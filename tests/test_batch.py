@@ -128,3 +128,44 @@ def test_a_gang_sharing_its_group_claims_is_placed_one_by_one_and_kept_whole():
         "some-ns/training-group-pod-1": "worker-2", "some-ns/training-group-pod-2": "worker-2"}
     assert (result.summary.gangs, result.summary.gangs_complete, result.summary.placed_jointly) == (1, 1, 0)
     assert violations(result.placements) == []
+
+
+def _copies_of_the_gpu_node(count: int, pods: int) -> Cluster:
+    """The #138765 node ``count`` times (own pool each) and ``pods`` whole-or-half pods without a group."""
+    objects = [o.obj for o in load_paths([str(OWN / "batch-gang-whole-or-half.yaml")]).objects]
+    nodes = [o for o in objects if o.kind == "Node"]
+    slices = [o for o in objects if o.kind == "ResourceSlice"]
+    pod = next(o for o in objects if o.kind == "Pod")
+    rest = [o for o in objects if o.kind not in ("Node", "ResourceSlice", "Pod", "PodGroup")]
+    out = list(rest)
+    for n in range(count):
+        name = f"gpu-node-{n}"
+        node = nodes[0].model_copy(deep=True)
+        node.metadata.name = name
+        out.append(node)
+        for s in slices:
+            copy = s.model_copy(deep=True)
+            copy.metadata.name = f"{name}-{s.metadata.name}"
+            copy.spec.node_name = copy.spec.pool.name = name
+            out.append(copy)
+    for i in range(pods):
+        copy = pod.model_copy(deep=True)
+        copy.metadata.name = f"worker-{i}"
+        copy.spec.scheduling_group = None
+        out.append(copy)
+    return cluster_from_objects(out, Features())
+
+
+def test_nodes_of_one_class_share_one_answer_renamed_and_each_is_verified():
+    """Three identical nodes, six pods: two halves on each node. The allocator runs on one node; the others
+    get its answer with their own pool and node names, and the verifier passes each on its own node."""
+    result = schedule_batch(_copies_of_the_gpu_node(3, 6))
+    assert result.summary.node_classes == 1 and result.summary.placed == 6
+    assert result.summary.nodes_carried == 2
+    pools = {p.node: {r.pool for c in p.claims for r in c.status.allocation.devices.results}
+             for p in result.placements}
+    assert pools == {f"gpu-node-{n}": {f"gpu-node-{n}"} for n in range(3)}
+    selectors = {p.node: [c.status.allocation.node_selector.node_selector_terms[0].match_fields[0].values
+                          for c in p.claims] for p in result.placements}
+    assert all(values == [[node]] for node, values in selectors.items())
+    assert _verified(result) == [] and violations(result.placements) == []
