@@ -9,7 +9,8 @@ configurations + node classes × pod classes + gangs — whatever the numbers of
 Stages, each fixing the optimum of the previous one (lexicographic, as the scheduler's
 queue takes higher priorities first): for each priority, highest first, the pods of that
 priority placed; then gangs earlier in the queue before later ones; then, with ``pack``,
-the fewest nodes touched (whole nodes left free).
+the fewest nodes touched (whole nodes left free); last, pods on node classes whose first node
+comes first by name (within a class, nodes are filled in name order when decoding).
 """
 
 from __future__ import annotations
@@ -68,6 +69,8 @@ def solve_master(queue: Queue, node_classes: list[NodeClass], *, pack: bool, tim
         stages.append(sum((len(gang) - g) * var for g, var in enumerate(gang)))
     if pack:
         stages.append(-sum(nodes.values()))
+    # Last, reproducible and readable: pods on the node classes that come first (by their first node's name).
+    stages.append(-sum(c * var for (c, _), var in put.items()))
     solver = _solve_stages(model, stages, time_limit, workers)
     return MasterAnswer({key: solver.value(var) for key, var in nodes.items()},
                         {key: solver.value(var) for key, var in put.items()},
