@@ -21,7 +21,6 @@ placed one by one on a copy first and kept only when every member fits.
 
 from __future__ import annotations
 
-import copy
 import time
 from dataclasses import dataclass, field, replace
 from typing import Any, Sequence
@@ -31,13 +30,14 @@ from drasat.models.core import Pod
 from .batch_configs import MixFitter, NodeClass, configurations, node_classes
 from .batch_master import MasterAnswer, solve_master
 from .batch_nodes import NodeAllocator, NodeCheck
+from .batch_passes import better, copy_state, group_of, one_by_one, seed
 from .cel import SelectorEvaluator
-from .cluster import Cluster, label_of, namespace_of
+from .cluster import Cluster, label_of
 from .node_dra import AllocateOptions, DraVerdict, claim_shape, dra_score
 from .pod_classes import Queue, sort_queue
 from .pods import PodClaims, pending_pods
 from .schedule_state import ClusterState
-from .scheduling import Placement, bound_pod, schedule_one, updated_claims
+from .scheduling import Placement, bound_pod, updated_claims
 
 PACK = "pack"
 
@@ -88,14 +88,21 @@ def schedule_batch(cluster: Cluster, pods: Sequence[Pod] | None = None, *,
     pending = list(pending_pods(cluster) if pods is None else pods)
     queue = sort_queue(cluster, pending, state.book)
     summary = BatchSummary(pods=len(pending), pod_classes=len(queue.classes), gangs=len(queue.gangs))
+    baseline = one_by_one(copy_state(state), queue, pending, {}, options)
     classes = _node_classes_with_configurations(state, queue, options, summary)
+    seed(classes, queue, baseline)
+    summary.configurations = sum(len(nc.configurations) for nc in classes)
     answer = solve_master(queue, classes, pack=options.objective == PACK, time_limit=options.time_limit,
                           workers=options.workers)
     summary.master_stages = answer.stages
     assignment = _assign(queue, classes, answer)
     checks = _allocate_nodes(state, queue, classes, assignment, options, summary)
     placed = _commit(state, assignment, checks)
-    placements = _rest(state, queue, pending, placed, options)
+    placements = one_by_one(state, queue, pending, placed, options)
+    if better(baseline, placements):
+        summary.notes.append("one by one (gangs whole) places more pods by priority than the joint model found: "
+                             "its answer is kept")
+        placements, checks, placed = baseline, {}, {}
     summary.placed = sum(1 for p in placements if p.node)
     summary.placed_jointly = len(placed)
     on_node = {p.label for p in placements if p.node}
@@ -211,59 +218,6 @@ def _commit(state: ClusterState, assignment: dict[str, list[PodClaims]],
     return placed
 
 
-def _rest(state: ClusterState, queue: Queue, pending: list[Pod], placed: dict[int, Placement],
-          options: AllocateOptions) -> list[Placement]:
-    """Every pod's placement in queue order: the joint ones, then one-by-one for the others (gangs aside).
-
-    A pod of a class that already failed here is not tried again: placements only fill nodes, so a spec
-    that fitted nowhere still fits nowhere."""
-    cache: dict[tuple, Any] = {}
-    gang_label = {id(pc.pod): g.label for g in queue.gangs for pc in g.members}
-    class_of = {id(pc.pod): cls.index for cls in queue.classes for pc in cls.members}
-    failed: dict[int, Placement] = {}
-    out: dict[int, Placement] = dict(placed)
-    tried_groups: set[str] = set()
-    for pod in pending:
-        if id(pod) in out:
-            continue
-        if id(pod) in gang_label:
-            out[id(pod)] = Placement(pod, reason=f"PodGroup {gang_label[id(pod)]}: not every member fits at "
-                                                 "once (a gang is placed whole or not at all)")
-            continue
-        group = _loose_group(pod)
-        if group and group in {f"{ns}/{name}" for ns, name in queue.loose_gangs}:
-            if group not in tried_groups:
-                tried_groups.add(group)
-                out.update(_loose_gang(state, [p for p in pending if _loose_group(p) == group], options, cache))
-            continue
-        same = failed.get(class_of.get(id(pod), -1))
-        if same is not None:
-            out[id(pod)] = Placement(pod, reason=same.reason, node_reasons=same.node_reasons)
-            continue
-        out[id(pod)] = schedule_one(state, pod, options, cache)
-        if out[id(pod)].node is None and id(pod) in class_of:
-            failed[class_of[id(pod)]] = out[id(pod)]
-    return [out[id(pod)] for pod in pending]
-
-
-def _loose_group(pod: Pod) -> str:
-    ref = pod.spec.scheduling_group
-    return f"{namespace_of(pod)}/{ref.pod_group_name}" if ref is not None and ref.pod_group_name else ""
-
-
-def _loose_gang(state: ClusterState, members: list[Pod], options: AllocateOptions,
-                cache: dict[tuple, Any]) -> dict[int, Placement]:
-    """A gang the joint model cannot count, placed one by one on a copy of the state; kept only if whole."""
-    static = {id(state.cluster): state.cluster, **{id(n.slices): n.slices for n in state.nodes.values()}}
-    trial = copy.deepcopy(state, static)
-    tried = [schedule_one(trial, pod, options, {}) for pod in members]
-    if any(p.node is None for p in tried):
-        why = next(p.reason for p in tried if p.node is None)
-        return {id(pod): Placement(pod, reason=f"PodGroup {_loose_group(pod)}: not every member fits at once "
-                                             f"(a gang is placed whole or not at all): {why}") for pod in members}
-    return {id(pod): schedule_one(state, pod, options, cache) for pod in members}
-
-
 def _group_complete(group: tuple[str, str], pending: list[Pod], on_node: set[str]) -> bool:
-    members = [p for p in pending if _loose_group(p) == f"{group[0]}/{group[1]}"]
+    members = [p for p in pending if group_of(p) == f"{group[0]}/{group[1]}"]
     return bool(members) and all(label_of(p) in on_node for p in members)

@@ -1,0 +1,43 @@
+"""The joint placement never places fewer pods than one by one, priority by priority (inputs a fuzzer found)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from drasat.models.loader import load_paths
+from drasat.solver import Features
+from drasat.solver.batch import schedule_batch
+from drasat.solver.batch_passes import placed_by_priority
+from drasat.solver.cluster import Cluster, cluster_from_objects
+from drasat.solver.scheduling import schedule
+
+from .cluster_factory import violations
+
+DATA = Path(__file__).resolve().parent / "data" / "batch"
+
+
+def _cluster(name: str) -> Cluster:
+    return cluster_from_objects([o.obj for o in load_paths([str(DATA / name)]).objects], Features())
+
+
+def _placed(placements) -> dict[str, str]:
+    return {p.label: p.node for p in placements if p.node}
+
+
+def test_a_mix_the_greedy_growth_misses_is_still_reached():
+    """6 cpu: the greedy growth finds (three 2-cpu pods) and (3-cpu, high), not (two 2-cpu pods, high),
+    which one by one reaches: the high-priority pod and two others."""
+    one = schedule(_cluster("fewer.yaml"))
+    result = schedule_batch(_cluster("fewer.yaml"))
+    assert placed_by_priority(result.placements) >= placed_by_priority(one)
+    assert placed_by_priority(result.placements) == [(100, 1), (0, 2)]
+    assert violations(result.placements) == []
+
+
+def test_a_high_priority_gang_one_by_one_places_whole_is_placed():
+    result = schedule_batch(_cluster("gang-priority-lost.yaml"))
+    placed = _placed(result.placements)
+    assert {"default/p0", "default/p3", "default/p4", "default/p5"} <= set(placed)
+    assert len(placed) == len(_placed(schedule(_cluster("gang-priority-lost.yaml")))) == 6
+    assert result.summary.gangs_complete == result.summary.gangs == 1
+    assert violations(result.placements) == []
