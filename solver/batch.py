@@ -15,8 +15,11 @@ pending pods together, in four steps:
    answer fails (it cannot for classes that are exact) gives its pods back.
 
 Pods the master leaves out and loose pods then get the one-by-one scheduler's turn on what
-is left, so the batch never refuses a pod the remaining capacity can take; a loose gang is
-placed one by one on a copy first and kept only when every member fits.
+is left, so the batch never refuses a pod the remaining capacity can take; every gang the
+master did not place (nodes reaching shared pools are outside its model) is placed one by
+one on a copy first and kept only when every member fits. The whole queue is also placed
+one by one beforehand (``batch_passes``): its mixes seed the configurations and its answer
+is kept when it places more pods, priority by priority.
 """
 
 from __future__ import annotations

@@ -41,3 +41,25 @@ def test_a_high_priority_gang_one_by_one_places_whole_is_placed():
     assert len(placed) == len(_placed(schedule(_cluster("gang-priority-lost.yaml")))) == 6
     assert result.summary.gangs_complete == result.summary.gangs == 1
     assert violations(result.placements) == []
+
+
+def test_a_gang_on_a_node_reaching_a_shared_pool_is_tried_one_by_one_and_kept_whole():
+    """The node reaches an allNodes NIC pool, so the joint model leaves it out; the gang is still placed."""
+    result = schedule_batch(_cluster("shared.yaml"))
+    assert _placed(result.placements) == _placed(schedule(_cluster("shared.yaml"))) == {
+        "default/ring-0": "node-a", "default/ring-1": "node-a"}
+    assert result.summary.gangs_complete == 1
+    assert any("shared device pools" in note for note in result.summary.notes)
+    assert violations(result.placements) == []
+
+
+def test_of_two_gangs_that_each_fit_alone_one_is_placed_whole_and_the_other_says_why_not():
+    result = schedule_batch(_cluster("two-gangs-either-fits.yaml"))
+    placed = _placed(result.placements)
+    groups = {p.label: p.pod.spec.scheduling_group.pod_group_name for p in result.placements}
+    complete = {groups[label] for label in placed}
+    assert len(complete) == 1 and result.summary.gangs_complete == 1
+    pending = [p for p in result.placements if p.node is None]
+    assert pending and all(groups[p.label] not in complete and "not every member fits" in p.reason
+                           and "Insufficient cpu" in p.reason for p in pending)
+    assert violations(result.placements) == []
