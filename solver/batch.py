@@ -209,7 +209,7 @@ def _commit(state: ClusterState, assignment: dict[str, list[PodClaims]],
         check = checks[node]
         for pc in assignment[node]:
             shape = claim_shape(state, pc, node)
-            allocations = {c.name: check.allocations[c.name] for c in shape.claims}
+            allocations = {c.name: check.allocation(pc.label, c.name) for c in shape.claims}
             verdict = DraVerdict(node, pc.label, claims=shape.claims, allocations=allocations,
                                  problem=check.problem, score=dra_score(shape.claims, allocations),
                                  mappings=shape.mappings)

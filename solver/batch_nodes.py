@@ -36,6 +36,11 @@ class NodeCheck:
     allocations: dict[str, AllocationResult]
     violations: list[str] = field(default_factory=list)
     carried: bool = False  # renamed from another node of its class, not computed here
+    renamed: dict[tuple[str, str], str] = field(default_factory=dict)  # (pod, claim) -> name allocated under
+
+    def allocation(self, pod: str, claim: str) -> AllocationResult:
+        """The pod's claim's allocation (claims of one name in two namespaces are allocated under new names)."""
+        return self.allocations[self.renamed.get((pod, claim), claim)]
 
 
 @dataclass
@@ -54,7 +59,7 @@ class NodeAllocator:
 
     def check(self, node: str, key: tuple, pods: list[PodClaims]) -> NodeCheck | None:
         """The node's verified joint allocation, or None when the pods do not fit there together."""
-        claims = [c for pc in pods for c in claim_shape(self.state, pc, node).claims]
+        claims, renamed = _distinct_names([(pc.label, c) for pc in pods for c in claim_shape(self.state, pc, node).claims])
         problem = self.state.problem(node, claims)
         labels = [pc.label for pc in pods]
         known = self._solved.get(key)
@@ -63,13 +68,13 @@ class NodeAllocator:
             if carried is not None:
                 violations = verify(problem, carried, evaluator=self.options.evaluator)
                 if not violations:
-                    return NodeCheck(node, labels, problem, carried, carried=True)
+                    return NodeCheck(node, labels, problem, carried, carried=True, renamed=renamed)
         results = self._allocate(problem)
         if results is None:
             return None
         self._solved.setdefault(key, _Solved(node, [c.name for c in claims], results))
         violations = verify(problem, results, evaluator=self.options.evaluator) if claims else []
-        return NodeCheck(node, labels, problem, results, violations)
+        return NodeCheck(node, labels, problem, results, violations, renamed=renamed)
 
     def _allocate(self, problem: Problem) -> dict[str, AllocationResult] | None:
         if not problem.claims:
@@ -80,6 +85,23 @@ class NodeAllocator:
                                  workers=o.workers, evaluator=o.evaluator).results)
         except (Unschedulable, SolveTimeout, AllocationError, EvaluationError):
             return None
+
+
+def _distinct_names(owned: list[tuple[str, ResourceClaim]]) -> tuple[list[ResourceClaim], dict[tuple[str, str], str]]:
+    """The claims, one allocated under a name of its own where another namespace's claim has its name already
+    (results are keyed by name); and which (pod, claim) got which new name, to map the answer back."""
+    seen: set[str] = set()
+    claims: list[ResourceClaim] = []
+    renamed: dict[tuple[str, str], str] = {}
+    for pod, claim in owned:
+        if claim.name in seen:
+            new = f"{claim.name}-{len(claims)}"
+            renamed[(pod, claim.name)] = new
+            claim = claim.model_copy(deep=True)
+            claim.metadata.name = new
+        seen.add(claim.name)
+        claims.append(claim)
+    return claims, renamed
 
 
 def _carry(known: _Solved, node: str, claims: list[ResourceClaim],

@@ -63,3 +63,13 @@ def test_of_two_gangs_that_each_fit_alone_one_is_placed_whole_and_the_other_says
     assert pending and all(groups[p.label] not in complete and "not every member fits" in p.reason
                            and "Insufficient cpu" in p.reason for p in pending)
     assert violations(result.placements) == []
+
+
+def test_claims_of_one_name_in_two_namespaces_are_allocated_together_and_mapped_back():
+    result = schedule_batch(_cluster("samename.yaml"))
+    assert _placed(result.placements) == {"team-a/worker": "node-a", "team-b/worker": "node-a"}
+    devices = {p.label: [(c.namespace, c.name, r.device) for c in p.claims for r in c.status.allocation.devices.results]
+               for p in result.placements}
+    assert sorted(d for _, _, d in devices["team-a/worker"] + devices["team-b/worker"]) == ["gpu-0", "gpu-1"]
+    assert [(ns, name) for ns, name, _ in devices["team-a/worker"]] == [("team-a", "gpu")]
+    assert result.summary.placed_jointly == 2 and violations(result.placements) == []
