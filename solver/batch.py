@@ -33,14 +33,14 @@ from drasat.models.core import Pod
 from .batch_configs import MixFitter, NodeClass, configurations, node_classes
 from .batch_master import MasterAnswer, solve_master
 from .batch_nodes import NodeAllocator, NodeCheck
-from .batch_passes import better, copy_state, group_of, one_by_one, seed
+from .batch_passes import better, copy_state, gang_labels, gangs_whole, group_of, one_by_one, seed
 from .cel import SelectorEvaluator
 from .cluster import Cluster, label_of
 from .node_dra import AllocateOptions, DraVerdict, claim_shape, dra_score
 from .pod_classes import Queue, sort_queue
 from .pods import PodClaims, pending_pods
 from .schedule_state import ClusterState
-from .scheduling import Placement, bound_pod, updated_claims
+from .scheduling import Placement, bound_pod, schedule, updated_claims
 
 PACK = "pack"
 
@@ -91,9 +91,11 @@ def schedule_batch(cluster: Cluster, pods: Sequence[Pod] | None = None, *,
     pending = list(pending_pods(cluster) if pods is None else pods)
     queue = sort_queue(cluster, pending, state.book)
     summary = BatchSummary(pods=len(pending), pod_classes=len(queue.classes), gangs=len(queue.gangs))
-    baseline = one_by_one(copy_state(state), queue, pending, {}, options)
+    baselines = [one_by_one(copy_state(state), queue, pending, {}, options),
+                 schedule(cluster, pending, options=options)]
     classes = _node_classes_with_configurations(state, queue, options, summary)
-    seed(classes, queue, baseline)
+    for baseline in baselines:
+        seed(classes, queue, baseline)
     summary.configurations = sum(len(nc.configurations) for nc in classes)
     answer = solve_master(queue, classes, pack=options.objective == PACK, time_limit=options.time_limit,
                           workers=options.workers)
@@ -102,10 +104,11 @@ def schedule_batch(cluster: Cluster, pods: Sequence[Pod] | None = None, *,
     checks = _allocate_nodes(state, queue, classes, assignment, options, summary)
     placed = _commit(state, assignment, checks)
     placements = one_by_one(state, queue, pending, placed, options)
-    if better(baseline, placements):
-        summary.notes.append("one by one (gangs whole) places more pods by priority than the joint model found: "
-                             "its answer is kept")
-        placements, checks, placed = baseline, {}, {}
+    for baseline in (b for b in baselines if gangs_whole(b, gang_labels(queue))):
+        if better(baseline, placements):
+            summary.notes.append("one by one places more pods by priority than the joint model found: "
+                                 "its answer is kept")
+            placements, checks, placed = baseline, {}, {}
     summary.placed = sum(1 for p in placements if p.node)
     summary.placed_jointly = len(placed)
     on_node = {p.label for p in placements if p.node}

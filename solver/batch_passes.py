@@ -37,7 +37,7 @@ def one_by_one(state: ClusterState, queue: Queue, pending: list[Pod], placed: di
     A pod of a class that already failed here is not tried again: placements only fill nodes, so a spec
     that fitted nowhere still fits nowhere."""
     cache: dict[tuple, Any] = {}
-    gangs = {g.label for g in queue.gangs} | {f"{ns}/{name}" for ns, name in queue.loose_gangs}
+    gangs = gang_labels(queue)
     class_of = {id(pc.pod): cls.index for cls in queue.classes for pc in cls.members}
     failed: dict[int, Placement] = {}
     out: dict[int, Placement] = dict(placed)
@@ -108,6 +108,19 @@ def placed_by_priority(placements: Iterable[Placement]) -> list[tuple[int, int]]
         counts.setdefault(priority_of(p.pod), 0)
         counts[priority_of(p.pod)] += p.node is not None
     return sorted(counts.items(), reverse=True)
+
+
+def gangs_whole(placements: list[Placement], gangs: set[str]) -> bool:
+    """Whether every gang in ``placements`` is placed whole or not at all."""
+    placed: dict[str, set[bool]] = {}
+    for p in placements:
+        if group_of(p.pod) in gangs:
+            placed.setdefault(group_of(p.pod), set()).add(p.node is not None)
+    return all(len(outcomes) == 1 for outcomes in placed.values())
+
+
+def gang_labels(queue: Queue) -> set[str]:
+    return {g.label for g in queue.gangs} | {f"{ns}/{name}" for ns, name in queue.loose_gangs}
 
 
 def better(first: list[Placement], second: list[Placement]) -> bool:

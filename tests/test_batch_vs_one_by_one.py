@@ -73,3 +73,13 @@ def test_claims_of_one_name_in_two_namespaces_are_allocated_together_and_mapped_
     assert sorted(d for _, _, d in devices["team-a/worker"] + devices["team-b/worker"]) == ["gpu-0", "gpu-1"]
     assert [(ns, name) for ns, name, _ in devices["team-a/worker"]] == [("team-a", "gpu")]
     assert result.summary.placed_jointly == 2 and violations(result.placements) == []
+
+
+def test_a_gang_placed_early_does_not_cost_the_big_pod_one_by_one_places():
+    """Trying gang g1 whole at its first member puts it on the 8-cpu node before the 7-cpu pod comes;
+    the scheduler's own order places everything: its mixes seed the master, which then finds it too."""
+    one = schedule(_cluster("gang-first-strands-big-pod.yaml"))
+    result = schedule_batch(_cluster("gang-first-strands-big-pod.yaml"))
+    assert len(_placed(one)) == 8
+    assert placed_by_priority(result.placements) == placed_by_priority(one) == [(100, 1), (0, 7)]
+    assert violations(result.placements) == []
