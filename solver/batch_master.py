@@ -8,7 +8,8 @@ configurations + node classes × pod classes + gangs — whatever the numbers of
 
 Stages, each fixing the optimum of the previous one (lexicographic, as the scheduler's
 queue takes higher priorities first): for each priority, highest first, the pods of that
-priority placed; then gangs earlier in the queue before later ones; then, with ``pack``,
+priority placed; then gangs earlier in the queue before later ones; then pods of classes
+earlier in the queue (ties go where one by one would put them); then, with ``pack``,
 the fewest nodes touched (whole nodes left free); last, pods on node classes whose first node
 comes first by name (within a class, nodes are filled in name order when decoding).
 """
@@ -67,6 +68,8 @@ def solve_master(queue: Queue, node_classes: list[NodeClass], *, pack: bool, tim
         stages.append(sum(placed[c.index] for c in queue.classes if c.priority == priority))
     if gang:  # earlier gangs first: a weight that halves is lexicographic but overflows; ranks suffice
         stages.append(sum((len(gang) - g) * var for g, var in enumerate(gang)))
+    # Ties go to pods earlier in the queue, as one by one would (classes are numbered by their first pod).
+    stages.append(sum((n_classes - c.index) * placed[c.index] for c in queue.classes))
     if pack:
         stages.append(-sum(nodes.values()))
     # Last, reproducible and readable: pods on the node classes that come first (by their first node's name).

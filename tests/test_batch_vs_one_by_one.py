@@ -83,3 +83,9 @@ def test_a_gang_placed_early_does_not_cost_the_big_pod_one_by_one_places():
     assert len(_placed(one)) == 8
     assert placed_by_priority(result.placements) == placed_by_priority(one) == [(100, 1), (0, 7)]
     assert violations(result.placements) == []
+
+
+def test_of_two_pods_only_one_fits_the_earlier_in_the_queue_is_placed():
+    result = schedule_batch(_cluster("tie.yaml"))
+    assert _placed(result.placements) == _placed(schedule(_cluster("tie.yaml"))) == {"default/first": "node-a"}
+    assert violations(result.placements) == []
