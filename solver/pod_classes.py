@@ -3,7 +3,8 @@
 Thousands of pending pods are usually a few dozen shapes (replicas of a handful of jobs).
 Two pods with the same spec (scheduling group aside), the same claims' specs and the same
 priority are interchangeable on every node: the joint model counts them instead of naming
-each one. A PodGroup whose pods are all pending is a gang: all of them or none.
+each one. A PodGroup with the gang policy is a gang: all its pending pods or none (the
+basic policy places each pod on its own).
 
 Pods whose placement depends on other pods' choices or on their own identity — a claim
 already allocated or shared with another pod (or owned by their PodGroup), a pin to node
@@ -130,4 +131,7 @@ def _group_of(pod: Pod, cluster: Cluster) -> ObjectKey | None:
     if ref is None or not ref.pod_group_name:
         return None
     key = (namespace_of(pod), ref.pod_group_name)
-    return key if key in cluster.pod_groups_by_key else None
+    group = cluster.pod_groups_by_key.get(key)
+    if group is None or "gang" not in (group.spec.scheduling_policy or {}):
+        return None  # the basic policy schedules each pod on its own, as one by one does
+    return key

@@ -126,7 +126,8 @@ def test_a_gang_sharing_its_group_claims_is_placed_one_by_one_and_kept_whole():
     one_by_one = schedule(cluster_from_objects(objects, features))
     assert _placed(result.placements) == _placed(one_by_one) == {
         "some-ns/training-group-pod-1": "worker-2", "some-ns/training-group-pod-2": "worker-2"}
-    assert (result.summary.gangs, result.summary.gangs_complete, result.summary.placed_jointly) == (1, 1, 0)
+    # The seed's PodGroup names no gang policy: not a gang, each pod placed on its own (as one by one).
+    assert (result.summary.gangs, result.summary.gangs_complete, result.summary.placed_jointly) == (0, 0, 0)
     assert violations(result.placements) == []
 
 

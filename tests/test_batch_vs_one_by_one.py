@@ -89,3 +89,10 @@ def test_of_two_pods_only_one_fits_the_earlier_in_the_queue_is_placed():
     result = schedule_batch(_cluster("tie.yaml"))
     assert _placed(result.placements) == _placed(schedule(_cluster("tie.yaml"))) == {"default/first": "node-a"}
     assert violations(result.placements) == []
+
+
+def test_a_podgroup_with_the_basic_policy_is_not_a_gang():
+    """3 pods of 1 cpu on a 2-cpu node: one by one places two; so does the batch (no all-or-nothing)."""
+    result = schedule_batch(_cluster("basic.yaml"))
+    assert len(_placed(result.placements)) == len(_placed(schedule(_cluster("basic.yaml")))) == 2
+    assert result.summary.gangs == 0 and violations(result.placements) == []
