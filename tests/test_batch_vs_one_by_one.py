@@ -96,3 +96,14 @@ def test_a_podgroup_with_the_basic_policy_is_not_a_gang():
     result = schedule_batch(_cluster("basic.yaml"))
     assert len(_placed(result.placements)) == len(_placed(schedule(_cluster("basic.yaml")))) == 2
     assert result.summary.gangs == 0 and violations(result.placements) == []
+
+
+def test_a_priority_that_is_not_an_integer_is_refused_naming_file_object_and_field():
+    from click.testing import CliRunner
+
+    from drasat.cli.main import _register, cli
+
+    _register()
+    out = CliRunner().invoke(cli, ["schedule", "--batch", str(DATA / "badprio.yaml")])
+    assert out.exit_code == 2 and not out.stdout
+    assert "badprio.yaml" in out.stderr and "Pod/default/p" in out.stderr and "spec.priority" in out.stderr
