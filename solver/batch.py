@@ -100,6 +100,9 @@ def schedule_batch(cluster: Cluster, pods: Sequence[Pod] | None = None, *,
     answer = solve_master(queue, classes, pack=options.objective == PACK, time_limit=options.time_limit,
                           workers=options.workers)
     summary.master_stages = answer.stages
+    if answer.stopped_early:
+        summary.notes.append(f"{answer.stopped_early} master stages ran out of time before proving their best "
+                             "(raise --timeout for a better answer)")
     assignment = _assign(queue, classes, answer)
     checks = _allocate_nodes(state, queue, classes, assignment, options, summary)
     placed = _commit(state, assignment, checks)
@@ -135,6 +138,9 @@ def _node_classes_with_configurations(state: ClusterState, queue: Queue, options
                        fitter.fits(tuple(int(i == c.index) for i in range(len(demand))))]
         nc.configurations = configurations(fitter, demand, nc.eligible)
         nc.calls = fitter.calls
+        if fitter.undecided:
+            summary.notes.append(f"node {nc.representative}'s class: {fitter.undecided} mixes undecided in time "
+                                 "(counted as not fitting)")
         summary.configurations += len(nc.configurations)
         summary.allocator_calls += fitter.calls
     summary.node_classes = len(classes)

@@ -35,6 +35,7 @@ class MasterAnswer:
     singles: list[int]
     gangs: list[bool]
     stages: int
+    stopped_early: int = 0  # stages whose time ran out before optimality was proven (kept as found)
 
 
 def solve_master(queue: Queue, node_classes: list[NodeClass], *, pack: bool, time_limit: float,
@@ -74,15 +75,17 @@ def solve_master(queue: Queue, node_classes: list[NodeClass], *, pack: bool, tim
         stages.append(-sum(nodes.values()))
     # Last, reproducible and readable: pods on the node classes that come first (by their first node's name).
     stages.append(-sum(c * var for (c, _), var in put.items()))
-    solver = _solve_stages(model, stages, time_limit, workers)
+    solver, early = _solve_stages(model, stages, time_limit, workers)
     return MasterAnswer({key: solver.value(var) for key, var in nodes.items()},
                         {key: solver.value(var) for key, var in put.items()},
-                        [solver.value(v) for v in single], [bool(solver.value(v)) for v in gang], len(stages))
+                        [solver.value(v) for v in single], [bool(solver.value(v)) for v in gang], len(stages), early)
 
 
-def _solve_stages(model: cp_model.CpModel, stages: list, time_limit: float, workers: int) -> cp_model.CpSolver:
-    """Maximise each stage in turn, keeping the optimum of the earlier ones."""
+def _solve_stages(model: cp_model.CpModel, stages: list, time_limit: float,
+                  workers: int) -> tuple[cp_model.CpSolver, int]:
+    """Maximise each stage in turn, keeping the optimum of the earlier ones; also how many stopped early."""
     solver = cp_model.CpSolver()
+    early = 0
     solver.parameters.num_workers = workers
     solver.parameters.random_seed = 0
     solver.parameters.max_time_in_seconds = time_limit
@@ -91,10 +94,11 @@ def _solve_stages(model: cp_model.CpModel, stages: list, time_limit: float, work
         status = solver.solve(model)
         if status not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
             raise SolveTimeout("the joint placement found no answer in time (raise --timeout)")
+        early += status == cp_model.FEASIBLE
         model.add(stage >= round(solver.objective_value))
         model.clear_hints()
         for i in range(len(model.proto.variables)):
             model.add_hint(model.get_int_var_from_proto_index(i), solver.value(model.get_int_var_from_proto_index(i)))
     if not stages:
         solver.solve(model)
-    return solver
+    return solver, early

@@ -107,3 +107,20 @@ def test_a_priority_that_is_not_an_integer_is_refused_naming_file_object_and_fie
     out = CliRunner().invoke(cli, ["schedule", "--batch", str(DATA / "badprio.yaml")])
     assert out.exit_code == 2 and not out.stdout
     assert "badprio.yaml" in out.stderr and "Pod/default/p" in out.stderr and "spec.priority" in out.stderr
+
+
+def test_mixes_the_allocator_cannot_decide_in_time_are_reported(monkeypatch):
+    from drasat.models.errors import SolveTimeout
+    from drasat.solver import batch_configs
+
+    from .scenario_runner import OWN
+
+    def out_of_time(*args, **kwargs):
+        raise SolveTimeout("out of time")
+
+    monkeypatch.setattr(batch_configs, "allocate", out_of_time)
+    cluster = cluster_from_objects([o.obj for o in load_paths([str(OWN / "batch-gang-whole-or-half.yaml")]).objects],
+                                   Features())
+    result = schedule_batch(cluster)
+    assert any("undecided in time" in note for note in result.summary.notes)
+    assert violations(result.placements) == []
