@@ -2,6 +2,8 @@
 
 Run: ``python benchmarks/schedule_bench.py [--nodes 10,100,1000] [--pods 1000] [--fragmented]
 [--processes N | --ray auto|ADDRESS] [--objective pack]``.
+With ``--batch`` (``batch_bench``): the fragmented MIG-like cluster of ``mig_cluster``, one-by-one
+against ``schedule --batch``; ``--plot FILE.png`` draws it (needs the ``plot`` extra, matplotlib).
 Each node has 8 GPUs (the last two partitionable into two halves sharing a
 memory counter) and 2 NICs, one per NUMA node; pods ask for one GPU through a
 template, two GPUs as an extended resource, a GPU and a NIC on the same NUMA node
@@ -140,12 +142,20 @@ def _placements(nodes: int, args: argparse.Namespace) -> tuple[list[Placement], 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--nodes", default="10,100,1000")
-    parser.add_argument("--pods", type=int, default=1000)
+    parser.add_argument("--pods", default="1000", help="pods per size (one number, or one per size with --batch)")
     parser.add_argument("--fragmented", action="store_true", help="a different part of each node in use")
     parser.add_argument("--objective", default="first-fit", choices=["first-fit", "prioritized-list", "pack"])
     parser.add_argument("--processes", type=int, default=1, help="local processes for the per-class allocations")
     parser.add_argument("--ray", metavar="auto|ADDRESS", help="run them on Ray instead")
+    parser.add_argument("--batch", action="store_true", help="one-by-one vs joint placement on fragmented MIG nodes")
+    parser.add_argument("--plot", metavar="FILE.png", help="with --batch: pods placed and time vs cluster size")
     args = parser.parse_args()
+    if args.batch:
+        from batch_bench import run
+
+        run([int(n) for n in args.nodes.split(",")], [int(p) for p in args.pods.split(",")], args.plot)
+        return
+    args.pods = int(args.pods)
     parallel = args.processes > 1 or args.ray
     table = Table(title=f"schedule: {args.pods} pods, one at a time over every node"
                   + (" (fragmented)" if args.fragmented else "")

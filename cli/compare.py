@@ -30,6 +30,7 @@ Examples:
   drasat compare --node gpu-node-1 examples/
   drasat compare --objective prioritized-list -o json cluster.yaml
   drasat compare --context prod --node worker-7 --claims team-a/train
+  drasat compare --schedule -o table cluster/
 """
 
 
@@ -47,11 +48,14 @@ Examples:
               help="Time each side may take; a side that runs out is reported as 'timeout'.")
 @WORKERS
 @CEL_ENGINE
+@click.option("--schedule", "pods_mode", is_flag=True, help="Compare placing the pending Pods one by one (as "
+              "kube-scheduler) with `drasat schedule --batch`: pods placed, gangs complete, devices and counter sets "
+              "touched, whole devices left free, largest free partition per node type, wall time, pods that differ.")
 @click.option("-o", "--output", type=click.Choice(["table", "json", "yaml"]), default="table", show_default=True,
               help="table: side by side for people; json/yaml: the same as data.")
 def compare(files: tuple[str, ...], filenames: tuple[str, ...], kubeconfig: str | None, context: str | None,
             node: str | None, feature_gates: str, claims: str | None, pods: str | None, objective: str,
-            timeout: float, workers: int, cel_engine: str | None, output: str) -> None:
+            timeout: float, workers: int, cel_engine: str | None, pods_mode: bool, output: str) -> None:
     """Compare Kubernetes' greedy allocation with CP-SAT's on the same claims.
 
     The greedy column is drasat's twin of Kubernetes' allocator: depth-first,
@@ -64,16 +68,23 @@ def compare(files: tuple[str, ...], filenames: tuple[str, ...], kubeconfig: str 
     """
     try:
         bundle = read_inputs(files, kubeconfig, context, filenames)
-        data = _compare(bundle, node, feature_gates, claims, pods, objective, timeout, workers, cel_engine)
+        if pods_mode:
+            from .compare_schedule import compare_schedule
+
+            data, table = compare_schedule(bundle, node, claims, pods, feature_gates, objective, timeout, workers,
+                                           cel_engine)
+        else:
+            result = _compare(bundle, node, feature_gates, claims, pods, objective, timeout, workers, cel_engine)
+            data, table = result.to_data(), comparison_table(result)
     except DrasatError as exc:
         click.echo(f"error: {exc}", err=True)
         sys.exit(exc.exit_code)
     if output == "json":
-        click.echo(json.dumps(data.to_data(), indent=2))
+        click.echo(json.dumps(data, indent=2))
     elif output == "yaml":
-        click.echo(yaml.safe_dump(data.to_data(), sort_keys=False), nl=False)
+        click.echo(yaml.safe_dump(data, sort_keys=False), nl=False)
     else:
-        click.echo(comparison_table(data), nl=False)
+        click.echo(table, nl=False)
 
 
 def _compare(bundle: Bundle, node: str | None, feature_gates: str, claims: str | None, pods: str | None,

@@ -15,7 +15,7 @@ from .inputs import in_namespace, input_options, namespace_options, read_inputs
 from .interrupt import stopped_on_interrupt
 from .output import OutputFormat, render_list
 from .progress import Bar
-from .render_schedule import placement_table
+from .render_schedule import batch_summary_line, placement_table
 from .state import state_option, write_state
 
 EPILOG = """\b
@@ -31,6 +31,7 @@ Examples:
       -A -o yaml | drasat schedule -o wide -
   drasat schedule --pods default/trainer-0 cluster/
   drasat schedule --objective pack --processes 2 cluster/
+  drasat schedule --batch -o table cluster/
 """
 
 
@@ -46,11 +47,13 @@ Examples:
                    "resourceclaim.resource.k8s.io/NAME; jsonpath=TEMPLATE: kubectl's JSONPath template over that "
                    "List; table: one line per pod; wide: one line per device.")
 @state_option
+@click.option("--batch", is_flag=True, help="Place every pending pod jointly (CP-SAT over pod and node classes): "
+              "the most pods, higher spec.priority first, a PodGroup whole or not at all; a summary on stderr.")
 @click.option("-v", "--verbose", is_flag=True, help="Per-node reasons for pods left pending, and the time taken.")
 def schedule(files: tuple[str, ...], filenames: tuple[str, ...], kubeconfig: str | None, context: str | None,
              namespace: str | None, all_namespaces: bool, pods: str | None, feature_gates: str, solver: str, objective: str,
              timeout: float, workers: int, cel_engine: str | None, processes: int, ray: str | None, output: str,
-             output_state: str | None, verbose: bool) -> None:
+             output_state: str | None, batch: bool, verbose: bool) -> None:
     """Choose a node for each pending Pod and allocate its claims there.
 
     For each pod, in order: every Node is filtered as kube-scheduler's default
@@ -75,7 +78,7 @@ def schedule(files: tuple[str, ...], filenames: tuple[str, ...], kubeconfig: str
         bundle = read_inputs(files, kubeconfig, context, filenames, output=output)
         pods = in_namespace(pods, namespace, all_namespaces)
         text, pending, placed = _schedule(bundle, namespace, pods, feature_gates, solver, objective, timeout, workers,
-                                          cel_engine, (processes, ray), output, verbose)
+                                          cel_engine, (processes, ray), output, verbose, batch)
         if output_state:
             write_state(output_state, bundle, placed)
     except DrasatError as exc:
@@ -88,7 +91,7 @@ def schedule(files: tuple[str, ...], filenames: tuple[str, ...], kubeconfig: str
 
 
 def _schedule(bundle, namespace, pods, feature_gates, solver, objective, timeout, workers, cel_engine, parallel, output,
-              verbose) -> tuple[str, int, list[dict[str, Any]]]:
+              verbose, batch=False) -> tuple[str, int, list[dict[str, Any]]]:
     from drasat.solver import Features
     from drasat.solver.cel import SelectorEvaluator
     from drasat.solver.cluster import cluster_from_objects, key_of
@@ -110,8 +113,16 @@ def _schedule(bundle, namespace, pods, feature_gates, solver, objective, timeout
         chosen = None
     refuse_unstorable_pods(cluster, pending_pods(cluster) if chosen is None else chosen, bundle.location_of)
     started = time.monotonic()
-    with executor(*parallel) as ex, stopped_on_interrupt(ex.terminate), Bar("scheduling pods", output=output) as bar:
-        placements = place(cluster, chosen, options=options, executor=ex, progress=bar.update)
+    if batch:
+        from drasat.solver.batch import schedule_batch
+
+        result = schedule_batch(cluster, chosen, options=options)
+        placements = result.placements
+        click.echo(batch_summary_line(result.summary), err=True)
+    else:
+        with executor(*parallel) as ex, stopped_on_interrupt(ex.terminate), \
+                Bar("scheduling pods", output=output) as bar:
+            placements = place(cluster, chosen, options=options, executor=ex, progress=bar.update)
     if not placements:
         click.echo("notice: no pending pods in the input (pods without spec.nodeName)", err=True)
     for p in placements:

@@ -16,7 +16,7 @@ caught; typos in the typed ones are.
 
 from __future__ import annotations
 
-from pydantic import ConfigDict, Field
+from pydantic import ConfigDict, Field, model_validator
 
 from .meta import ApiModel, Condition, JsonObject, NodeSelector, NodeSelectorTerm, Timestamp, TypedObject
 from .quantity import Quantity
@@ -184,6 +184,14 @@ class PodSpec(ApiModel):
     """Where a pod may run and what it asks for; every other pod field is kept untyped."""
 
     model_config = _OPEN
+
+    @model_validator(mode="after")
+    def _integer_priority(self) -> "PodSpec":
+        """``priority`` is an int32 the API server refuses otherwise; read as 0 it would silently reorder."""
+        value = (self.model_extra or {}).get("priority")
+        if value is not None and (isinstance(value, bool) or not isinstance(value, int)):
+            raise ValueError(f"spec.priority must be an integer, not {value!r}")
+        return self
 
     node_name: str | None = None
     node_selector: dict[str, str] = Field(default_factory=dict)

@@ -256,14 +256,14 @@ def _commit(state: ClusterState, pc: PodClaims, node: str, verdict: DraVerdict,
         verdict = dra_verdict(state, pc, node, options)
         if verdict.reasons:
             return None
-    claims = _updated_claims(pc, verdict)
-    pod = _bound_pod(pc, node, verdict, claims)
+    claims = updated_claims(pc, verdict)
+    pod = bound_pod(pc, node, verdict, claims)
     state.record(claims)
     state.bind(pod, node)
     return Placement(pod, node, claims, problem=verdict.problem, allocations=verdict.allocations, exact=verdict.exact)
 
 
-def _updated_claims(pc: PodClaims, verdict: DraVerdict) -> list[ResourceClaim]:
+def updated_claims(pc: PodClaims, verdict: DraVerdict) -> list[ResourceClaim]:
     """Every claim of the pod with its allocation and the pod (or its group) in ``reservedFor``."""
     out = []
     consumers = [(u.claim, u.consumer) for u in pc.uses]
@@ -280,7 +280,8 @@ def _updated_claims(pc: PodClaims, verdict: DraVerdict) -> list[ResourceClaim]:
     return out
 
 
-def _bound_pod(pc: PodClaims, node: str, verdict: DraVerdict, claims: list[ResourceClaim]) -> Pod:
+def bound_pod(pc: PodClaims, node: str, verdict: DraVerdict, claims: list[ResourceClaim]) -> Pod:
+    """The pod as the API server would store it once bound to ``node``, with its generated claims named."""
     pod = pc.pod.model_copy(deep=True)
     pod.spec.node_name = node
     status = pod.status or PodStatus()

@@ -57,6 +57,8 @@ def cli_args(path: Path, doc: dict[str, Any], solver: str) -> list[str]:
         args += ["--feature-gates", ",".join(f"{k}={str(v).lower()}" for k, v in gates.items())]
     if spec.get("claims") is not None:
         args += ["--claims", ",".join(spec["claims"])]
+    if spec.get("batch"):  # drasat's own field: schedule --batch (joint placement)
+        args.append("--batch")
     if spec.get("objective"):  # drasat's own field (default first-fit, the only one the greedy solver knows)
         args += ["--objective", spec["objective"]]
     return args + [str(path)]

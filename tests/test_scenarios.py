@@ -17,6 +17,7 @@ from drasat.solver import Features
 from drasat.solver.cluster import cluster_from_objects
 from drasat.solver.pods import select_pods
 from drasat.solver.node_dra import AllocateOptions
+from drasat.solver.batch import schedule_batch
 from drasat.solver.scheduling import schedule
 from drasat.solver.problem import problem_from_objects
 from drasat.solver.verify import verify
@@ -50,7 +51,9 @@ def _verified_placements(objects, spec, outcome) -> list[str]:
     """The same schedule through the library: every allocation verified, and the same nodes as the CLI chose."""
     cluster = cluster_from_objects(objects, Features.from_mapping(spec.get("featureGates") or {}))
     chosen = select_pods(cluster, spec["pods"]) if spec.get("pods") is not None else None
-    placements = schedule(cluster, chosen, options=AllocateOptions(objective=spec.get("objective", "first-fit")))
+    options = AllocateOptions(objective=spec.get("objective", "first-fit"))
+    placements = (schedule_batch(cluster, chosen, options=options).placements if spec.get("batch")
+                  else schedule(cluster, chosen, options=options))
     items = json.loads(outcome.stdout)["items"] if outcome.stdout else []
     cli_nodes = {i["metadata"]["name"]: i["spec"]["nodeName"] for i in items if i["kind"] == "Pod"}
     library_nodes = {p.pod.name: p.node for p in placements if p.node}

@@ -1,0 +1,134 @@
+"""The joint placement's one-by-one passes: what the master leaves, and the answer it must never lose to.
+
+The master chooses among the mixes it was shown; mixes grown greedily can miss one that
+one-by-one placement reaches (a 6-cpu node: three 2-cpu pods, or a 3-cpu and a 2-cpu pod,
+but not two 2-cpu pods and the high-priority one). So the batch also places the queue one by
+one, gangs whole (``one_by_one``): the mixes that answer leaves on each node seed the
+configurations (the master can always reproduce it, and improves on it), and the final
+answer is whichever of the two places more pods, priority by priority (``better``).
+"""
+
+from __future__ import annotations
+
+import copy
+from typing import Any, Iterable
+
+from drasat.models.core import Pod
+
+from .batch_configs import Mix, NodeClass
+from .cluster import label_of, namespace_of
+from .node_dra import AllocateOptions
+from .pod_classes import Queue, priority_of
+from .schedule_state import ClusterState
+from .scheduling import Placement, schedule_one
+
+
+def copy_state(state: ClusterState) -> ClusterState:
+    """A copy to try placements on (the cluster and the published slices are shared, never written)."""
+    static = {id(state.cluster): state.cluster, **{id(n.slices): n.slices for n in state.nodes.values()}}
+    return copy.deepcopy(state, static)
+
+
+def one_by_one(state: ClusterState, queue: Queue, pending: list[Pod], placed: dict[int, Placement],
+               options: AllocateOptions) -> list[Placement]:
+    """Every pod's placement in queue order: those in ``placed``, then one by one for the others, each
+    gang tried on a copy first and kept only when every member fits.
+
+    A pod of a class that already failed here is not tried again: placements only fill nodes, so a spec
+    that fitted nowhere still fits nowhere."""
+    cache: dict[tuple, Any] = {}
+    gangs = gang_labels(queue)
+    class_of = {id(pc.pod): cls.index for cls in queue.classes for pc in cls.members}
+    failed: dict[int, Placement] = {}
+    out: dict[int, Placement] = dict(placed)
+    for pod in pending:
+        if id(pod) in out:
+            continue
+        group = group_of(pod)
+        if group in gangs:
+            members = [p for p in pending if group_of(p) == group and id(p) not in out]
+            out.update(_gang(state, group, members, options, cache))
+            continue
+        same = failed.get(class_of.get(id(pod), -1))
+        if same is not None:
+            out[id(pod)] = Placement(pod, reason=same.reason, node_reasons=same.node_reasons)
+            continue
+        out[id(pod)] = schedule_one(state, pod, options, cache)
+        if out[id(pod)].node is None and id(pod) in class_of:
+            failed[class_of[id(pod)]] = out[id(pod)]
+    return [out[id(pod)] for pod in pending]
+
+
+def group_of(pod: Pod) -> str:
+    """``namespace/name`` of the pod's PodGroup ("" without one)."""
+    ref = pod.spec.scheduling_group
+    return f"{namespace_of(pod)}/{ref.pod_group_name}" if ref is not None and ref.pod_group_name else ""
+
+
+def _gang(state: ClusterState, group: str, members: list[Pod], options: AllocateOptions,
+          cache: dict[tuple, Any]) -> dict[int, Placement]:
+    """A gang placed one by one on a copy of the state; kept (placed again for real) only if whole."""
+    trial = copy_state(state)
+    tried = [schedule_one(trial, pod, options, {}) for pod in members]
+    if any(p.node is None for p in tried):
+        why = next(p.reason for p in tried if p.node is None)
+        return {id(pod): Placement(pod, reason=f"PodGroup {group}: not every member fits at once "
+                                             f"(a gang is placed whole or not at all): {why}") for pod in members}
+    return {id(pod): schedule_one(state, pod, options, cache) for pod in members}
+
+
+def seed(classes: list[NodeClass], queue: Queue, placements: list[Placement]) -> int:
+    """Add to each node class the mixes ``placements`` put on its nodes (proven to fit: one-by-one placed
+    them); returns how many were new."""
+    class_of = {pc.label: queue.class_of[id(pc)] for cls in queue.classes for pc in cls.members}
+    class_of_node = {node: nc for nc in classes for node in nc.nodes}
+    mixes: dict[str, list[int]] = {}
+    for p in placements:
+        if p.node in class_of_node and p.label in class_of:
+            mixes.setdefault(p.node, [0] * len(queue.classes))[class_of[p.label]] += 1
+    added = 0
+    for node in sorted(mixes):
+        nc, mix = class_of_node[node], tuple(mixes[node])
+        if not any(_within(mix, known) for known in nc.configurations):
+            nc.configurations = [m for m in nc.configurations if not _within(m, mix)] + [mix]
+            added += 1
+        nc.eligible = sorted(set(nc.eligible) | {i for i, count in enumerate(mix) if count})
+    return added
+
+
+def _within(small: Mix, large: Mix) -> bool:
+    return all(a <= b for a, b in zip(small, large))
+
+
+def placed_by_priority(placements: Iterable[Placement]) -> list[tuple[int, int]]:
+    """(priority, pods placed) from the highest priority down: compared as lists, the lexicographic order
+    the scheduler's queue serves (more pods of the highest priority first, then the next)."""
+    counts: dict[int, int] = {}
+    for p in placements:
+        counts.setdefault(priority_of(p.pod), 0)
+        counts[priority_of(p.pod)] += p.node is not None
+    return sorted(counts.items(), reverse=True)
+
+
+def gangs_whole(placements: list[Placement], gangs: set[str]) -> bool:
+    """Whether every gang in ``placements`` is placed whole or not at all."""
+    placed: dict[str, set[bool]] = {}
+    for p in placements:
+        if group_of(p.pod) in gangs:
+            placed.setdefault(group_of(p.pod), set()).add(p.node is not None)
+    return all(len(outcomes) == 1 for outcomes in placed.values())
+
+
+def gang_labels(queue: Queue) -> set[str]:
+    """Every gang of the queue, joint or loose, by its label."""
+    return {g.label for g in queue.gangs} | {f"{ns}/{name}" for ns, name in queue.loose_gangs}
+
+
+def better(first: list[Placement], second: list[Placement]) -> bool:
+    """Whether ``first`` places more pods than ``second``, priority by priority (the highest decides)."""
+    return [n for _, n in placed_by_priority(first)] > [n for _, n in placed_by_priority(second)]
+
+
+def labels(placements: Iterable[Placement]) -> set[str]:
+    """The pods these placements put on a node."""
+    return {label_of(p.pod) for p in placements if p.node}

@@ -1,0 +1,172 @@
+"""Joint placement (``schedule --batch``): the showcase scenarios against one-by-one, every node verified."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from drasat.models.loader import load_paths
+from drasat.solver import Features
+from drasat.solver.batch import BatchResult, schedule_batch
+from drasat.solver.cluster import Cluster, cluster_from_objects
+from drasat.solver.scheduling import schedule
+from drasat.solver.verify import verify
+
+from .cluster_factory import violations
+from .scenario_runner import OWN
+
+
+def _cluster(name: str) -> Cluster:
+    return cluster_from_objects([o.obj for o in load_paths([str(OWN / name)]).objects], Features())
+
+
+def _verified(result: BatchResult) -> list[str]:
+    """The verifier, run again on every node's joint allocation (not trusting the batch's own check)."""
+    return [f"{c.node}: {v}" for c in result.nodes for v in verify(c.problem, c.allocations)]
+
+
+def _placed(placements) -> dict[str, str]:
+    return {p.label: p.node for p in placements if p.node}
+
+
+def test_gang_of_two_halves_fails_one_by_one_and_fits_jointly():
+    """kubernetes#138765: first fit gives the first pod the whole GPU; jointly each pod gets a half."""
+    one_by_one = _placed(schedule(_cluster("batch-gang-whole-or-half.yaml")))
+    result = schedule_batch(_cluster("batch-gang-whole-or-half.yaml"))
+    assert one_by_one == {"default/trainer-0": "gpu-node"}
+    assert _placed(result.placements) == {"default/trainer-0": "gpu-node", "default/trainer-1": "gpu-node"}
+    devices = sorted(r.device for p in result.placements for c in p.claims
+                     for r in c.status.allocation.devices.results)
+    assert devices == ["gpu-0-half-0", "gpu-0-half-1"]
+    assert result.summary.gangs_complete == 1 and len(result.nodes) == 1
+    assert _verified(result) == []
+
+
+def test_a_gang_that_does_not_fit_whole_is_not_placed_at_all():
+    one_by_one = _placed(schedule(_cluster("batch-gang-not-partly-placed.yaml")))
+    result = schedule_batch(_cluster("batch-gang-not-partly-placed.yaml"))
+    assert set(one_by_one) == {"default/ring-0", "default/ring-1"}  # a partial gang, holding the GPU
+    assert _placed(result.placements) == {"default/solo": "gpu-node"}
+    assert all("PodGroup default/ring" in p.reason for p in result.placements if p.node is None)
+    assert result.summary.gangs == 1 and result.summary.gangs_complete == 0
+    assert _verified(result) == []
+
+
+def test_higher_priority_is_served_first_even_for_fewer_pods():
+    one_by_one = _placed(schedule(_cluster("batch-priority-first.yaml")))
+    result = schedule_batch(_cluster("batch-priority-first.yaml"))
+    assert set(one_by_one) == {"default/small-0", "default/small-1"}
+    assert _placed(result.placements) == {"default/important": "gpu-node"}
+    assert _verified(result) == []
+
+
+@pytest.mark.parametrize("name", sorted(p.name for p in Path(OWN).glob("batch-*.yaml")))
+def test_the_same_input_gives_the_same_answer(name):
+    first, second = schedule_batch(_cluster(name)), schedule_batch(_cluster(name))
+    devices = [[(c.name, c.status.allocation.devices.to_api() if c.status and c.status.allocation else None)
+                for c in p.claims] for p in first.placements]
+    assert devices == [[(c.name, c.status.allocation.devices.to_api() if c.status and c.status.allocation else None)
+                        for c in p.claims] for p in second.placements]
+    assert _placed(first.placements) == _placed(second.placements)
+
+
+def test_compare_schedules_reports_both_sides_and_the_pods_that_differ():
+    from drasat.solver.schedule_comparison import compare_schedules
+
+    result = compare_schedules(_cluster("batch-gang-whole-or-half.yaml"))
+    one, batch = result.one_by_one, result.batch
+    assert (one.placed, batch.placed, one.gangs_complete, batch.gangs_complete) == (1, 2, 0, 1)
+    assert (one.usage.devices_touched, batch.usage.devices_touched) == (1, 2)
+    assert one.usage.counter_sets_touched == batch.usage.counter_sets_touched == 1
+    assert result.differences == ["default/trainer-1: one-by-one pending, batch gpu-node"]
+    assert result.to_data()["batch"]["gangsComplete"] == 1
+
+
+def test_whole_devices_and_largest_free_partition_follow_the_counters():
+    """Before any placement the GPU is whole and its largest free partition is all of it; one half taken
+    leaves the other half."""
+    from drasat.solver.device_usage import usage
+
+    cluster = _cluster("batch-gang-whole-or-half.yaml")
+    before = usage(cluster, [])
+    assert before.whole_devices_free == 1 and before.devices_touched == 0
+    (largest,) = before.largest_free.values()
+    assert (largest.size, largest.nodes, largest.of_nodes) == (1, 1, 1)
+    half = next(p for p in schedule_batch(cluster).placements if p.label == "default/trainer-0")
+    after = usage(cluster, half.claims)
+    (largest,) = after.largest_free.values()
+    assert after.whole_devices_free == 0 and str(largest.size) == "1/2"
+
+
+def test_compare_schedule_cli_prints_data_and_refuses_node(tmp_path):
+    import json
+
+    from click.testing import CliRunner
+
+    from drasat.cli.main import _register, cli
+
+    _register()
+    path = str(OWN / "batch-gang-whole-or-half.yaml")
+    out = CliRunner().invoke(cli, ["compare", "--schedule", "-o", "json", path])
+    assert out.exit_code == 0, out.stderr
+    assert json.loads(out.stdout)["batch"]["placed"] == 2
+    table = CliRunner().invoke(cli, ["compare", "--schedule", path])
+    assert "default/trainer-1: one-by-one pending, batch gpu-node" in table.stdout
+    refused = CliRunner().invoke(cli, ["compare", "--schedule", "--node", "gpu-node", path])
+    assert refused.exit_code == 2 and not refused.stdout and "--schedule" in refused.stderr
+
+
+def test_a_gang_sharing_its_group_claims_is_placed_one_by_one_and_kept_whole():
+    """PodGroup claims are shared by the members: the joint model cannot count such pods, so the gang is
+    placed one by one (on a copy first) and kept because every member fits — as the scheduler would."""
+    objects = [o.obj for o in load_paths([str(OWN / "podgroup-claims-seed.yaml")]).objects]
+    features = Features.from_mapping({"DRAWorkloadResourceClaims": True})
+    result = schedule_batch(cluster_from_objects(objects, features))
+    one_by_one = schedule(cluster_from_objects(objects, features))
+    assert _placed(result.placements) == _placed(one_by_one) == {
+        "some-ns/training-group-pod-1": "worker-2", "some-ns/training-group-pod-2": "worker-2"}
+    # The seed's PodGroup names no gang policy: not a gang, each pod placed on its own (as one by one).
+    assert (result.summary.gangs, result.summary.gangs_complete, result.summary.placed_jointly) == (0, 0, 0)
+    assert violations(result.placements) == []
+
+
+def _copies_of_the_gpu_node(count: int, pods: int) -> Cluster:
+    """The #138765 node ``count`` times (own pool each) and ``pods`` whole-or-half pods without a group."""
+    objects = [o.obj for o in load_paths([str(OWN / "batch-gang-whole-or-half.yaml")]).objects]
+    nodes = [o for o in objects if o.kind == "Node"]
+    slices = [o for o in objects if o.kind == "ResourceSlice"]
+    pod = next(o for o in objects if o.kind == "Pod")
+    rest = [o for o in objects if o.kind not in ("Node", "ResourceSlice", "Pod", "PodGroup")]
+    out = list(rest)
+    for n in range(count):
+        name = f"gpu-node-{n}"
+        node = nodes[0].model_copy(deep=True)
+        node.metadata.name = name
+        out.append(node)
+        for s in slices:
+            copy = s.model_copy(deep=True)
+            copy.metadata.name = f"{name}-{s.metadata.name}"
+            copy.spec.node_name = copy.spec.pool.name = name
+            out.append(copy)
+    for i in range(pods):
+        copy = pod.model_copy(deep=True)
+        copy.metadata.name = f"worker-{i}"
+        copy.spec.scheduling_group = None
+        out.append(copy)
+    return cluster_from_objects(out, Features())
+
+
+def test_nodes_of_one_class_share_one_answer_renamed_and_each_is_verified():
+    """Three identical nodes, six pods: two halves on each node. The allocator runs on one node; the others
+    get its answer with their own pool and node names, and the verifier passes each on its own node."""
+    result = schedule_batch(_copies_of_the_gpu_node(3, 6))
+    assert result.summary.node_classes == 1 and result.summary.placed == 6
+    assert result.summary.nodes_carried == 2
+    pools = {p.node: {r.pool for c in p.claims for r in c.status.allocation.devices.results}
+             for p in result.placements}
+    assert pools == {f"gpu-node-{n}": {f"gpu-node-{n}"} for n in range(3)}
+    selectors = {p.node: [c.status.allocation.node_selector.node_selector_terms[0].match_fields[0].values
+                          for c in p.claims] for p in result.placements}
+    assert all(values == [[node]] for node, values in selectors.items())
+    assert _verified(result) == [] and violations(result.placements) == []
