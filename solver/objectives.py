@@ -23,7 +23,8 @@ from ortools.sat.python import cp_model
 from drasat.models.errors import InternalError, SolveTimeout
 
 from .model import AllocationModel
-from .plan import Alternative, ClaimPlan, Pick
+from .first_fit import decode_first_fit
+from .plan import Alternative, ClaimPlan, Pick, RequestPlan
 from .problem import PRIORITIZED
 from .hint import first_fit_fill
 
@@ -41,20 +42,21 @@ class _Stages:
         # is then answered from ``values`` instead of by another solve.
         self.frozen = False
 
-    def solve(self, assume: cp_model.IntVar | None = None) -> bool:
+    def solve(self, *assume: cp_model.IntVar, hint: dict[int, int] | None = None) -> bool:
+        """Whether the model has a solution under the assumptions ``assume``; if so, it becomes ``values``.
+        The hint is ``hint`` when given, else the last solution."""
         if self.frozen:
             raise SolveTimeout("the CP-SAT solver ran out of time (raise --timeout)")
         remaining = self.deadline - time.monotonic()
         if remaining <= 0:
             raise SolveTimeout("the CP-SAT solver ran out of time (raise --timeout)")
         model = self.model
-        model.clear_hints()
-        for var in self.tracked:
-            if var.index in self.values:
-                model.add_hint(var, self.values[var.index])
+        model.proto.clear_solution_hint()  # the last solution as the hint, in bulk (not one call per variable)
+        hint = self.values if hint is None else hint
+        model.proto.solution_hint.vars.extend(hint.keys())
+        model.proto.solution_hint.values.extend(hint.values())
         model.clear_assumptions()
-        if assume is not None:
-            model.add_assumptions([assume])
+        model.add_assumptions(assume)
         solver = cp_model.CpSolver()
         solver.parameters.max_time_in_seconds = remaining
         solver.parameters.num_workers = self.workers
@@ -72,7 +74,8 @@ class _Stages:
     def _read(self, solver: cp_model.CpSolver, status: cp_model.CpSolverStatus) -> bool:
         """CP-SAT's status in drasat's terms: an answer, none, out of time, or a bug of ours."""
         if status in (cp_model.OPTIMAL, cp_model.FEASIBLE):
-            self.values = {var.index: solver.value(var) for var in self.tracked}
+            solution = list(solver.response_proto.solution)
+            self.values = {var.index: solution[var.index] for var in self.tracked}
             return True
         if status == cp_model.INFEASIBLE:
             return False
@@ -98,6 +101,14 @@ class _Stages:
                 return False
         self.model.add(var >= bound)
         return True
+
+    def possible(self, terms: Sequence[cp_model.IntVar], bound: int) -> bool:
+        """Whether some complete allocation has ``sum(terms) >= bound`` (nothing is fixed either way)."""
+        if self.frozen or sum(self.value(var) for var in terms) >= bound:
+            return sum(self.value(var) for var in terms) >= bound
+        trial = self.model.new_bool_var(f"try[sum>={bound}]")
+        self.model.add(sum(terms) >= bound).only_enforce_if(trial)
+        return self.solve(trial)
 
     def minimize_rank(self) -> None:
         pairs = [(v.alt.rank, v.use) for v in self.m.vars.values()]
@@ -153,7 +164,8 @@ def solve_staged(m: AllocationModel, objective: str, deadline: float, workers: i
     try:
         if objective == PRIORITIZED:
             stages.minimize_rank()
-        return result(_decode(m, stages))
+            return result(_decode(m, stages))
+        return result(decode_first_fit(m, stages, _Decoder(m, stages)))
     except SolveTimeout:
         stages.frozen = True
         return result(_decode(m, stages), exact=False)
@@ -181,14 +193,27 @@ class _Decoder:
     def __init__(self, m: AllocationModel, stages: _Stages) -> None:
         self.m, self.stages, self.model = m, stages, stages.model
         self.used: set[int] = set()
+        self.held: dict[int, set[int]] = {}  # claim -> the devices it holds
 
     def claim(self, plan: ClaimPlan) -> list[Pick]:
-        held: set[int] = set()
-        picks: list[Pick] = []
-        for req in plan.requests:
-            alt = self._alternative(req.alternatives)
-            picks.extend(self._devices(alt, held))
-        return picks
+        return [pick for req in plan.requests for pick in self.request(plan, req)]
+
+    def request(self, plan: ClaimPlan, req: RequestPlan) -> list[Pick]:
+        """One request's alternative and devices, each the first that still allows a complete allocation."""
+        alt = self._alternative(req.alternatives)
+        return self._devices(alt, self.held.setdefault(plan.index, set()))
+
+    def accept(self, plan: ClaimPlan, req: RequestPlan, alt: Alternative, picks: Sequence[Pick]) -> None:
+        """Take picks known to be first-fit's own (the caller proved them so) as if decoded here. Only the
+        chosen alternative and the classes it takes are fixed: the request's own constraints (one
+        alternative, its count) fix the rest."""
+        self.model.add(self.m.use(alt) == 1)
+        takes = self.m.takes(alt)
+        for k, count in Counter(self.m.class_of[p.device] for p in picks).items():
+            self.model.add(takes[k] == count)
+        held = self.held.setdefault(plan.index, set())
+        for pick in picks:
+            self._take(alt, pick.device, held)
 
     def _alternative(self, alternatives: Sequence[Alternative]) -> Alternative:
         for alt in alternatives[:-1]:
@@ -203,21 +228,47 @@ class _Decoder:
         takes, picks = self.m.takes(alt), list[Pick]()
         taken: Counter[int] = Counter()
         closed: set[int] = set()
-        for device in alt.candidates:
-            if len(picks) == alt.count:
-                break
+        order = list(alt.candidates)
+        at = 0
+        while at < len(order) and len(picks) < alt.count:
+            device = order[at]
             k = self.m.class_of[device]
             if k in closed or not self._free(alt, device, held):
+                at += 1
                 continue
+            if alt.mode != "All" and not self._shown(takes, taken, k):
+                self._close_before(order, at, alt, held, takes, taken, closed)
+                continue  # either this device is shown possible now, or its class is closed
             if alt.mode == "All" or self.stages.at_least(takes[k], taken[k] + 1):
                 taken[k] += 1
                 picks.append(self._take(alt, device, held))
-            else:
-                self.model.add(takes[k] <= taken[k])
-                closed.add(k)
+            at += 1
         for k, var in takes.items():
             self.model.add(var == taken[k])
         return picks
+
+    def _shown(self, takes: dict[int, cp_model.IntVar], taken: Counter[int], k: int) -> bool:
+        return self.stages.value(takes[k]) > taken[k]
+
+    def _close_before(self, order: list[int], at: int, alt: Alternative, held: set[int],
+                      takes: dict[int, cp_model.IntVar], taken: Counter[int], closed: set[int]) -> None:
+        """The next device is not shown possible by the last solution: ask for the first half of the
+        open classes up to the first one it shows (or to the end) at once. A "no" closes them all in
+        one solve; a "yes" brings a solution that shows one of them. Each pick takes a logarithmic number
+        of solves, not one per class passed over."""
+        window: list[int] = []
+        for device in order[at:]:
+            k = self.m.class_of[device]
+            if k in closed or k in window or not self._free(alt, device, held):
+                continue
+            if self._shown(takes, taken, k):
+                break
+            window.append(k)
+        half = window[:max(1, len(window) // 2)]
+        if not self.stages.possible([takes[k] for k in half], sum(taken[k] for k in half) + 1):
+            for k in half:
+                self.model.add(takes[k] <= taken[k])
+                closed.add(k)
 
     def _free(self, alt: Alternative, device: int, held: set[int]) -> bool:
         if self.m.inv.devices[device].shared:
