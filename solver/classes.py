@@ -10,9 +10,11 @@ the device a class of its own.
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass, field
-from typing import Hashable, Sequence
+from typing import Hashable, Iterable, Sequence
 
+from .plan import Alternative, AltId
 from .rules.base import Rule, RuleContext
 from .rules.registry import RULES
 
@@ -76,3 +78,16 @@ def _grouped(ctx: RuleContext, members: dict[int, list[tuple[int, tuple]]], sing
         group.devices.append(device)
         class_of[device] = group.index
     return groups, class_of
+
+
+def class_counts(alts: Iterable[Alternative], class_of: dict[int, int]) -> dict[AltId, dict[int, int]]:
+    """How many candidates of each class every alternative has (alternatives with the same candidates
+    share one count: the work is per distinct candidate list, not per claim)."""
+    known: dict[tuple[int, ...], dict[int, int]] = {}
+    counts: dict[AltId, dict[int, int]] = {}
+    for alt in alts:
+        found = known.get(alt.candidates)
+        if found is None:
+            found = known[alt.candidates] = dict(Counter(class_of[device] for device in alt.candidates))
+        counts[alt.id] = found
+    return counts

@@ -10,14 +10,17 @@ variable has a readable name so that a model dump reads like the input.
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass
 from typing import Sequence
 
 from ortools.sat.python import cp_model
 
-from .classes import DeviceClassGroup, equivalence_classes
+from drasat.models.errors import SolveTimeout
+
+from .classes import DeviceClassGroup, class_counts, equivalence_classes
 from .inventory import Inventory
-from .plan import MAX_RESULTS, Alternative, AltId, AltVars, ClaimPlan
+from .plan import MAX_RESULTS, Alternative, AltId, AltVars, ClaimPlan, alternatives as plan_alternatives
 from .rules.base import Assumption, Encoding, Rule, RuleContext
 from .rules.registry import RULES
 
@@ -49,20 +52,37 @@ class AllocationModel:
         return [a.literal for a in self.assumptions]
 
 
+Classes = tuple[list[DeviceClassGroup], dict[int, int]]
+
+
 def build_model(inv: Inventory, plans: Sequence[ClaimPlan], rules: Sequence[Rule] = RULES,
-                ctx: RuleContext | None = None) -> AllocationModel:
-    """Compile the planned claims into CP-SAT, in a fixed order: variables, then each rule."""
+                ctx: RuleContext | None = None, *, classes: Classes | None = None,
+                deadline: float | None = None) -> AllocationModel:
+    """Compile the planned claims into CP-SAT, in a fixed order: variables, then each rule.
+
+    ``classes`` are :func:`equivalence_classes` when the caller has them already. ``deadline`` (a
+    ``time.monotonic()`` value) is checked between claims and between rules: on a wide input building
+    takes seconds, and the time limit covers it."""
     ctx = ctx or RuleContext(inv, list(plans))
-    groups, class_of = equivalence_classes(ctx, rules)
+    groups, class_of = classes or equivalence_classes(ctx, rules)
     enc = Encoding(cp_model.CpModel(), ctx, groups, class_of)
+    counts = class_counts(plan_alternatives(ctx.plans), class_of)
     for plan in ctx.plans:
-        _requests(enc, plan)
+        if plan.index % 32 == 0:
+            _check_time(deadline)
+        _requests(enc, plan, counts)
     for rule in rules:
+        _check_time(deadline)
         rule.encode(enc)
     return AllocationModel(enc.model, inv, ctx.plans, groups, class_of, enc.vars, enc.assumptions)
 
 
-def _requests(enc: Encoding, plan: ClaimPlan) -> None:
+def _check_time(deadline: float | None) -> None:
+    if deadline is not None and time.monotonic() > deadline:
+        raise SolveTimeout("the time limit was reached while building the CP-SAT model (raise --timeout)")
+
+
+def _requests(enc: Encoding, plan: ClaimPlan, counts: dict[AltId, dict[int, int]]) -> None:
     """Each request takes exactly one alternative, with its count of devices; the claim at most 32."""
     model = enc.model
     sizes = []
@@ -72,7 +92,7 @@ def _requests(enc: Encoding, plan: ClaimPlan) -> None:
             use = model.new_bool_var(f"use[{plan.label}/{alt.result_name}]")
             uses.append(use)
             sizes.append(alt.count * use)
-            takes, tops = _takes(enc, plan, alt, use)
+            takes, tops = _takes(enc, plan, alt, use, counts[alt.id])
             enc.vars[alt.id] = AltVars(alt, use, takes, tops)
             if alt.mode == "All" and alt.blocked:
                 model.add(use == 0)
@@ -82,11 +102,8 @@ def _requests(enc: Encoding, plan: ClaimPlan) -> None:
     model.add(sum(sizes) <= MAX_RESULTS)
 
 
-def _takes(enc: Encoding, plan: ClaimPlan, alt: Alternative,
-           use: cp_model.IntVar) -> tuple[dict[int, cp_model.IntVar], dict[int, int]]:
-    per_class: dict[int, int] = {}
-    for device in alt.candidates:
-        per_class[enc.class_of[device]] = per_class.get(enc.class_of[device], 0) + 1
+def _takes(enc: Encoding, plan: ClaimPlan, alt: Alternative, use: cp_model.IntVar,
+           per_class: dict[int, int]) -> tuple[dict[int, cp_model.IntVar], dict[int, int]]:
     takes: dict[int, cp_model.IntVar] = {}
     tops: dict[int, int] = {}
     for k, available in per_class.items():
