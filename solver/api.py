@@ -202,7 +202,7 @@ def _search(inv: Inventory, plans: list[ClaimPlan], solver: str, objective: str,
     from .model import build_model  # OR-Tools loads only when CP-SAT is needed (it takes a second)
     from .objectives import solve_staged
 
-    model = build_model(inv, plans, classes=classes, deadline=deadline)
+    model = build_model(inv, plans, classes=classes, deadline=deadline, merge=objective == FIRST_FIT)
     staged = solve_staged(model, objective, deadline, workers)
     stats.cp_sat_solves, stats.exact = staged.solves, staged.exact
     stats.cp_sat_branches, stats.cp_sat_conflicts = staged.branches, staged.conflicts

@@ -43,7 +43,7 @@ def decode_first_fit(m: AllocationModel, stages: _Stages, decoder: _Decoder) -> 
     at = 0
     while at < len(requests):
         steps = trusted_fill(state, requests[at:])
-        good = _longest_extendable(m, stages, steps)
+        good = _longest_extendable(m, stages, steps, decoder.drawn)
         undo_steps(state, steps[good:])
         for step in steps[:good]:
             decoder.accept(step.plan, requests[at][1], step.alt, step.picks)
@@ -66,12 +66,14 @@ def _apply(state: SearchState, plan: ClaimPlan, picks: Sequence[Pick]) -> None:
                                 "which the depth-first side's rules refuse")
 
 
-def _longest_extendable(m: AllocationModel, stages: _Stages, steps: Sequence[Step]) -> int:
-    """How many leading ``steps`` some complete allocation takes (the last solution found, if any, is one)."""
-    shown = _shown(m, stages.values, steps)
+def _longest_extendable(m: AllocationModel, stages: _Stages, steps: Sequence[Step], drawn: Counter[int]) -> int:
+    """How many leading ``steps`` some complete allocation takes (the last solution found, if any, is one).
+    ``drawn``: what the claims decided so far drew from each take variable (merged groups go on adding)."""
+    needs = _needs(m, steps, drawn)
+    shown = _shown(stages.values, needs)
     if shown == len(steps):
         return shown
-    literals = [_step_literal(m, stages, step) for step in steps]
+    literals = [_literal(stages, step, need) for step, need in zip(steps, needs)]
     hint = dict(stages.values)
     for step in steps:
         hint.update(_step_values(m, step))
@@ -87,19 +89,42 @@ def _longest_extendable(m: AllocationModel, stages: _Stages, steps: Sequence[Ste
         if not extendable(good + reach):
             bad = good + reach
             break
-        good = max(good + reach, _shown(m, stages.values, steps))
+        good = max(good + reach, _shown(stages.values, needs))
         reach *= 2
     while bad - good > 1:
         middle = (good + bad) // 2
         if extendable(middle):
-            good = max(middle, _shown(m, stages.values, steps))
+            good = max(middle, _shown(stages.values, needs))
         else:
             bad = middle
     return good
 
 
+Need = list[tuple["cp_model.IntVar", int, bool]]  # (variable, value, exactly: True "==", False ">=")
+
+
+def _needs(m: AllocationModel, steps: Sequence[Step], drawn: Counter[int]) -> list[Need]:
+    """Each step as bounds on the model's variables: its alternative used and its class counts exactly,
+    or, for a merged group, its running totals at least (the group's later claims draw from it too)."""
+    running = Counter(drawn)
+    needs: list[Need] = []
+    for step in steps:
+        takes = m.takes(step.alt)
+        counts = Counter(m.class_of[p.device] for p in step.picks)
+        if m.is_merged(step.alt):
+            for k, count in counts.items():
+                running[takes[k].index] += count
+            needs.append([(takes[k], running[takes[k].index], False) for k in counts])
+        else:
+            needs.append([(m.use(alt), int(alt is step.alt), True) for alt in _request(step).alternatives]
+                         + [(var, counts[k], True) for k, var in takes.items()])
+    return needs
+
+
 def _step_values(m: AllocationModel, step: Step) -> dict[int, int]:
-    """The step as CP-SAT values: its request's alternatives used or not, and the class counts it takes."""
+    """The step as CP-SAT values, for the hint (a merged group's totals are left to the last solution)."""
+    if m.is_merged(step.alt):
+        return {}
     taken = Counter(m.class_of[p.device] for p in step.picks)
     values = {m.use(alt).index: int(alt is step.alt) for alt in _request(step).alternatives}
     for alt in _request(step).alternatives:
@@ -108,25 +133,24 @@ def _step_values(m: AllocationModel, step: Step) -> dict[int, int]:
     return values
 
 
-def _shown(m: AllocationModel, values: dict[int, int], steps: Sequence[Step]) -> int:
+def _shown(values: dict[int, int], needs: Sequence[Need]) -> int:
     """How many leading steps the solution ``values`` takes as they are."""
-    for i, step in enumerate(steps):
-        if any(values.get(index) != value for index, value in _step_values(m, step).items()):
-            return i
-    return len(steps)
+    for i, need in enumerate(needs):
+        for var, value, exactly in need:
+            got = values.get(var.index, 0)
+            if got != value if exactly else got < value:
+                return i
+    return len(needs)
 
 
-def _step_literal(m: AllocationModel, stages: _Stages, step: Step) -> cp_model.IntVar:
-    """A literal that, assumed, makes the model take the step (the counts of the other classes follow
-    from the request's own count constraint)."""
+def _literal(stages: _Stages, step: Step, need: Need) -> cp_model.IntVar:
+    """A literal that, assumed, makes the model take the step."""
     literal = stages.model.new_bool_var(f"guess[{step.plan.label}/{step.alt.result_name}]")
-    stages.model.add(m.use(step.alt) == 1).only_enforce_if(literal)
-    takes = m.takes(step.alt)
-    for k, count in Counter(m.class_of[p.device] for p in step.picks).items():
-        stages.model.add(takes[k] == count).only_enforce_if(literal)
+    for var, value, exactly in need:
+        if value or not exactly:  # the zeros follow from the request's own constraints
+            stages.model.add(var == value if exactly else var >= value).only_enforce_if(literal)
     return literal
 
 
 def _request(step: Step) -> RequestPlan:
     return step.plan.requests[step.alt.request]
-

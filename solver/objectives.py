@@ -192,11 +192,13 @@ def _covers_every_request(m: AllocationModel, values: dict[int, int]) -> bool:
 def first_fit_hint(m: AllocationModel) -> dict[int, int]:
     """The depth-first side's guess without backtracking (:func:`first_fit_fill`), as CP-SAT values."""
     values: dict[int, int] = {}
-    for alt_id, picks in first_fit_fill(m.inv, m.plans).items():
-        record = m.vars[alt_id]
+    for picks in first_fit_fill(m.inv, m.plans).values():
+        record = m.record(picks[0].alt) if picks else None
+        if record is None:
+            continue
         values[record.use.index] = 1
-        for k, var in record.takes.items():
-            values[var.index] = sum(1 for p in picks if m.class_of[p.device] == k)
+        for k, var in record.takes.items():  # a merged group's claims add up
+            values[var.index] = values.get(var.index, 0) + sum(1 for p in picks if m.class_of[p.device] == k)
     return values
 
 
@@ -207,6 +209,8 @@ class _Decoder:
         self.m, self.stages, self.model = m, stages, stages.model
         self.used: set[int] = set()
         self.held: dict[int, set[int]] = {}  # claim -> the devices it holds
+        # Devices drawn so far per take variable: a claim's own count, or a merged group's running total.
+        self.drawn: Counter[int] = Counter()
 
     def claim(self, plan: ClaimPlan) -> list[Pick]:
         return [pick for req in plan.requests for pick in self.request(plan, req)]
@@ -223,7 +227,11 @@ class _Decoder:
         self.model.add(self.m.use(alt) == 1)
         takes = self.m.takes(alt)
         for k, count in Counter(self.m.class_of[p.device] for p in picks).items():
-            self.model.add(takes[k] == count)
+            self.drawn[takes[k].index] += count
+            if self.m.is_merged(alt):
+                self.model.add(takes[k] >= self.drawn[takes[k].index])
+            else:
+                self.model.add(takes[k] == count)
         held = self.held.setdefault(plan.index, set())
         for pick in picks:
             self._take(alt, pick.device, held)
@@ -239,7 +247,7 @@ class _Decoder:
 
     def _devices(self, alt: Alternative, held: set[int]) -> list[Pick]:
         takes, picks = self.m.takes(alt), list[Pick]()
-        taken: Counter[int] = Counter()
+        taken = _Drawn(takes, self.drawn)
         closed: set[int] = set()
         order = list(alt.candidates)
         at = 0
@@ -253,18 +261,19 @@ class _Decoder:
                 self._close_before(order, at, alt, held, takes, taken, closed)
                 continue  # either this device is shown possible now, or its class is closed
             if alt.mode == "All" or self.stages.at_least(takes[k], taken[k] + 1):
-                taken[k] += 1
+                taken.add(k)
                 picks.append(self._take(alt, device, held))
             at += 1
-        for k, var in takes.items():
-            self.model.add(var == taken[k])
+        if not self.m.is_merged(alt):  # a merged group's count also holds the claims still to come
+            for k, var in takes.items():
+                self.model.add(var == taken[k])
         return picks
 
-    def _shown(self, takes: dict[int, cp_model.IntVar], taken: Counter[int], k: int) -> bool:
+    def _shown(self, takes: dict[int, cp_model.IntVar], taken: _Drawn, k: int) -> bool:
         return self.stages.value(takes[k]) > taken[k]
 
     def _close_before(self, order: list[int], at: int, alt: Alternative, held: set[int],
-                      takes: dict[int, cp_model.IntVar], taken: Counter[int], closed: set[int]) -> None:
+                      takes: dict[int, cp_model.IntVar], taken: _Drawn, closed: set[int]) -> None:
         """The next device is not shown possible by the last solution: ask for the first half of the
         open classes up to the first one it shows (or to the end) at once. A "no" closes them all in
         one solve; a "yes" brings a solution that shows one of them. Each pick takes a logarithmic number
@@ -295,3 +304,17 @@ class _Decoder:
         if not alt.admin:
             self.used.add(device)
         return Pick(alt, device)
+
+
+class _Drawn:
+    """How many devices of each class the alternative's variables have drawn: the request's own picks,
+    or for a merged group (merge.py) every pick of its claims decided so far."""
+
+    def __init__(self, takes: dict[int, cp_model.IntVar], drawn: Counter[int]) -> None:
+        self.takes, self.drawn = takes, drawn
+
+    def __getitem__(self, k: int) -> int:
+        return self.drawn[self.takes[k].index]
+
+    def add(self, k: int) -> None:
+        self.drawn[self.takes[k].index] += 1
