@@ -156,7 +156,7 @@ def _ms(result: dict[str, Any] | None) -> str:
 
 
 def _row(path: Path, args: argparse.Namespace, baseline: Path | None) -> list[str]:
-    results = {mode: run(path, mode, args) for mode in MODES}
+    results = {mode: run(path, mode, args) if mode in args.searches else None for mode in MODES}
     default = results["default"]
     go = GO_SECONDS.get(path.stem, "")
     ratio = "-"
@@ -164,7 +164,8 @@ def _row(path: Path, args: argparse.Namespace, baseline: Path | None) -> list[st
         ratio = f"{default['seconds'] / go:.1f}x"
     elif default is not None and go is None:
         ratio = "Go: no answer"
-    row = [path.stem, *(_ms(results[m]) for m in MODES), str((results["cp-sat"] or {}).get("solves", "-")), ratio,
+    row = [path.stem, *(_ms(results[m]) if m in args.searches else "-" for m in MODES),
+           str((results["cp-sat"] or {}).get("solves", "-")), ratio,
            f"{default['rss_mb']:.0f}" if default else "-", (default or {}).get("outcome", "-")]
     if baseline is not None:
         before = run(path, "default", args, baseline)
@@ -182,8 +183,11 @@ def main() -> None:
     parser.add_argument("--time-limit", type=float, default=10.0, help="seconds per solve")
     parser.add_argument("--only", default="", help="inputs whose name contains this text")
     parser.add_argument("--baseline", metavar="REV", help="also run the default path with drasat at REV")
+    parser.add_argument("--searches", nargs="+", choices=list(MODES), default=list(MODES),
+                        help="which searches to time (default: all three; the default path is always timed)")
     parser.add_argument("--worker", nargs=2, metavar=("PATH", "MODE"), help=argparse.SUPPRESS)
     args = parser.parse_args()
+    args.searches = {"default", *args.searches}
     if args.worker:
         print(json.dumps(worker(Path(args.worker[0]), args.worker[1], args.repeat, args.time_limit)))
         return

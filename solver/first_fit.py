@@ -40,10 +40,13 @@ def decode_first_fit(m: AllocationModel, stages: _Stages, decoder: _Decoder) -> 
     requests = [(plan, req) for plan in m.plans for req in plan.requests]
     picks: list[list[Pick]] = [[] for _ in m.plans]
     state = SearchState(m.inv, m.plans)
-    at = 0
+    at, window = 0, len(requests)
     while at < len(requests):
-        steps = trusted_fill(state, requests[at:])
+        steps = trusted_fill(state, requests[at:at + window])
         good = _longest_extendable(m, stages, steps, decoder.drawn)
+        # Guess only about as far ahead as the guess last held: where it goes wrong every few requests
+        # (tight packing), filling all the rest every round would cost more than the solves.
+        window = max(8, 2 * good)
         undo_steps(state, steps[good:])
         for step in steps[:good]:
             decoder.accept(step.plan, requests[at][1], step.alt, step.picks)
