@@ -27,7 +27,7 @@ from drasat.models.errors import AllocationError, InputError, SolveTimeout, Unsc
 from drasat.models.resource import AllocationResult
 
 from .cel import SelectorEvaluator
-from .classes import class_counts, equivalence_classes
+from .classes import Classes, class_counts, equivalence_classes
 from .claims import plan_claims
 from .greedy import BudgetExhausted, GreedyResult, greedy_search
 from .inventory import Inventory, build_inventory
@@ -176,11 +176,36 @@ def greedy_budget(plans: list[ClaimPlan], class_of: dict[int, int]) -> int:
     return max(GREEDY_BUDGET, 2 * sum(len(per_class) for per_class in counts.values()))
 
 
+class _GaveUp(Exception):
+    def __init__(self, classes: Classes | None) -> None:
+        self.classes = classes  # counted for the scaled budget: the model reuses them
+
+
+def _greedy_within_budget(inv: Inventory, plans: list[ClaimPlan], budget: int | None, deadline: float,
+                          stats: Stats) -> tuple[GreedyResult, Classes | None]:
+    """Depth-first search within ``budget`` tries, or (None) within ``GREEDY_BUDGET`` and then, if that ran
+    out, within the scaled budget: counting it needs the equivalence classes, which most inputs, finishing
+    within the fixed budget, never pay for. The second search starts afresh (at most 3,000 tries lost)."""
+    classes: Classes | None = None
+    budgets = [budget if budget is not None else GREEDY_BUDGET]
+    while budgets:
+        tries = budgets.pop()
+        try:
+            return greedy_search(SearchState(inv, plans), tries, deadline), classes
+        except BudgetExhausted:
+            stats.greedy_tries += tries
+            stats.greedy_steps = stats.greedy_tries
+            if budget is None and classes is None:
+                classes = equivalence_classes(RuleContext(inv, plans))
+                budgets += [scaled for scaled in [greedy_budget(plans, classes[1])] if scaled > tries]
+    raise _GaveUp(classes)
+
+
 def _search(inv: Inventory, plans: list[ClaimPlan], solver: str, objective: str, deadline: float,
             workers: int, budget: int | None, stats: Stats) -> list[list[Pick]] | None:
     if time.monotonic() > deadline:
         raise SolveTimeout("the time limit was reached while evaluating selectors (raise --timeout)")
-    classes = None
+    classes: Classes | None = None
     if solver == "greedy" or _search_decides_errors(plans):
         # These errors only count where the depth-first search reaches them: only it can tell.
         # Another objective still fails as Kubernetes' search does, then looks for its own answer.
@@ -189,16 +214,13 @@ def _search(inv: Inventory, plans: list[ClaimPlan], solver: str, objective: str,
         if objective == FIRST_FIT or result.picks is None:
             return result.picks
     elif objective == FIRST_FIT and budget != 0:
-        if budget is None:
-            classes = equivalence_classes(RuleContext(inv, plans))
-            budget = greedy_budget(plans, classes[1])
         try:
-            result = greedy_search(SearchState(inv, plans), budget, deadline)
+            result, classes = _greedy_within_budget(inv, plans, budget, deadline, stats)
             _greedy_stats(stats, result, "greedy (within budget)")
             return result.picks
-        except BudgetExhausted:
-            stats.greedy_steps = stats.greedy_tries = budget
-            stats.notes.append(f"greedy search gave up after {budget} device tries; CP-SAT took over")
+        except _GaveUp as gave_up:
+            classes = gave_up.classes
+            stats.notes.append(f"greedy search gave up after {stats.greedy_tries} device tries; CP-SAT took over")
     from .model import build_model  # OR-Tools loads only when CP-SAT is needed (it takes a second)
     from .objectives import solve_staged
 

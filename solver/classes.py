@@ -32,7 +32,10 @@ class DeviceClassGroup:
         return len(self.devices)
 
 
-def equivalence_classes(ctx: RuleContext, rules: Sequence[Rule] = RULES) -> tuple[list[DeviceClassGroup], dict[int, int]]:
+Classes = tuple[list[DeviceClassGroup], dict[int, int]]  # the groups, and each device's group index
+
+
+def equivalence_classes(ctx: RuleContext, rules: Sequence[Rule] = RULES) -> Classes:
     """Classes over every device some alternative may take, and each device's class index.
 
     Each device gets one signature: the columns it belongs to, what each rule sees of it there, and

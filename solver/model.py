@@ -18,7 +18,7 @@ from ortools.sat.python import cp_model
 
 from drasat.models.errors import SolveTimeout
 
-from .classes import DeviceClassGroup, class_counts, equivalence_classes
+from .classes import Classes, DeviceClassGroup, class_counts, equivalence_classes
 from .inventory import Inventory
 from .merge import merge_alike
 from .plan import MAX_RESULTS, Alternative, AltId, AltVars, ClaimPlan, alternatives as plan_alternatives
@@ -62,9 +62,6 @@ class AllocationModel:
     def literals(self) -> list[cp_model.IntVar]:
         """Every assumption literal; assuming them all true is the allocation problem itself."""
         return [a.literal for a in self.assumptions]
-
-
-Classes = tuple[list[DeviceClassGroup], dict[int, int]]
 
 
 def build_model(inv: Inventory, plans: Sequence[ClaimPlan], rules: Sequence[Rule] = RULES,

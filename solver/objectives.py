@@ -5,8 +5,12 @@ request in order, the earliest alternative that still allows a complete allocati
 then, device by device in inventory order, each device that still allows one. It is
 solved lexicographically in stages; a stage only calls CP-SAT when the current
 solution does not already show the next device is possible, so an easy input costs
-a single solve. *prioritized-list* first minimises the total rank of the chosen
-``firstAvailable`` entries (what the scheduler scores), then applies first-fit.
+a single solve. Whole runs of requests are taken from the guess without backtracking
+where CP-SAT shows them extendable (:mod:`.first_fit`), and the devices a request passes
+over are ruled out by halves, so a big input costs a handful of solves, not one per claim;
+alike claims are one count in the model (:mod:`.merge`). *prioritized-list* first
+minimises the total rank of the chosen ``firstAvailable`` entries (what the scheduler
+scores), then applies first-fit.
 
 The stages work on a copy of the built model, so the same :class:`AllocationModel` can
 be solved again (another objective, or an explanation under other assumptions).
