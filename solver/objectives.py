@@ -253,6 +253,7 @@ class _Decoder:
         takes, picks = self.m.takes(alt), list[Pick]()
         taken = _Drawn(takes, self.drawn)
         closed: set[int] = set()
+        whole = True  # the next question is about every class up to the one the last solution shows
         order = list(alt.candidates)
         at = 0
         while at < len(order) and len(picks) < alt.count:
@@ -262,7 +263,7 @@ class _Decoder:
                 at += 1
                 continue
             if alt.mode != "All" and not self._shown(takes, taken, k):
-                self._close_before(order, at, alt, held, takes, taken, closed)
+                whole = not self._close_before(order, at, alt, held, takes, taken, closed, whole)
                 continue  # either this device is shown possible now, or its class is closed
             if alt.mode == "All" or self.stages.at_least(takes[k], taken[k] + 1):
                 taken.add(k)
@@ -277,11 +278,12 @@ class _Decoder:
         return self.stages.value(takes[k]) > taken[k]
 
     def _close_before(self, order: list[int], at: int, alt: Alternative, held: set[int],
-                      takes: dict[int, cp_model.IntVar], taken: _Drawn, closed: set[int]) -> None:
-        """The next device is not shown possible by the last solution: ask for the first half of the
-        open classes up to the first one it shows (or to the end) at once. A "no" closes them all in
-        one solve; a "yes" brings a solution that shows one of them. Each pick takes a logarithmic number
-        of solves, not one per class passed over."""
+                      takes: dict[int, cp_model.IntVar], taken: _Drawn, closed: set[int], whole: bool) -> bool:
+        """The next device is not shown possible by the last solution: ask for the open classes up to the
+        first one it shows (or to the end) at once — all of them first (usually the one shown is the answer,
+        and one "no" says so), after a "yes" the first half. A "no" closes them in one solve; a "yes" brings a
+        solution that shows one of them. Each pick takes a logarithmic number of solves, not one per class
+        passed over. Returns whether the answer was "yes"."""
         window: list[int] = []
         for device in order[at:]:
             k = self.m.class_of[device]
@@ -290,11 +292,13 @@ class _Decoder:
             if self._shown(takes, taken, k):
                 break
             window.append(k)
-        half = window[:max(1, len(window) // 2)]
-        if not self.stages.possible([takes[k] for k in half], sum(taken[k] for k in half) + 1):
-            for k in half:
-                self.model.add(takes[k] <= taken[k])
-                closed.add(k)
+        half = window if whole else window[:max(1, len(window) // 2)]
+        if self.stages.possible([takes[k] for k in half], sum(taken[k] for k in half) + 1):
+            return True
+        for k in half:
+            self.model.add(takes[k] <= taken[k])
+            closed.add(k)
+        return False
 
     def _free(self, alt: Alternative, device: int, held: set[int]) -> bool:
         if self.m.inv.devices[device].shared:
