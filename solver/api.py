@@ -183,22 +183,20 @@ class _GaveUp(Exception):
 
 def _greedy_within_budget(inv: Inventory, plans: list[ClaimPlan], budget: int | None, deadline: float,
                           stats: Stats) -> tuple[GreedyResult, Classes | None]:
-    """Depth-first search within ``budget`` tries, or (None) within ``GREEDY_BUDGET`` and then, if that ran
-    out, within the scaled budget: counting it needs the equivalence classes, which most inputs, finishing
-    within the fixed budget, never pay for. The second search starts afresh (at most 3,000 tries lost)."""
+    """Depth-first search within ``budget`` tries, or (None) within the scaled budget. Counting that needs
+    the equivalence classes; an input with too few request-device pairs to reach past ``GREEDY_BUDGET``
+    (the model has at most one variable per pair) never pays for them."""
     classes: Classes | None = None
-    budgets = [budget if budget is not None else GREEDY_BUDGET]
-    while budgets:
-        tries = budgets.pop()
-        try:
-            return greedy_search(SearchState(inv, plans), tries, deadline), classes
-        except BudgetExhausted:
-            stats.greedy_tries += tries
-            stats.greedy_steps = stats.greedy_tries
-            if budget is None and classes is None:
-                classes = equivalence_classes(RuleContext(inv, plans))
-                budgets += [scaled for scaled in [greedy_budget(plans, classes[1])] if scaled > tries]
-    raise _GaveUp(classes)
+    if budget is None:
+        budget = GREEDY_BUDGET
+        if 2 * sum(len(alt.candidates) for alt in alternatives(plans)) > GREEDY_BUDGET:
+            classes = equivalence_classes(RuleContext(inv, plans))
+            budget = greedy_budget(plans, classes[1])
+    try:
+        return greedy_search(SearchState(inv, plans), budget, deadline), classes
+    except BudgetExhausted:
+        stats.greedy_steps = stats.greedy_tries = budget
+        raise _GaveUp(classes) from None
 
 
 def _search(inv: Inventory, plans: list[ClaimPlan], solver: str, objective: str, deadline: float,
