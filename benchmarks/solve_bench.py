@@ -1,118 +1,209 @@
-"""Solve times of both solvers, in-process, on the perf scenarios and on generated nodes.
+"""Solve times and peak memory of drasat's searches, per input, beside Kubernetes' own allocator.
 
-Run: ``python benchmarks/solve_bench.py [--repeat N] [--greedy-seconds S]``.
-Prints one table; every answer is checked by the verifier. Columns: the greedy
-depth-first search alone (``--solver greedy``), the default (depth-first search
-within a small step budget, then CP-SAT) and CP-SAT alone (``greedy_budget=0``).
-The perf scenarios are read from ``$DRASAT_SHARED/scenarios/perf`` (default:
-``../shared`` beside the clone) and left out, with a note, when absent. The last
-column gives Kubernetes' own Go allocator on the same inputs, measured once by hand
-on the development machine, for comparison only.
+Run: ``python benchmarks/solve_bench.py [--repeat N] [--time-limit S] [--only TEXT] [--baseline REV]``.
+
+Inputs: ``$DRASAT_SHARED/scenarios/perf`` and ``scenarios/scale`` (default ``../shared`` beside
+the clone; left out with a note when absent), a tight-packing series (MIG-like nodes at 95-98 %
+of their counter units) and a size series (wide nodes, 128 to 4,096 devices, 32 to 1,024 claims),
+both written by ``benchmarks/generated_inputs.py``. Columns, per input: the default path, the
+greedy depth-first search alone and CP-SAT alone (``greedy_budget=0``), each the median of
+``--repeat`` fresh solves; the default path against Kubernetes' Go allocator (figures from
+``reference/anchors.md``, measured on a machine like this one); peak memory of the process that
+ran the default path (RSS, imports included: about 75 MB before any input).
+
+Each input and search runs in its own process, so peak memory is that input's own, and so that
+``--baseline REV`` can run the very same inputs with another commit's drasat in the same run: REV
+is checked out into a temporary worktree and put first on the import path of the processes for
+its column (the default path only), and the last column is the ratio to it (> 1.20 is flagged).
+Every answer is checked by the verifier, outside the timed part.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import os
+import resource
 import statistics
+import subprocess
+import sys
+import tempfile
 import time
+from contextlib import contextmanager
 from pathlib import Path
+from typing import Any, Iterator
 
-from rich.console import Console
-from rich.table import Table
+import yaml
 
-from drasat.models.errors import SolveTimeout, Unschedulable
-from drasat.models.loader import load_paths
-from drasat.models.resource import DeviceClass, ResourceClaim, ResourceSlice
-from drasat.solver import Features, NodeInfo, Problem, allocate
-from drasat.solver.cel import SelectorEvaluator
-from drasat.solver.greedy import BudgetExhausted
-from drasat.solver.problem import problem_from_objects
-from drasat.solver.verify import verify
+HERE = Path(__file__).resolve().parent
+SHARED = Path(os.environ.get("DRASAT_SHARED") or HERE.parents[1] / "shared")
+PERF, SCALE = SHARED / "scenarios" / "perf", SHARED / "scenarios" / "scale"
+FOLDERS = [PERF, SCALE]
+TIGHT = [(64, 0.95, 1), (64, 0.96, 1), (64, 0.97, 1), (64, 0.98, 1), (64, 0.97, 2)]
+SIZES = [(8, 32), (16, 64), (32, 128), (64, 256), (128, 512), (256, 1024)]  # NUMA groups of 16 GPUs, claims
+#: Kubernetes' allocator (Go) on the same inputs, seconds (reference/anchors.md); None: no answer in 60-90 s.
+GO_SECONDS: dict[str, float | None] = {
+    "wide-8x16-16x4": 0.00095, "wide-16x16-64x4": 0.0044, "wide-32x16-128x4": 0.0155, "wide-64x16-256x4": 0.038,
+    "wide-128x16-512x4": 0.123, "wide-192x16-768x4": 0.17, "mig-64gpu-100new": 0.20,
+    "mig-64gpu-150new-40alloc": 0.49, "mig-64gpu-150new-40alloc-tight": None, "pigeon-8x8-9": 0.075,
+    "pigeon-4x12-13": 0.47, "pigeon-4x14-15": 2.0, "pigeon-4x16-17": 10.0, "slow-counters-prioritized": None,
+    "slow-consumable-distinct": None, **{f"tight-64gpu-{round(u * 100)}pct-seed{s}": None for _, u, s in TIGHT}}
+MODES = {"default": {}, "greedy": {"solver": "greedy"}, "cp-sat": {"greedy_budget": 0}}
 
-SHARED = Path(os.environ.get("DRASAT_SHARED") or Path(__file__).resolve().parents[2] / "shared")
-PERF = SHARED / "scenarios" / "perf"
-GO_MS = {"wide-8x16-16x4": "0.9 ms", "wide-16x16-64x4": "4.3 ms", "pigeon-8x8-9": "90 ms",
-         "pigeon-4x12-13": "300-460 ms", "pigeon-4x14-15": "2.5 s", "pigeon-4x16-17": "9.5 s",
-         "pigeon-8x10-11": "-", "slow-counters-prioritized": "> 90 s", "slow-consumable-distinct": "> 90 s"}
 
+def load_problem(path: Path) -> Any:
+    """The problem a scenario file describes (its Scenario document names node, claims and gates)."""
+    from drasat.models.loader import load_paths
+    from drasat.solver import Features
+    from drasat.solver.problem import problem_from_objects
 
-def perf_problem(path: Path) -> Problem:
-    import yaml
-
-    scenario = next(d for d in yaml.safe_load_all(path.read_text()) if d and d.get("kind") == "Scenario")
-    spec = scenario["spec"]
+    docs = [d for d in yaml.safe_load_all(path.read_text()) if isinstance(d, dict)]
+    spec = next(d for d in docs if d.get("kind") == "Scenario")["spec"]
     objects = [loaded.obj for loaded in load_paths([str(path)]).objects]
     return problem_from_objects(objects, node=spec.get("node"), claims=spec.get("claims"),
                                 features=Features.from_mapping(spec.get("featureGates") or {}))
 
 
-def generated_problem(devices: int, claims: int) -> Problem:
-    """A node with ``devices`` GPUs over 4 NUMA nodes; each claim wants 1 GPU of a NUMA-matched pair."""
-    gpus = [{"name": f"gpu-{i}", "attributes": {"numa": {"int": i % 4}, "model": {"string": "h100"}},
-             "capacity": {"memory": {"value": "80Gi"}}} for i in range(devices)]
-    slice_ = ResourceSlice.model_validate({
-        "apiVersion": "resource.k8s.io/v1", "kind": "ResourceSlice", "metadata": {"name": "node-1-gpus"},
-        "spec": {"driver": "gpu.example.com", "nodeName": "node-1",
-                 "pool": {"name": "node-1", "generation": 1, "resourceSliceCount": 1}, "devices": gpus}})
-    cls = DeviceClass.model_validate({
-        "apiVersion": "resource.k8s.io/v1", "kind": "DeviceClass", "metadata": {"name": "gpu"},
-        "spec": {"selectors": [{"cel": {"expression": 'device.driver == "gpu.example.com"'}}]}})
-    count = 1 if devices < 8 * claims else 2
-    wanted = [ResourceClaim.model_validate({
-        "apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaim", "metadata": {"name": f"claim-{c}"},
-        "spec": {"devices": {"requests": [{"name": "gpus", "exactly": {"deviceClassName": "gpu", "count": count}}],
-                             "constraints": [{"matchAttribute": "gpu.example.com/numa"}]}}})
-        for c in range(claims)]
-    return Problem(NodeInfo("node-1"), [slice_], [cls], wanted)
+def worker(path: Path, mode: str, repeat: int, time_limit: float) -> dict[str, Any]:
+    """One input, one search, in this process: median seconds, outcome, CP-SAT solves, peak RSS."""
+    import warnings
 
+    from drasat.models.errors import SolveTimeout, Unschedulable
+    from drasat.solver import allocate
+    from drasat.solver.cel import SelectorEvaluator
+    from drasat.solver.verify import verify
 
-def timed(problem: Problem, repeat: int, **options) -> tuple[str, str]:
-    """Median milliseconds over ``repeat`` fresh solves (fresh CEL caches), and the outcome."""
-    times, outcome = [], ""
+    warnings.simplefilter("ignore")
+    problem = load_problem(path)
+    times: list[float] = []
+    outcome, solves = "", 0
     for _ in range(repeat):
         started = time.perf_counter()
         try:
-            answer = allocate(problem, evaluator=SelectorEvaluator(), **options)
+            answer = allocate(problem, evaluator=SelectorEvaluator(), time_limit=time_limit, **MODES[mode])
             times.append(time.perf_counter() - started)
-            problems = verify(problem, answer.results)  # checked, outside the timed part
-            outcome = f"INVALID: {problems[0]}" if problems else "allocated"
+            problems = verify(problem, answer.results)
+            exact = getattr(answer.stats, "exact", True)  # older commits (--baseline) have no such field
+            outcome = f"INVALID: {problems[0]}" if problems else ("allocated" if exact else "not exact")
+            solves = answer.stats.cp_sat_solves
         except Unschedulable:
             times.append(time.perf_counter() - started)
             outcome = "unschedulable"
-        except (BudgetExhausted, SolveTimeout) as exc:
+        except SolveTimeout:
             times.append(time.perf_counter() - started)
-            return f"> {times[-1] * 1000:.0f}", f"gave up ({type(exc).__name__})"
-    return f"{statistics.median(times) * 1000:.2f}", outcome
+            outcome = "timeout"
+        if outcome in ("timeout", "not exact") or times[-1] > 5:
+            break  # one run says enough, and more would take minutes
+    return {"seconds": statistics.median(times), "outcome": outcome, "solves": solves,
+            "rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}
+
+
+def run(path: Path, mode: str, args: argparse.Namespace, import_root: Path | None = None) -> dict[str, Any] | None:
+    """``worker`` in a fresh process (with another drasat first on the path when ``import_root``)."""
+    env = dict(os.environ)
+    if import_root is not None:
+        env["PYTHONPATH"] = os.pathsep.join([str(import_root), env.get("PYTHONPATH", "")])
+    command = [sys.executable, str(Path(__file__)), "--worker", str(path), mode,
+               "--repeat", str(args.repeat), "--time-limit", str(args.time_limit)]
+    done = subprocess.run(command, env=env, capture_output=True, text=True, timeout=args.time_limit * 4 + 120)
+    if done.returncode != 0:
+        print(f"note: {path.stem} ({mode}) failed: {done.stderr.strip().splitlines()[-1:]}", file=sys.stderr)
+        return None
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def inputs(folder: Path, only: str) -> list[Path]:
+    """The shared scenario files, then the generated series written into ``folder``."""
+    from generated_inputs import tight_scenario, wide_scenario
+
+    found = [p for f in FOLDERS for p in sorted(f.glob("*.yaml"))]
+    if not found:
+        print(f"note: no scenarios under {SHARED} (set DRASAT_SHARED); generated inputs only", file=sys.stderr)
+    series = [tight_scenario(*t) for t in TIGHT] + [wide_scenario(*s) for s in SIZES]
+    for docs in series:
+        path = folder / f"{docs[0]['metadata']['name']}.yaml"
+        path.write_text(yaml.safe_dump_all(docs, sort_keys=False))
+        found.append(path)
+    return [p for p in found if only in p.stem]
+
+
+@contextmanager
+def checkout(rev: str | None) -> Iterator[Path | None]:
+    """``rev`` in a temporary worktree, laid out as an importable ``drasat`` package (as .ci/lint does)."""
+    if rev is None:
+        yield None
+        return
+    repo = HERE.parent
+    with tempfile.TemporaryDirectory() as tmp:
+        tree = Path(tmp) / "tree"
+        subprocess.run(["git", "-C", str(repo), "worktree", "add", "--detach", str(tree), rev], check=True,
+                       capture_output=True)
+        try:
+            (Path(tmp) / "root" / "drasat").mkdir(parents=True)
+            for package in ("models", "solver", "cli"):
+                (Path(tmp) / "root" / "drasat" / package).symlink_to(tree / package)
+            (Path(tmp) / "root" / "drasat" / "__init__.py").write_text("")
+            yield Path(tmp) / "root"
+        finally:
+            subprocess.run(["git", "-C", str(repo), "worktree", "remove", "--force", str(tree)], check=False)
+
+
+def _ms(result: dict[str, Any] | None) -> str:
+    if result is None:
+        return "failed"
+    text = f"{result['seconds'] * 1000:,.0f}" if result["seconds"] >= 0.1 else f"{result['seconds'] * 1000:.1f}"
+    return text if result["outcome"] in ("allocated", "unschedulable") else f"{result['outcome']} {text}"
+
+
+def _row(path: Path, args: argparse.Namespace, baseline: Path | None) -> list[str]:
+    results = {mode: run(path, mode, args) if mode in args.searches else None for mode in MODES}
+    default = results["default"]
+    go = GO_SECONDS.get(path.stem, "")
+    ratio = "-"
+    if default is not None and isinstance(go, float):
+        ratio = f"{default['seconds'] / go:.1f}x"
+    elif default is not None and go is None:
+        ratio = "Go: no answer"
+    row = [path.stem, *(_ms(results[m]) if m in args.searches else "-" for m in MODES),
+           str((results["cp-sat"] or {}).get("solves", "-")), ratio,
+           f"{default['rss_mb']:.0f}" if default else "-", (default or {}).get("outcome", "-")]
+    if baseline is not None:
+        before = run(path, "default", args, baseline)
+        change = "-"
+        if before is not None and default is not None and before["seconds"] > 0:
+            factor = default["seconds"] / before["seconds"]
+            change = f"{factor:.2f}" + (" SLOWER" if factor > 1.2 else "")
+        row[-1:-1] = [_ms(before), change]
+    return row
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--repeat", type=int, default=5)
-    parser.add_argument("--greedy-seconds", type=float, default=20.0,
-                        help="time limit of the greedy-only column (depth-first search is exponential)")
+    parser.add_argument("--repeat", type=int, default=3, help="solves per input and search (median)")
+    parser.add_argument("--time-limit", type=float, default=10.0, help="seconds per solve")
+    parser.add_argument("--only", default="", help="inputs whose name contains this text")
+    parser.add_argument("--baseline", metavar="REV", help="also run the default path with drasat at REV")
+    parser.add_argument("--searches", nargs="+", choices=list(MODES), default=list(MODES),
+                        help="which searches to time (default: all three; the default path is always timed)")
+    parser.add_argument("--worker", nargs=2, metavar=("PATH", "MODE"), help=argparse.SUPPRESS)
     args = parser.parse_args()
-    table = Table(title="drasat solve time, in-process (median ms)")
-    for column in ("input", "devices", "claims", "greedy ms", "cp-sat ms (default)", "cp-sat alone ms",
-                   "greedy / cp-sat", "outcome", "Kubernetes (Go)"):
-        table.add_column(column)
-    inputs = [(p.stem, perf_problem(p)) for p in sorted(PERF.glob("*.yaml"))]
-    if not inputs:
-        print(f"note: no perf scenarios under {PERF} (set DRASAT_SHARED); generated inputs only")
-    inputs += [(f"generated-{d}x{c}", generated_problem(d, c)) for d in (8, 64, 512) for c in (1, 4, 16)]
-    inputs.append(("one-claim-one-device", generated_problem(1, 1)))
-    for name, problem in inputs:
-        devices = sum(len(s.spec.devices) for s in problem.slices)
-        greedy_ms, greedy_out = timed(problem, args.repeat, solver="greedy", time_limit=args.greedy_seconds)
-        default_ms, default_out = timed(problem, args.repeat)
-        alone_ms, _ = timed(problem, args.repeat, greedy_budget=0)
-        ratio = "-"
-        if not greedy_ms.startswith(">") and float(default_ms) > 0:
-            ratio = f"{float(greedy_ms) / float(default_ms):.2f}"
-        table.add_row(name, str(devices), str(len(problem.claims)), greedy_ms, default_ms, alone_ms, ratio,
-                      default_out if default_out == greedy_out else f"{default_out} / greedy: {greedy_out}",
-                      GO_MS.get(name, ""))
-    Console(width=200).print(table)
+    args.searches = {"default", *args.searches}
+    if args.worker:
+        print(json.dumps(worker(Path(args.worker[0]), args.worker[1], args.repeat, args.time_limit)))
+        return
+    from rich.console import Console
+    from rich.table import Table
+
+    columns = ["input", "default ms", "greedy ms", "cp-sat alone ms", "solves", "default / Go", "peak MB", "outcome"]
+    if args.baseline:
+        columns[-1:-1] = [f"{args.baseline} ms", "now / then"]
+    table = Table(title=f"drasat solve, in-process (median of {args.repeat}; limit {args.time_limit:g} s per solve)")
+    for column in columns:
+        table.add_column(column, justify="left" if column in ("input", "outcome") else "right")
+    with tempfile.TemporaryDirectory() as folder, checkout(args.baseline) as baseline:
+        for path in inputs(Path(folder), args.only):
+            table.add_row(*_row(path, args, baseline))
+    Console(width=220).print(table)
 
 
 if __name__ == "__main__":

@@ -2,9 +2,19 @@
 
 The stages run in one straight line — inventory, claims and candidates, then a search,
 then results — and only the search differs between solvers. The default ``cp-sat``
-solver first lets the greedy twin try with a small budget of device tries: when it finishes, its
+solver first lets the greedy twin try with a budget of device tries: when it finishes, its
 answer *is* the first-fit answer (or the proof that none exists); only inputs where
 depth-first search would explode go to CP-SAT.
+
+The budget scales with the input (:func:`greedy_budget`): twice as many tries as the CP-SAT model would
+have count variables, and never fewer than ``GREEDY_BUDGET``. A device try costs about what
+building one variable costs (tens of microseconds each, measured in benchmarks/solve_bench.py),
+so where depth-first search explodes it gives up after about the time CP-SAT would spend just
+building its model — the default path stays within about 2x of CP-SAT alone — while a search
+that barely backtracks (a few tries per pick; hundreds of claims on thousands of devices) finishes
+within it, as fast as greedy alone. A fixed budget cannot do both: 3,000 tries gave up on
+100 MIG claims that need 7,000, and a budget of millions would let a pigeonhole input run for
+minutes. The equivalence classes the budget is counted on are kept for the model.
 """
 
 from __future__ import annotations
@@ -17,18 +27,20 @@ from drasat.models.errors import AllocationError, InputError, SolveTimeout, Unsc
 from drasat.models.resource import AllocationResult
 
 from .cel import SelectorEvaluator
+from .classes import Classes, class_counts, equivalence_classes
 from .claims import plan_claims
 from .explanation import explain
 from .greedy import BudgetExhausted, GreedyResult, greedy_search
 from .inventory import Inventory, build_inventory
-from .plan import ClaimPlan, Pick
+from .plan import ClaimPlan, Pick, alternatives
 from .problem import FIRST_FIT, PACK, PRIORITIZED, Problem
 from .results import allocation_results
+from .rules.base import RuleContext
 from .state import SearchState
 
 SOLVERS = ("cp-sat", "greedy")
 OBJECTIVES = (FIRST_FIT, PRIORITIZED, PACK)
-GREEDY_BUDGET = 3_000  # device tries the greedy twin may make on the default path before CP-SAT takes over
+GREEDY_BUDGET = 3_000  # device tries the greedy twin may make on the default path at least (see greedy_budget)
 
 
 @dataclass
@@ -99,8 +111,11 @@ def check_options(solver: str, objective: str, time_limit: float) -> None:
 
 def allocate(problem: Problem, *, solver: str = "cp-sat", objective: str = FIRST_FIT,
              time_limit: float = 60.0, workers: int = 1, evaluator: SelectorEvaluator | None = None,
-             greedy_budget: int = GREEDY_BUDGET) -> Allocation:
+             greedy_budget: int | None = None) -> Allocation:
     """Allocate all of ``problem.claims`` together, or raise :class:`Unschedulable`.
+
+    ``greedy_budget`` bounds the default path's depth-first search in device tries (None: scaled
+    with the input, see the module's docstring; 0: CP-SAT alone).
 
     Raises InputError / AllocationError / EvaluationError for inputs Kubernetes would
     refuse, and SolveTimeout when ``time_limit`` seconds were not enough. The limit is one
@@ -167,10 +182,41 @@ def _greedy_stats(stats: Stats, result: GreedyResult, path: str) -> None:
     stats.greedy_tries, stats.greedy_backtracks = result.tries, result.backtracks
 
 
+def greedy_budget(plans: list[ClaimPlan], class_of: dict[int, int]) -> int:
+    """The default path's budget of device tries: twice the CP-SAT model's count variables (one per
+    alternative and class of its candidates; each comes with a constraint or two), at least ``GREEDY_BUDGET``."""
+    counts = class_counts(alternatives(plans), class_of)
+    return max(GREEDY_BUDGET, 2 * sum(len(per_class) for per_class in counts.values()))
+
+
+class _GaveUp(Exception):
+    def __init__(self, classes: Classes | None) -> None:
+        self.classes = classes  # counted for the scaled budget: the model reuses them
+
+
+def _greedy_within_budget(inv: Inventory, plans: list[ClaimPlan], budget: int | None, deadline: float,
+                          stats: Stats) -> tuple[GreedyResult, Classes | None]:
+    """Depth-first search within ``budget`` tries, or (None) within the scaled budget. Counting that needs
+    the equivalence classes; an input with too few request-device pairs to reach past ``GREEDY_BUDGET``
+    (the model has at most one variable per pair) never pays for them."""
+    classes: Classes | None = None
+    if budget is None:
+        budget = GREEDY_BUDGET
+        if 2 * sum(len(alt.candidates) for alt in alternatives(plans)) > GREEDY_BUDGET:
+            classes = equivalence_classes(RuleContext(inv, plans))
+            budget = greedy_budget(plans, classes[1])
+    try:
+        return greedy_search(SearchState(inv, plans), budget, deadline), classes
+    except BudgetExhausted:
+        stats.greedy_steps = stats.greedy_tries = budget
+        raise _GaveUp(classes) from None
+
+
 def _search(inv: Inventory, plans: list[ClaimPlan], solver: str, objective: str, deadline: float,
-            workers: int, budget: int, stats: Stats) -> list[list[Pick]] | None:
+            workers: int, budget: int | None, stats: Stats) -> list[list[Pick]] | None:
     if time.monotonic() > deadline:
         raise SolveTimeout("the time limit was reached while evaluating selectors (raise --timeout)")
+    classes: Classes | None = None
     if solver == "greedy" or _search_decides_errors(plans):
         # These errors only count where the depth-first search reaches them: only it can tell.
         # Another objective still fails as Kubernetes' search does, then looks for its own answer.
@@ -178,18 +224,18 @@ def _search(inv: Inventory, plans: list[ClaimPlan], solver: str, objective: str,
         _greedy_stats(stats, result, "greedy")
         if objective == FIRST_FIT or result.picks is None:
             return result.picks
-    elif objective == FIRST_FIT:
+    elif objective == FIRST_FIT and budget != 0:
         try:
-            result = greedy_search(SearchState(inv, plans), budget, deadline)
+            result, classes = _greedy_within_budget(inv, plans, budget, deadline, stats)
             _greedy_stats(stats, result, "greedy (within budget)")
             return result.picks
-        except BudgetExhausted:
-            stats.greedy_steps = stats.greedy_tries = budget
-            stats.notes.append(f"greedy search gave up after {budget} device tries; CP-SAT took over")
+        except _GaveUp as gave_up:
+            classes = gave_up.classes
+            stats.notes.append(f"greedy search gave up after {stats.greedy_tries} device tries; CP-SAT took over")
     from .model import build_model  # OR-Tools loads only when CP-SAT is needed (it takes a second)
     from .objectives import solve_staged
 
-    model = build_model(inv, plans)
+    model = build_model(inv, plans, classes=classes, deadline=deadline, merge=objective == FIRST_FIT)
     staged = solve_staged(model, objective, deadline, workers)
     stats.cp_sat_solves, stats.exact = staged.solves, staged.exact
     stats.cp_sat_branches, stats.cp_sat_conflicts = staged.branches, staged.conflicts

@@ -10,14 +10,18 @@ variable has a readable name so that a model dump reads like the input.
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass
 from typing import Sequence
 
 from ortools.sat.python import cp_model
 
-from .classes import DeviceClassGroup, equivalence_classes
+from drasat.models.errors import SolveTimeout
+
+from .classes import Classes, DeviceClassGroup, class_counts, equivalence_classes
 from .inventory import Inventory
-from .plan import MAX_RESULTS, Alternative, AltId, AltVars, ClaimPlan
+from .merge import merge_alike
+from .plan import MAX_RESULTS, Alternative, AltId, AltVars, ClaimPlan, alternatives as plan_alternatives
 from .rules.base import Assumption, Encoding, Rule, RuleContext
 from .rules.registry import RULES
 
@@ -37,12 +41,23 @@ class AllocationModel:
     class_of: dict[int, int]
     vars: dict[AltId, AltVars]
     assumptions: list[Assumption]
+    # Built with alike claims merged (merge.py): each real alternative's model alternative, and the merged ones.
+    model_id: dict[AltId, AltId] | None = None
+    merged: frozenset[AltId] = frozenset()
+
+    def record(self, alt: Alternative) -> AltVars:
+        """The variables of a real alternative (those of its merged group where it has one)."""
+        return self.vars[alt.id if self.model_id is None else self.model_id[alt.id]]
 
     def takes(self, alt: Alternative) -> dict[int, cp_model.IntVar]:
-        return dict(self.vars[alt.id].takes)
+        return dict(self.record(alt).takes)
 
     def use(self, alt: Alternative) -> cp_model.IntVar:
-        return self.vars[alt.id].use
+        return self.record(alt).use
+
+    def is_merged(self, alt: Alternative) -> bool:
+        """Whether the alternative's variables count the devices of several claims."""
+        return self.model_id is not None and self.model_id[alt.id] in self.merged
 
     def literals(self) -> list[cp_model.IntVar]:
         """Every assumption literal; assuming them all true is the allocation problem itself."""
@@ -50,20 +65,44 @@ class AllocationModel:
 
 
 def build_model(inv: Inventory, plans: Sequence[ClaimPlan], rules: Sequence[Rule] = RULES,
-                ctx: RuleContext | None = None) -> AllocationModel:
-    """Compile the planned claims into CP-SAT, in a fixed order: variables, then each rule."""
-    ctx = ctx or RuleContext(inv, list(plans))
-    groups, class_of = equivalence_classes(ctx, rules)
+                ctx: RuleContext | None = None, *, classes: Classes | None = None,
+                deadline: float | None = None, merge: bool = False) -> AllocationModel:
+    """Compile the planned claims into CP-SAT, in a fixed order: variables, then each rule.
+
+    ``classes`` are :func:`equivalence_classes` when the caller has them already (merging claims keeps
+    them: a class is made by candidate lists, which merging keeps). ``deadline`` (a ``time.monotonic()``
+    value) is checked between claims and between rules: on a wide input building takes seconds, and the
+    time limit covers it. ``merge`` builds alike claims as one count (:mod:`.merge`), for first-fit
+    decoding; explanations need every claim's own variables."""
+    real = list(ctx.plans if ctx else plans)
+    merged = merge_alike(inv, real) if merge else None
+    if merged is not None:
+        ctx = RuleContext(inv, merged.plans)
+    ctx = ctx or RuleContext(inv, real)
+    groups, class_of = classes or equivalence_classes(ctx, rules)
     enc = Encoding(cp_model.CpModel(), ctx, groups, class_of)
+    counts = class_counts(plan_alternatives(ctx.plans), class_of)
     for plan in ctx.plans:
-        _requests(enc, plan)
+        if plan.index % 32 == 0:
+            _check_time(deadline)
+        _requests(enc, plan, counts, bounded=merged is None or plan.alternatives()[0].id not in merged.merged)
     for rule in rules:
+        _check_time(deadline)
         rule.encode(enc)
-    return AllocationModel(enc.model, inv, ctx.plans, groups, class_of, enc.vars, enc.assumptions)
+    if merged is None:
+        return AllocationModel(enc.model, inv, real, groups, class_of, enc.vars, enc.assumptions)
+    return AllocationModel(enc.model, inv, real, groups, class_of, enc.vars, enc.assumptions,
+                           merged.model_id, merged.merged)
 
 
-def _requests(enc: Encoding, plan: ClaimPlan) -> None:
-    """Each request takes exactly one alternative, with its count of devices; the claim at most 32."""
+def _check_time(deadline: float | None) -> None:
+    if deadline is not None and time.monotonic() > deadline:
+        raise SolveTimeout("the time limit was reached while building the CP-SAT model (raise --timeout)")
+
+
+def _requests(enc: Encoding, plan: ClaimPlan, counts: dict[AltId, dict[int, int]], bounded: bool = True) -> None:
+    """Each request takes exactly one alternative, with its count of devices; the claim at most 32
+    (``bounded``: a merged group's claims are each within it already)."""
     model = enc.model
     sizes = []
     for req in plan.requests:
@@ -72,21 +111,19 @@ def _requests(enc: Encoding, plan: ClaimPlan) -> None:
             use = model.new_bool_var(f"use[{plan.label}/{alt.result_name}]")
             uses.append(use)
             sizes.append(alt.count * use)
-            takes, tops = _takes(enc, plan, alt, use)
+            takes, tops = _takes(enc, plan, alt, use, counts[alt.id])
             enc.vars[alt.id] = AltVars(alt, use, takes, tops)
             if alt.mode == "All" and alt.blocked:
                 model.add(use == 0)
             elif alt.mode != "All":
                 model.add(sum(takes.values()) == alt.count * use)
         model.add_exactly_one(uses)
-    model.add(sum(sizes) <= MAX_RESULTS)
+    if bounded:
+        model.add(sum(sizes) <= MAX_RESULTS)
 
 
-def _takes(enc: Encoding, plan: ClaimPlan, alt: Alternative,
-           use: cp_model.IntVar) -> tuple[dict[int, cp_model.IntVar], dict[int, int]]:
-    per_class: dict[int, int] = {}
-    for device in alt.candidates:
-        per_class[enc.class_of[device]] = per_class.get(enc.class_of[device], 0) + 1
+def _takes(enc: Encoding, plan: ClaimPlan, alt: Alternative, use: cp_model.IntVar,
+           per_class: dict[int, int]) -> tuple[dict[int, cp_model.IntVar], dict[int, int]]:
     takes: dict[int, cp_model.IntVar] = {}
     tops: dict[int, int] = {}
     for k, available in per_class.items():

@@ -5,8 +5,12 @@ request in order, the earliest alternative that still allows a complete allocati
 then, device by device in inventory order, each device that still allows one. It is
 solved lexicographically in stages; a stage only calls CP-SAT when the current
 solution does not already show the next device is possible, so an easy input costs
-a single solve. *prioritized-list* first minimises the total rank of the chosen
-``firstAvailable`` entries (what the scheduler scores), then applies first-fit. *pack*
+a single solve. Whole runs of requests are taken from the guess without backtracking
+where CP-SAT shows them extendable (:mod:`.first_fit`), and the devices a request passes
+over are ruled out by halves, so a big input costs a handful of solves, not one per claim;
+alike claims are one count in the model (:mod:`.merge`). *prioritized-list* first
+minimises the total rank of the chosen ``firstAvailable`` entries (what the scheduler
+scores), then applies first-fit. *pack*
 keeps Kubernetes' ``firstAvailable`` semantics — request by request, in order, the
 earliest entry with which a complete allocation exists, as first-fit decides them —
 and only then, among the devices those entries allow, touches as few devices and
@@ -32,8 +36,9 @@ from ortools.sat.python import cp_model
 from drasat.models.errors import InternalError, SolveTimeout
 
 from .model import AllocationModel
-from .plan import Alternative, ClaimPlan, Pick
+from .first_fit import decode_first_fit
 from .packing import minimize_footprint
+from .plan import Alternative, ClaimPlan, Pick, RequestPlan
 from .problem import PACK, PRIORITIZED
 from .hint import first_fit_fill
 
@@ -47,6 +52,7 @@ class _Stages:
         self.tracked = [var for v in m.vars.values() for var in (v.use, *v.takes.values())]
         self.values: dict[int, int] = {}
         self.solves = self.branches = self.conflicts = 0
+        self.found = False  # whether some solve found an allocation yet (see solve)
         # Once time is up, the last complete allocation found is decoded as it stands: every question
         # is then answered from ``values`` instead of by another solve.
         self.frozen = False
@@ -54,28 +60,35 @@ class _Stages:
         # reproducible): the best solution found within it is kept; None: solve to optimality.
         self.effort: float | None = None
 
-    def solve(self, assume: cp_model.IntVar | None = None) -> bool:
+    def solve(self, *assume: cp_model.IntVar, hint: dict[int, int] | None = None, hint_only: bool = False) -> bool:
+        """Whether the model has a solution under the assumptions ``assume``; if so, it becomes ``values``.
+        The hint is ``hint`` when given, else the last solution; ``hint_only`` fixes the hinted variables
+        (a check of a complete guess by propagation alone: "no" then says nothing about the model)."""
         if self.frozen:
             raise SolveTimeout("the CP-SAT solver ran out of time (raise --timeout)")
         remaining = self.deadline - time.monotonic()
         if remaining <= 0:
             raise SolveTimeout("the CP-SAT solver ran out of time (raise --timeout)")
         model = self.model
-        model.clear_hints()
-        for var in self.tracked:
-            if var.index in self.values:
-                model.add_hint(var, self.values[var.index])
+        model.proto.clear_solution_hint()  # the last solution as the hint, in bulk (not one call per variable)
+        hint = self.values if hint is None else hint
+        model.proto.solution_hint.vars.extend(hint.keys())
+        model.proto.solution_hint.values.extend(hint.values())
         model.clear_assumptions()
-        if assume is not None:
-            model.add_assumptions([assume])
+        model.add_assumptions(assume)
         solver = cp_model.CpSolver()
         solver.parameters.max_time_in_seconds = remaining
         solver.parameters.num_workers = self.workers
         solver.parameters.catch_sigint_signal = False   # Ctrl-C belongs to the caller (drasat exits 130)
         # The first solve decides feasibility and may need presolve on a hard model; the
         # stages after it are small variations of a model just solved, where presolve is
-        # most of the cost (measured: 3-5x faster stages on partitioned GPUs).
-        solver.parameters.cp_model_presolve = self.solves == 0
+        # most of the cost (measured: 3-5x faster stages on partitioned GPUs). Checking a
+        # complete guess needs neither presolve nor the linear relaxation (3,072 devices and
+        # 768 claims: 3 s, where a presolved first solve did not finish in 20 s).
+        solver.parameters.cp_model_presolve = not self.found and not hint_only
+        if hint_only:
+            solver.parameters.fix_variables_to_their_hinted_value = True
+            solver.parameters.linearization_level = 0
         if self.effort is not None:
             solver.parameters.max_deterministic_time = self.effort
         status = solver.solve(model)
@@ -87,7 +100,9 @@ class _Stages:
     def _read(self, solver: cp_model.CpSolver, status: cp_model.CpSolverStatus) -> bool:
         """CP-SAT's status in drasat's terms: an answer, none, out of time, or a bug of ours."""
         if status in (cp_model.OPTIMAL, cp_model.FEASIBLE):
-            self.values = {var.index: solver.value(var) for var in self.tracked}
+            self.found = True
+            solution = list(solver.response_proto.solution)
+            self.values = {var.index: solution[var.index] for var in self.tracked}
             return True
         if status == cp_model.INFEASIBLE:
             return False
@@ -115,6 +130,14 @@ class _Stages:
                 return False
         self.model.add(var >= bound)
         return True
+
+    def possible(self, terms: Sequence[cp_model.IntVar], bound: int) -> bool:
+        """Whether some complete allocation has ``sum(terms) >= bound`` (nothing is fixed either way)."""
+        if self.frozen or sum(self.value(var) for var in terms) >= bound:
+            return sum(self.value(var) for var in terms) >= bound
+        trial = self.model.new_bool_var(f"try[sum>={bound}]")
+        self.model.add(sum(terms) >= bound).only_enforce_if(trial)
+        return self.solve(trial)
 
     def minimize_rank(self) -> None:
         pairs = [(v.alt.rank, v.use) for v in self.m.vars.values()]
@@ -165,15 +188,18 @@ def solve_staged(m: AllocationModel, objective: str, deadline: float, workers: i
     def result(picks: list[list[Pick]] | None, exact: bool = True) -> Staged:
         return Staged(picks, stages.solves, exact, stages.branches, stages.conflicts)
 
-    if not stages.solve():
+    guessed = _covers_every_request(m, stages.values) and stages.solve(hint_only=True)
+    if not guessed and not stages.solve():
         return result(None)
     try:
         if objective == PRIORITIZED:
             stages.minimize_rank()
-        elif objective == PACK:
+            return result(_decode(m, stages))
+        if objective == PACK:
             _first_available_in_order(m, stages)
             minimize_footprint(stages)
-        return result(_decode(m, stages))
+            return result(_decode(m, stages))
+        return result(decode_first_fit(m, stages, _Decoder(m, stages)))
     except SolveTimeout:
         stages.frozen = True
         return result(_decode(m, stages), exact=False)
@@ -193,14 +219,20 @@ def _decode(m: AllocationModel, stages: _Stages) -> list[list[Pick]]:
     return [decoder.claim(plan) for plan in m.plans]
 
 
+def _covers_every_request(m: AllocationModel, values: dict[int, int]) -> bool:
+    return all(any(values.get(m.use(alt).index) for alt in req.alternatives) for plan in m.plans for req in plan.requests)
+
+
 def first_fit_hint(m: AllocationModel) -> dict[int, int]:
     """The depth-first side's guess without backtracking (:func:`first_fit_fill`), as CP-SAT values."""
     values: dict[int, int] = {}
-    for alt_id, picks in first_fit_fill(m.inv, m.plans).items():
-        record = m.vars[alt_id]
+    for picks in first_fit_fill(m.inv, m.plans).values():
+        record = m.record(picks[0].alt) if picks else None
+        if record is None:
+            continue
         values[record.use.index] = 1
-        for k, var in record.takes.items():
-            values[var.index] = sum(1 for p in picks if m.class_of[p.device] == k)
+        for k, var in record.takes.items():  # a merged group's claims add up
+            values[var.index] = values.get(var.index, 0) + sum(1 for p in picks if m.class_of[p.device] == k)
     return values
 
 
@@ -210,14 +242,33 @@ class _Decoder:
     def __init__(self, m: AllocationModel, stages: _Stages) -> None:
         self.m, self.stages, self.model = m, stages, stages.model
         self.used: set[int] = set()
+        self.held: dict[int, set[int]] = {}  # claim -> the devices it holds
+        # Devices drawn so far per take variable: a claim's own count, or a merged group's running total.
+        self.drawn: Counter[int] = Counter()
 
     def claim(self, plan: ClaimPlan) -> list[Pick]:
-        held: set[int] = set()
-        picks: list[Pick] = []
-        for req in plan.requests:
-            alt = self.alternative(req.alternatives)
-            picks.extend(self._devices(alt, held))
-        return picks
+        return [pick for req in plan.requests for pick in self.request(plan, req)]
+
+    def request(self, plan: ClaimPlan, req: RequestPlan) -> list[Pick]:
+        """One request's alternative and devices, each the first that still allows a complete allocation."""
+        alt = self.alternative(req.alternatives)
+        return self._devices(alt, self.held.setdefault(plan.index, set()))
+
+    def accept(self, plan: ClaimPlan, req: RequestPlan, alt: Alternative, picks: Sequence[Pick]) -> None:
+        """Take picks known to be first-fit's own (the caller proved them so) as if decoded here. Only the
+        chosen alternative and the classes it takes are fixed: the request's own constraints (one
+        alternative, its count) fix the rest."""
+        self.model.add(self.m.use(alt) == 1)
+        takes = self.m.takes(alt)
+        for k, count in Counter(self.m.class_of[p.device] for p in picks).items():
+            self.drawn[takes[k].index] += count
+            if self.m.is_merged(alt):
+                self.model.add(takes[k] >= self.drawn[takes[k].index])
+            else:
+                self.model.add(takes[k] == count)
+        held = self.held.setdefault(plan.index, set())
+        for pick in picks:
+            self._take(alt, pick.device, held)
 
     def alternative(self, alternatives: Sequence[Alternative]) -> Alternative:
         """The earliest alternative that still allows a complete allocation, fixed in the model."""
@@ -231,23 +282,54 @@ class _Decoder:
 
     def _devices(self, alt: Alternative, held: set[int]) -> list[Pick]:
         takes, picks = self.m.takes(alt), list[Pick]()
-        taken: Counter[int] = Counter()
+        taken = _Drawn(takes, self.drawn)
         closed: set[int] = set()
-        for device in alt.candidates:
-            if len(picks) == alt.count:
-                break
+        whole = True  # the next question is about every class up to the one the last solution shows
+        order = list(alt.candidates)
+        at = 0
+        while at < len(order) and len(picks) < alt.count:
+            device = order[at]
             k = self.m.class_of[device]
             if k in closed or not self._free(alt, device, held):
+                at += 1
                 continue
+            if alt.mode != "All" and not self._shown(takes, taken, k):
+                whole = not self._close_before(order, at, alt, held, takes, taken, closed, whole)
+                continue  # either this device is shown possible now, or its class is closed
             if alt.mode == "All" or self.stages.at_least(takes[k], taken[k] + 1):
-                taken[k] += 1
+                taken.add(k)
                 picks.append(self._take(alt, device, held))
-            else:
-                self.model.add(takes[k] <= taken[k])
-                closed.add(k)
-        for k, var in takes.items():
-            self.model.add(var == taken[k])
+            at += 1
+        if not self.m.is_merged(alt):  # a merged group's count also holds the claims still to come
+            for k, var in takes.items():
+                self.model.add(var == taken[k])
         return picks
+
+    def _shown(self, takes: dict[int, cp_model.IntVar], taken: _Drawn, k: int) -> bool:
+        return self.stages.value(takes[k]) > taken[k]
+
+    def _close_before(self, order: list[int], at: int, alt: Alternative, held: set[int],
+                      takes: dict[int, cp_model.IntVar], taken: _Drawn, closed: set[int], whole: bool) -> bool:
+        """The next device is not shown possible by the last solution: ask for the open classes up to the
+        first one it shows (or to the end) at once — all of them first (usually the one shown is the answer,
+        and one "no" says so), after a "yes" the first half. A "no" closes them in one solve; a "yes" brings a
+        solution that shows one of them. Each pick takes a logarithmic number of solves, not one per class
+        passed over. Returns whether the answer was "yes"."""
+        window: list[int] = []
+        for device in order[at:]:
+            k = self.m.class_of[device]
+            if k in closed or k in window or not self._free(alt, device, held):
+                continue
+            if self._shown(takes, taken, k):
+                break
+            window.append(k)
+        half = window if whole else window[:max(1, len(window) // 2)]
+        if self.stages.possible([takes[k] for k in half], sum(taken[k] for k in half) + 1):
+            return True
+        for k in half:
+            self.model.add(takes[k] <= taken[k])
+            closed.add(k)
+        return False
 
     def _free(self, alt: Alternative, device: int, held: set[int]) -> bool:
         if self.m.inv.devices[device].shared:
@@ -261,3 +343,17 @@ class _Decoder:
         if not alt.admin:
             self.used.add(device)
         return Pick(alt, device)
+
+
+class _Drawn:
+    """How many devices of each class the alternative's variables have drawn: the request's own picks,
+    or for a merged group (merge.py) every pick of its claims decided so far."""
+
+    def __init__(self, takes: dict[int, cp_model.IntVar], drawn: Counter[int]) -> None:
+        self.takes, self.drawn = takes, drawn
+
+    def __getitem__(self, k: int) -> int:
+        return self.drawn[self.takes[k].index]
+
+    def add(self, k: int) -> None:
+        self.drawn[self.takes[k].index] += 1

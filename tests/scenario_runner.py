@@ -6,6 +6,7 @@ Used by the scenario tests; kept importable so a failing scenario can be replaye
 
 from __future__ import annotations
 
+import functools
 import json
 from dataclasses import dataclass
 from fractions import Fraction
@@ -28,6 +29,7 @@ def scenario_files(*folders: Path) -> list[Path]:
     return sorted(p for folder in folders if folder.is_dir() for p in folder.glob("*.yaml"))
 
 
+@functools.lru_cache(maxsize=8)  # a scale scenario is a megabyte of YAML: read its Scenario document once
 def scenario_doc(path: Path) -> dict[str, Any]:
     docs = [d for d in yaml.safe_load_all(path.read_text()) if isinstance(d, dict)]
     return next(d for d in docs if d.get("kind") == "Scenario")

@@ -143,10 +143,10 @@ def _time_runs_out_after(solves: int, monkeypatch) -> None:
 
     real = objectives._Stages.solve
 
-    def solve(self, assume=None):  # type: ignore[no-untyped-def]
+    def solve(self, *assume, **options):  # type: ignore[no-untyped-def]
         if self.solves >= solves:
             raise SolveTimeout("the CP-SAT solver ran out of time (raise --timeout)")
-        return real(self, assume)
+        return real(self, *assume, **options)
     monkeypatch.setattr(objectives._Stages, "solve", solve)
 
 

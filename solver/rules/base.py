@@ -144,6 +144,13 @@ class Rule:
         """What this rule sees of ``device`` whoever takes it."""
         return None
 
+    def view(self, ctx: RuleContext, plan: ClaimPlan, alt: Alternative) -> Hashable:
+        """What of ``alt`` decides :meth:`signature`: two alternatives with the same candidates and an
+        equal view see every device alike, so equivalence classes ask :meth:`signature` for one of them
+        only. The default (the alternative itself) is always safe; a rule whose signature depends on a
+        few properties of the alternative names them, and a wide input is then read once, not per claim."""
+        return alt.id
+
     # --- depth-first side ------------------------------------------------------------------
     def active(self, ctx: RuleContext) -> bool:
         """Whether the rule can refuse anything in this input (an inactive rule is skipped by the search)."""

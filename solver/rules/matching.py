@@ -100,6 +100,15 @@ class AttributeConstraints(Rule):
         cache = label_cache(ctx)
         return tuple([cache.of(plan.index, ci, alt, device) for ci in cache.applicable(plan, alt)])
 
+    def view(self, ctx: RuleContext, plan: ClaimPlan, alt: Alternative) -> Hashable:
+        """The labels depend on the applicable constraints' attribute and kind only, unless the request
+        derives attributes of its own (``LabelCache.of``'s key)."""
+        if not plan.constraints:
+            return ()
+        applicable = label_cache(ctx).applicable(plan, alt)
+        own = alt.id if alt.derived else None
+        return own, tuple((plan.constraints[ci].attribute, plan.constraints[ci].kind) for ci in applicable)
+
     def active(self, ctx: RuleContext) -> bool:
         return any(plan.constraints for plan in ctx.plans)
 
