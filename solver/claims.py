@@ -164,14 +164,15 @@ def _alternative(problem: Problem, inv: Inventory, ev: _SharedCandidates, claim:
 def _compile_selectors(ev: SelectorEvaluator, device_class, selectors, label: str) -> None:
     """A selector that does not compile makes the input invalid, whether or not the search
     would reach a device it is evaluated on (Kubernetes only notices when it does)."""
-    for owner, items in ((f"class {device_class.name}", device_class.spec.selectors), (f"claim {label}", selectors)):
-        for i, selector in enumerate(items):
+    for owner, items in ((("class", device_class.name), device_class.spec.selectors), (("claim", label), selectors)):
+        for i, selector in enumerate(items):  # the owner's wording is built only for an error: most calls have none
             if selector.cel is None:
-                raise AllocationError(f"{owner}: selector #{i}: CEL expression empty (unsupported selector type?)")
+                raise AllocationError(f"{' '.join(owner)}: selector #{i}: CEL expression empty "
+                                      "(unsupported selector type?)")
             try:
                 ev.compile(selector.cel.expression)
             except CelCompileError as exc:
-                raise SelectorError(f"{owner}: selector #{i}: CEL compile error: {exc.detail}") from None
+                raise SelectorError(f"{' '.join(owner)}: selector #{i}: CEL compile error: {exc.detail}") from None
 
 
 def _check_pools_for_all(inv: Inventory, where: str) -> None:

@@ -14,7 +14,6 @@ holding both devices and counter sets keep their devices, and counters are kept 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from functools import cached_property
 from fractions import Fraction
 from typing import Iterable, Sequence
 
@@ -115,20 +114,22 @@ class Inventory:
     pools: list[Pool]
     devices: list[InventoryDevice]
     in_use: InUse
+    kinds: DeviceKinds = field(default_factory=DeviceKinds)
+    """Which kinds of device are here at all (rules ask before any work, several times a call): found
+    while the inventory is built, not as a ``cached_property``, whose lock costs more than the scan."""
 
     def pool(self, key: PoolKey) -> Pool:
         return next(p for p in self.pools if p.key == key)
 
-    @cached_property
-    def kinds(self) -> DeviceKinds:
-        """Which kinds of device are here at all (rules ask before any work, several times a call)."""
-        kinds = DeviceKinds()
-        for dev in self.devices:
-            kinds.draws_counters = kinds.draws_counters or bool(dev.device.consumes_counters)
-            kinds.shared = kinds.shared or dev.shared
-            kinds.off_node = kinds.off_node or not dev.on_node
-            kinds.tainted = kinds.tainted or bool(dev.taints)
-        return kinds
+
+def device_kinds(devices: list[InventoryDevice]) -> DeviceKinds:
+    kinds = DeviceKinds()
+    for dev in devices:
+        kinds.draws_counters = kinds.draws_counters or bool(dev.device.consumes_counters)
+        kinds.shared = kinds.shared or dev.shared
+        kinds.off_node = kinds.off_node or not dev.on_node
+        kinds.tainted = kinds.tainted or bool(dev.taints)
+    return kinds
 
 
 def build_inventory(problem: Problem) -> Inventory:
@@ -147,7 +148,7 @@ def build_inventory(problem: Problem) -> Inventory:
     usable.sort(key=lambda item: (item[0].has_binding_conditions, item[0].key))
     rules = problem.taint_rules if features.taint_rules else ()
     devices = list(_enumerate(usable, problem.node, rules, features.consumable_capacity))
-    return Inventory(problem.node, features, pools, devices, in_use)
+    return Inventory(problem.node, features, pools, devices, in_use, device_kinds(devices))
 
 
 def in_use_state(allocated: Iterable[ResourceClaim], features: Features) -> InUse:
