@@ -123,6 +123,7 @@ class Inventory:
 
 
 def device_kinds(devices: list[InventoryDevice]) -> DeviceKinds:
+    """Which kinds of device the inventory holds, found once while it is built (rules ask several times a call)."""
     kinds = DeviceKinds()
     for dev in devices:
         kinds.draws_counters = kinds.draws_counters or bool(dev.device.consumes_counters)
