@@ -30,6 +30,8 @@ FAST_FROM_BYTES = 256 * 1024
 _SYNTAX = tuple(re.compile(pattern) for pattern in (  # each starts with a character: a fast scan each
     r"[&*!][^\s,\[\]\{\}]",              # an anchor, alias or tag (or text that looks like one)
     r"\n%",                                 # a directive
+    "[\x85\u2028\u2029\r]",                  # line breaks YAML 1.1 knows and 1.2 does not (NEL, LS,
+                                            # PS), and CR (line numbers on errors stay PyYAML's)
     r"\n[ ]*\t",                            # a tab in the indentation
     r"<<[ \t]*:",                           # a merge key
     r"[\]\}][ \t]*:(?:[ \t]|\n|$)",         # a flow collection used as a key
