@@ -14,7 +14,7 @@ core API gains in each release. Typos in those untyped fields are therefore not
 caught; typos in the typed ones are.
 """
 
-from __future__ import annotations
+# No ``from __future__ import annotations`` here: pydantic would compile every annotation string at each start.
 
 from pydantic import ConfigDict, Field, model_validator
 

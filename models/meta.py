@@ -6,7 +6,7 @@ manifest must not be silently dropped), and values are not coerced (``count: "2"
 is an error, as it is for the API server).
 """
 
-from __future__ import annotations
+# No ``from __future__ import annotations`` here: pydantic would compile every annotation string at each start.
 
 from datetime import datetime, timezone
 from typing import Any, Annotated

@@ -7,7 +7,7 @@ that ``kubectl get -o yaml`` output of answered requests loads too. Field for
 field the Kubernetes 1.37 API (checked against the official client in the tests).
 """
 
-from __future__ import annotations
+# No ``from __future__ import annotations`` here: pydantic would compile every annotation string at each start.
 
 from pydantic import Field
 

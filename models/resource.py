@@ -6,7 +6,7 @@ count 1, toleration operator Equal) are applied by :func:`apply_defaults`, not a
 parse time, so that dumping an object gives back what the user wrote.
 """
 
-from __future__ import annotations
+# No ``from __future__ import annotations`` here: pydantic would compile every annotation string at each start.
 
 from typing import Literal
 
