@@ -5,13 +5,12 @@ from __future__ import annotations
 from typing import Any
 
 import click
-from rich.table import Table
 
 from drasat.models.quantity import Quantity
 
 from .main import cli
 from .progress import Bar
-from .render import table_text
+from .render import TextTable, table_text
 from .reporting import dump, exits_on_error, load_bundle
 
 EPILOG = """\b
@@ -118,7 +117,7 @@ def detail(device: Any) -> str:
 def _node_table(report: Any, wide: bool) -> str:
     from drasat.solver.device_states import fragmentation_line
 
-    table = Table(show_lines=False)
+    table = TextTable(show_lines=False)
     columns = ["driver", "pool", "device", "state", "type", "detail"] + (["taints", "counter sets"] if wide else [])
     for column in columns:
         table.add_column(column)

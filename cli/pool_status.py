@@ -3,14 +3,13 @@
 from __future__ import annotations
 
 import click
-from rich.table import Table
 
 from drasat.models.errors import InputError
 from drasat.models.meta import ObjectMeta
 from drasat.models.pool_status import API_VERSION, LIMIT_MAX, ResourcePoolStatusRequest, ResourcePoolStatusRequestSpec
 
 from .main import cli
-from .render import table_text
+from .render import TextTable, table_text
 from .reporting import dump, exits_on_error, load_bundle
 
 EPILOG = """\b
@@ -114,7 +113,7 @@ def _render(answered: list[ResourcePoolStatusRequest], output: str) -> str:
 def _table(request: ResourcePoolStatusRequest) -> str:
     status = request.status
     assert status is not None  # answer() always fills it
-    table = Table(title=f"{request.name}: driver {request.spec.driver}, {status.pool_count} pools", show_lines=False)
+    table = TextTable(title=f"{request.name}: driver {request.spec.driver}, {status.pool_count} pools", show_lines=False)
     for column in ("pool", "node", "slices", "total", "allocated", "available", "unavailable", "partitions "
                    "(allocatable/total)", "shareable", "validation error"):
         table.add_column(column)

@@ -1,4 +1,4 @@
-"""Human rendering of allocations (rich tables), kept apart from the commands' logic."""
+"""Human rendering of allocations (tables), kept apart from the commands' logic."""
 
 from __future__ import annotations
 
@@ -6,17 +6,60 @@ import io
 import re
 import shutil
 import sys
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from rich import box
-from rich.console import Console
-from rich.table import Table
-
 if TYPE_CHECKING:
+    from rich.box import Box
+    from rich.table import Table
+
     from drasat.solver.comparison import Comparison, SideResult
 
 
-def table_text(table: Table, encoding: str | None = None, *, terminal: bool | None = None) -> str:
+@dataclass
+class TextColumn:
+    """One column of a :class:`TextTable`: its header and its cells, top to bottom."""
+
+    header: str
+    cells: list[str] = field(default_factory=list)
+
+
+class TextTable:
+    """A table of text cells, built with the part of rich's ``Table`` interface drasat uses.
+
+    Piped, a table prints in kubectl's plain form, which needs nothing of rich; rich (about a
+    twentieth of a second of start-up) is imported only when a terminal shows the table.
+    """
+
+    def __init__(self, title: str = "", show_lines: bool = False) -> None:
+        self.title = title
+        self.show_lines = show_lines
+        self.columns: list[TextColumn] = []
+
+    def add_column(self, header: str, **_rich_options: Any) -> None:
+        """A column on the right (rich's options, such as ``overflow``, are set at printing)."""
+        self.columns.append(TextColumn(header))
+
+    def add_row(self, *cells: str) -> None:
+        """A row; missing cells are empty, as in rich."""
+        if len(cells) > len(self.columns):
+            raise ValueError(f"a row of {len(cells)} cells for a table of {len(self.columns)} columns")
+        for column, cell in zip(self.columns, (*cells, *[""] * (len(self.columns) - len(cells)))):
+            column.cells.append(cell)
+
+    def rich(self) -> Table:
+        """The same table as rich's, to draw on a terminal."""
+        from rich.table import Table
+
+        table = Table(title=self.title or None, show_lines=self.show_lines)
+        for column in self.columns:
+            table.add_column(column.header)
+        for row in zip(*(column.cells for column in self.columns)):
+            table.add_row(*row)
+        return table
+
+
+def table_text(table: TextTable | Table, encoding: str | None = None, *, terminal: bool | None = None) -> str:
     """A table for the output. Piped (the default off a terminal), kubectl's plain form: upper-case
     headers, columns aligned by spaces, nothing cut or wrapped — a name must stay one piece for
     ``awk``, ``grep`` and copying. On a terminal: rich's boxes, a bold header, and the terminal's width
@@ -26,6 +69,10 @@ def table_text(table: Table, encoding: str | None = None, *, terminal: bool | No
         terminal = _is_terminal(sys.stdout)
     if not terminal:
         return plain_table(table)
+    from rich.console import Console
+
+    if isinstance(table, TextTable):
+        table = table.rich()
     table.box = _box(encoding or getattr(sys.stdout, "encoding", None) or "utf-8")
     table.header_style = "bold"
     for column in table.columns:
@@ -35,7 +82,7 @@ def table_text(table: Table, encoding: str | None = None, *, terminal: bool | No
     return buffer.getvalue()
 
 
-def plain_table(table: Table) -> str:
+def plain_table(table: TextTable | Table) -> str:
     """kubectl's table: an upper-case header row, then the rows, columns three spaces apart, no title.
     A header that names something in its own spelling (capitals, parentheses) is kept as written."""
     headers = [_header(str(column.header)) for column in table.columns]
@@ -60,7 +107,7 @@ def _is_terminal(stream: object) -> bool:
 def allocation_table(claims: list[dict[str, Any]], *, encoding: str | None = None, wide: bool = False) -> str:
     """One row per allocated device: claim, request, device, and what else the result carries
     (``wide``: each of those in a column of its own, share IDs whole, and the claim's node selector)."""
-    table = Table(title="Allocation", show_lines=False)
+    table = TextTable(title="Allocation", show_lines=False)
     for column in ("claim", "request", "driver", "pool", "device", *(WIDE if wide else ("details",))):
         table.add_column(column)
     for claim in claims:
@@ -87,7 +134,9 @@ def _wide(result: dict[str, Any], selector: str) -> tuple[str, ...]:
             ",".join(result.get("bindingConditions") or []), tolerations, selector)
 
 
-def _box(encoding: str) -> box.Box:
+def _box(encoding: str) -> Box:
+    from rich import box
+
     try:
         "┏━┳┓┃┡╇┩└┴┘│─".encode(encoding)
     except (UnicodeEncodeError, LookupError):
@@ -120,7 +169,7 @@ def _selector(selector: dict[str, Any]) -> str:
 def comparison_table(comparison: Comparison) -> str:
     """Greedy and CP-SAT side by side: verdict, time, statistics, then the devices per request."""
     sides = (comparison.greedy, comparison.cp_sat)
-    table = Table(title=f"greedy (Kubernetes) vs CP-SAT on node {comparison.node}", show_lines=False)
+    table = TextTable(title=f"greedy (Kubernetes) vs CP-SAT on node {comparison.node}", show_lines=False)
     table.add_column("")
     table.add_column("greedy (Kubernetes' first fit)")
     table.add_column(f"CP-SAT ({comparison.cp_sat.objective})")

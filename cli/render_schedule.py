@@ -4,14 +4,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from rich.table import Table
 
-from .render import table_text
+from .render import TextTable, table_text
 
 
 def placement_table(placements: list[Any], wide: bool = False) -> str:
     """One row per pod (node and devices, or why it is pending); ``wide``: one row per device with its claim."""
-    table = Table(title="Placement", show_lines=False)
+    table = TextTable(title="Placement", show_lines=False)
     columns = ("pod", "node", "claim", "request", "driver", "pool", "device") if wide else ("pod", "node", "devices")
     for column in columns:
         table.add_column(column, overflow="fold")
@@ -45,7 +44,7 @@ def batch_summary_line(summary: Any) -> str:
 def schedule_comparison_table(comparison: Any) -> str:
     """One-by-one and batch side by side, then the pods whose outcome differs."""
     one, batch = comparison.one_by_one, comparison.batch
-    table = Table(title=f"One by one vs joint placement ({one.objective})")
+    table = TextTable(title=f"One by one vs joint placement ({one.objective})")
     for column in ("", "one-by-one", "batch"):
         table.add_column(column, overflow="fold")
     rows = [("pods placed", f"{one.placed}/{one.pods}", f"{batch.placed}/{batch.pods}"),

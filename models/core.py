@@ -14,11 +14,12 @@ core API gains in each release. Typos in those untyped fields are therefore not
 caught; typos in the typed ones are.
 """
 
-from __future__ import annotations
+# No ``from __future__ import annotations`` here: pydantic would compile every annotation string at each start.
 
 from pydantic import ConfigDict, Field, model_validator
 
-from .meta import ApiModel, Condition, JsonObject, NodeSelector, NodeSelectorTerm, Timestamp, TypedObject
+from .meta import (BUILT_ON_FIRST_USE, ApiModel, Condition, JsonObject, NodeSelector, NodeSelectorTerm, Timestamp,
+                   TypedObject, empty_dict, empty_list)
 from .quantity import Quantity
 
 CORE_API_VERSION = "v1"
@@ -45,7 +46,7 @@ class NodeSpec(ApiModel):
 
     model_config = _OPEN
 
-    taints: list[Taint] = Field(default_factory=list)
+    taints: list[Taint] = Field(default_factory=empty_list)
     unschedulable: bool | None = None
 
 
@@ -54,8 +55,8 @@ class NodeStatus(ApiModel):
 
     model_config = _OPEN
 
-    allocatable: dict[str, Quantity] = Field(default_factory=dict)
-    capacity: dict[str, Quantity] = Field(default_factory=dict)
+    allocatable: dict[str, Quantity] = Field(default_factory=empty_dict)
+    capacity: dict[str, Quantity] = Field(default_factory=empty_dict)
 
 
 class Node(TypedObject):
@@ -71,11 +72,15 @@ class Node(TypedObject):
 class NamespaceSpec(ApiModel):
     """A namespace's finalizers."""
 
-    finalizers: list[str] = Field(default_factory=list)
+    model_config = BUILT_ON_FIRST_USE
+
+    finalizers: list[str] = Field(default_factory=empty_list)
 
 
 class NamespaceCondition(ApiModel):
     """One condition of a namespace (e.g. while it terminates)."""
+
+    model_config = BUILT_ON_FIRST_USE
 
     type: str
     status: str
@@ -87,12 +92,16 @@ class NamespaceCondition(ApiModel):
 class NamespaceStatus(ApiModel):
     """A namespace's phase: Active, or Terminating (its pods are not scheduled)."""
 
+    model_config = BUILT_ON_FIRST_USE
+
     phase: str | None = None
-    conditions: list[NamespaceCondition] = Field(default_factory=list)
+    conditions: list[NamespaceCondition] = Field(default_factory=empty_list)
 
 
 class Namespace(TypedObject):
     """A namespace; its labels decide whether claims in it may ask for admin access."""
+
+    model_config = BUILT_ON_FIRST_USE
 
     spec: NamespaceSpec | None = None
     status: NamespaceStatus | None = None
@@ -111,9 +120,9 @@ class ContainerResourceClaim(ApiModel):
 class ResourceRequirements(ApiModel):
     """A container's (or pod's) requests, limits and claims."""
 
-    limits: dict[str, Quantity] = Field(default_factory=dict)
-    requests: dict[str, Quantity] = Field(default_factory=dict)
-    claims: list[ContainerResourceClaim] = Field(default_factory=list)
+    limits: dict[str, Quantity] = Field(default_factory=empty_dict)
+    requests: dict[str, Quantity] = Field(default_factory=empty_dict)
+    claims: list[ContainerResourceClaim] = Field(default_factory=empty_list)
 
 
 class Container(ApiModel):
@@ -157,7 +166,7 @@ class NodeAffinity(ApiModel):
     model_config = _OPEN
 
     required_during_scheduling_ignored_during_execution: NodeSelector | None = None
-    preferred_during_scheduling_ignored_during_execution: list[PreferredSchedulingTerm] = Field(default_factory=list)
+    preferred_during_scheduling_ignored_during_execution: list[PreferredSchedulingTerm] = Field(default_factory=empty_list)
 
 
 class Affinity(ApiModel):
@@ -194,16 +203,16 @@ class PodSpec(ApiModel):
         return self
 
     node_name: str | None = None
-    node_selector: dict[str, str] = Field(default_factory=dict)
+    node_selector: dict[str, str] = Field(default_factory=empty_dict)
     affinity: Affinity | None = None
-    tolerations: list[Toleration] = Field(default_factory=list)
-    resource_claims: list[PodResourceClaim] = Field(default_factory=list)
-    containers: list[Container] = Field(default_factory=list)
-    init_containers: list[Container] = Field(default_factory=list)
+    tolerations: list[Toleration] = Field(default_factory=empty_list)
+    resource_claims: list[PodResourceClaim] = Field(default_factory=empty_list)
+    containers: list[Container] = Field(default_factory=empty_list)
+    init_containers: list[Container] = Field(default_factory=empty_list)
     resources: ResourceRequirements | None = None
-    overhead: dict[str, Quantity] = Field(default_factory=dict)
+    overhead: dict[str, Quantity] = Field(default_factory=empty_dict)
     scheduling_group: PodSchedulingGroup | None = None
-    scheduling_gates: list[PodSchedulingGate] = Field(default_factory=list)
+    scheduling_gates: list[PodSchedulingGate] = Field(default_factory=empty_list)
     scheduler_name: str | None = None
 
 
@@ -225,7 +234,7 @@ class ContainerExtendedResourceRequest(ApiModel):
 class PodExtendedResourceClaimStatus(ApiModel):
     """The claim the scheduler generated for a pod's extended resources backed by DRA."""
 
-    request_mappings: list[ContainerExtendedResourceRequest] = Field(default_factory=list)
+    request_mappings: list[ContainerExtendedResourceRequest] = Field(default_factory=empty_list)
     resource_claim_name: str
 
 
@@ -248,9 +257,9 @@ class NodeAllocatableResourceClaimStatus(ApiModel):
     """cpu, memory or hugepages a claim's devices add to the pod's footprint on its node."""
 
     resource_claim_name: str
-    containers: list[str] = Field(default_factory=list)
-    mapping: list[NodeAllocatableMappedResources] = Field(default_factory=list)
-    overhead: list[NodeAllocatableOverheadResources] = Field(default_factory=list)
+    containers: list[str] = Field(default_factory=empty_list)
+    mapping: list[NodeAllocatableMappedResources] = Field(default_factory=empty_list)
+    overhead: list[NodeAllocatableOverheadResources] = Field(default_factory=empty_list)
 
 
 class PodStatus(ApiModel):
@@ -259,10 +268,10 @@ class PodStatus(ApiModel):
     model_config = _OPEN
 
     phase: str | None = None
-    resource_claim_statuses: list[PodResourceClaimStatus] = Field(default_factory=list)
+    resource_claim_statuses: list[PodResourceClaimStatus] = Field(default_factory=empty_list)
     extended_resource_claim_status: PodExtendedResourceClaimStatus | None = None
     node_allocatable_resource_claim_statuses: list[NodeAllocatableResourceClaimStatus] = Field(
-        default_factory=list)
+        default_factory=empty_list)
 
 
 class Pod(TypedObject):
@@ -293,6 +302,8 @@ class Pod(TypedObject):
 class PodGroupResourceClaim(ApiModel):
     """A claim shared by all pods of the group: exactly one of a claim or a template name."""
 
+    model_config = BUILT_ON_FIRST_USE
+
     name: str
     resource_claim_name: str | None = None
     resource_claim_template_name: str | None = None
@@ -306,7 +317,9 @@ class PodGroupSpec(ApiModel):
     (any JSON) rather than modelled; the spec's own field names stay strict.
     """
 
-    resource_claims: list[PodGroupResourceClaim] = Field(default_factory=list)
+    model_config = BUILT_ON_FIRST_USE
+
+    resource_claims: list[PodGroupResourceClaim] = Field(default_factory=empty_list)
     scheduling_policy: JsonObject | None = None
     scheduling_constraints: JsonObject | None = None
     disruption_mode: JsonObject | None = None
@@ -320,6 +333,8 @@ class PodGroupSpec(ApiModel):
 class PodGroupResourceClaimStatus(ApiModel):
     """The claim generated for a pod group's template reference."""
 
+    model_config = BUILT_ON_FIRST_USE
+
     name: str
     resource_claim_name: str | None = None
 
@@ -327,12 +342,16 @@ class PodGroupResourceClaimStatus(ApiModel):
 class PodGroupStatus(ApiModel):
     """A pod group's generated claims and conditions."""
 
-    conditions: list[Condition] = Field(default_factory=list)
-    resource_claim_statuses: list[PodGroupResourceClaimStatus] = Field(default_factory=list)
+    model_config = BUILT_ON_FIRST_USE
+
+    conditions: list[Condition] = Field(default_factory=empty_list)
+    resource_claim_statuses: list[PodGroupResourceClaimStatus] = Field(default_factory=empty_list)
 
 
 class PodGroup(TypedObject):
     """``scheduling.k8s.io`` PodGroup (v1alpha3, v1beta1): claims shared by a group of pods."""
+
+    model_config = BUILT_ON_FIRST_USE
 
     spec: PodGroupSpec = Field(default_factory=PodGroupSpec)
     status: PodGroupStatus | None = None

@@ -27,7 +27,7 @@ import yaml
 FAST_FROM_BYTES = 256 * 1024
 """Inputs smaller than this are parsed by the reference parsers alone."""
 
-_SYNTAX = tuple(re.compile(pattern) for pattern in (  # each starts with a character: a fast scan each
+_SYNTAX = (  # each starts with a character: a fast scan each
     r"[&*!][^\s,\[\]\{\}]",              # an anchor, alias or tag (or text that looks like one)
     r"\n%",                                 # a directive
     "[\x85\u2028\u2029\r]",                  # line breaks YAML 1.1 knows and 1.2 does not (NEL, LS,
@@ -40,9 +40,10 @@ _SYNTAX = tuple(re.compile(pattern) for pattern in (  # each starts with a chara
     r":(?<=[\s\[\{,]:)(?:[\s,\]\}]|$)",       # an empty key (PyYAML refuses some that yaml-rs reads)
     r"[\[\{](?<=[\s,\[\{][\[\{])(?![ \t]*[\]\}])",  # a flow collection that is not empty (kubectl prints
                                             # none; 1.1 and 1.2 differ on ':' inside them)
-))
-_LONG_NUMBER = re.compile(r"[0-9]{19}")
-_PLAIN = re.compile(
+)
+"""Compiled on first use (``re`` keeps them): a start that reads only small inputs never needs them."""
+_LONG_NUMBER = r"[0-9]{19}"
+_PLAIN = (
     r"(?:[\s\[\{,]|[\"'\]\}]:)((?:[-+._0-9=~<]|yes|Yes|YES|no|No|NO|on|On|ON|off|Off|OFF|true|True|TRUE"
     r"|false|False|FALSE|null|Null|NULL)[^\s,\[\]\{\}]*)(?=[ \t]*(?:\n|$|[,\]\}]|:[ \t]|:\n|:$|[ \t]#))")
 """Plain scalars that one of the two parsers might read as something other than text: after a space, a
@@ -53,8 +54,10 @@ input to PyYAML."""
 
 def fast_json(text: str) -> Any | None:
     """``text`` parsed by orjson, or None: not installed, small, or an error (json reports it)."""
+    if len(text) < FAST_FROM_BYTES:
+        return None  # (checked first: a small input does not import orjson)
     orjson = _module("orjson")
-    if orjson is None or len(text) < FAST_FROM_BYTES or _LONG_NUMBER.search(text):
+    if orjson is None or re.search(_LONG_NUMBER, text):
         return None  # orjson reads whole numbers beyond 64 bits as floats: json keeps them (and drasat refuses)
     try:
         return orjson.loads(text)
@@ -66,14 +69,15 @@ def fast_yaml(text: str, *, at_least: int | None = None) -> tuple[Any] | None:
     """``text``'s one document parsed by yaml-rs, or None where PyYAML must read it (see the module).
 
     ``at_least``: the size below which PyYAML reads it anyway (default :data:`FAST_FROM_BYTES`)."""
+    if len(text) < (FAST_FROM_BYTES if at_least is None else at_least):
+        return None  # (checked first: a small input does not import yaml-rs)
     yaml_rs = _module("yaml_rs")
-    smallest = FAST_FROM_BYTES if at_least is None else at_least
-    if yaml_rs is None or len(text) < smallest or not text.strip():
+    if yaml_rs is None or not text.strip():
         return None
     lines = "\n" + text.removeprefix("---\n")  # every line, the first too, after a newline
-    if any(pattern.search(lines) for pattern in _SYNTAX) or yaml.reader.Reader.NON_PRINTABLE.search(text):
+    if any(re.search(pattern, lines) for pattern in _SYNTAX) or yaml.reader.Reader.NON_PRINTABLE.search(text):
         return None
-    if any(not _same_reading(token) for token in set(_PLAIN.findall(lines))):
+    if any(not _same_reading(token) for token in set(re.findall(_PLAIN, lines))):
         return None
     try:
         data = yaml_rs.loads(text, parse_datetime=False, duplicate_key_policy=yaml_rs.DuplicateKeyPolicy.Error)

@@ -10,7 +10,6 @@ Unknown fields get a "did you mean" hint when a known field is close.
 
 from __future__ import annotations
 
-import difflib
 import json
 import types
 import typing
@@ -118,6 +117,8 @@ def _message(item: Any, owner: type[BaseModel] | None) -> str:
 
 
 def _unknown_field(name: str, owner: type[BaseModel] | None) -> str:
+    import difflib  # only for a misspelt field: a start with valid input pays nothing for it
+
     message = f"is not a field Kubernetes knows here (unknown field {json.dumps(name)})"
     if owner is None:
         return message

@@ -6,13 +6,14 @@ count 1, toleration operator Equal) are applied by :func:`apply_defaults`, not a
 parse time, so that dumping an object gives back what the user wrote.
 """
 
-from __future__ import annotations
+# No ``from __future__ import annotations`` here: pydantic would compile every annotation string at each start.
 
 from typing import Literal
 
 from pydantic import Field, StrictBool, StrictStr
 
-from .meta import ApiModel, Condition, Int64, JsonObject, NodeSelector, Timestamp, TypedObject
+from .meta import (BUILT_ON_FIRST_USE, ApiModel, Condition, Int64, JsonObject, NodeSelector, Timestamp, TypedObject,
+                   empty_dict, empty_list)
 from .quantity import Quantity
 
 API_VERSION = "resource.k8s.io/v1"
@@ -48,8 +49,8 @@ class DeviceClassConfiguration(ApiModel):
 class DeviceClassSpec(ApiModel):
     """What a DeviceClass selects (all its selectors must hold), its configuration and extended resource."""
 
-    selectors: list[DeviceSelector] = Field(default_factory=list)
-    config: list[DeviceClassConfiguration] = Field(default_factory=list)
+    selectors: list[DeviceSelector] = Field(default_factory=empty_list)
+    config: list[DeviceClassConfiguration] = Field(default_factory=empty_list)
     extended_resource_name: str | None = None
 
 
@@ -75,7 +76,7 @@ class DeviceToleration(ApiModel):
 class CapacityRequirements(ApiModel):
     """The amounts of a shared device's capacities one request consumes (DRAConsumableCapacity)."""
 
-    requests: dict[str, Quantity] = Field(default_factory=dict)
+    requests: dict[str, Quantity] = Field(default_factory=empty_dict)
 
 
 class DeviceDerivedAttribute(ApiModel):
@@ -89,12 +90,12 @@ class _RequestFields(ApiModel):
     """What an exact request and a subrequest have in common."""
 
     device_class_name: str = ""
-    selectors: list[DeviceSelector] = Field(default_factory=list)
+    selectors: list[DeviceSelector] = Field(default_factory=empty_list)
     allocation_mode: str | None = None
     count: Int64 | None = None
-    tolerations: list[DeviceToleration] = Field(default_factory=list)
+    tolerations: list[DeviceToleration] = Field(default_factory=empty_list)
     capacity: CapacityRequirements | None = None
-    derived_attributes: list[DeviceDerivedAttribute] = Field(default_factory=list)
+    derived_attributes: list[DeviceDerivedAttribute] = Field(default_factory=empty_list)
 
 
 class ExactDeviceRequest(_RequestFields):
@@ -114,13 +115,13 @@ class DeviceRequest(ApiModel):
 
     name: str
     exactly: ExactDeviceRequest | None = None
-    first_available: list[DeviceSubRequest] = Field(default_factory=list)
+    first_available: list[DeviceSubRequest] = Field(default_factory=empty_list)
 
 
 class DeviceConstraint(ApiModel):
     """A matchAttribute or distinctAttribute over some (or all) requests of a claim."""
 
-    requests: list[str] = Field(default_factory=list)
+    requests: list[str] = Field(default_factory=empty_list)
     match_attribute: str | None = None
     distinct_attribute: str | None = None
 
@@ -128,16 +129,16 @@ class DeviceConstraint(ApiModel):
 class DeviceClaimConfiguration(ApiModel):
     """Configuration a claim hands to the devices allocated for some of its requests."""
 
-    requests: list[str] = Field(default_factory=list)
+    requests: list[str] = Field(default_factory=empty_list)
     opaque: OpaqueDeviceConfiguration | None = None
 
 
 class DeviceClaim(ApiModel):
     """A claim's device requests, constraints and configuration."""
 
-    requests: list[DeviceRequest] = Field(default_factory=list)
-    constraints: list[DeviceConstraint] = Field(default_factory=list)
-    config: list[DeviceClaimConfiguration] = Field(default_factory=list)
+    requests: list[DeviceRequest] = Field(default_factory=empty_list)
+    constraints: list[DeviceConstraint] = Field(default_factory=empty_list)
+    config: list[DeviceClaimConfiguration] = Field(default_factory=empty_list)
 
 
 class ResourceClaimSpec(ApiModel):
@@ -154,27 +155,27 @@ class DeviceRequestAllocationResult(ApiModel):
     pool: str
     device: str
     admin_access: bool | None = None
-    tolerations: list[DeviceToleration] = Field(default_factory=list)
-    binding_conditions: list[str] = Field(default_factory=list)
-    binding_failure_conditions: list[str] = Field(default_factory=list)
+    tolerations: list[DeviceToleration] = Field(default_factory=empty_list)
+    binding_conditions: list[str] = Field(default_factory=empty_list)
+    binding_failure_conditions: list[str] = Field(default_factory=empty_list)
     share_id: str | None = Field(default=None, alias="shareID")
-    consumed_capacity: dict[str, Quantity] = Field(default_factory=dict)
-    skip_node_operations: list[str] = Field(default_factory=list)
+    consumed_capacity: dict[str, Quantity] = Field(default_factory=empty_dict)
+    skip_node_operations: list[str] = Field(default_factory=empty_list)
 
 
 class DeviceAllocationConfiguration(ApiModel):
     """Configuration recorded with an allocation, with where it came from (class or claim)."""
 
     source: str
-    requests: list[str] = Field(default_factory=list)
+    requests: list[str] = Field(default_factory=empty_list)
     opaque: OpaqueDeviceConfiguration | None = None
 
 
 class DeviceAllocationResult(ApiModel):
     """The devices of one allocation and the configuration that goes with them."""
 
-    results: list[DeviceRequestAllocationResult] = Field(default_factory=list)
-    config: list[DeviceAllocationConfiguration] = Field(default_factory=list)
+    results: list[DeviceRequestAllocationResult] = Field(default_factory=empty_list)
+    config: list[DeviceAllocationConfiguration] = Field(default_factory=empty_list)
 
 
 class AllocationResult(ApiModel):
@@ -198,7 +199,7 @@ class NetworkDeviceData(ApiModel):
     """Network details a driver reports for an allocated device."""
 
     interface_name: str | None = None
-    ips: list[str] = Field(default_factory=list)
+    ips: list[str] = Field(default_factory=empty_list)
     hardware_address: str | None = None
 
 
@@ -209,7 +210,7 @@ class AllocatedDeviceStatus(ApiModel):
     pool: str
     device: str
     share_id: str | None = Field(default=None, alias="shareID")
-    conditions: list[Condition] = Field(default_factory=list)
+    conditions: list[Condition] = Field(default_factory=empty_list)
     data: JsonObject | None = None
     network_data: NetworkDeviceData | None = None
 
@@ -218,8 +219,8 @@ class ResourceClaimStatus(ApiModel):
     """A claim's allocation, its consumers and the drivers' device reports."""
 
     allocation: AllocationResult | None = None
-    reserved_for: list[ResourceClaimConsumerReference] = Field(default_factory=list)
-    devices: list[AllocatedDeviceStatus] = Field(default_factory=list)
+    reserved_for: list[ResourceClaimConsumerReference] = Field(default_factory=empty_list)
+    devices: list[AllocatedDeviceStatus] = Field(default_factory=empty_list)
 
 
 class ResourceClaim(TypedObject):
@@ -301,14 +302,14 @@ class CounterSet(ApiModel):
     """Named counters a slice publishes, shared by the partitions that consume from them."""
 
     name: str
-    counters: dict[str, Counter] = Field(default_factory=dict)
+    counters: dict[str, Counter] = Field(default_factory=empty_dict)
 
 
 class DeviceCounterConsumption(ApiModel):
     """What a device draws from one counter set when allocated (DRAPartitionableDevices)."""
 
     counter_set: str
-    counters: dict[str, Counter] = Field(default_factory=dict)
+    counters: dict[str, Counter] = Field(default_factory=empty_dict)
     compatibility_groups: list[str] | None = None
 
 
@@ -347,18 +348,18 @@ class Device(ApiModel):
     """One published device: attributes, capacity, counters consumed, taints, node selection, conditions."""
 
     name: str
-    attributes: dict[str, DeviceAttribute] = Field(default_factory=dict)
-    capacity: dict[str, DeviceCapacity] = Field(default_factory=dict)
-    consumes_counters: list[DeviceCounterConsumption] = Field(default_factory=list)
+    attributes: dict[str, DeviceAttribute] = Field(default_factory=empty_dict)
+    capacity: dict[str, DeviceCapacity] = Field(default_factory=empty_dict)
+    consumes_counters: list[DeviceCounterConsumption] = Field(default_factory=empty_list)
     node_name: str | None = None
     node_selector: NodeSelector | None = None
     all_nodes: bool | None = None
-    taints: list[DeviceTaint] = Field(default_factory=list)
+    taints: list[DeviceTaint] = Field(default_factory=empty_list)
     binds_to_node: bool | None = None
-    binding_conditions: list[str] = Field(default_factory=list)
-    binding_failure_conditions: list[str] = Field(default_factory=list)
+    binding_conditions: list[str] = Field(default_factory=empty_list)
+    binding_failure_conditions: list[str] = Field(default_factory=empty_list)
     allow_multiple_allocations: bool | None = None
-    node_allocatable_resources: dict[str, NodeAllocatableResource] = Field(default_factory=dict)
+    node_allocatable_resources: dict[str, NodeAllocatableResource] = Field(default_factory=empty_dict)
 
 
 class ResourcePool(ApiModel):
@@ -378,9 +379,9 @@ class ResourceSliceSpec(ApiModel):
     node_selector: NodeSelector | None = None
     all_nodes: bool | None = None
     per_device_node_selection: bool | None = None
-    devices: list[Device] = Field(default_factory=list)
-    shared_counters: list[CounterSet] = Field(default_factory=list)
-    skip_node_operations: list[str] = Field(default_factory=list)
+    devices: list[Device] = Field(default_factory=empty_list)
+    shared_counters: list[CounterSet] = Field(default_factory=empty_list)
+    skip_node_operations: list[str] = Field(default_factory=empty_list)
     partition_type_attribute: str | None = None
 
 
@@ -396,6 +397,8 @@ class ResourceSlice(TypedObject):
 class DeviceTaintSelector(ApiModel):
     """Which devices a DeviceTaintRule taints (driver, pool, device; none set: all)."""
 
+    model_config = BUILT_ON_FIRST_USE
+
     driver: str | None = None
     pool: str | None = None
     device: str | None = None
@@ -404,6 +407,8 @@ class DeviceTaintSelector(ApiModel):
 class DeviceTaintRuleSpec(ApiModel):
     """The taint a DeviceTaintRule adds, and the devices it adds it to."""
 
+    model_config = BUILT_ON_FIRST_USE
+
     device_selector: DeviceTaintSelector | None = None
     taint: DeviceTaint
 
@@ -411,11 +416,15 @@ class DeviceTaintRuleSpec(ApiModel):
 class DeviceTaintRuleStatus(ApiModel):
     """Conditions the taint-eviction controller reports on a DeviceTaintRule."""
 
-    conditions: list[Condition] = Field(default_factory=list)
+    model_config = BUILT_ON_FIRST_USE
+
+    conditions: list[Condition] = Field(default_factory=empty_list)
 
 
 class DeviceTaintRule(TypedObject):
     """resource.k8s.io/v1 DeviceTaintRule: an administrator's taint on selected devices."""
+
+    model_config = BUILT_ON_FIRST_USE
 
     spec: DeviceTaintRuleSpec
     status: DeviceTaintRuleStatus | None = None

@@ -22,6 +22,7 @@ from __future__ import annotations
 import math
 import time
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from drasat.models.errors import AllocationError, InputError, SolveTimeout, Unschedulable
 from drasat.models.resource import AllocationResult
@@ -29,7 +30,6 @@ from drasat.models.resource import AllocationResult
 from .cel import SelectorEvaluator
 from .classes import Classes, class_counts, equivalence_classes
 from .claims import plan_claims
-from .explanation import explain
 from .greedy import BudgetExhausted, GreedyResult, greedy_search
 from .inventory import Inventory, build_inventory
 from .plan import ClaimPlan, Pick, alternatives
@@ -37,6 +37,9 @@ from .problem import FIRST_FIT, PACK, PRIORITIZED, Problem
 from .results import allocation_results
 from .rules.base import RuleContext
 from .state import SearchState
+
+if TYPE_CHECKING:
+    from .explanation import Explanation
 
 SOLVERS = ("cp-sat", "greedy")
 OBJECTIVES = (FIRST_FIT, PRIORITIZED, PACK)
@@ -140,13 +143,19 @@ def allocate(problem: Problem, *, solver: str = "cp-sat", objective: str = FIRST
             raise AllocationError("invalid resource pools were encountered: " + "; ".join(invalid))
         names = ", ".join(plan.label for plan in plans)
         failure = Unschedulable(f"no allocation exists for claims {names} together on node {problem.node.name}",
-                                explain=lambda: explain(problem, evaluator=evaluator, time_limit=time_limit,
-                                                        proven=failure))
+                                explain=lambda: _explain(problem, evaluator, time_limit, failure))
         failure.stats = _finished(stats, started)  # what proving it took
         raise failure
     results = allocation_results(inv, plans, picks)
     stats.seconds = time.monotonic() - started
     return Allocation(results, stats, {plan.claim.name: plan.label for plan in plans})
+
+
+def _explain(problem: Problem, evaluator: SelectorEvaluator | None, time_limit: float,
+             proven: Unschedulable) -> Explanation:
+    from .explanation import explain  # only a failed allocation is explained: no start-up pays for it
+
+    return explain(problem, evaluator=evaluator, time_limit=time_limit, proven=proven)
 
 
 def _finished(stats: Stats, started: float) -> Stats:

@@ -7,7 +7,7 @@ import pytest
 from drasat.models.errors import Unschedulable
 from drasat.models.resource import DeviceClass, ResourceClaim, ResourceSlice
 from drasat.solver import NodeInfo, Problem, allocate
-from drasat.solver import api
+from drasat.solver import explanation
 
 
 def _two_claims_one_gpu() -> Problem:
@@ -28,8 +28,8 @@ def _two_claims_one_gpu() -> Problem:
 @pytest.mark.parametrize("solver", ["greedy", "cp-sat"])
 def test_reasons_worked_out_when_read_and_once(monkeypatch, solver):
     calls = []
-    real = api.explain
-    monkeypatch.setattr(api, "explain", lambda *args, **kwargs: calls.append(1) or real(*args, **kwargs))
+    real = explanation.explain  # allocate imports it when the reasons are read
+    monkeypatch.setattr(explanation, "explain", lambda *args, **kwargs: calls.append(1) or real(*args, **kwargs))
     with pytest.raises(Unschedulable) as caught:
         allocate(_two_claims_one_gpu(), solver=solver)
     assert calls == []

@@ -26,7 +26,6 @@ from . import library as lib
 from .analysis import Analysis, DriverTest, Needs, analyse
 from .celexpr_device import CelExprDevice, Plan
 from .celexpr_values import adapt, decode, encode, go_type, to_value
-from .cost import MAX_COST, estimated_cost
 from .device import CelDevice
 from .errors import COST_EXCEEDED, CelCompileError, CelRuntimeError, compilation_failed, missing_key, non_bool_result
 from .syntax import Node, parse
@@ -301,6 +300,8 @@ class _BudgetExceeded(Exception):
 def _within_limit(program: Program) -> bool:
     """Whether Kubernetes' estimate keeps the program under its run-time limit, so that Kubernetes
     would have finished what cel-cpp stopped (see the celpy engine for the other case)."""
+    from .cost import MAX_COST, estimated_cost  # the cost model (and its type checker) only for this rare case
+
     cost = estimated_cost(program.text)
     return cost is None or cost <= MAX_COST
 

@@ -1,0 +1,54 @@
+"""Start-up: a command imports only what it needs (issue 9: ``drasat solve`` on the README example, whole
+process, under 0.2 s). Each lazy import is checked here in a fresh process, where ``sys.modules`` tells
+what the command loaded; the times themselves are measured by ``benchmarks/call_bench.py --startup``."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+from rich.table import Table
+
+from drasat.cli.render import TextTable, table_text
+
+EXAMPLES = str(Path(__file__).resolve().parents[1] / "examples")
+
+_PROBE = """
+import atexit, json, sys
+atexit.register(lambda: sys.stderr.write("\\nMODULES " + json.dumps(sorted(sys.modules)) + "\\n"))
+from drasat.cli.main import main
+sys.argv[0] = "drasat"
+main()
+"""
+
+
+def loaded(*args: str) -> tuple[subprocess.CompletedProcess[str], set[str]]:
+    """``drasat ARGS`` in a fresh process (output piped) and the top-level names of the modules it imported."""
+    done = subprocess.run([sys.executable, "-c", _PROBE, *args], capture_output=True, text=True, timeout=120)
+    last = done.stderr.rstrip().rsplit("\n", 1)[-1]
+    assert last.startswith("MODULES "), done.stderr
+    return done, set(json.loads(last.removeprefix("MODULES ")))
+
+
+def test_solve_on_the_readme_example_imports_only_what_it_needs() -> None:
+    done, modules = loaded("solve", "--node", "gpu-node-1", "-o", "table", EXAMPLES)
+    assert done.returncode == 0 and done.stdout.startswith("CLAIM ")
+    unneeded = {"rich": "the table is piped", "ortools": "greedy finishes", "celpy": "cel-expr is the engine",
+                "yaml_rs": "the files are small", "orjson": "no JSON", "drasat.solver.explanation": "all allocated",
+                "drasat.solver.cel.cost": "no selector ran out of cel-cpp's budget"}
+    assert {name: why for name, why in unneeded.items() if name in modules} == {}
+
+
+def test_a_text_table_on_a_terminal_is_the_rich_table() -> None:
+    ours, theirs = TextTable(title="Allocation"), Table(title="Allocation", show_lines=False)
+    for table in (ours, theirs):
+        table.add_column("claim")
+        table.add_column("device")
+        table.add_row("default/a", "gpu-0")
+        table.add_row("default/b")
+    for encoding in ("utf-8", "cp1252"):
+        assert table_text(ours, encoding, terminal=True) == table_text(theirs, encoding, terminal=True)
+    assert table_text(ours, terminal=False) == table_text(theirs, terminal=False) == (
+        "CLAIM       DEVICE\ndefault/a   gpu-0\ndefault/b\n")
