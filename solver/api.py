@@ -21,9 +21,10 @@ from __future__ import annotations
 
 import math
 import time
+import weakref
 from dataclasses import dataclass, field
 
-from drasat.models.errors import AllocationError, InputError, SolveTimeout, Unschedulable
+from drasat.models.errors import AllocationError, DrasatError, InputError, SolveTimeout, Unschedulable
 from drasat.models.resource import AllocationResult
 
 from .cel import SelectorEvaluator
@@ -135,18 +136,27 @@ def allocate(problem: Problem, *, solver: str = "cp-sat", objective: str = FIRST
         exc.stats = _finished(stats, started)  # how far the searches got
         raise
     if picks is None:
-        invalid = [f"{pool.label()} ({pool.problem})" for pool in inv.pools if pool.state == "invalid"]
-        if invalid:
-            raise AllocationError("invalid resource pools were encountered: " + "; ".join(invalid))
-        names = ", ".join(plan.label for plan in plans)
-        failure = Unschedulable(f"no allocation exists for claims {names} together on node {problem.node.name}",
-                                explain=lambda: explain(problem, evaluator=evaluator, time_limit=time_limit,
-                                                        proven=failure))
-        failure.stats = _finished(stats, started)  # what proving it took
-        raise failure
+        raise _no_allocation(problem, inv, plans, evaluator, time_limit, _finished(stats, started))
     results = allocation_results(inv, plans, picks)
     stats.seconds = time.monotonic() - started
     return Allocation(results, stats, {plan.claim.name: plan.label for plan in plans})
+
+
+def _no_allocation(problem: Problem, inv: Inventory, plans: list[ClaimPlan], evaluator: SelectorEvaluator | None,
+                   time_limit: float, stats: Stats) -> DrasatError:
+    """The error for "no allocation": Kubernetes' invalid-pool error, else Unschedulable with its explanation
+    worked out when first read. Made here and raised by the caller, and the explanation holds the error
+    weakly: no reference cycle keeps the error, its traceback and the call's whole state alive until the
+    garbage collector runs (the scheduler asks many nodes, and most say no)."""
+    invalid = [f"{pool.label()} ({pool.problem})" for pool in inv.pools if pool.state == "invalid"]
+    if invalid:
+        return AllocationError("invalid resource pools were encountered: " + "; ".join(invalid))
+    names = ", ".join(plan.label for plan in plans)
+    failure = Unschedulable(f"no allocation exists for claims {names} together on node {problem.node.name}")
+    proven = weakref.ref(failure)
+    failure._explain = lambda: explain(problem, evaluator=evaluator, time_limit=time_limit, proven=proven())
+    failure.stats = stats  # what proving it took
+    return failure
 
 
 def _finished(stats: Stats, started: float) -> Stats:

@@ -179,15 +179,20 @@ def _where(label: str, request: str) -> str:
 def _compile_selectors(ev: SelectorEvaluator, device_class, selectors, label: str) -> None:
     """A selector that does not compile makes the input invalid, whether or not the search
     would reach a device it is evaluated on (Kubernetes only notices when it does)."""
-    for owner, items in ((("class", device_class.name), device_class.spec.selectors), (("claim", label), selectors)):
-        for i, selector in enumerate(items):  # the owner's wording is built only for an error: most calls have none
-            if selector.cel is None:
-                raise AllocationError(f"{' '.join(owner)}: selector #{i}: CEL expression empty "
-                                      "(unsupported selector type?)")
-            try:
-                ev.compile(selector.cel.expression)
-            except CelCompileError as exc:
-                raise SelectorError(f"{' '.join(owner)}: selector #{i}: CEL compile error: {exc.detail}") from None
+    for i, selector in enumerate(device_class.spec.selectors):
+        _compile_one(ev, selector, "class", device_class.name, i)
+    for i, selector in enumerate(selectors):
+        _compile_one(ev, selector, "claim", label, i)
+
+
+def _compile_one(ev: SelectorEvaluator, selector, kind: str, owner: str, i: int) -> None:
+    """One selector of a class or claim; the owner's wording is built only for an error (most calls have none)."""
+    if selector.cel is None:
+        raise AllocationError(f"{kind} {owner}: selector #{i}: CEL expression empty (unsupported selector type?)")
+    try:
+        ev.compile(selector.cel.expression)
+    except CelCompileError as exc:
+        raise SelectorError(f"{kind} {owner}: selector #{i}: CEL compile error: {exc.detail}") from None
 
 
 def _check_pools_for_all(inv: Inventory, where: str) -> None:

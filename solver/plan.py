@@ -19,7 +19,7 @@ from drasat.models.resource import (
     DeviceAttribute, DeviceClass, DeviceDerivedAttribute, DeviceToleration, ResourceClaim,
 )
 
-from .frozen import built_from
+from .frozen import built
 
 if TYPE_CHECKING:
     from ortools.sat.python import cp_model
@@ -86,9 +86,9 @@ class Alternative:
     def planned(cls, **fields: Any) -> Alternative:
         """An alternative as planning makes it, built at once (:func:`~.frozen.built`): every field without a
         default is given; the candidates, unless given, are filled in by :meth:`fill` before anyone else sees it."""
-        alt = built_from(cls, {"candidates": (), "share": {}, "errors": {}, "excluded": {}, "blocked": "",
-                               "blocked_at": -1, "derived_specs": (), "derived": {}, **fields})
-        alt.__dict__["id"] = AltId(alt.claim, alt.request, alt.rank)  # the search asks it at once: no lock
+        alt = built(cls, **{"candidates": (), "share": {}, "errors": {}, "excluded": {}, "blocked": "",
+                            "blocked_at": -1, "derived_specs": (), "derived": {}, **fields})
+        alt.__dict__["id"] = AltId(fields["claim"], fields["request"], fields["rank"])  # asked at once: no lock
         return alt
 
     @cached_property
