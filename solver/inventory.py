@@ -21,7 +21,6 @@ from drasat.models.resource import Device, DeviceTaint, DeviceTaintRule, Resourc
 
 from .cel import CelDevice
 from .features import Features
-from .frozen import built
 from .problem import NodeInfo, Problem
 from .rules.reachability import device_reaches, slice_reaches
 
@@ -148,7 +147,7 @@ def build_inventory(problem: Problem) -> Inventory:
         pools.sort(key=_pool_order)
         usable.sort(key=lambda item: _pool_order(item[0]))
     rules = problem.taint_rules if features.taint_rules else ()
-    devices = list(_enumerate(usable, problem.node, rules, features.consumable_capacity))
+    devices = _enumerate(usable, problem.node, rules, features.consumable_capacity)
     return Inventory(problem.node, features, pools, devices, in_use, device_kinds(devices))
 
 
@@ -317,23 +316,34 @@ def _allocated_groups(key: PoolKey, every: list[ResourceSlice], in_use: InUse) -
 
 
 def _enumerate(usable: list[tuple[Pool, list[ResourceSlice]]], node: NodeInfo,
-               rules: Sequence[DeviceTaintRule], consumable: bool) -> Iterable[InventoryDevice]:
-    index = 0
+               rules: Sequence[DeviceTaintRule], consumable: bool) -> list[InventoryDevice]:
+    """The usable devices in Kubernetes' order. Every call makes two records per device: they are built
+    as :func:`~.frozen.built` builds them, but without its check of the names (they are all written here)."""
+    devices: list[InventoryDevice] = []
     for pool, device_slices in usable:
+        driver, pool_name = pool.key
         for s in device_slices:  # in name order already (_build_pool)
+            per_device, slice_name = s.spec.per_device_node_selection, s.name
             for d in s.spec.devices:
                 # Off-node devices stay listed: upstream runs the selectors (and their errors) first.
-                on_node = not s.spec.per_device_node_selection or device_reaches(node, s, d)
-                device_id = (pool.key[0], pool.key[1], d.name)
+                on_node = not per_device or device_reaches(node, s, d)
+                device_id = (driver, pool_name, d.name)
                 taints = tuple(d.taints) + tuple(_rule_taints(rules, device_id)) if rules else tuple(d.taints)
-                cel = built(CelDevice, key=(pool.key[0], pool.key[1], s.name, d.name), driver=s.spec.driver,
-                            attributes={k: v.raw() for k, v in d.attributes.items()} if d.attributes else {},
-                            capacity={k: v.value for k, v in d.capacity.items()} if d.capacity else {},
-                            allow_multiple_allocations=bool(d.allow_multiple_allocations))
-                shared = consumable and bool(d.allow_multiple_allocations)
-                yield built(InventoryDevice, index=index, id=device_id, slice=s, device=d, taints=taints, cel=cel,
-                            pool_has_binding_conditions=pool.has_binding_conditions, shared=shared, on_node=on_node)
-                index += 1
+                multiple = bool(d.allow_multiple_allocations)
+                cel = _new(CelDevice)
+                cel.__dict__.update(key=(driver, pool_name, slice_name, d.name), driver=s.spec.driver,
+                                    attributes={k: v.raw() for k, v in d.attributes.items()} if d.attributes else {},
+                                    capacity={k: v.value for k, v in d.capacity.items()} if d.capacity else {},
+                                    allow_multiple_allocations=multiple)
+                dev = _new(InventoryDevice)
+                dev.__dict__.update(index=len(devices), id=device_id, slice=s, device=d, taints=taints, cel=cel,
+                                    pool_has_binding_conditions=pool.has_binding_conditions,
+                                    shared=consumable and multiple, on_node=on_node)
+                devices.append(dev)
+    return devices
+
+
+_new = object.__new__
 
 
 def _rule_taints(rules: Sequence[DeviceTaintRule], device: DeviceId) -> Iterable[DeviceTaint]:

@@ -56,7 +56,7 @@ class SearchState:
         for fits, state in self._fits:
             if not fits(state, claim, alt, dev, must):
                 return None
-        pick = Pick(alt, device, alt.share.get(device) if dev.shared else None)
+        pick = Pick.made(alt, device, alt.share.get(device) if dev.shared else None)
         for apply, state in self._apply:
             apply(state, claim, pick, dev)
         self.picks[claim].append(pick)
