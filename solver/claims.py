@@ -48,7 +48,7 @@ class _SharedCandidates:
 
     def __init__(self, inv: Inventory, ev: SelectorEvaluator, deadline: float | None = None) -> None:
         self.inv, self.ev, self.deadline = inv, ev, deadline
-        self.checks = StaticChecks(inv)
+        self.checks: StaticChecks | None = None  # made at the first evaluation: a call refused before has none
         self.done: dict[tuple, Candidates] = {}
 
     def fill(self, alt: Alternative) -> Alternative:
@@ -60,6 +60,8 @@ class _SharedCandidates:
         if found is None or found.errors:  # error texts name the claim: evaluate again for this one
             if self.deadline is not None and time.monotonic() > self.deadline:
                 raise SolveTimeout("the time limit was reached while evaluating selectors (raise --timeout)")
+            if self.checks is None:
+                self.checks = StaticChecks(self.inv)
             found = (evaluate_all if alt.mode == "All" else evaluate_exact)(self.inv, self.ev, alt, self.checks)
             self.done[key] = found
         return alt.fill(found)
