@@ -19,6 +19,10 @@ M = TypeVar("M", bound=BaseModel)
 _Defaults = tuple[dict[str, Any], tuple[tuple[str, Callable[[], Any]], ...]]
 _DEFAULTS: dict[type, _Defaults] = {}
 _set = object.__setattr__
+# BaseModel's own slots, set through their descriptors: object.__setattr__ would look each up by name.
+_set_fields = BaseModel.__dict__["__pydantic_fields_set__"].__set__
+_set_extra = BaseModel.__dict__["__pydantic_extra__"].__set__
+_set_private = BaseModel.__dict__["__pydantic_private__"].__set__
 _new = BaseModel.__new__  # object's: pydantic defines none, and the look-up through each class costs
 
 
@@ -49,7 +53,7 @@ def trusted(cls: type[M], **fields: Any) -> M:
             values[name] = factory()
     obj = _new(cls)
     _set(obj, "__dict__", values)
-    _set(obj, "__pydantic_fields_set__", set(fields))
-    _set(obj, "__pydantic_extra__", None)
-    _set(obj, "__pydantic_private__", None)
+    _set_fields(obj, set(fields))
+    _set_extra(obj, None)
+    _set_private(obj, None)
     return obj

@@ -72,7 +72,13 @@ def _plan_claim(problem: Problem, inv: Inventory, ev: _SharedCandidates, index: 
     label = claim_label(claim)
     requests = [_plan_request(problem, inv, ev, index, label, r, req)
                 for r, req in enumerate(claim.spec.devices.requests)]
-    minimum = sum(min(alt.count for alt in req.alternatives) for req in requests)
+    minimum, derives = 0, False  # one plain loop: a small call plans a claim or two, and generators cost more
+    for req in requests:
+        fewest = req.alternatives[0].count
+        for alt in req.alternatives:
+            fewest = min(fewest, alt.count)
+            derives = derives or bool(alt.derived_specs)
+        minimum += fewest
     if minimum > MAX_RESULTS:
         raise AllocationError(f"claim {label}: number of requested devices {minimum} exceeds "
                               f"the claim limit of {MAX_RESULTS}")
@@ -87,7 +93,7 @@ def _plan_claim(problem: Problem, inv: Inventory, ev: _SharedCandidates, index: 
     # Built without the frozen dataclass's __init__ (frozen.built): one per claim and request on every call.
     plan = built(ClaimPlan, index=index, claim=claim, label=label, requests=tuple(requests),
                  constraints=tuple(constraints))
-    if not any(alt.derived_specs for req in requests for alt in req.alternatives):
+    if not derives:
         return plan
     for alt in plan.alternatives():
         if alt.derived_specs:

@@ -123,13 +123,17 @@ class Inventory:
 
 def device_kinds(devices: list[InventoryDevice]) -> DeviceKinds:
     """Which kinds of device the inventory holds, found once while it is built (rules ask several times a call)."""
-    kinds = DeviceKinds()
+    draws = shared = off_node = tainted = False
     for dev in devices:
-        kinds.draws_counters = kinds.draws_counters or bool(dev.device.consumes_counters)
-        kinds.shared = kinds.shared or dev.shared
-        kinds.off_node = kinds.off_node or not dev.on_node
-        kinds.tainted = kinds.tainted or bool(dev.taints)
-    return kinds
+        if dev.device.consumes_counters:
+            draws = True
+        if dev.shared:
+            shared = True
+        if not dev.on_node:
+            off_node = True
+        if dev.taints:
+            tainted = True
+    return DeviceKinds(draws, shared, off_node, tainted)
 
 
 def build_inventory(problem: Problem) -> Inventory:
