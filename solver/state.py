@@ -29,12 +29,19 @@ class SearchState:
         # Each rule's steps with its slice of state, looked up once: the search calls them for every device it
         # tries (pairs, not functools.partial objects). Rules with nothing to refuse on this input are left out
         # before they make any state: a small input makes a state per call, and most rules have nothing to do.
-        self.slices: list[tuple[Rule, Any]] = [(rule, rule.start(ctx)) for rule in rules
-                                               if rule.searched and rule.active(ctx)]
-        self._fits = [(rule.fits, state) for rule, state in self.slices]
-        self._apply = [(rule.apply, state) for rule, state in self.slices]
+        self.slices: list[tuple[Rule, Any]] = []
+        self._fits: list[tuple[Any, Any]] = []
+        self._apply: list[tuple[Any, Any]] = []
+        self.takers: list[tuple[Rule, Any]] = []
+        for rule in rules:  # one pass over the rules
+            if rule.searched and rule.active(ctx):
+                state = rule.start(ctx)
+                self.slices.append((rule, state))
+                self._fits.append((rule.fits, state))
+                self._apply.append((rule.apply, state))
+                if type(rule).taken is not Rule.taken:
+                    self.takers.append((rule, state))
         self._undo = [(rule.undo, state) for rule, state in reversed(self.slices)]
-        self.takers = [(rule, state) for rule, state in self.slices if type(rule).taken is not Rule.taken]
         if len(self.takers) == 1:  # the usual case (exclusivity alone): asked at every step of the search
             self.taken_sets = partial(self.takers[0][0].taken_sets, self.takers[0][1])  # type: ignore[method-assign]
         self.picks: list[list[Pick]] = [[] for _ in self.plans]
