@@ -19,7 +19,6 @@ from drasat.models.resource import (
     DeviceAttribute, DeviceClass, DeviceDerivedAttribute, DeviceToleration, ResourceClaim,
 )
 
-from .frozen import built
 
 if TYPE_CHECKING:
     from ortools.sat.python import cp_model
@@ -84,10 +83,12 @@ class Alternative:
 
     @classmethod
     def planned(cls, **fields: Any) -> Alternative:
-        """An alternative as planning makes it, built at once (:func:`~.frozen.built`): every field without a
-        default is given; the candidates, unless given, are filled in by :meth:`fill` before anyone else sees it."""
-        alt = built(cls, **{"candidates": (), "share": {}, "errors": {}, "excluded": {}, "blocked": "",
-                            "blocked_at": -1, "derived_specs": (), "derived": {}, **fields})
+        """An alternative as planning makes it: every field without a default is given; the candidates, unless
+        given, are filled in by :meth:`fill` before anyone else sees it. Built without the frozen ``__init__``
+        (planning makes one per request and subrequest on every call; tests/test_fast_records.py checks that
+        no field is missing)."""
+        alt = _new(cls)
+        alt.__dict__.update(_UNFILLED, **fields)
         alt.__dict__["id"] = AltId(fields["claim"], fields["request"], fields["rank"])  # asked at once: no lock
         return alt
 
@@ -112,6 +113,11 @@ class Alternative:
                              excluded=found.excluded, blocked=found.blocked, blocked_at=found.blocked_at,
                              count=len(found.devices) if self.mode == "All" else self.count)
         return self
+
+
+_UNFILLED: Mapping[str, Any] = {"candidates": (), "share": {}, "errors": {}, "excluded": {}, "blocked": "",
+                                 "blocked_at": -1, "derived_specs": (), "derived": {}}
+"""What an alternative holds before candidate selection (shared empty values: nothing changes them)."""
 
 
 @dataclass(frozen=True)
