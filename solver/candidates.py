@@ -58,6 +58,7 @@ class StaticChecks:
                 blocks.append(rule)
         self.early, self.selection, self.filter, self.blocks = tuple(early), tuple(selection), tuple(filter_), \
             tuple(blocks)
+        self.after = bool(selection or filter_ or blocks)  # any rule to ask once the selectors said yes or no
 
 
 def selectable(ev: SelectorEvaluator, alt: Alternative, dev: InventoryDevice) -> bool:
@@ -174,6 +175,8 @@ def _exact_reason(inv: Inventory, ev: SelectorEvaluator, alt: Alternative, dev: 
     except DrasatError as exc:
         errors[dev.index] = exc
         return f"selector error: {exc}"
+    if not checks.after:  # no rule excludes anything after the selectors on this inventory (the usual case)
+        return "" if selected else NOT_SELECTED
     return _filtered(inv, alt, dev, found, selected, checks) or static_block(inv, alt, dev, found, checks)
 
 

@@ -136,8 +136,8 @@ def _plan_request(problem: Problem, inv: Inventory, ev: _SharedCandidates, claim
                 raise AllocationError(f"claim {label}, subrequest {sub.name}: has capacity requests, "
                                       "but the DRAConsumableCapacity feature is disabled")
     bodies: Sequence[ExactDeviceRequest | DeviceSubRequest] = request.first_available or [request.exactly]
-    alternatives = tuple(_alternative(problem, inv, ev, claim, label, r, request.name, rank, body, has_sub)
-                         for rank, body in enumerate(bodies))
+    alternatives = tuple([_alternative(problem, inv, ev, claim, label, r, request.name, rank, body, has_sub)
+                          for rank, body in enumerate(bodies)])
     return built(RequestPlan, index=r, name=request.name, alternatives=alternatives, first_available=has_sub)
 
 
