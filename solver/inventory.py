@@ -347,8 +347,9 @@ class DeviceView(CelDevice):
 
 def _enumerate(usable: list[tuple[Pool, list[ResourceSlice]]], node: NodeInfo,
                rules: Sequence[DeviceTaintRule], consumable: bool) -> list[InventoryDevice]:
-    """The usable devices in Kubernetes' order. Every call makes two records per device: they are built
-    as :func:`~.frozen.built` builds them, but without its check of the names (they are all written here)."""
+    """The usable devices in Kubernetes' order. Every call makes two records per device, filled field by field
+    without the frozen ``__init__`` (tests/test_fast_records.py checks they are whole): the device, and its
+    :class:`DeviceView`, which keeps the API device to convert from when first read."""
     devices: list[InventoryDevice] = []
     for pool, device_slices in usable:
         driver, pool_name = pool.key
