@@ -19,6 +19,11 @@ M = TypeVar("M", bound=BaseModel)
 _Defaults = tuple[dict[str, Any], tuple[tuple[str, Callable[[], Any]], ...]]
 _DEFAULTS: dict[type, _Defaults] = {}
 _set = object.__setattr__
+# BaseModel's own slots, set through their descriptors: object.__setattr__ would look each up by name.
+_set_fields = BaseModel.__dict__["__pydantic_fields_set__"].__set__
+_set_extra = BaseModel.__dict__["__pydantic_extra__"].__set__
+_set_private = BaseModel.__dict__["__pydantic_private__"].__set__
+_new = BaseModel.__new__  # object's: pydantic defines none, and the look-up through each class costs
 
 
 def _defaults(cls: type[BaseModel]) -> _Defaults:
@@ -39,15 +44,16 @@ def trusted(cls: type[M], **fields: Any) -> M:
     validated object built from the same fields would print.
     """
     template, factories = _DEFAULTS.get(cls) or _defaults(cls)
-    values = {**template, **fields}
+    values = template.copy()
+    values.update(fields)
     if len(values) != len(template):
         raise TypeError(f"{cls.__name__} has no field {sorted(fields.keys() - template.keys())[0]}")
     for name, factory in factories:
         if name not in fields:
             values[name] = factory()
-    obj = cls.__new__(cls)
+    obj = _new(cls)
     _set(obj, "__dict__", values)
-    _set(obj, "__pydantic_fields_set__", set(fields))
-    _set(obj, "__pydantic_extra__", None)
-    _set(obj, "__pydantic_private__", None)
+    _set_fields(obj, set(fields))
+    _set_extra(obj, None)
+    _set_private(obj, None)
     return obj

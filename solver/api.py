@@ -21,15 +21,16 @@ from __future__ import annotations
 
 import math
 import time
+import weakref
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from drasat.models.errors import AllocationError, InputError, SolveTimeout, Unschedulable
+from drasat.models.errors import AllocationError, DrasatError, InputError, SolveTimeout, Unschedulable
 from drasat.models.resource import AllocationResult
 
 from .cel import SelectorEvaluator
 from .classes import Classes, class_counts, equivalence_classes
-from .claims import plan_claims
+from .claims import claim_label, plan_claims
 from .greedy import BudgetExhausted, GreedyResult, greedy_search
 from .inventory import Inventory, build_inventory
 from .plan import ClaimPlan, Pick, alternatives
@@ -138,21 +139,31 @@ def allocate(problem: Problem, *, solver: str = "cp-sat", objective: str = FIRST
         exc.stats = _finished(stats, started)  # how far the searches got
         raise
     if picks is None:
-        invalid = [f"{pool.label()} ({pool.problem})" for pool in inv.pools if pool.state == "invalid"]
-        if invalid:
-            raise AllocationError("invalid resource pools were encountered: " + "; ".join(invalid))
-        names = ", ".join(plan.label for plan in plans)
-        failure = Unschedulable(f"no allocation exists for claims {names} together on node {problem.node.name}",
-                                explain=lambda: _explain(problem, evaluator, time_limit, failure))
-        failure.stats = _finished(stats, started)  # what proving it took
-        raise failure
+        raise _no_allocation(problem, inv, plans, evaluator, time_limit, _finished(stats, started))
     results = allocation_results(inv, plans, picks)
     stats.seconds = time.monotonic() - started
     return Allocation(results, stats, {plan.claim.name: plan.label for plan in plans})
 
 
+def _no_allocation(problem: Problem, inv: Inventory, plans: list[ClaimPlan], evaluator: SelectorEvaluator | None,
+                   time_limit: float, stats: Stats) -> DrasatError:
+    """The error for "no allocation": Kubernetes' invalid-pool error, else Unschedulable with its explanation
+    worked out when first read. Made here and raised by the caller, and the explanation holds the error
+    weakly: no reference cycle keeps the error, its traceback and the call's whole state alive until the
+    garbage collector runs (the scheduler asks many nodes, and most say no)."""
+    invalid = [f"{pool.label()} ({pool.problem})" for pool in inv.pools if pool.state == "invalid"]
+    if invalid:
+        return AllocationError("invalid resource pools were encountered: " + "; ".join(invalid))
+    names = ", ".join(plan.label for plan in plans)
+    failure = Unschedulable(f"no allocation exists for claims {names} together on node {problem.node.name}")
+    proven = weakref.ref(failure)
+    failure._explain = lambda: _explain(problem, evaluator, time_limit, proven())
+    failure.stats = stats  # what proving it took
+    return failure
+
+
 def _explain(problem: Problem, evaluator: SelectorEvaluator | None, time_limit: float,
-             proven: Unschedulable) -> Explanation:
+             proven: Unschedulable | None) -> Explanation:
     from .explanation import explain  # only a failed allocation is explained: no start-up pays for it
 
     return explain(problem, evaluator=evaluator, time_limit=time_limit, proven=proven)
@@ -166,13 +177,14 @@ def _finished(stats: Stats, started: float) -> Stats:
 def _check_claim_names(problem: Problem) -> None:
     """Results are keyed by claim name: two claims of one name (other namespaces) would share one
     result. A pod's claims are all in its own namespace, so such an input is refused, not guessed at."""
-    seen: dict[str, str] = {}
+    seen: set[str] = set()
     for claim in problem.claims:
-        label = f"{claim.namespace}/{claim.name}" if claim.namespace else claim.name
-        if claim.name in seen:
-            raise InputError(f"claims {seen[claim.name]} and {label} to allocate share the name {claim.name}: "
-                             "results are named by claim, so allocate claims of different namespaces separately")
-        seen[claim.name] = label
+        if claim.name in seen:  # labels are worded only for the error
+            first = next(c for c in problem.claims if c.name == claim.name)
+            raise InputError(f"claims {claim_label(first)} and {claim_label(claim)} to allocate share the name "
+                             f"{claim.name}: results are named by claim, so allocate claims of different "
+                             "namespaces separately")
+        seen.add(claim.name)
 
 
 def _search_decides_errors(plans: list[ClaimPlan]) -> bool:
@@ -180,9 +192,10 @@ def _search_decides_errors(plans: list[ClaimPlan]) -> bool:
     some device, or an ``allocationMode: All`` request under a constraint (a device of the
     fixed list that breaks it is a fatal error, not a reason to backtrack)."""
     for plan in plans:
-        for alt in plan.alternatives():
-            if alt.errors or (alt.mode == "All" and any(c.applies(alt) for c in plan.constraints)):
-                return True
+        for req in plan.requests:
+            for alt in req.alternatives:
+                if alt.errors or (alt.mode == "All" and any(c.applies(alt) for c in plan.constraints)):
+                    return True
     return False
 
 
@@ -198,6 +211,18 @@ def greedy_budget(plans: list[ClaimPlan], class_of: dict[int, int]) -> int:
     return max(GREEDY_BUDGET, 2 * sum(len(per_class) for per_class in counts.values()))
 
 
+def _pairs_beyond(plans: list[ClaimPlan], bound: int) -> bool:
+    """Whether the alternatives have more than ``bound`` request-device pairs (counted until they do)."""
+    pairs = 0
+    for plan in plans:
+        for req in plan.requests:
+            for alt in req.alternatives:
+                pairs += len(alt.candidates)
+                if pairs > bound:
+                    return True
+    return False
+
+
 class _GaveUp(Exception):
     def __init__(self, classes: Classes | None) -> None:
         self.classes = classes  # counted for the scaled budget: the model reuses them
@@ -211,7 +236,7 @@ def _greedy_within_budget(inv: Inventory, plans: list[ClaimPlan], budget: int | 
     classes: Classes | None = None
     if budget is None:
         budget = GREEDY_BUDGET
-        if 2 * sum(len(alt.candidates) for alt in alternatives(plans)) > GREEDY_BUDGET:
+        if _pairs_beyond(plans, GREEDY_BUDGET // 2):
             classes = equivalence_classes(RuleContext(inv, plans))
             budget = greedy_budget(plans, classes[1])
     try:

@@ -58,10 +58,30 @@ class StaticChecks:
                 blocks.append(rule)
         self.early, self.selection, self.filter, self.blocks = tuple(early), tuple(selection), tuple(filter_), \
             tuple(blocks)
+        self.after = bool(selection or filter_ or blocks)  # any rule to ask once the selectors said yes or no
 
 
 def selectable(ev: SelectorEvaluator, alt: Alternative, dev: InventoryDevice) -> bool:
-    """Class selectors, then the request's own, as Kubernetes evaluates them; errors carry its wording."""
+    """Class selectors, then the request's own, as Kubernetes evaluates them; errors carry its wording.
+
+    The loop asks the evaluator directly (once per device and alternative on every call); on an error it
+    asks again selector by selector, and the evaluator, which remembers errors too, raises the same one
+    where its wording is known."""
+    matches, cel = ev.matches, dev.cel
+    try:
+        for sel in alt.device_class.spec.selectors:
+            if not matches(sel.cel.expression if sel.cel else "", cel):
+                return False
+        for expression in alt.selectors:
+            if not matches(expression, cel):
+                return False
+    except (CelCompileError, CelRuntimeError):
+        return _worded(ev, alt, dev)
+    return True
+
+
+def _worded(ev: SelectorEvaluator, alt: Alternative, dev: InventoryDevice) -> bool:
+    """:func:`selectable` selector by selector, so that an error names the selector's owner and index."""
     for i, sel in enumerate(alt.device_class.spec.selectors):
         if not _one(ev, sel.cel.expression if sel.cel else "", dev, alt, True, i):
             return False
@@ -155,6 +175,8 @@ def _exact_reason(inv: Inventory, ev: SelectorEvaluator, alt: Alternative, dev: 
     except DrasatError as exc:
         errors[dev.index] = exc
         return f"selector error: {exc}"
+    if not checks.after:  # no rule excludes anything after the selectors on this inventory (the usual case)
+        return "" if selected else NOT_SELECTED
     return _filtered(inv, alt, dev, found, selected, checks) or static_block(inv, alt, dev, found, checks)
 
 
@@ -185,6 +207,8 @@ def evaluate_all(inv: Inventory, ev: SelectorEvaluator, alt: Alternative,
 
 
 def _shares(found: Found, devices: list[int]) -> dict[int, dict[str, Fraction]]:
+    if not found.share:
+        return {}
     listed = set(devices)
     return {device: share for device, share in found.share.items() if device in listed}
 

@@ -96,7 +96,11 @@ def fits(capacities: Mapping[str, DeviceCapacity], share: Mapping[str, Fraction]
          *taken: Mapping[str, Fraction]) -> bool:
     """Whether ``share`` plus everything already ``taken`` stays within every capacity value."""
     for name, amount in share.items():
-        total = amount + sum((t.get(name, Fraction(0)) for t in taken), Fraction(0))
+        total = amount
+        for t in taken:  # a plain loop: the depth-first search asks this for every shared device it tries
+            more = t.get(name)
+            if more:
+                total += more
         if total > capacities[name].value.value:
             return False
     return True

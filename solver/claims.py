@@ -16,6 +16,7 @@ from drasat.models.resource import ExactDeviceRequest, DeviceSubRequest, Resourc
 
 from .candidates import StaticChecks, evaluate_all, evaluate_derived, evaluate_exact
 from .cel import CelCompileError, SelectorEvaluator
+from .frozen import built
 from .inventory import Inventory
 from .plan import MAX_RESULTS, Alternative, Candidates, ClaimPlan, ConstraintPlan, RequestPlan
 from .problem import Problem
@@ -47,7 +48,7 @@ class _SharedCandidates:
 
     def __init__(self, inv: Inventory, ev: SelectorEvaluator, deadline: float | None = None) -> None:
         self.inv, self.ev, self.deadline = inv, ev, deadline
-        self.checks = StaticChecks(inv)
+        self.checks: StaticChecks | None = None  # made at the first evaluation: a call refused before has none
         self.done: dict[tuple, Candidates] = {}
 
     def fill(self, alt: Alternative) -> Alternative:
@@ -59,9 +60,11 @@ class _SharedCandidates:
         if found is None or found.errors:  # error texts name the claim: evaluate again for this one
             if self.deadline is not None and time.monotonic() > self.deadline:
                 raise SolveTimeout("the time limit was reached while evaluating selectors (raise --timeout)")
+            if self.checks is None:
+                self.checks = StaticChecks(self.inv)
             found = (evaluate_all if alt.mode == "All" else evaluate_exact)(self.inv, self.ev, alt, self.checks)
             self.done[key] = found
-        return alt.with_candidates(found)
+        return alt.fill(found)
 
 
 def _plan_claim(problem: Problem, inv: Inventory, ev: _SharedCandidates, index: int,
@@ -69,7 +72,13 @@ def _plan_claim(problem: Problem, inv: Inventory, ev: _SharedCandidates, index: 
     label = claim_label(claim)
     requests = [_plan_request(problem, inv, ev, index, label, r, req)
                 for r, req in enumerate(claim.spec.devices.requests)]
-    minimum = sum(min(alt.count for alt in req.alternatives) for req in requests)
+    minimum, derives = 0, False  # one plain loop: a small call plans a claim or two, and generators cost more
+    for req in requests:
+        fewest = req.alternatives[0].count
+        for alt in req.alternatives:
+            fewest = min(fewest, alt.count)
+            derives = derives or bool(alt.derived_specs)
+        minimum += fewest
     if minimum > MAX_RESULTS:
         raise AllocationError(f"claim {label}: number of requested devices {minimum} exceeds "
                               f"the claim limit of {MAX_RESULTS}")
@@ -81,8 +90,10 @@ def _plan_claim(problem: Problem, inv: Inventory, ev: _SharedCandidates, index: 
             constraints.append(ConstraintPlan(i, "distinct", c.distinct_attribute, frozenset(c.requests)))
         else:
             raise AllocationError(f"claim {label}, constraint #{i}: empty constraint (unsupported constraint type?)")
-    plan = ClaimPlan(index, claim, label, tuple(requests), tuple(constraints))
-    if not any(alt.derived_specs for alt in plan.alternatives()):
+    # Built without the frozen dataclass's __init__ (frozen.built): one per claim and request on every call.
+    plan = built(ClaimPlan, index=index, claim=claim, label=label, requests=tuple(requests),
+                 constraints=tuple(constraints))
+    if not derives:
         return plan
     for alt in plan.alternatives():
         if alt.derived_specs:
@@ -110,46 +121,56 @@ def _plan_request(problem: Problem, inv: Inventory, ev: _SharedCandidates, claim
                   r: int, request) -> RequestPlan:
     features = problem.features
     has_sub = bool(request.first_available)
-    where = f"claim {label}, request {request.name}"
     if has_sub and not features.prioritized_list:
-        raise AllocationError(f"{where}: has subrequests, but the DRAPrioritizedList feature is disabled")
+        raise AllocationError(f"claim {label}, request {request.name}: has subrequests, but the "
+                              "DRAPrioritizedList feature is disabled")
     if not has_sub and request.exactly is None:
-        raise AllocationError(f"{where}: unsupported request type (neither exactly nor firstAvailable)")
+        raise AllocationError(f"claim {label}, request {request.name}: unsupported request type "
+                              "(neither exactly nor firstAvailable)")
     if not features.consumable_capacity:
         if not has_sub and request.exactly.capacity is not None:
-            raise AllocationError(f"{where}: has capacity requests, but the DRAConsumableCapacity feature is disabled")
+            raise AllocationError(f"claim {label}, request {request.name}: has capacity requests, but the "
+                                  "DRAConsumableCapacity feature is disabled")
         for sub in request.first_available:
             if sub.capacity is not None:
                 raise AllocationError(f"claim {label}, subrequest {sub.name}: has capacity requests, "
                                       "but the DRAConsumableCapacity feature is disabled")
     bodies: Sequence[ExactDeviceRequest | DeviceSubRequest] = request.first_available or [request.exactly]
-    alternatives = [_alternative(problem, inv, ev, claim, label, r, request.name, rank, body, has_sub)
-                    for rank, body in enumerate(bodies)]
-    return RequestPlan(r, request.name, tuple(alternatives), has_sub)
+    alternatives = tuple([_alternative(problem, inv, ev, claim, label, r, request.name, rank, body, has_sub)
+                          for rank, body in enumerate(bodies)])
+    return built(RequestPlan, index=r, name=request.name, alternatives=alternatives, first_available=has_sub)
 
 
 def _alternative(problem: Problem, inv: Inventory, ev: _SharedCandidates, claim: int, label: str, r: int,
                  request_name: str, rank: int, body, has_sub: bool) -> Alternative:
+    """One alternative, checked and with its candidates. Error wording (``where``) is built only for an
+    error: most calls have none, and a small call makes one of these per request."""
     sub_name = body.name if has_sub else None
-    where = f"claim {label}, request {sub_name or request_name}"
+    features = problem.features
     for i, sel in enumerate(body.selectors):
         if sel.cel is None:
-            raise AllocationError(f"{where}, selector #{i}: CEL expression empty (unsupported selector type?)")
-    admin = getattr(body, "admin_access", None)
-    if admin is not None and not problem.features.admin_access:
-        raise AllocationError(f"{where}: admin access is requested, but the feature is disabled")
-    if not body.device_class_name:
-        raise AllocationError(f"{where}: missing device class name (unsupported request type?)")
-    device_class = problem.device_class(body.device_class_name)
+            raise AllocationError(f"{_where(label, sub_name or request_name)}, selector #{i}: CEL expression empty "
+                                  "(unsupported selector type?)")
+    # Subrequests have no adminAccess: asked only of an exact request (a missing attribute of a pydantic
+    # model is a raised and caught AttributeError, several microseconds per subrequest).
+    admin = None if has_sub else body.admin_access
+    if admin is not None and not features.admin_access:
+        raise AllocationError(f"{_where(label, sub_name or request_name)}: admin access is requested, but the "
+                              "feature is disabled")
+    class_name = body.device_class_name
+    if not class_name:
+        raise AllocationError(f"{_where(label, sub_name or request_name)}: missing device class name "
+                              "(unsupported request type?)")
+    device_class = problem.device_class(class_name)
     if device_class is None:
-        raise AllocationError(f"{where}: could not retrieve device class {body.device_class_name}: "
-                              f'deviceclass.resource.k8s.io "{body.device_class_name}" not found')
+        raise AllocationError(f"{_where(label, sub_name or request_name)}: could not retrieve device class "
+                              f'{class_name}: deviceclass.resource.k8s.io "{class_name}" not found')
     _compile_selectors(ev.ev, device_class, body.selectors, label)
     mode = body.allocation_mode or "ExactCount"
     if mode not in ("ExactCount", "All"):
-        raise AllocationError(f"{where}: unsupported count mode {mode}")
+        raise AllocationError(f"{_where(label, sub_name or request_name)}: unsupported count mode {mode}")
     # With the DRADerivedAttributes gate off the API server drops the field.
-    derived = tuple(body.derived_attributes) if problem.features.derived_attributes else ()
+    derived = tuple(body.derived_attributes) if features.derived_attributes else ()
     alt = Alternative.planned(claim=claim, request=r, rank=rank, request_name=request_name, sub_name=sub_name,
                               claim_label=label, device_class=device_class, mode=mode,
                               count=body.count if body.count is not None else 1, admin=bool(admin),
@@ -157,22 +178,31 @@ def _alternative(problem: Problem, inv: Inventory, ev: _SharedCandidates, claim:
                               capacity=dict(body.capacity.requests) if body.capacity else {},
                               selectors=tuple(s.cel.expression for s in body.selectors), derived_specs=derived)
     if mode == "All":
-        _check_pools_for_all(inv, where)
+        _check_pools_for_all(inv, _where(label, sub_name or request_name))
     return ev.fill(alt)
+
+
+def _where(label: str, request: str) -> str:
+    return f"claim {label}, request {request}"
 
 
 def _compile_selectors(ev: SelectorEvaluator, device_class, selectors, label: str) -> None:
     """A selector that does not compile makes the input invalid, whether or not the search
     would reach a device it is evaluated on (Kubernetes only notices when it does)."""
-    for owner, items in ((("class", device_class.name), device_class.spec.selectors), (("claim", label), selectors)):
-        for i, selector in enumerate(items):  # the owner's wording is built only for an error: most calls have none
-            if selector.cel is None:
-                raise AllocationError(f"{' '.join(owner)}: selector #{i}: CEL expression empty "
-                                      "(unsupported selector type?)")
-            try:
-                ev.compile(selector.cel.expression)
-            except CelCompileError as exc:
-                raise SelectorError(f"{' '.join(owner)}: selector #{i}: CEL compile error: {exc.detail}") from None
+    for i, selector in enumerate(device_class.spec.selectors):
+        _compile_one(ev, selector, "class", device_class.name, i)
+    for i, selector in enumerate(selectors):
+        _compile_one(ev, selector, "claim", label, i)
+
+
+def _compile_one(ev: SelectorEvaluator, selector, kind: str, owner: str, i: int) -> None:
+    """One selector of a class or claim; the owner's wording is built only for an error (most calls have none)."""
+    if selector.cel is None:
+        raise AllocationError(f"{kind} {owner}: selector #{i}: CEL expression empty (unsupported selector type?)")
+    try:
+        ev.compile(selector.cel.expression)
+    except CelCompileError as exc:
+        raise SelectorError(f"{kind} {owner}: selector #{i}: CEL compile error: {exc.detail}") from None
 
 
 def _check_pools_for_all(inv: Inventory, where: str) -> None:

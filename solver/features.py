@@ -71,43 +71,28 @@ class Features:
     def __getitem__(self, name: str) -> bool:
         return self.gates[name]
 
-    # The allocator's own feature switches, derived from the gates as kube-scheduler derives them.
-    @property
-    def admin_access(self) -> bool:
-        return self.gates["DRAAdminAccess"]
+    # The allocator's own feature switches, derived from the gates as kube-scheduler derives them: plain
+    # attributes set once (the stages ask them many times per call, and a property costs a call each time).
+    admin_access: bool = field(init=False, repr=False, compare=False)
+    prioritized_list: bool = field(init=False, repr=False, compare=False)
+    device_taints: bool = field(init=False, repr=False, compare=False)
+    taint_rules: bool = field(init=False, repr=False, compare=False)
+    partitionable: bool = field(init=False, repr=False, compare=False)
+    consumable_capacity: bool = field(init=False, repr=False, compare=False)
+    binding_conditions: bool = field(init=False, repr=False, compare=False)
+    list_attributes: bool = field(init=False, repr=False, compare=False)
+    compatibility_groups: bool = field(init=False, repr=False, compare=False)
+    derived_attributes: bool = field(init=False, repr=False, compare=False)
 
-    @property
-    def prioritized_list(self) -> bool:
-        return self.gates["DRAPrioritizedList"]
-
-    @property
-    def device_taints(self) -> bool:
-        return self.gates["DRADeviceTaints"]
-
-    @property
-    def taint_rules(self) -> bool:
-        return self.gates["DRADeviceTaintRules"] and self.gates["DRADeviceTaints"]
-
-    @property
-    def partitionable(self) -> bool:
-        return self.gates["DRAPartitionableDevices"]
-
-    @property
-    def consumable_capacity(self) -> bool:
-        return self.gates["DRAConsumableCapacity"]
-
-    @property
-    def binding_conditions(self) -> bool:
-        return self.gates["DRADeviceBindingConditions"] and self.gates["DRAResourceClaimDeviceStatus"]
-
-    @property
-    def list_attributes(self) -> bool:
-        return self.gates["DRAListTypeAttributes"]
-
-    @property
-    def compatibility_groups(self) -> bool:
-        return self.gates["DRADeviceCompatibilityGroups"]
-
-    @property
-    def derived_attributes(self) -> bool:
-        return self.gates["DRADerivedAttributes"]
+    def __post_init__(self) -> None:
+        gates, put = self.gates, object.__setattr__
+        put(self, "admin_access", gates["DRAAdminAccess"])
+        put(self, "prioritized_list", gates["DRAPrioritizedList"])
+        put(self, "device_taints", gates["DRADeviceTaints"])
+        put(self, "taint_rules", gates["DRADeviceTaintRules"] and gates["DRADeviceTaints"])
+        put(self, "partitionable", gates["DRAPartitionableDevices"])
+        put(self, "consumable_capacity", gates["DRAConsumableCapacity"])
+        put(self, "binding_conditions", gates["DRADeviceBindingConditions"] and gates["DRAResourceClaimDeviceStatus"])
+        put(self, "list_attributes", gates["DRAListTypeAttributes"])
+        put(self, "compatibility_groups", gates["DRADeviceCompatibilityGroups"])
+        put(self, "derived_attributes", gates["DRADerivedAttributes"])

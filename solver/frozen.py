@@ -19,16 +19,17 @@ _NAMES: dict[type, frozenset[str]] = {}
 
 def built(cls: type[T], **values: Any) -> T:
     """``cls(**values)`` for a frozen dataclass without ``__post_init__`` or slots, every field given."""
-    return built_from(cls, values)
-
-
-def built_from(cls: type[T], values: dict[str, Any]) -> T:
-    """:func:`built` from a dict of every field's value (the dict becomes the object's: not used after)."""
-    names = _NAMES.get(cls)
-    if names is None:
-        names = _NAMES[cls] = frozenset(f.name for f in fields(cls))  # type: ignore[arg-type]
+    names = _NAMES.get(cls) or _names(cls)
     if values.keys() != names:
         raise TypeError(f"{cls.__name__}: fields {sorted(names ^ values.keys())} missing or unknown")
-    obj = object.__new__(cls)
+    obj = _new(cls)
     obj.__dict__.update(values)
     return obj
+
+
+def _names(cls: type) -> frozenset[str]:
+    names = _NAMES[cls] = frozenset(f.name for f in fields(cls))
+    return names
+
+
+_new = object.__new__

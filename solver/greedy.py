@@ -113,11 +113,13 @@ class _Request(_Frame):
 class _Slot(_Frame):
     """Slot ``k`` of an ExactCount alternative: each free device from ``pos`` on, then the next slots."""
 
-    __slots__ = ("search", "plan", "alt", "k", "order", "pos", "pick")
+    __slots__ = ("search", "plan", "alt", "k", "order", "pos", "pick", "skip")
 
-    def __init__(self, search: _Search, plan: ClaimPlan, alt: Alternative, k: int, order: list[int], pos: int) -> None:
+    def __init__(self, search: _Search, plan: ClaimPlan, alt: Alternative, k: int, order: Sequence[int],
+                 pos: int) -> None:
         self.search, self.plan, self.alt, self.k, self.order, self.pos = search, plan, alt, k, order, pos
         self.pick: Pick | None = None
+        self.skip = search.skip_sets(plan.index, alt)  # updated in place by the rules: asked once
 
     def resume(self, outcome: str | None) -> Next:
         search, alt, c = self.search, self.alt, self.plan.index
@@ -132,7 +134,7 @@ class _Slot(_Frame):
                     return SIZE
             outcome = None
             order = self.order
-            first, second, more = search.skip_sets(c, alt)
+            first, second, more = self.skip
             for i in range(self.pos, len(order)):
                 device = order[i]
                 if device in first or device in second or (more and any_holds(more, device)):
@@ -248,8 +250,10 @@ class _Search:
             self.state.remove(claim, pick)
         return outcome if outcome in (SUCCESS, SIZE) else FAIL
 
-    def _devices(self, alt: Alternative) -> list[int]:
+    def _devices(self, alt: Alternative) -> Sequence[int]:
         """Candidates plus the devices whose selectors failed (raised only when reached), in order."""
+        if not alt.errors:
+            return alt.candidates  # in inventory order already
         key = alt.id
         if key not in self._order:
             self._order[key] = sorted([*alt.candidates, *alt.errors])

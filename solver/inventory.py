@@ -15,13 +15,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import Iterable, Sequence
+from typing import Any, Iterable, Mapping, Sequence
 
+from drasat.models.quantity import Quantity
 from drasat.models.resource import Device, DeviceTaint, DeviceTaintRule, ResourceClaim, ResourceSlice
 
 from .cel import CelDevice
 from .features import Features
-from .frozen import built
 from .problem import NodeInfo, Problem
 from .rules.reachability import device_reaches, slice_reaches
 
@@ -124,13 +124,17 @@ class Inventory:
 
 def device_kinds(devices: list[InventoryDevice]) -> DeviceKinds:
     """Which kinds of device the inventory holds, found once while it is built (rules ask several times a call)."""
-    kinds = DeviceKinds()
+    draws = shared = off_node = tainted = False
     for dev in devices:
-        kinds.draws_counters = kinds.draws_counters or bool(dev.device.consumes_counters)
-        kinds.shared = kinds.shared or dev.shared
-        kinds.off_node = kinds.off_node or not dev.on_node
-        kinds.tainted = kinds.tainted or bool(dev.taints)
-    return kinds
+        if dev.device.consumes_counters:
+            draws = True
+        if dev.shared:
+            shared = True
+        if not dev.on_node:
+            off_node = True
+        if dev.taints:
+            tainted = True
+    return DeviceKinds(draws, shared, off_node, tainted)
 
 
 def build_inventory(problem: Problem) -> Inventory:
@@ -144,12 +148,21 @@ def build_inventory(problem: Problem) -> Inventory:
         pools.append(pool)
         if pool.state == "usable":
             usable.append((pool, device_slices))
-    order = sorted(range(len(pools)), key=lambda i: (pools[i].has_binding_conditions, pools[i].key))
-    pools = [pools[i] for i in order]
-    usable.sort(key=lambda item: (item[0].has_binding_conditions, item[0].key))
+    if len(pools) > 1:
+        pools.sort(key=_pool_order)
+        usable.sort(key=lambda item: _pool_order(item[0]))
     rules = problem.taint_rules if features.taint_rules else ()
-    devices = list(_enumerate(usable, problem.node, rules, features.consumable_capacity))
+    devices = _enumerate(usable, problem.node, rules, features.consumable_capacity)
     return Inventory(problem.node, features, pools, devices, in_use, device_kinds(devices))
+
+
+def _slice_name(s: ResourceSlice) -> str:
+    return s.name
+
+
+def _pool_order(pool: Pool) -> tuple[bool, PoolKey]:
+    """Kubernetes' enumeration order of pools: by (driver, name), pools with binding conditions last."""
+    return pool.has_binding_conditions, pool.key
 
 
 def in_use_state(allocated: Iterable[ResourceClaim], features: Features) -> InUse:
@@ -182,8 +195,14 @@ def _gather(slices: Sequence[ResourceSlice], node: NodeInfo,
     even while a newer one is being published elsewhere (the conformance scenario
     multi-host-resource-pool-incomplete-update-from-node-1-to-node-2 pins this).
     """
-    local = [s for s in slices if s.spec.node_name == node.name]
-    shared = [s for s in slices if not s.spec.node_name]
+    local: list[ResourceSlice] = []
+    shared: list[ResourceSlice] = []
+    for s in slices:  # one pass: this node's slices first, then those without a node name
+        name = s.spec.node_name
+        if not name:
+            shared.append(s)
+        elif name == node.name:
+            local.append(s)
     relevant: dict[PoolKey, list[ResourceSlice]] = {}
     for s in local + shared:
         if not _relevant(s, node, features):
@@ -219,7 +238,8 @@ def _relevant(s: ResourceSlice, node: NodeInfo, features: Features) -> bool:
 def _build_pool(key: PoolKey, relevant: list[ResourceSlice], others: list[ResourceSlice],
                 features: Features, in_use: InUse) -> tuple[Pool, list[ResourceSlice]]:
     reference = relevant[0].spec.pool  # the first slice seen, as upstream
-    relevant = sorted(relevant, key=lambda s: s.name)
+    if len(relevant) > 1:
+        relevant = sorted(relevant, key=_slice_name)
     binding = any(d.binding_conditions for s in relevant for d in s.spec.devices)
     pool = Pool(key, "usable", binding)
     if len(relevant) + len(others) != reference.resource_slice_count:
@@ -227,9 +247,8 @@ def _build_pool(key: PoolKey, relevant: list[ResourceSlice], others: list[Resour
         pool.problem = (f"{len(relevant) + len(others)} slice(s) of generation {reference.generation} published, "
                         f"resourceSliceCount says {reference.resource_slice_count}")
         return pool, []
-    every = relevant + others
-    if not features.compatibility_groups and any(
-            use.compatibility_groups for s in every for d in s.spec.devices for use in d.consumes_counters):
+    every = relevant + others if others else relevant
+    if not features.compatibility_groups and _grouped(every):
         pool.state = "incomplete"  # the seed: with the gate off, grouped pools are skipped as incomplete
         pool.problem = "its devices use compatibilityGroups, and DRADeviceCompatibilityGroups is disabled"
         return pool, []
@@ -241,6 +260,15 @@ def _build_pool(key: PoolKey, relevant: list[ResourceSlice], others: list[Resour
         pool.counters = _available_counters(key, every, in_use)
         pool.allocated_groups = _allocated_groups(key, every, in_use)
     return pool, [s for s in relevant if s.spec.devices]
+
+
+def _grouped(every: list[ResourceSlice]) -> bool:
+    """Whether any device of the slices consumes counters with compatibility groups."""
+    for s in every:
+        for d in s.spec.devices:
+            if d.consumes_counters and any(use.compatibility_groups for use in d.consumes_counters):
+                return True
+    return False
 
 
 def _pool_problem(relevant: list[ResourceSlice], every: list[ResourceSlice], features: Features) -> str:
@@ -292,24 +320,59 @@ def _allocated_groups(key: PoolKey, every: list[ResourceSlice], in_use: InUse) -
     return groups
 
 
+class DeviceView(CelDevice):
+    """A device as selectors see it, its attribute and capacity maps converted from the API objects when first
+    read. The evaluator remembers its verdicts by device key, so a warm call (the scheduler asks node after node
+    with one evaluator) never reads them: converting every attribute of every device on every call was a few
+    microseconds a device."""
+
+    @property
+    def attributes(self) -> Mapping[str, Mapping[str, Any]]:
+        values = self.__dict__
+        found = values.get("_attributes")
+        if found is None:
+            device = values["source"]
+            found = values["_attributes"] = {k: v.raw() for k, v in device.attributes.items()}
+        return found
+
+    @property
+    def capacity(self) -> Mapping[str, Quantity]:
+        values = self.__dict__
+        found = values.get("_capacity")
+        if found is None:
+            device = values["source"]
+            found = values["_capacity"] = {k: v.value for k, v in device.capacity.items()}
+        return found
+
+
 def _enumerate(usable: list[tuple[Pool, list[ResourceSlice]]], node: NodeInfo,
-               rules: Sequence[DeviceTaintRule], consumable: bool) -> Iterable[InventoryDevice]:
-    index = 0
+               rules: Sequence[DeviceTaintRule], consumable: bool) -> list[InventoryDevice]:
+    """The usable devices in Kubernetes' order. Every call makes two records per device, filled field by field
+    without the frozen ``__init__`` (tests/test_fast_records.py checks they are whole): the device, and its
+    :class:`DeviceView`, which keeps the API device to convert from when first read."""
+    devices: list[InventoryDevice] = []
     for pool, device_slices in usable:
-        for s in sorted(device_slices, key=lambda s: s.name):
+        driver, pool_name = pool.key
+        for s in device_slices:  # in name order already (_build_pool)
+            per_device, slice_name = s.spec.per_device_node_selection, s.name
             for d in s.spec.devices:
                 # Off-node devices stay listed: upstream runs the selectors (and their errors) first.
-                on_node = not s.spec.per_device_node_selection or device_reaches(node, s, d)
-                device_id = (pool.key[0], pool.key[1], d.name)
-                taints = tuple(d.taints) + tuple(_rule_taints(rules, device_id))
-                cel = built(CelDevice, key=(pool.key[0], pool.key[1], s.name, d.name), driver=s.spec.driver,
-                            attributes={k: v.raw() for k, v in d.attributes.items()},
-                            capacity={k: v.value for k, v in d.capacity.items()},
-                            allow_multiple_allocations=bool(d.allow_multiple_allocations))
-                shared = consumable and bool(d.allow_multiple_allocations)
-                yield built(InventoryDevice, index=index, id=device_id, slice=s, device=d, taints=taints, cel=cel,
-                            pool_has_binding_conditions=pool.has_binding_conditions, shared=shared, on_node=on_node)
-                index += 1
+                on_node = not per_device or device_reaches(node, s, d)
+                device_id = (driver, pool_name, d.name)
+                taints = tuple(d.taints) + tuple(_rule_taints(rules, device_id)) if rules else tuple(d.taints)
+                multiple = bool(d.allow_multiple_allocations)
+                cel = _new(DeviceView)
+                cel.__dict__.update(key=(driver, pool_name, slice_name, d.name), driver=s.spec.driver,
+                                    allow_multiple_allocations=multiple, source=d)
+                dev = _new(InventoryDevice)
+                dev.__dict__.update(index=len(devices), id=device_id, slice=s, device=d, taints=taints, cel=cel,
+                                    pool_has_binding_conditions=pool.has_binding_conditions,
+                                    shared=consumable and multiple, on_node=on_node)
+                devices.append(dev)
+    return devices
+
+
+_new = object.__new__
 
 
 def _rule_taints(rules: Sequence[DeviceTaintRule], device: DeviceId) -> Iterable[DeviceTaint]:

@@ -81,8 +81,8 @@ def _merged(members: list[ClaimPlan], index: int) -> ClaimPlan:
 
 
 def _moved(alt: Alternative, claim: int, count: int) -> Alternative:
-    """The alternative as claim ``claim`` of the model, wanting ``count`` devices (fields copied as
-    :meth:`Alternative.with_candidates` does)."""
+    """The alternative as claim ``claim`` of the model, wanting ``count`` devices (its fields copied, without
+    re-running ``__init__``)."""
     copy = object.__new__(Alternative)
     copy.__dict__.update(alt.__dict__, claim=claim, count=count)
     copy.__dict__.pop("id", None)  # the cached AltId of the original

@@ -8,9 +8,10 @@ that does not parse is an error for the whole allocation, as it is upstream.
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 from drasat.models.errors import AllocationError
-from drasat.models.meta import NodeSelector, NodeSelectorRequirement
+from drasat.models.meta import NodeSelector, NodeSelectorRequirement, NodeSelectorTerm
 
 from .problem import NodeInfo
 
@@ -43,13 +44,19 @@ def selector_matches(node: NodeInfo, selector: NodeSelector) -> bool:
         for req in term.match_fields:
             _check_field(req)
     for term in selector.node_selector_terms:
-        if not term.match_expressions and not term.match_fields:
-            continue
-        if all(_label_matches(node, r) for r in term.match_expressions) and all(
-            _field_matches(node, r) for r in term.match_fields
-        ):
+        if (term.match_expressions or term.match_fields) and _term_matches(node, term):
             return True
     return False
+
+
+def _term_matches(node: NodeInfo, term: NodeSelectorTerm) -> bool:
+    for req in term.match_expressions:
+        if not _label_matches(node, req):
+            return False
+    for req in term.match_fields:
+        if not _field_matches(node, req):
+            return False
+    return True
 
 
 def checked_reaches(node: NodeInfo, what: str, node_name: str | None, all_nodes: bool | None,
@@ -70,23 +77,32 @@ def _valid_key(key: str) -> bool:
 
 
 def _check_expression(req: NodeSelectorRequirement) -> None:
-    if not _valid_key(req.key):
-        raise SelectorParseError(f"invalid label key {req.key!r}")
-    op, values = req.operator, req.values
+    problem = _expression_problem(req.key, req.operator, tuple(req.values))
+    if problem:
+        raise SelectorParseError(problem)
+
+
+@lru_cache(maxsize=4096)
+def _expression_problem(key: str, op: str, values: tuple[str, ...]) -> str:
+    """Why Kubernetes would refuse to parse the requirement ("" when it parses). A pure function of its text,
+    remembered: a node's slices repeat a few requirements, and the check ran for every slice on every call."""
+    if not _valid_key(key):
+        return f"invalid label key {key!r}"
     if op in ("In", "NotIn"):
         if not values:
-            raise SelectorParseError(f"for 'in', 'notin' operators, values set can't be empty ({req.key})")
+            return f"for 'in', 'notin' operators, values set can't be empty ({key})"
     elif op in ("Exists", "DoesNotExist"):
         if values:
-            raise SelectorParseError(f"values set must be empty for exists and does not exist ({req.key})")
+            return f"values set must be empty for exists and does not exist ({key})"
     elif op in ("Gt", "Lt"):
         if len(values) != 1 or not re.fullmatch(r"[+-]?[0-9]+", values[0]):
-            raise SelectorParseError(f"for 'Gt', 'Lt' operators, exactly one integer value is required ({req.key})")
+            return f"for 'Gt', 'Lt' operators, exactly one integer value is required ({key})"
     else:
-        raise SelectorParseError(f"{op!r} is not a valid label selector operator")
+        return f"{op!r} is not a valid label selector operator"
     for value in values:
         if op not in ("Gt", "Lt") and (len(value) > 63 or not _LABEL_VALUE.match(value)):
-            raise SelectorParseError(f"invalid label value {value!r}")
+            return f"invalid label value {value!r}"
+    return ""
 
 
 def _check_field(req: NodeSelectorRequirement) -> None:

@@ -19,7 +19,6 @@ from drasat.models.resource import (
     DeviceAttribute, DeviceClass, DeviceDerivedAttribute, DeviceToleration, ResourceClaim,
 )
 
-from .frozen import built_from
 
 if TYPE_CHECKING:
     from ortools.sat.python import cp_model
@@ -84,11 +83,13 @@ class Alternative:
 
     @classmethod
     def planned(cls, **fields: Any) -> Alternative:
-        """An alternative as planning makes it (candidates follow in :meth:`with_candidates`), built at once
-        (:func:`~.frozen.built`): every field without a default is given."""
-        alt = built_from(cls, {"candidates": (), "share": {}, "errors": {}, "excluded": {}, "blocked": "",
-                               "blocked_at": -1, "derived_specs": (), "derived": {}, **fields})
-        alt.__dict__["id"] = AltId(alt.claim, alt.request, alt.rank)  # the search asks it at once: no lock
+        """An alternative as planning makes it: every field without a default is given; the candidates, unless
+        given, are filled in by :meth:`fill` before anyone else sees it. Built without the frozen ``__init__``
+        (planning makes one per request and subrequest on every call; tests/test_fast_records.py checks that
+        no field is missing)."""
+        alt = _new(cls)
+        alt.__dict__.update(_UNFILLED, **fields)
+        alt.__dict__["id"] = AltId(fields["claim"], fields["request"], fields["rank"])  # asked at once: no lock
         return alt
 
     @cached_property
@@ -104,16 +105,19 @@ class Alternative:
         """The name Kubernetes' error messages use: the subrequest's own name for subrequests."""
         return self.sub_name or self.request_name
 
-    def with_candidates(self, found: Candidates) -> Alternative:
-        """This alternative with what candidate selection found (an All-mode one counts its whole list).
-
-        A copy of the fields, as :func:`dataclasses.replace` makes but without re-running ``__init__``
-        (planning makes one per request, and that was a fifth of a small allocation's time)."""
-        copy = object.__new__(Alternative)
-        copy.__dict__.update(self.__dict__, candidates=found.devices, share=found.share, errors=found.errors,
+    def fill(self, found: Candidates) -> Alternative:
+        """This alternative, just made by :meth:`planned` and held by no one else yet, with what candidate
+        selection found (an All-mode one counts its whole list). Filled in place: planning makes one per
+        request, and building each twice (planned, then a copy with candidates) cost a tenth of a small call."""
+        self.__dict__.update(candidates=found.devices, share=found.share, errors=found.errors,
                              excluded=found.excluded, blocked=found.blocked, blocked_at=found.blocked_at,
                              count=len(found.devices) if self.mode == "All" else self.count)
-        return copy
+        return self
+
+
+_UNFILLED: Mapping[str, Any] = {"candidates": (), "share": {}, "errors": {}, "excluded": {}, "blocked": "",
+                                 "blocked_at": -1, "derived_specs": (), "derived": {}}
+"""What an alternative holds before candidate selection (shared empty values: nothing changes them)."""
 
 
 @dataclass(frozen=True)
@@ -124,6 +128,16 @@ class Pick:
     device: int
     share: Share | None = None
 
+    @classmethod
+    def made(cls, alt: Alternative, device: int, share: Share | None) -> Pick:
+        """``Pick(alt, device, share)`` without the frozen ``__init__`` (a third of the cost): the
+        depth-first search makes one for every device it tries."""
+        pick = _new(cls)
+        pick.__dict__.update(alt=alt, device=device, share=share)
+        return pick
+
+
+_new = object.__new__
 
 @dataclass(frozen=True)
 class RequestPlan:

@@ -31,11 +31,11 @@ def allocation_results(inv: Inventory, plans: Sequence[ClaimPlan],
 
 def allocation_result(inv: Inventory, plan: ClaimPlan, picks: Sequence[Pick]) -> AllocationResult:
     """One claim's AllocationResult from its picks: devices in request order, share IDs, config, node selector."""
-    ordered = sorted(picks, key=lambda p: (p.alt.request, p.device))
+    ordered = sorted(picks, key=_request_then_device) if len(picks) > 1 else picks
     owner = plan.claim.metadata.uid or plan.label
     results = [_result(inv, pick, owner, n) for n, pick in enumerate(ordered)]
     selected = {p.alt.request: p.alt for p in ordered}
-    config = _config(plan, selected)
+    config = _config(plan, selected) if _configured(plan, selected) else None
     # Built without validation (models.trusted): every value comes from validated input.
     devices = trusted(DeviceAllocationResult, results=results, config=config) if config else \
         trusted(DeviceAllocationResult, results=results)
@@ -75,9 +75,23 @@ def _result(inv: Inventory, pick: Pick, owner: str, position: int) -> DeviceRequ
         if pick.share:
             fields["consumed_capacity"] = {
                 name: Quantity(amount, dev.device.capacity[name].value.format) for name, amount in pick.share.items()}
-    if inv.features["DRAOptionalNodeOperations"] and dev.slice.spec.skip_node_operations:
+    if dev.slice.spec.skip_node_operations and inv.features["DRAOptionalNodeOperations"]:
         fields["skip_node_operations"] = list(dev.slice.spec.skip_node_operations)
     return trusted(DeviceRequestAllocationResult, **fields)
+
+
+def _request_then_device(pick: Pick) -> tuple[int, int]:
+    return pick.alt.request, pick.device
+
+
+def _configured(plan: ClaimPlan, selected: dict) -> bool:
+    """Whether the claim or any class it uses has a configuration (most have none: :func:`_config` is skipped)."""
+    if plan.claim.spec.devices.config:
+        return True
+    for alt in selected.values():
+        if alt.device_class.spec.config:
+            return True
+    return False
 
 
 def _config(plan: ClaimPlan, selected: dict) -> list[DeviceAllocationConfiguration]:
@@ -131,8 +145,10 @@ def node_selector(inv: Inventory, plan: ClaimPlan, picks: Sequence[Pick]) -> Nod
             raise AllocationError(f"create NodeSelector for claim {plan.claim.name}: unsupported "
                                   f"ResourceSlice.NodeSelector with {len(selector.node_selector_terms)} terms")
         term = selector.node_selector_terms[0]
-        _merge(fields, term.match_fields)
-        _merge(expressions, term.match_expressions)
+        if term.match_fields:
+            _merge(fields, term.match_fields)
+        if term.match_expressions:
+            _merge(expressions, term.match_expressions)
     if not expressions and not fields:
         return None
     term = trusted(NodeSelectorTerm, **({"match_expressions": expressions} if expressions else {}),

@@ -19,6 +19,14 @@ from .rules.registry import RULES
 __all__ = ["Pick", "SearchState"]
 
 
+def _searched(rules: Sequence[Rule]) -> tuple[tuple[Rule, bool], ...]:
+    """The rules with a depth-first side, each with whether it skips devices it holds (:meth:`Rule.taken`)."""
+    return tuple((rule, type(rule).taken is not Rule.taken) for rule in rules if rule.searched)
+
+
+_REGISTERED = _searched(RULES)  # worked out once: a small input makes a search state per call
+
+
 class SearchState:
     """The depth-first search's state: each active rule's slice, with its fits/apply/undo bound once."""
 
@@ -26,19 +34,20 @@ class SearchState:
                  ctx: RuleContext | None = None) -> None:
         self.inv, self.plans = inv, list(plans)
         ctx = self.ctx = ctx or RuleContext(inv, self.plans)
-        self.slices: list[tuple[Rule, Any]] = []
         # Each rule's steps with its slice of state, looked up once: the search calls them for every device it
-        # tries (pairs, not functools.partial objects, and one pass: a small input makes a state per call).
+        # tries (pairs, not functools.partial objects). Rules with nothing to refuse on this input are left out
+        # before they make any state: a small input makes a state per call, and most rules have nothing to do.
+        self.slices: list[tuple[Rule, Any]] = []
         self._fits: list[tuple[Any, Any]] = []
         self._apply: list[tuple[Any, Any]] = []
         self.takers: list[tuple[Rule, Any]] = []
-        for rule in rules:
-            if rule.searched and rule.active(ctx):
+        for rule, takes in _REGISTERED if rules is RULES else _searched(rules):  # one pass over the rules
+            if rule.active(ctx):
                 state = rule.start(ctx)
                 self.slices.append((rule, state))
                 self._fits.append((rule.fits, state))
                 self._apply.append((rule.apply, state))
-                if type(rule).taken is not Rule.taken:
+                if takes:
                     self.takers.append((rule, state))
         self._undo = [(rule.undo, state) for rule, state in reversed(self.slices)]
         if len(self.takers) == 1:  # the usual case (exclusivity alone): asked at every step of the search
@@ -62,7 +71,7 @@ class SearchState:
         for fits, state in self._fits:
             if not fits(state, claim, alt, dev, must):
                 return None
-        pick = Pick(alt, device, alt.share.get(device) if dev.shared else None)
+        pick = Pick.made(alt, device, alt.share.get(device) if dev.shared else None)
         for apply, state in self._apply:
             apply(state, claim, pick, dev)
         self.picks[claim].append(pick)

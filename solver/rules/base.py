@@ -48,11 +48,15 @@ class Stage(Enum):
     BLOCK = "block"
 
 
-@dataclass
 class Found:
-    """Candidate selection's scratch record for one alternative; a rule may note a device's share."""
+    """Candidate selection's scratch record for one alternative; a rule may note a device's share.
 
-    share: dict[int, dict] = field(default_factory=dict)
+    A plain class with a slot: planning makes one per alternative on every call."""
+
+    __slots__ = ("share",)
+
+    def __init__(self) -> None:
+        self.share: dict[int, dict] = {}
 
 
 @dataclass

@@ -8,7 +8,6 @@ without policies, fits whole. Shared devices are each a class of their own.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import TYPE_CHECKING
 
@@ -37,12 +36,14 @@ def capacity_share(inv: Inventory, alt: Alternative, dev: InventoryDevice) -> di
     return share if fits(capacities, share, already) else None
 
 
-@dataclass
 class Shares:
-    """The capacity rule's depth-first state: the shares taken of each shared device so far."""
+    """The capacity rule's depth-first state: the shares taken of each shared device so far (slotted: one per call)."""
 
-    inv: Inventory
-    taken: dict[int, list] = field(default_factory=dict)  # shared device -> shares taken in this search
+    __slots__ = ("inv", "taken")
+
+    def __init__(self, inv: Inventory) -> None:
+        self.inv = inv
+        self.taken: dict[int, list] = {}  # shared device -> shares taken in this search
 
 
 class ConsumableCapacity(Rule):

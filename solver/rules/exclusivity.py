@@ -8,7 +8,6 @@ claim. Shared devices (allowMultipleAllocations) are the capacity rule's busines
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from ..plan import Alternative, Pick
@@ -18,16 +17,21 @@ if TYPE_CHECKING:
     from ..inventory import Inventory, InventoryDevice
 
 IN_USE = "already allocated to another claim"
+_NONE: frozenset[int] = frozenset()
 
 
-@dataclass
 class Held:
-    """The exclusivity rule's depth-first state: devices held, per claim and overall."""
+    """The exclusivity rule's depth-first state: devices held, per claim and overall.
 
-    used: dict[int, int] = field(default_factory=dict)        # device -> non-admin picks in this search
-    held: list[set[int]] = field(default_factory=list)        # per claim: exclusive devices it holds
-    in_use: frozenset = frozenset()                            # devices (indexes) allocated before this search
-    busy: set[int] = field(default_factory=set)                # devices with a non-admin pick in this search
+    A plain class with slots: the search makes one per call, and a small call is mostly set-up. A
+    non-admin pick needs a device no other non-admin pick holds, so ``busy`` alone says what is used."""
+
+    __slots__ = ("held", "in_use", "busy")
+
+    def __init__(self, held: list[set[int]], in_use: frozenset[int]) -> None:
+        self.held = held      # per claim: exclusive devices it holds
+        self.in_use = in_use  # devices (indexes) allocated before this search
+        self.busy: set[int] = set()  # devices with a non-admin pick in this search
 
 
 class Exclusivity(Rule):
@@ -50,8 +54,8 @@ class Exclusivity(Rule):
 
     def start(self, ctx: RuleContext) -> Held:
         exclusive = ctx.inv.in_use.exclusive
-        in_use = frozenset(d.index for d in ctx.inv.devices if d.id in exclusive) if exclusive else frozenset()
-        return Held(held=[set() for _ in ctx.plans], in_use=in_use)
+        in_use = frozenset(d.index for d in ctx.inv.devices if d.id in exclusive) if exclusive else _NONE
+        return Held([set() for _ in ctx.plans], in_use)
 
     def taken(self, state: Held, claim: int, alt: Alternative, dev: InventoryDevice) -> bool:
         if dev.shared:
@@ -72,19 +76,13 @@ class Exclusivity(Rule):
         if not dev.shared:
             state.held[claim].add(pick.device)
             if not pick.alt.admin:
-                state.used[pick.device] = state.used.get(pick.device, 0) + 1
                 state.busy.add(pick.device)
 
     def undo(self, state: Held, claim: int, pick: Pick, dev: InventoryDevice) -> None:
         if not dev.shared:
             state.held[claim].discard(pick.device)
             if not pick.alt.admin:
-                left = state.used[pick.device] - 1
-                if left:
-                    state.used[pick.device] = left
-                else:
-                    del state.used[pick.device]
-                    state.busy.discard(pick.device)
+                state.busy.discard(pick.device)
 
     def encode(self, enc: Encoding) -> None:
         for group in enc.groups:

@@ -9,7 +9,6 @@ Kubernetes reports, not a reason to backtrack.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Hashable
 
 from drasat.models.errors import AllocationError
@@ -69,14 +68,17 @@ def label_cache(ctx: RuleContext) -> LabelCache:
     return cache
 
 
-@dataclass
 class Members:
-    """The attribute rule's depth-first state: per claim and constraint, the labels of the picks so far."""
+    """The attribute rule's depth-first state: per claim and constraint, the labels of the picks so far.
 
-    labels: LabelCache
-    plans: list[ClaimPlan]
-    chosen: list[list[list[Labels]]] = field(default_factory=list)  # claim -> constraint -> labels of picks
-    seen: dict[tuple, list[tuple[int, str, Labels | None]]] = field(default_factory=dict)
+    A plain class with slots: the search makes one per call."""
+
+    __slots__ = ("labels", "plans", "chosen", "seen")
+
+    def __init__(self, labels: LabelCache, plans: list[ClaimPlan], chosen: list[list[list[Labels]]]) -> None:
+        self.labels, self.plans = labels, plans
+        self.chosen = chosen  # claim -> constraint -> labels of picks
+        self.seen: dict[tuple, list[tuple[int, str, Labels | None]]] = {}
 
     def of(self, claim: int, alt: Alternative, device: int) -> list[tuple[int, str, Labels | None]]:
         """(constraint, kind, labels) for each of the claim's constraints that applies to ``alt``."""

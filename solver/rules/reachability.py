@@ -27,7 +27,11 @@ OFF_NODE = "not on this node"
 def slice_reaches(node: NodeInfo, s: ResourceSlice) -> bool:
     """Whether any device of the slice may be used on ``node`` (the slice's own fields, or any device's)."""
     spec = s.spec
-    if spec.node_name or spec.all_nodes or spec.node_selector is not None:
+    if spec.node_name:  # the usual cases first, as :func:`~..nodes.reaches` decides them (nothing to parse)
+        return spec.node_name == node.name
+    if spec.all_nodes:
+        return True
+    if spec.node_selector is not None:
         return checked_reaches(node, f"slice {s.name}", spec.node_name, spec.all_nodes, spec.node_selector)
     if spec.per_device_node_selection:
         return any(device_reaches(node, s, d) for d in spec.devices)
