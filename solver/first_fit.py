@@ -8,12 +8,11 @@ guess without backtracking (:mod:`.hint`) takes anyway, so decoding goes in roun
 
 1. fill the requests left without backtracking, as far as the guess is first-fit's candidate;
 2. find the longest prefix of those steps that some complete allocation extends — free where the
-   last solution already takes them, else one solve with the whole prefix assumed, else a binary
-   search over it;
+   last solution already takes them, else one solve that takes as many leading steps as it can;
 3. accept that prefix (each of its steps is depth-first search's own: :mod:`.hint` says why), let
    the staged decoder settle the one request after it, and start the next round there.
 
-A round costs a few solves and settles at least one request; where the guess is right but for a
+A round costs two solves at most and settles at least one request; where the guess is right but for a
 few requests, the whole answer takes a few rounds.
 """
 
@@ -77,30 +76,16 @@ def _longest_extendable(m: AllocationModel, stages: _Stages, steps: Sequence[Ste
     if shown == len(steps):
         return shown
     literals = [_literal(stages, step, need) for step, need in zip(steps, needs)]
+    for earlier, later in zip(literals, literals[1:]):
+        stages.model.add_implication(later, earlier)  # a step counts only after every step before it
     hint = dict(stages.values)
     for step in steps:
         hint.update(_step_values(m, step))
-
-    def extendable(count: int) -> bool:
-        return stages.solve(*literals[:count], hint=hint)
-
-    if extendable(len(steps)):
-        return len(steps)
-    good, bad = shown, len(steps)
-    reach = 1  # gallop first: past a mistake of the guess, the next one is often near
-    while good + reach < bad:
-        if not extendable(good + reach):
-            bad = good + reach
-            break
-        good = max(good + reach, _shown(stages.values, needs))
-        reach *= 2
-    while bad - good > 1:
-        middle = (good + bad) // 2
-        if extendable(middle):
-            good = max(middle, _shown(stages.values, needs))
-        else:
-            bad = middle
-    return good
+    # One solve for the longest prefix: most steps taken, each only with those before it. (Asking prefix by
+    # prefix costs a solve per question, and each "no" is a proof as hard as this one's bound.)
+    if not stages.solve_best(-sum(literals), hint=hint):
+        raise InternalError("first-fit decoding lost the allocation it had found")
+    return _shown(stages.values, needs)
 
 
 Need = list[tuple["cp_model.IntVar", int, bool]]  # (variable, value, exactly: True "==", False ">=")

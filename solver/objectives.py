@@ -7,7 +7,8 @@ solved lexicographically in stages; a stage only calls CP-SAT when the current
 solution does not already show the next device is possible, so an easy input costs
 a single solve. Whole runs of requests are taken from the guess without backtracking
 where CP-SAT shows them extendable (:mod:`.first_fit`), and the devices a request passes
-over are ruled out by halves, so a big input costs a handful of solves, not one per claim;
+over are ruled out in one solve that minimises the position of its next device, so a big input
+costs a handful of solves, not one per claim;
 alike claims are one count in the model (:mod:`.merge`). *prioritized-list* first
 minimises the total rank of the chosen ``firstAvailable`` entries (what the scheduler
 scores), then applies first-fit. *pack*
@@ -53,6 +54,7 @@ class _Stages:
         self.values: dict[int, int] = {}
         self.solves = self.branches = self.conflicts = 0
         self.found = False  # whether some solve found an allocation yet (see solve)
+        self.optimal = False  # whether the last solution found was proven optimal (for a solve with an objective)
         # Once time is up, the last complete allocation found is decoded as it stands: every question
         # is then answered from ``values`` instead of by another solve.
         self.frozen = False
@@ -101,6 +103,7 @@ class _Stages:
         """CP-SAT's status in drasat's terms: an answer, none, out of time, or a bug of ours."""
         if status in (cp_model.OPTIMAL, cp_model.FEASIBLE):
             self.found = True
+            self.optimal = status == cp_model.OPTIMAL
             solution = list(solver.response_proto.solution)
             self.values = {var.index: solution[var.index] for var in self.tracked}
             return True
@@ -130,6 +133,36 @@ class _Stages:
                 return False
         self.model.add(var >= bound)
         return True
+
+    def solve_best(self, objective: cp_model.LinearExprT, *assume: cp_model.IntVar,
+                   hint: dict[int, int] | None = None) -> bool:
+        """Like :meth:`solve`, minimising ``objective``; a solution found is proven optimal (else SolveTimeout:
+        only the time limit stops a solve short of the proof here)."""
+        self.model.minimize(objective)
+        try:
+            if not self.solve(*assume, hint=hint):
+                return False
+        finally:
+            self.model.clear_objective()
+        if not self.optimal:
+            raise SolveTimeout("the CP-SAT solver ran out of time (raise --timeout)")
+        return True
+
+    def first_possible(self, options: Sequence[tuple[cp_model.IntVar, int]]) -> int | None:
+        """The index of the first option ``var >= bound`` that some complete allocation allows (None: none
+        does), in one solve that minimises the index: asking option by option, or by halves, costs a solve
+        per question, and each solve sets up the linear relaxation again (most of a small solve's time)."""
+        if self.frozen:
+            return next((i for i, (var, bound) in enumerate(options) if self.value(var) >= bound), None)
+        trial = self.model.new_bool_var(f"try[first of {len(options)}]")
+        chosen = [self.model.new_bool_var(f"try[{var.name}>={bound}]") for var, bound in options]
+        self.model.add(sum(chosen) == 1).only_enforce_if(trial)
+        for choice, (var, bound) in zip(chosen, options):
+            self.model.add(var >= bound).only_enforce_if(choice)
+        if not self.solve_best(sum(i * choice for i, choice in enumerate(chosen)), trial):
+            return None
+        # Optimal: no earlier option holds in this solution, or choosing it would have been better.
+        return next(i for i, (var, bound) in enumerate(options) if self.value(var) >= bound)
 
     def possible(self, terms: Sequence[cp_model.IntVar], bound: int) -> bool:
         """Whether some complete allocation has ``sum(terms) >= bound`` (nothing is fixed either way)."""
@@ -284,7 +317,6 @@ class _Decoder:
         takes, picks = self.m.takes(alt), list[Pick]()
         taken = _Drawn(takes, self.drawn)
         closed: set[int] = set()
-        whole = True  # the next question is about every class up to the one the last solution shows
         order = list(alt.candidates)
         at = 0
         while at < len(order) and len(picks) < alt.count:
@@ -294,7 +326,7 @@ class _Decoder:
                 at += 1
                 continue
             if alt.mode != "All" and not self._shown(takes, taken, k):
-                whole = not self._close_before(order, at, alt, held, takes, taken, closed, whole)
+                self._close_before(order, at, alt, held, takes, taken, closed)
                 continue  # either this device is shown possible now, or its class is closed
             if alt.mode == "All" or self.stages.at_least(takes[k], taken[k] + 1):
                 taken.add(k)
@@ -309,27 +341,23 @@ class _Decoder:
         return self.stages.value(takes[k]) > taken[k]
 
     def _close_before(self, order: list[int], at: int, alt: Alternative, held: set[int],
-                      takes: dict[int, cp_model.IntVar], taken: _Drawn, closed: set[int], whole: bool) -> bool:
-        """The next device is not shown possible by the last solution: ask for the open classes up to the
-        first one it shows (or to the end) at once — all of them first (usually the one shown is the answer,
-        and one "no" says so), after a "yes" the first half. A "no" closes them in one solve; a "yes" brings a
-        solution that shows one of them. Each pick takes a logarithmic number of solves, not one per class
-        passed over. Returns whether the answer was "yes"."""
+                      takes: dict[int, cp_model.IntVar], taken: _Drawn, closed: set[int]) -> None:
+        """The next device is not shown possible by the last solution: find the first open class, in device
+        order, that can give one more device, up to the first one the last solution shows (or to the end),
+        in one solve, and close the classes before it. Each pick takes at most one solve, not one per class
+        passed over."""
         window: list[int] = []
         for device in order[at:]:
             k = self.m.class_of[device]
             if k in closed or k in window or not self._free(alt, device, held):
                 continue
+            window.append(k)
             if self._shown(takes, taken, k):
                 break
-            window.append(k)
-        half = window if whole else window[:max(1, len(window) // 2)]
-        if self.stages.possible([takes[k] for k in half], sum(taken[k] for k in half) + 1):
-            return True
-        for k in half:
+        first = self.stages.first_possible([(takes[k], taken[k] + 1) for k in window])
+        for k in window[:len(window) if first is None else first]:
             self.model.add(takes[k] <= taken[k])
             closed.add(k)
-        return False
 
     def _free(self, alt: Alternative, device: int, held: set[int]) -> bool:
         if self.m.inv.devices[device].shared:
