@@ -12,8 +12,9 @@ guess without backtracking (:mod:`.hint`) takes anyway, so decoding goes in roun
 3. accept that prefix (each of its steps is depth-first search's own: :mod:`.hint` says why), let
    the staged decoder settle the one request after it, and start the next round there.
 
-A round costs two solves at most and settles at least one request; where the guess is right but for a
-few requests, the whole answer takes a few rounds.
+A round costs a solve, plus one per device of the next request that the last solution does not show,
+and settles at least one request; where the guess is right but for a few requests, the whole answer
+takes a few rounds.
 """
 
 from __future__ import annotations
@@ -75,16 +76,17 @@ def _longest_extendable(m: AllocationModel, stages: _Stages, steps: Sequence[Ste
     shown = _shown(stages.values, needs)
     if shown == len(steps):
         return shown
-    literals = [_literal(stages, step, need) for step, need in zip(steps, needs)]
-    for earlier, later in zip(literals, literals[1:]):
-        stages.model.add_implication(later, earlier)  # a step counts only after every step before it
-    hint = dict(stages.values)
-    for step in steps:
-        hint.update(_step_values(m, step))
-    # One solve for the longest prefix: most steps taken, each only with those before it. (Asking prefix by
-    # prefix costs a solve per question, and each "no" is a proof as hard as this one's bound.)
-    if not stages.solve_best(-sum(literals), hint=hint):
-        raise InternalError("first-fit decoding lost the allocation it had found")
+    with stages.scratch():  # the guess's literals mean nothing after this round
+        literals = [_literal(stages, step, need) for step, need in zip(steps, needs)]
+        for earlier, later in zip(literals, literals[1:]):
+            stages.model.add_implication(later, earlier)  # a step counts only after every step before it
+        hint = dict(stages.values)
+        for step in steps:
+            hint.update(_step_values(m, step))
+        # One solve for the longest prefix: most steps taken, each only with those before it. (Asking prefix
+        # by prefix costs a solve per question, and each "no" is a proof as hard as this one's bound.)
+        if not stages.solve_best(-sum(literals), hint=hint):
+            raise InternalError("first-fit decoding lost the allocation it had found")
     return _shown(stages.values, needs)
 
 

@@ -30,7 +30,8 @@ from __future__ import annotations
 
 import time
 from collections import Counter
-from typing import NamedTuple, Sequence
+from contextlib import contextmanager
+from typing import Iterator, NamedTuple, Sequence
 
 from ortools.sat.python import cp_model
 
@@ -42,6 +43,10 @@ from .packing import minimize_footprint
 from .plan import Alternative, ClaimPlan, Pick, RequestPlan
 from .problem import PACK, PRIORITIZED
 from .hint import first_fit_fill
+
+
+_BLANK = cp_model.CpModel()
+_EMPTY = _BLANK.proto.constraints.add()  # a constraint of no kind: what ``scratch`` leaves behind
 
 
 class _Stages:
@@ -127,12 +132,30 @@ class _Stages:
         if self.frozen:
             return self.value(var) >= bound
         if self.value(var) < bound:
-            trial = self.model.new_bool_var(f"try[{var.name}>={bound}]")
-            self.model.add(var >= bound).only_enforce_if(trial)
-            if not self.solve(trial):
-                return False
+            with self.scratch():
+                trial = self.model.new_bool_var(f"try[{var.name}>={bound}]")
+                self.model.add(var >= bound).only_enforce_if(trial)
+                if not self.solve(trial):
+                    return False
         self.model.add(var >= bound)
         return True
+
+    @contextmanager
+    def scratch(self) -> Iterator[None]:
+        """Variables and constraints added within are gone afterwards: the constraints emptied, the variables
+        fixed to 0 (the proto cannot shrink). A question's trial literals, enforced constraints and choices
+        would otherwise pile up, and every later solve loads them again (tight packing, 98 solves: thousands
+        of dead constraints by the end, and a quarter of the CPU time)."""
+        proto = self.model.proto
+        constraints, variables = len(proto.constraints), len(proto.variables)
+        try:
+            yield
+        finally:
+            for index in range(constraints, len(proto.constraints)):
+                proto.constraints[index].copy_from(_EMPTY)
+            for index in range(variables, len(proto.variables)):
+                proto.variables[index].domain.clear()
+                proto.variables[index].domain.extend([0, 0])
 
     def solve_best(self, objective: cp_model.LinearExprT, *assume: cp_model.IntVar,
                    hint: dict[int, int] | None = None) -> bool:
@@ -154,23 +177,15 @@ class _Stages:
         per question, and each solve sets up the linear relaxation again (most of a small solve's time)."""
         if self.frozen:
             return next((i for i, (var, bound) in enumerate(options) if self.value(var) >= bound), None)
-        trial = self.model.new_bool_var(f"try[first of {len(options)}]")
-        chosen = [self.model.new_bool_var(f"try[{var.name}>={bound}]") for var, bound in options]
-        self.model.add(sum(chosen) == 1).only_enforce_if(trial)
-        for choice, (var, bound) in zip(chosen, options):
-            self.model.add(var >= bound).only_enforce_if(choice)
-        if not self.solve_best(sum(i * choice for i, choice in enumerate(chosen)), trial):
-            return None
+        with self.scratch():
+            chosen = [self.model.new_bool_var(f"try[{var.name}>={bound}]") for var, bound in options]
+            self.model.add_exactly_one(chosen)
+            for choice, (var, bound) in zip(chosen, options):
+                self.model.add(var >= bound).only_enforce_if(choice)
+            if not self.solve_best(sum(i * choice for i, choice in enumerate(chosen))):
+                return None
         # Optimal: no earlier option holds in this solution, or choosing it would have been better.
         return next(i for i, (var, bound) in enumerate(options) if self.value(var) >= bound)
-
-    def possible(self, terms: Sequence[cp_model.IntVar], bound: int) -> bool:
-        """Whether some complete allocation has ``sum(terms) >= bound`` (nothing is fixed either way)."""
-        if self.frozen or sum(self.value(var) for var in terms) >= bound:
-            return sum(self.value(var) for var in terms) >= bound
-        trial = self.model.new_bool_var(f"try[sum>={bound}]")
-        self.model.add(sum(terms) >= bound).only_enforce_if(trial)
-        return self.solve(trial)
 
     def minimize_rank(self) -> None:
         pairs = [(v.alt.rank, v.use) for v in self.m.vars.values()]
