@@ -232,11 +232,19 @@ def _search(inv: Inventory, plans: list[ClaimPlan], solver: str, objective: str,
         except _GaveUp as gave_up:
             classes = gave_up.classes
             stats.notes.append(f"greedy search gave up after {stats.greedy_tries} device tries; CP-SAT took over")
+    from .merge import SplitMatched
     from .model import build_model  # OR-Tools loads only when CP-SAT is needed (it takes a second)
     from .objectives import solve_staged
 
     model = build_model(inv, plans, classes=classes, deadline=deadline, merge=objective == FIRST_FIT)
-    staged = solve_staged(model, objective, deadline, workers)
+    try:
+        staged = solve_staged(model, objective, deadline, workers)
+    except SplitMatched as split:
+        # Claims merged under a match constraint decode only where the guess holds for them: else each
+        # claim gets its own variables again (a model as big as claims x classes, but decodable).
+        stats.notes.append(f"{split}: decoded again with such claims apart")
+        model = build_model(inv, plans, classes=classes, deadline=deadline, merge=True, matched=False)
+        staged = solve_staged(model, objective, deadline, workers)
     stats.cp_sat_solves, stats.exact = staged.solves, staged.exact
     stats.cp_sat_branches, stats.cp_sat_conflicts = staged.branches, staged.conflicts
     stats.solver = "cp-sat"

@@ -105,6 +105,11 @@ def _needs(m: AllocationModel, steps: Sequence[Step], drawn: Counter[int]) -> li
             for k, count in counts.items():
                 running[takes[k].index] += count
             needs.append([(takes[k], running[takes[k].index], False) for k in counts])
+            by_label = m.label_counts(step.alt)
+            if by_label and step.picks:  # one more claim of the group under the label of its devices
+                claims = by_label[m.class_of[step.picks[0].device]]
+                running[claims.index] += 1
+                needs[-1].append((claims, running[claims.index], False))
         else:
             needs.append([(m.use(alt), int(alt is step.alt), True) for alt in _request(step).alternatives]
                          + [(var, counts[k], True) for k, var in takes.items()])

@@ -43,6 +43,7 @@ from .packing import minimize_footprint
 from .plan import Alternative, ClaimPlan, Pick, RequestPlan
 from .problem import PACK, PRIORITIZED
 from .hint import first_fit_fill
+from .merge import SplitMatched
 
 
 _BLANK = cp_model.CpModel()
@@ -56,6 +57,7 @@ class _Stages:
         self.m, self.deadline, self.workers = m, deadline, workers
         self.model = _assuming_all(m)
         self.tracked = [var for v in m.vars.values() for var in (v.use, *v.takes.values())]
+        self.tracked += list({var.index: var for counts in m.per_label.values() for var in counts.values()}.values())
         self.values: dict[int, int] = {}
         self.solves = self.branches = self.conflicts = 0
         self.found = False  # whether some solve found an allocation yet (see solve)
@@ -281,6 +283,10 @@ def first_fit_hint(m: AllocationModel) -> dict[int, int]:
         values[record.use.index] = 1
         for k, var in record.takes.items():  # a merged group's claims add up
             values[var.index] = values.get(var.index, 0) + sum(1 for p in picks if m.class_of[p.device] == k)
+        by_label = m.label_counts(picks[0].alt)
+        if by_label:
+            claims = by_label[m.class_of[picks[0].device]]
+            values[claims.index] = values.get(claims.index, 0) + 1
     return values
 
 
@@ -300,6 +306,8 @@ class _Decoder:
     def request(self, plan: ClaimPlan, req: RequestPlan) -> list[Pick]:
         """One request's alternative and devices, each the first that still allows a complete allocation."""
         alt = self.alternative(req.alternatives)
+        if self.m.label_counts(alt):
+            raise SplitMatched(f"claim {plan.label} is merged under a match constraint")
         return self._devices(alt, self.held.setdefault(plan.index, set()))
 
     def accept(self, plan: ClaimPlan, req: RequestPlan, alt: Alternative, picks: Sequence[Pick]) -> None:
@@ -314,6 +322,11 @@ class _Decoder:
                 self.model.add(takes[k] >= self.drawn[takes[k].index])
             else:
                 self.model.add(takes[k] == count)
+        by_label = self.m.label_counts(alt)
+        if by_label and picks:
+            claims = by_label[self.m.class_of[picks[0].device]]
+            self.drawn[claims.index] += 1
+            self.model.add(claims >= self.drawn[claims.index])
         held = self.held.setdefault(plan.index, set())
         for pick in picks:
             self._take(alt, pick.device, held)
