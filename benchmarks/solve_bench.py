@@ -8,8 +8,9 @@ of their counter units) and a size series (wide nodes, 128 to 4,096 devices, 32 
 both written by ``benchmarks/generated_inputs.py``. Columns, per input: the default path, the
 greedy depth-first search alone and CP-SAT alone (``greedy_budget=0``), each the median of
 ``--repeat`` fresh solves; the default path against Kubernetes' Go allocator (figures from
-``reference/anchors.md``, measured on a machine like this one); peak memory of the process that
-ran the default path (RSS, imports included: about 75 MB before any input).
+``reference/anchors.md``, measured on a machine like this one); peak memory of the processes that
+ran the default path and CP-SAT alone (RSS, imports included: about 75 MB before any input, 150 MB
+once OR-Tools is loaded).
 
 Each input and search runs in its own process, so peak memory is that input's own, and so that
 ``--baseline REV`` can run the very same inputs with another commit's drasat in the same run: REV
@@ -164,9 +165,10 @@ def _row(path: Path, args: argparse.Namespace, baseline: Path | None) -> list[st
         ratio = f"{default['seconds'] / go:.1f}x"
     elif default is not None and go is None:
         ratio = "Go: no answer"
+    peaks = [f"{results[m]['rss_mb']:.0f}" if results[m] else "-" for m in ("default", "cp-sat")]
     row = [path.stem, *(_ms(results[m]) if m in args.searches else "-" for m in MODES),
-           str((results["cp-sat"] or {}).get("solves", "-")), ratio,
-           f"{default['rss_mb']:.0f}" if default else "-", (default or {}).get("outcome", "-")]
+           str((results["cp-sat"] or {}).get("solves", "-")), ratio, " / ".join(peaks),
+           (default or {}).get("outcome", "-")]
     if baseline is not None:
         before = run(path, "default", args, baseline)
         change = "-"
@@ -194,7 +196,8 @@ def main() -> None:
     from rich.console import Console
     from rich.table import Table
 
-    columns = ["input", "default ms", "greedy ms", "cp-sat alone ms", "solves", "default / Go", "peak MB", "outcome"]
+    columns = ["input", "default ms", "greedy ms", "cp-sat alone ms", "solves", "default / Go",
+               "peak MB default / cp-sat", "outcome"]
     if args.baseline:
         columns[-1:-1] = [f"{args.baseline} ms", "now / then"]
     table = Table(title=f"drasat solve, in-process (median of {args.repeat}; limit {args.time_limit:g} s per solve)")
