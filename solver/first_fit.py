@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Sequence
 
 from drasat.models.errors import InternalError
 
-from .hint import Step, trusted_fill, undo_steps
+from .hint import Step, first_fit_fill, trusted_fill, undo_steps
 from .plan import ClaimPlan, Pick, RequestPlan
 from .state import SearchState
 
@@ -149,3 +149,25 @@ def _literal(stages: _Stages, step: Step, need: Need) -> cp_model.IntVar:
 
 def _request(step: Step) -> RequestPlan:
     return step.plan.requests[step.alt.request]
+
+
+def first_fit_hint(m: AllocationModel) -> dict[int, int]:
+    """The depth-first side's guess without backtracking (:func:`first_fit_fill`), as CP-SAT values: each
+    take variable of an alternative the guess uses is hinted (0 where no pick is in its class), and the
+    picks add up (a merged group's claims share its variables). Counted per pick, not per class and claim."""
+    values: dict[int, int] = {}
+    for picks in first_fit_fill(m.inv, m.plans).values():
+        record = m.record(picks[0].alt) if picks else None
+        if record is None:
+            continue
+        if record.use.index not in values:
+            values[record.use.index] = 1
+            values.update((var.index, 0) for var in record.takes.values())
+        for pick in picks:
+            index = record.takes[m.class_of[pick.device]].index
+            values[index] += 1
+        by_label = m.label_counts(picks[0].alt)
+        if by_label:
+            claims = by_label[m.class_of[picks[0].device]]
+            values[claims.index] = values.get(claims.index, 0) + 1
+    return values

@@ -41,9 +41,9 @@ def merge_alike(inv: Inventory, plans: Sequence[ClaimPlan], matched: bool = True
     """Plans for the model, with groups of alike claims (two or more) merged into one, in first-claim order
     (``matched``: claims under a match constraint too)."""
     groups: dict[Hashable, list[ClaimPlan]] = {}
-    labelled: dict[tuple, bool] = {}
+    known: dict[tuple, bool] = {}  # what each distinct candidate list was found to be: asked once per list
     for plan in plans:
-        kind = _kind(inv, plan, labelled)
+        kind = _kind(inv, plan, known)
         if kind is not None and kind[0] == "match" and not matched:
             kind = None
         groups.setdefault(kind or ("alone", plan.index), []).append(plan)
@@ -67,14 +67,16 @@ def merge_alike(inv: Inventory, plans: Sequence[ClaimPlan], matched: bool = True
     return Merged(model_plans, model_id, frozenset(merged), claims)
 
 
-def _kind(inv: Inventory, plan: ClaimPlan, labelled: dict[tuple, bool]) -> tuple | None:
+def _kind(inv: Inventory, plan: ClaimPlan, known: dict[tuple, bool]) -> tuple | None:
     """What the claim must share with others to merge with them; None when it cannot merge."""
     if len(plan.requests) != 1 or len(plan.requests[0].alternatives) != 1:
         return None
     alt = plan.requests[0].alternatives[0]
     if alt.mode != "ExactCount" or alt.admin or alt.share or alt.errors or alt.derived_specs:
         return None
-    if any(inv.devices[d].shared for d in alt.candidates):
+    if ("shared", alt.candidates) not in known:
+        known["shared", alt.candidates] = any(inv.devices[d].shared for d in alt.candidates)
+    if known["shared", alt.candidates]:
         return None
     if not plan.constraints:
         return ("merge", alt.candidates)
@@ -82,10 +84,10 @@ def _kind(inv: Inventory, plan: ClaimPlan, labelled: dict[tuple, bool]) -> tuple
     if len(plan.constraints) > 1 or constraint.kind != "match" or not constraint.applies(alt) or alt.derived:
         return None
     key = (alt.candidates, constraint.attribute)
-    if key not in labelled:
-        labelled[key] = _one_label_each(inv, alt, constraint.attribute)
+    if key not in known:
+        known[key] = _one_label_each(inv, alt, constraint.attribute)
     # Such claims each take their devices under one label: their group counts claims per label (rules/matching.py).
-    return ("match", alt.candidates, alt.count, constraint.attribute) if labelled[key] else None
+    return ("match", alt.candidates, alt.count, constraint.attribute) if known[key] else None
 
 
 def _one_label_each(inv: Inventory, alt: Alternative, attribute: str) -> bool:

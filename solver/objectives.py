@@ -38,11 +38,10 @@ from ortools.sat.python import cp_model
 from drasat.models.errors import InternalError, SolveTimeout
 
 from .model import AllocationModel
-from .first_fit import decode_first_fit
+from .first_fit import decode_first_fit, first_fit_hint
 from .packing import minimize_footprint
 from .plan import Alternative, ClaimPlan, Pick, RequestPlan
 from .problem import PACK, PRIORITIZED
-from .hint import first_fit_fill
 from .merge import SplitMatched
 
 
@@ -276,23 +275,6 @@ def _decode(m: AllocationModel, stages: _Stages) -> list[list[Pick]]:
 
 def _covers_every_request(m: AllocationModel, values: dict[int, int]) -> bool:
     return all(any(values.get(m.use(alt).index) for alt in req.alternatives) for plan in m.plans for req in plan.requests)
-
-
-def first_fit_hint(m: AllocationModel) -> dict[int, int]:
-    """The depth-first side's guess without backtracking (:func:`first_fit_fill`), as CP-SAT values."""
-    values: dict[int, int] = {}
-    for picks in first_fit_fill(m.inv, m.plans).values():
-        record = m.record(picks[0].alt) if picks else None
-        if record is None:
-            continue
-        values[record.use.index] = 1
-        for k, var in record.takes.items():  # a merged group's claims add up
-            values[var.index] = values.get(var.index, 0) + sum(1 for p in picks if m.class_of[p.device] == k)
-        by_label = m.label_counts(picks[0].alt)
-        if by_label:
-            claims = by_label[m.class_of[picks[0].device]]
-            values[claims.index] = values.get(claims.index, 0) + 1
-    return values
 
 
 class _Decoder:
