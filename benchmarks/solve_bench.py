@@ -1,6 +1,6 @@
 """Solve times and peak memory of drasat's searches, per input, beside Kubernetes' own allocator.
 
-Run: ``python benchmarks/solve_bench.py [--repeat N] [--time-limit S] [--only TEXT] [--baseline REV]``.
+Run: ``python benchmarks/solve_bench.py [--repeat N] [--time-limit S] [--only TEXT] [--baseline REV] [--clock cpu]``.
 
 Inputs: ``$DRASAT_SHARED/scenarios/perf`` and ``scenarios/scale`` (default ``../shared`` beside
 the clone; left out with a note when absent), a tight-packing series (MIG-like nodes at 95-98 %
@@ -8,8 +8,9 @@ of their counter units) and a size series (wide nodes, 128 to 4,096 devices, 32 
 both written by ``benchmarks/generated_inputs.py``. Columns, per input: the default path, the
 greedy depth-first search alone and CP-SAT alone (``greedy_budget=0``), each the median of
 ``--repeat`` fresh solves; the default path against Kubernetes' Go allocator (figures from
-``reference/anchors.md``, measured on a machine like this one); peak memory of the process that
-ran the default path (RSS, imports included: about 75 MB before any input).
+``reference/anchors.md``, measured on a machine like this one); peak memory of the processes that
+ran the default path and CP-SAT alone (RSS, imports included: about 75 MB before any input, 150 MB
+once OR-Tools is loaded).
 
 Each input and search runs in its own process, so peak memory is that input's own, and so that
 ``--baseline REV`` can run the very same inputs with another commit's drasat in the same run: REV
@@ -64,8 +65,9 @@ def load_problem(path: Path) -> Any:
                                 features=Features.from_mapping(spec.get("featureGates") or {}))
 
 
-def worker(path: Path, mode: str, repeat: int, time_limit: float) -> dict[str, Any]:
-    """One input, one search, in this process: median seconds, outcome, CP-SAT solves, peak RSS."""
+def worker(path: Path, mode: str, repeat: int, time_limit: float, clock: str = "wall") -> dict[str, Any]:
+    """One input, one search, in this process: median seconds (``clock``: wall or this process's CPU time),
+    outcome, CP-SAT solves, peak RSS."""
     import warnings
 
     from drasat.models.errors import SolveTimeout, Unschedulable
@@ -75,22 +77,23 @@ def worker(path: Path, mode: str, repeat: int, time_limit: float) -> dict[str, A
 
     warnings.simplefilter("ignore")
     problem = load_problem(path)
+    now = time.process_time if clock == "cpu" else time.perf_counter
     times: list[float] = []
     outcome, solves = "", 0
     for _ in range(repeat):
-        started = time.perf_counter()
+        started = now()
         try:
             answer = allocate(problem, evaluator=SelectorEvaluator(), time_limit=time_limit, **MODES[mode])
-            times.append(time.perf_counter() - started)
+            times.append(now() - started)
             problems = verify(problem, answer.results)
             exact = getattr(answer.stats, "exact", True)  # older commits (--baseline) have no such field
             outcome = f"INVALID: {problems[0]}" if problems else ("allocated" if exact else "not exact")
             solves = answer.stats.cp_sat_solves
         except Unschedulable:
-            times.append(time.perf_counter() - started)
+            times.append(now() - started)
             outcome = "unschedulable"
         except SolveTimeout:
-            times.append(time.perf_counter() - started)
+            times.append(now() - started)
             outcome = "timeout"
         if outcome in ("timeout", "not exact") or times[-1] > 5:
             break  # one run says enough, and more would take minutes
@@ -104,7 +107,7 @@ def run(path: Path, mode: str, args: argparse.Namespace, import_root: Path | Non
     if import_root is not None:
         env["PYTHONPATH"] = os.pathsep.join([str(import_root), env.get("PYTHONPATH", "")])
     command = [sys.executable, str(Path(__file__)), "--worker", str(path), mode,
-               "--repeat", str(args.repeat), "--time-limit", str(args.time_limit)]
+               "--repeat", str(args.repeat), "--time-limit", str(args.time_limit), "--clock", args.clock]
     done = subprocess.run(command, env=env, capture_output=True, text=True, timeout=args.time_limit * 4 + 120)
     if done.returncode != 0:
         print(f"note: {path.stem} ({mode}) failed: {done.stderr.strip().splitlines()[-1:]}", file=sys.stderr)
@@ -164,9 +167,10 @@ def _row(path: Path, args: argparse.Namespace, baseline: Path | None) -> list[st
         ratio = f"{default['seconds'] / go:.1f}x"
     elif default is not None and go is None:
         ratio = "Go: no answer"
+    peaks = [f"{results[m]['rss_mb']:.0f}" if results[m] else "-" for m in ("default", "cp-sat")]
     row = [path.stem, *(_ms(results[m]) if m in args.searches else "-" for m in MODES),
-           str((results["cp-sat"] or {}).get("solves", "-")), ratio,
-           f"{default['rss_mb']:.0f}" if default else "-", (default or {}).get("outcome", "-")]
+           str((results["cp-sat"] or {}).get("solves", "-")), ratio, " / ".join(peaks),
+           (default or {}).get("outcome", "-")]
     if baseline is not None:
         before = run(path, "default", args, baseline)
         change = "-"
@@ -185,19 +189,23 @@ def main() -> None:
     parser.add_argument("--baseline", metavar="REV", help="also run the default path with drasat at REV")
     parser.add_argument("--searches", nargs="+", choices=list(MODES), default=list(MODES),
                         help="which searches to time (default: all three; the default path is always timed)")
+    parser.add_argument("--clock", choices=["wall", "cpu"], default="wall",
+                        help="time solves by the wall clock (default) or by CPU time, steadier on a shared machine")
     parser.add_argument("--worker", nargs=2, metavar=("PATH", "MODE"), help=argparse.SUPPRESS)
     args = parser.parse_args()
     args.searches = {"default", *args.searches}
     if args.worker:
-        print(json.dumps(worker(Path(args.worker[0]), args.worker[1], args.repeat, args.time_limit)))
+        print(json.dumps(worker(Path(args.worker[0]), args.worker[1], args.repeat, args.time_limit, args.clock)))
         return
     from rich.console import Console
     from rich.table import Table
 
-    columns = ["input", "default ms", "greedy ms", "cp-sat alone ms", "solves", "default / Go", "peak MB", "outcome"]
+    columns = ["input", "default ms", "greedy ms", "cp-sat alone ms", "solves", "default / Go",
+               "peak MB default / cp-sat", "outcome"]
     if args.baseline:
         columns[-1:-1] = [f"{args.baseline} ms", "now / then"]
-    table = Table(title=f"drasat solve, in-process (median of {args.repeat}; limit {args.time_limit:g} s per solve)")
+    table = Table(title=f"drasat solve, in-process (median of {args.repeat}, {args.clock} clock; "
+                        f"limit {args.time_limit:g} s per solve)")
     for column in columns:
         table.add_column(column, justify="left" if column in ("input", "outcome") else "right")
     with tempfile.TemporaryDirectory() as folder, checkout(args.baseline) as baseline:

@@ -7,7 +7,7 @@ answer *is* the first-fit answer (or the proof that none exists); only inputs wh
 depth-first search would explode go to CP-SAT.
 
 The budget scales with the input (:func:`greedy_budget`): twice as many tries as the CP-SAT model would
-have count variables, and never fewer than ``GREEDY_BUDGET``. A device try costs about what
+have count variables, and never fewer than a floor. A device try costs about what
 building one variable costs (tens of microseconds each, measured in benchmarks/solve_bench.py),
 so where depth-first search explodes it gives up after about the time CP-SAT would spend just
 building its model — the default path stays within about 2x of CP-SAT alone — while a search
@@ -15,11 +15,17 @@ that barely backtracks (a few tries per pick; hundreds of claims on thousands of
 within it, as fast as greedy alone. A fixed budget cannot do both: 3,000 tries gave up on
 100 MIG claims that need 7,000, and a budget of millions would let a pigeonhole input run for
 minutes. The equivalence classes the budget is counted on are kept for the model.
+
+The floor is what handing over costs beyond the model: ``GREEDY_BUDGET`` tries while OR-Tools is not
+loaded yet (loading it takes most of a second), ``LOADED_BUDGET`` once it is — then CP-SAT answers a
+small pigeonhole input in 3-5 ms, and 3,000 tries (8-23 ms) made the default path 2.5-4.7x slower than
+CP-SAT alone (perf/pigeon-*, slow-*). The answer is first-fit's either way.
 """
 
 from __future__ import annotations
 
 import math
+import sys
 import time
 import weakref
 from dataclasses import dataclass, field
@@ -45,6 +51,7 @@ if TYPE_CHECKING:
 SOLVERS = ("cp-sat", "greedy")
 OBJECTIVES = (FIRST_FIT, PRIORITIZED, PACK)
 GREEDY_BUDGET = 3_000  # device tries the greedy twin may make on the default path at least (see greedy_budget)
+LOADED_BUDGET = 300  # the same, once OR-Tools is loaded (the module's docstring says why)
 
 
 @dataclass
@@ -204,23 +211,23 @@ def _greedy_stats(stats: Stats, result: GreedyResult, path: str) -> None:
     stats.greedy_tries, stats.greedy_backtracks = result.tries, result.backtracks
 
 
-def greedy_budget(plans: list[ClaimPlan], class_of: dict[int, int]) -> int:
+def greedy_budget(plans: list[ClaimPlan], class_of: dict[int, int], floor: int = GREEDY_BUDGET) -> int:
     """The default path's budget of device tries: twice the CP-SAT model's count variables (one per
-    alternative and class of its candidates; each comes with a constraint or two), at least ``GREEDY_BUDGET``."""
+    alternative and class of its candidates; each comes with a constraint or two), at least ``floor``."""
     counts = class_counts(alternatives(plans), class_of)
-    return max(GREEDY_BUDGET, 2 * sum(len(per_class) for per_class in counts.values()))
+    return max(floor, 2 * sum(len(per_class) for per_class in counts.values()))
 
 
-def _pairs_beyond(plans: list[ClaimPlan], bound: int) -> bool:
-    """Whether the alternatives have more than ``bound`` request-device pairs (counted until they do)."""
+def _pairs_until(plans: list[ClaimPlan], bound: int) -> int:
+    """The alternatives' request-device pairs, counted only until they pass ``bound`` (exact up to it)."""
     pairs = 0
     for plan in plans:
         for req in plan.requests:
             for alt in req.alternatives:
                 pairs += len(alt.candidates)
                 if pairs > bound:
-                    return True
-    return False
+                    return pairs
+    return pairs
 
 
 class _GaveUp(Exception):
@@ -231,14 +238,16 @@ class _GaveUp(Exception):
 def _greedy_within_budget(inv: Inventory, plans: list[ClaimPlan], budget: int | None, deadline: float,
                           stats: Stats) -> tuple[GreedyResult, Classes | None]:
     """Depth-first search within ``budget`` tries, or (None) within the scaled budget. Counting that needs
-    the equivalence classes; an input with too few request-device pairs to reach past ``GREEDY_BUDGET``
+    the equivalence classes; an input with too few request-device pairs to reach past the floor
     (the model has at most one variable per pair) never pays for them."""
     classes: Classes | None = None
     if budget is None:
-        budget = GREEDY_BUDGET
-        if _pairs_beyond(plans, GREEDY_BUDGET // 2):
+        floor = LOADED_BUDGET if "ortools.sat.python.cp_model" in sys.modules else GREEDY_BUDGET
+        pairs = 2 * _pairs_until(plans, GREEDY_BUDGET // 2)
+        budget = max(floor, min(pairs, GREEDY_BUDGET))  # the scaled budget is at most ``pairs``
+        if pairs > GREEDY_BUDGET:
             classes = equivalence_classes(RuleContext(inv, plans))
-            budget = greedy_budget(plans, classes[1])
+            budget = greedy_budget(plans, classes[1], floor)
     try:
         return greedy_search(SearchState(inv, plans), budget, deadline), classes
     except BudgetExhausted:
@@ -266,11 +275,19 @@ def _search(inv: Inventory, plans: list[ClaimPlan], solver: str, objective: str,
         except _GaveUp as gave_up:
             classes = gave_up.classes
             stats.notes.append(f"greedy search gave up after {stats.greedy_tries} device tries; CP-SAT took over")
+    from .merge import SplitMatched
     from .model import build_model  # OR-Tools loads only when CP-SAT is needed (it takes a second)
     from .objectives import solve_staged
 
     model = build_model(inv, plans, classes=classes, deadline=deadline, merge=objective == FIRST_FIT)
-    staged = solve_staged(model, objective, deadline, workers)
+    try:
+        staged = solve_staged(model, objective, deadline, workers)
+    except SplitMatched as split:
+        # Claims merged under a match constraint decode only where the guess holds for them: else each
+        # claim gets its own variables again (a model as big as claims x classes, but decodable).
+        stats.notes.append(f"{split}: decoded again with such claims apart")
+        model = build_model(inv, plans, classes=classes, deadline=deadline, merge=True, matched=False)
+        staged = solve_staged(model, objective, deadline, workers)
     stats.cp_sat_solves, stats.exact = staged.solves, staged.exact
     stats.cp_sat_branches, stats.cp_sat_conflicts = staged.branches, staged.conflicts
     stats.solver = "cp-sat"

@@ -8,13 +8,13 @@ guess without backtracking (:mod:`.hint`) takes anyway, so decoding goes in roun
 
 1. fill the requests left without backtracking, as far as the guess is first-fit's candidate;
 2. find the longest prefix of those steps that some complete allocation extends — free where the
-   last solution already takes them, else one solve with the whole prefix assumed, else a binary
-   search over it;
+   last solution already takes them, else one solve that takes as many leading steps as it can;
 3. accept that prefix (each of its steps is depth-first search's own: :mod:`.hint` says why), let
    the staged decoder settle the one request after it, and start the next round there.
 
-A round costs a few solves and settles at least one request; where the guess is right but for a
-few requests, the whole answer takes a few rounds.
+A round costs a solve, plus one per device of the next request that the last solution does not show,
+and settles at least one request; where the guess is right but for a few requests, the whole answer
+takes a few rounds.
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Sequence
 
 from drasat.models.errors import InternalError
 
-from .hint import Step, trusted_fill, undo_steps
+from .hint import Step, first_fit_fill, trusted_fill, undo_steps
 from .plan import ClaimPlan, Pick, RequestPlan
 from .state import SearchState
 
@@ -76,31 +76,18 @@ def _longest_extendable(m: AllocationModel, stages: _Stages, steps: Sequence[Ste
     shown = _shown(stages.values, needs)
     if shown == len(steps):
         return shown
-    literals = [_literal(stages, step, need) for step, need in zip(steps, needs)]
-    hint = dict(stages.values)
-    for step in steps:
-        hint.update(_step_values(m, step))
-
-    def extendable(count: int) -> bool:
-        return stages.solve(*literals[:count], hint=hint)
-
-    if extendable(len(steps)):
-        return len(steps)
-    good, bad = shown, len(steps)
-    reach = 1  # gallop first: past a mistake of the guess, the next one is often near
-    while good + reach < bad:
-        if not extendable(good + reach):
-            bad = good + reach
-            break
-        good = max(good + reach, _shown(stages.values, needs))
-        reach *= 2
-    while bad - good > 1:
-        middle = (good + bad) // 2
-        if extendable(middle):
-            good = max(middle, _shown(stages.values, needs))
-        else:
-            bad = middle
-    return good
+    with stages.scratch():  # the guess's literals mean nothing after this round
+        literals = [_literal(stages, step, need) for step, need in zip(steps, needs)]
+        for earlier, later in zip(literals, literals[1:]):
+            stages.model.add_implication(later, earlier)  # a step counts only after every step before it
+        hint = dict(stages.values)
+        for step in steps:
+            hint.update(_step_values(m, step))
+        # One solve for the longest prefix: most steps taken, each only with those before it. (Asking prefix
+        # by prefix costs a solve per question, and each "no" is a proof as hard as this one's bound.)
+        if not stages.solve_best(-sum(literals), hint=hint):
+            raise InternalError("first-fit decoding lost the allocation it had found")
+    return _shown(stages.values, needs)
 
 
 Need = list[tuple["cp_model.IntVar", int, bool]]  # (variable, value, exactly: True "==", False ">=")
@@ -118,6 +105,11 @@ def _needs(m: AllocationModel, steps: Sequence[Step], drawn: Counter[int]) -> li
             for k, count in counts.items():
                 running[takes[k].index] += count
             needs.append([(takes[k], running[takes[k].index], False) for k in counts])
+            by_label = m.label_counts(step.alt)
+            if by_label and step.picks:  # one more claim of the group under the label of its devices
+                claims = by_label[m.class_of[step.picks[0].device]]
+                running[claims.index] += 1
+                needs[-1].append((claims, running[claims.index], False))
         else:
             needs.append([(m.use(alt), int(alt is step.alt), True) for alt in _request(step).alternatives]
                          + [(var, counts[k], True) for k, var in takes.items()])
@@ -157,3 +149,25 @@ def _literal(stages: _Stages, step: Step, need: Need) -> cp_model.IntVar:
 
 def _request(step: Step) -> RequestPlan:
     return step.plan.requests[step.alt.request]
+
+
+def first_fit_hint(m: AllocationModel) -> dict[int, int]:
+    """The depth-first side's guess without backtracking (:func:`first_fit_fill`), as CP-SAT values: each
+    take variable of an alternative the guess uses is hinted (0 where no pick is in its class), and the
+    picks add up (a merged group's claims share its variables). Counted per pick, not per class and claim."""
+    values: dict[int, int] = {}
+    for picks in first_fit_fill(m.inv, m.plans).values():
+        record = m.record(picks[0].alt) if picks else None
+        if record is None:
+            continue
+        if record.use.index not in values:
+            values[record.use.index] = 1
+            values.update((var.index, 0) for var in record.takes.values())
+        for pick in picks:
+            index = record.takes[m.class_of[pick.device]].index
+            values[index] += 1
+        by_label = m.label_counts(picks[0].alt)
+        if by_label:
+            claims = by_label[m.class_of[picks[0].device]]
+            values[claims.index] = values.get(claims.index, 0) + 1
+    return values

@@ -16,8 +16,15 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Hashable, Sequence
 
+from .constraints import labels
 from .inventory import Inventory
 from .plan import Alternative, AltId, ClaimPlan, RequestPlan
+from .rules.matching import constraint_attribute
+
+
+class SplitMatched(Exception):
+    """Decoding reached a claim merged under a match constraint that it must decide on its own (the guess went
+    wrong there): the caller builds the model again with such claims apart (``merge_alike(matched=False)``)."""
 
 
 @dataclass(frozen=True)
@@ -27,16 +34,23 @@ class Merged:
     plans: list[ClaimPlan]              # for the model: claims left alone, and one plan per merged group
     model_id: dict[AltId, AltId]        # a real alternative -> the model alternative holding its variables
     merged: frozenset[AltId]            # the model alternatives that stand for several claims
+    claims: dict[AltId, int]            # a merged model alternative -> how many claims it stands for
 
 
-def merge_alike(inv: Inventory, plans: Sequence[ClaimPlan]) -> Merged:
-    """Plans for the model, with groups of alike claims (two or more) merged into one, in first-claim order."""
+def merge_alike(inv: Inventory, plans: Sequence[ClaimPlan], matched: bool = True) -> Merged:
+    """Plans for the model, with groups of alike claims (two or more) merged into one, in first-claim order
+    (``matched``: claims under a match constraint too)."""
     groups: dict[Hashable, list[ClaimPlan]] = {}
+    known: dict[tuple, bool] = {}  # what each distinct candidate list was found to be: asked once per list
     for plan in plans:
-        groups.setdefault(_kind(inv, plan) or ("alone", plan.index), []).append(plan)
+        kind = _kind(inv, plan, known)
+        if kind is not None and kind[0] == "match" and not matched:
+            kind = None
+        groups.setdefault(kind or ("alone", plan.index), []).append(plan)
     model_plans: list[ClaimPlan] = []
     model_id: dict[AltId, AltId] = {}
     merged: set[AltId] = set()
+    claims: dict[AltId, int] = {}
     for members in sorted(groups.values(), key=lambda g: g[0].index):
         index = len(model_plans)
         if len(members) == 1:
@@ -46,22 +60,44 @@ def merge_alike(inv: Inventory, plans: Sequence[ClaimPlan]) -> Merged:
         else:
             plan = _merged(members, index)
             merged.add(plan.requests[0].alternatives[0].id)
+            claims[plan.requests[0].alternatives[0].id] = len(members)
             for member in members:
                 model_id[member.requests[0].alternatives[0].id] = plan.requests[0].alternatives[0].id
         model_plans.append(plan)
-    return Merged(model_plans, model_id, frozenset(merged))
+    return Merged(model_plans, model_id, frozenset(merged), claims)
 
 
-def _kind(inv: Inventory, plan: ClaimPlan) -> Hashable | None:
+def _kind(inv: Inventory, plan: ClaimPlan, known: dict[tuple, bool]) -> tuple | None:
     """What the claim must share with others to merge with them; None when it cannot merge."""
-    if len(plan.requests) != 1 or plan.constraints or len(plan.requests[0].alternatives) != 1:
+    if len(plan.requests) != 1 or len(plan.requests[0].alternatives) != 1:
         return None
     alt = plan.requests[0].alternatives[0]
     if alt.mode != "ExactCount" or alt.admin or alt.share or alt.errors or alt.derived_specs:
         return None
-    if any(inv.devices[d].shared for d in alt.candidates):
+    if ("shared", alt.candidates) not in known:
+        known["shared", alt.candidates] = any(inv.devices[d].shared for d in alt.candidates)
+    if known["shared", alt.candidates]:
         return None
-    return ("merge", alt.candidates)
+    if not plan.constraints:
+        return ("merge", alt.candidates)
+    constraint = plan.constraints[0]
+    if len(plan.constraints) > 1 or constraint.kind != "match" or not constraint.applies(alt) or alt.derived:
+        return None
+    key = (alt.candidates, constraint.attribute)
+    if key not in known:
+        known[key] = _one_label_each(inv, alt, constraint.attribute)
+    # Such claims each take their devices under one label: their group counts claims per label (rules/matching.py).
+    return ("match", alt.candidates, alt.count, constraint.attribute) if known[key] else None
+
+
+def _one_label_each(inv: Inventory, alt: Alternative, attribute: str) -> bool:
+    """Whether every candidate has exactly one label for a match on ``attribute``: then "all devices of a claim
+    share a label" is "all under one label", which counts of claims per label say for a group of claims."""
+    for device in alt.candidates:
+        found = labels(constraint_attribute(inv, alt, device, attribute), "match", inv.features.list_attributes)
+        if found is None or len(found) != 1:
+            return False
+    return True
 
 
 def _renumbered(plan: ClaimPlan, index: int) -> ClaimPlan:
@@ -77,7 +113,7 @@ def _merged(members: list[ClaimPlan], index: int) -> ClaimPlan:
     total = sum(m.requests[0].alternatives[0].count for m in members)
     alt = _moved(first.requests[0].alternatives[0], index, total)
     request = RequestPlan(0, first.requests[0].name, (alt,), False)
-    return ClaimPlan(index, first.claim, f"{len(members)} claims like {first.label}", (request,), ())
+    return ClaimPlan(index, first.claim, f"{len(members)} claims like {first.label}", (request,), first.constraints)
 
 
 def _moved(alt: Alternative, claim: int, count: int) -> Alternative:

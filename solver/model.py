@@ -11,7 +11,7 @@ variable has a readable name so that a model dump reads like the input.
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Sequence
 
 from ortools.sat.python import cp_model
@@ -44,6 +44,7 @@ class AllocationModel:
     # Built with alike claims merged (merge.py): each real alternative's model alternative, and the merged ones.
     model_id: dict[AltId, AltId] | None = None
     merged: frozenset[AltId] = frozenset()
+    per_label: dict[AltId, dict[int, cp_model.IntVar]] = field(default_factory=dict)  # see Encoding.per_label
 
     def record(self, alt: Alternative) -> AltVars:
         """The variables of a real alternative (those of its merged group where it has one)."""
@@ -59,6 +60,11 @@ class AllocationModel:
         """Whether the alternative's variables count the devices of several claims."""
         return self.model_id is not None and self.model_id[alt.id] in self.merged
 
+    def label_counts(self, alt: Alternative) -> dict[int, cp_model.IntVar]:
+        """For an alternative merged under a match constraint, per class the count of the group's claims under
+        the class's label; else nothing."""
+        return self.per_label.get(alt.id if self.model_id is None else self.model_id[alt.id], {})
+
     def literals(self) -> list[cp_model.IntVar]:
         """Every assumption literal; assuming them all true is the allocation problem itself."""
         return [a.literal for a in self.assumptions]
@@ -66,21 +72,22 @@ class AllocationModel:
 
 def build_model(inv: Inventory, plans: Sequence[ClaimPlan], rules: Sequence[Rule] = RULES,
                 ctx: RuleContext | None = None, *, classes: Classes | None = None,
-                deadline: float | None = None, merge: bool = False) -> AllocationModel:
+                deadline: float | None = None, merge: bool = False, matched: bool = True) -> AllocationModel:
     """Compile the planned claims into CP-SAT, in a fixed order: variables, then each rule.
 
     ``classes`` are :func:`equivalence_classes` when the caller has them already (merging claims keeps
     them: a class is made by candidate lists, which merging keeps). ``deadline`` (a ``time.monotonic()``
     value) is checked between claims and between rules: on a wide input building takes seconds, and the
     time limit covers it. ``merge`` builds alike claims as one count (:mod:`.merge`), for first-fit
-    decoding; explanations need every claim's own variables."""
+    decoding; explanations need every claim's own variables. ``matched``: merge claims under a match
+    constraint too (their decoding may raise :class:`~.merge.SplitMatched`)."""
     real = list(ctx.plans if ctx else plans)
-    merged = merge_alike(inv, real) if merge else None
+    merged = merge_alike(inv, real, matched) if merge else None
     if merged is not None:
         ctx = RuleContext(inv, merged.plans)
     ctx = ctx or RuleContext(inv, real)
     groups, class_of = classes or equivalence_classes(ctx, rules)
-    enc = Encoding(cp_model.CpModel(), ctx, groups, class_of)
+    enc = Encoding(cp_model.CpModel(), ctx, groups, class_of, claims=merged.claims if merged else {})
     counts = class_counts(plan_alternatives(ctx.plans), class_of)
     for plan in ctx.plans:
         if plan.index % 32 == 0:
@@ -92,7 +99,7 @@ def build_model(inv: Inventory, plans: Sequence[ClaimPlan], rules: Sequence[Rule
     if merged is None:
         return AllocationModel(enc.model, inv, real, groups, class_of, enc.vars, enc.assumptions)
     return AllocationModel(enc.model, inv, real, groups, class_of, enc.vars, enc.assumptions,
-                           merged.model_id, merged.merged)
+                           merged.model_id, merged.merged, enc.per_label)
 
 
 def _check_time(deadline: float | None) -> None:

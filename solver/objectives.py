@@ -7,7 +7,8 @@ solved lexicographically in stages; a stage only calls CP-SAT when the current
 solution does not already show the next device is possible, so an easy input costs
 a single solve. Whole runs of requests are taken from the guess without backtracking
 where CP-SAT shows them extendable (:mod:`.first_fit`), and the devices a request passes
-over are ruled out by halves, so a big input costs a handful of solves, not one per claim;
+over are ruled out in one solve that minimises the position of its next device, so a big input
+costs a handful of solves, not one per claim;
 alike claims are one count in the model (:mod:`.merge`). *prioritized-list* first
 minimises the total rank of the chosen ``firstAvailable`` entries (what the scheduler
 scores), then applies first-fit. *pack*
@@ -29,18 +30,23 @@ from __future__ import annotations
 
 import time
 from collections import Counter
-from typing import NamedTuple, Sequence
+from contextlib import contextmanager
+from typing import Iterator, NamedTuple, Sequence
 
 from ortools.sat.python import cp_model
 
 from drasat.models.errors import InternalError, SolveTimeout
 
 from .model import AllocationModel
-from .first_fit import decode_first_fit
+from .first_fit import decode_first_fit, first_fit_hint
 from .packing import minimize_footprint
 from .plan import Alternative, ClaimPlan, Pick, RequestPlan
 from .problem import PACK, PRIORITIZED
-from .hint import first_fit_fill
+from .merge import SplitMatched
+
+
+_BLANK = cp_model.CpModel()
+_EMPTY = _BLANK.proto.constraints.add()  # a constraint of no kind: what ``scratch`` leaves behind
 
 
 class _Stages:
@@ -50,9 +56,11 @@ class _Stages:
         self.m, self.deadline, self.workers = m, deadline, workers
         self.model = _assuming_all(m)
         self.tracked = [var for v in m.vars.values() for var in (v.use, *v.takes.values())]
+        self.tracked += list({var.index: var for counts in m.per_label.values() for var in counts.values()}.values())
         self.values: dict[int, int] = {}
         self.solves = self.branches = self.conflicts = 0
         self.found = False  # whether some solve found an allocation yet (see solve)
+        self.optimal = False  # whether the last solution found was proven optimal (for a solve with an objective)
         # Once time is up, the last complete allocation found is decoded as it stands: every question
         # is then answered from ``values`` instead of by another solve.
         self.frozen = False
@@ -86,6 +94,11 @@ class _Stages:
         # complete guess needs neither presolve nor the linear relaxation (3,072 devices and
         # 768 claims: 3 s, where a presolved first solve did not finish in 20 s).
         solver.parameters.cp_model_presolve = not self.found and not hint_only
+        if self.found:
+            # Decoding's solves are small variations of one just solved: neither cuts nor symmetry detection
+            # earn their set-up there (tight packing, 100 such solves: a quarter less CPU without them).
+            solver.parameters.cut_level = 0
+            solver.parameters.symmetry_level = 0
         if hint_only:
             solver.parameters.fix_variables_to_their_hinted_value = True
             solver.parameters.linearization_level = 0
@@ -101,6 +114,7 @@ class _Stages:
         """CP-SAT's status in drasat's terms: an answer, none, out of time, or a bug of ours."""
         if status in (cp_model.OPTIMAL, cp_model.FEASIBLE):
             self.found = True
+            self.optimal = status == cp_model.OPTIMAL
             solution = list(solver.response_proto.solution)
             self.values = {var.index: solution[var.index] for var in self.tracked}
             return True
@@ -124,20 +138,60 @@ class _Stages:
         if self.frozen:
             return self.value(var) >= bound
         if self.value(var) < bound:
-            trial = self.model.new_bool_var(f"try[{var.name}>={bound}]")
-            self.model.add(var >= bound).only_enforce_if(trial)
-            if not self.solve(trial):
-                return False
+            with self.scratch():
+                trial = self.model.new_bool_var(f"try[{var.name}>={bound}]")
+                self.model.add(var >= bound).only_enforce_if(trial)
+                if not self.solve(trial):
+                    return False
         self.model.add(var >= bound)
         return True
 
-    def possible(self, terms: Sequence[cp_model.IntVar], bound: int) -> bool:
-        """Whether some complete allocation has ``sum(terms) >= bound`` (nothing is fixed either way)."""
-        if self.frozen or sum(self.value(var) for var in terms) >= bound:
-            return sum(self.value(var) for var in terms) >= bound
-        trial = self.model.new_bool_var(f"try[sum>={bound}]")
-        self.model.add(sum(terms) >= bound).only_enforce_if(trial)
-        return self.solve(trial)
+    @contextmanager
+    def scratch(self) -> Iterator[None]:
+        """Variables and constraints added within are gone afterwards: the constraints emptied, the variables
+        fixed to 0 (the proto cannot shrink). A question's trial literals, enforced constraints and choices
+        would otherwise pile up, and every later solve loads them again (tight packing, 98 solves: thousands
+        of dead constraints by the end, and a quarter of the CPU time)."""
+        proto = self.model.proto
+        constraints, variables = len(proto.constraints), len(proto.variables)
+        try:
+            yield
+        finally:
+            for index in range(constraints, len(proto.constraints)):
+                proto.constraints[index].copy_from(_EMPTY)
+            for index in range(variables, len(proto.variables)):
+                proto.variables[index].domain.clear()
+                proto.variables[index].domain.extend([0, 0])
+
+    def solve_best(self, objective: cp_model.LinearExprT, *assume: cp_model.IntVar,
+                   hint: dict[int, int] | None = None) -> bool:
+        """Like :meth:`solve`, minimising ``objective``; a solution found is proven optimal (else SolveTimeout:
+        only the time limit stops a solve short of the proof here)."""
+        self.model.minimize(objective)
+        try:
+            if not self.solve(*assume, hint=hint):
+                return False
+        finally:
+            self.model.clear_objective()
+        if not self.optimal:
+            raise SolveTimeout("the CP-SAT solver ran out of time (raise --timeout)")
+        return True
+
+    def first_possible(self, options: Sequence[tuple[cp_model.IntVar, int]]) -> int | None:
+        """The index of the first option ``var >= bound`` that some complete allocation allows (None: none
+        does), in one solve that minimises the index: asking option by option, or by halves, costs a solve
+        per question, and each solve sets up the linear relaxation again (most of a small solve's time)."""
+        if self.frozen:
+            return next((i for i, (var, bound) in enumerate(options) if self.value(var) >= bound), None)
+        with self.scratch():
+            chosen = [self.model.new_bool_var(f"try[{var.name}>={bound}]") for var, bound in options]
+            self.model.add_exactly_one(chosen)
+            for choice, (var, bound) in zip(chosen, options):
+                self.model.add(var >= bound).only_enforce_if(choice)
+            if not self.solve_best(sum(i * choice for i, choice in enumerate(chosen))):
+                return None
+        # Optimal: no earlier option holds in this solution, or choosing it would have been better.
+        return next(i for i, (var, bound) in enumerate(options) if self.value(var) >= bound)
 
     def minimize_rank(self) -> None:
         pairs = [(v.alt.rank, v.use) for v in self.m.vars.values()]
@@ -223,19 +277,6 @@ def _covers_every_request(m: AllocationModel, values: dict[int, int]) -> bool:
     return all(any(values.get(m.use(alt).index) for alt in req.alternatives) for plan in m.plans for req in plan.requests)
 
 
-def first_fit_hint(m: AllocationModel) -> dict[int, int]:
-    """The depth-first side's guess without backtracking (:func:`first_fit_fill`), as CP-SAT values."""
-    values: dict[int, int] = {}
-    for picks in first_fit_fill(m.inv, m.plans).values():
-        record = m.record(picks[0].alt) if picks else None
-        if record is None:
-            continue
-        values[record.use.index] = 1
-        for k, var in record.takes.items():  # a merged group's claims add up
-            values[var.index] = values.get(var.index, 0) + sum(1 for p in picks if m.class_of[p.device] == k)
-    return values
-
-
 class _Decoder:
     """Walks claims and requests in order, fixing alternatives and concrete devices first-fit."""
 
@@ -252,6 +293,8 @@ class _Decoder:
     def request(self, plan: ClaimPlan, req: RequestPlan) -> list[Pick]:
         """One request's alternative and devices, each the first that still allows a complete allocation."""
         alt = self.alternative(req.alternatives)
+        if self.m.label_counts(alt):
+            raise SplitMatched(f"claim {plan.label} is merged under a match constraint")
         return self._devices(alt, self.held.setdefault(plan.index, set()))
 
     def accept(self, plan: ClaimPlan, req: RequestPlan, alt: Alternative, picks: Sequence[Pick]) -> None:
@@ -266,6 +309,11 @@ class _Decoder:
                 self.model.add(takes[k] >= self.drawn[takes[k].index])
             else:
                 self.model.add(takes[k] == count)
+        by_label = self.m.label_counts(alt)
+        if by_label and picks:
+            claims = by_label[self.m.class_of[picks[0].device]]
+            self.drawn[claims.index] += 1
+            self.model.add(claims >= self.drawn[claims.index])
         held = self.held.setdefault(plan.index, set())
         for pick in picks:
             self._take(alt, pick.device, held)
@@ -284,7 +332,6 @@ class _Decoder:
         takes, picks = self.m.takes(alt), list[Pick]()
         taken = _Drawn(takes, self.drawn)
         closed: set[int] = set()
-        whole = True  # the next question is about every class up to the one the last solution shows
         order = list(alt.candidates)
         at = 0
         while at < len(order) and len(picks) < alt.count:
@@ -294,7 +341,7 @@ class _Decoder:
                 at += 1
                 continue
             if alt.mode != "All" and not self._shown(takes, taken, k):
-                whole = not self._close_before(order, at, alt, held, takes, taken, closed, whole)
+                self._close_before(order, at, alt, held, takes, taken, closed)
                 continue  # either this device is shown possible now, or its class is closed
             if alt.mode == "All" or self.stages.at_least(takes[k], taken[k] + 1):
                 taken.add(k)
@@ -309,27 +356,23 @@ class _Decoder:
         return self.stages.value(takes[k]) > taken[k]
 
     def _close_before(self, order: list[int], at: int, alt: Alternative, held: set[int],
-                      takes: dict[int, cp_model.IntVar], taken: _Drawn, closed: set[int], whole: bool) -> bool:
-        """The next device is not shown possible by the last solution: ask for the open classes up to the
-        first one it shows (or to the end) at once — all of them first (usually the one shown is the answer,
-        and one "no" says so), after a "yes" the first half. A "no" closes them in one solve; a "yes" brings a
-        solution that shows one of them. Each pick takes a logarithmic number of solves, not one per class
-        passed over. Returns whether the answer was "yes"."""
+                      takes: dict[int, cp_model.IntVar], taken: _Drawn, closed: set[int]) -> None:
+        """The next device is not shown possible by the last solution: find the first open class, in device
+        order, that can give one more device, up to the first one the last solution shows (or to the end),
+        in one solve, and close the classes before it. Each pick takes at most one solve, not one per class
+        passed over."""
         window: list[int] = []
         for device in order[at:]:
             k = self.m.class_of[device]
             if k in closed or k in window or not self._free(alt, device, held):
                 continue
+            window.append(k)
             if self._shown(takes, taken, k):
                 break
-            window.append(k)
-        half = window if whole else window[:max(1, len(window) // 2)]
-        if self.stages.possible([takes[k] for k in half], sum(taken[k] for k in half) + 1):
-            return True
-        for k in half:
+        first = self.stages.first_possible([(takes[k], taken[k] + 1) for k in window])
+        for k in window[:len(window) if first is None else first]:
             self.model.add(takes[k] <= taken[k])
             closed.add(k)
-        return False
 
     def _free(self, alt: Alternative, device: int, held: set[int]) -> bool:
         if self.m.inv.devices[device].shared:

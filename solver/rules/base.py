@@ -94,6 +94,9 @@ class Encoding:
     by_class: dict[int, list[tuple[Alternative, cp_model.IntVar]]] = field(default_factory=dict)
     assumptions: list[Assumption] = field(default_factory=list)
     tops: dict[int, int] = field(default_factory=dict)  # variable index -> upper bound, for derived variables
+    claims: dict[AltId, int] = field(default_factory=dict)  # a merged alternative -> the claims it stands for
+    # A merged alternative under a match constraint -> per class, the count of its claims under the class's label.
+    per_label: dict[AltId, dict[int, cp_model.IntVar]] = field(default_factory=dict)
 
     @property
     def inv(self) -> Inventory:

@@ -150,7 +150,11 @@ class AttributeConstraints(Rule):
                 words = (f"claim {plan.label}: constraint #{constraint.index} "
                          f"({constraint.kind}Attribute {constraint.attribute}) holds")
                 literal = enc.guard("attributes", words, claim=plan.index, constraint=constraint.index)
-                _encode_one(enc, plan, ci, constraint.kind, takes, literal)
+                merged = plan.requests[0].alternatives[0]
+                if merged.id in enc.claims:
+                    _encode_merged(enc, plan, ci, merged, literal)
+                else:
+                    _encode_one(enc, plan, ci, constraint.kind, takes, literal)
 
 
 def _encode_one(enc: Encoding, plan: ClaimPlan, ci: int, kind: str,
@@ -171,3 +175,25 @@ def _encode_one(enc: Encoding, plan: ClaimPlan, ci: int, kind: str,
     model.add(sum(var for _, var in usable) <= 1).only_enforce_if([single, literal])
     for found, var in usable:
         model.add(var <= enc.top(var) * (single + sum(chosen[label] for label in found))).only_enforce_if(literal)
+
+
+def _encode_merged(enc: Encoding, plan: ClaimPlan, ci: int, alt: Alternative, literal: cp_model.IntVar) -> None:
+    """Alike claims merged into one alternative (solver/merge.py), each under this match constraint, with one
+    label per candidate: each claim takes all its devices under one label, so the group is a count of claims
+    per label, and each label's classes give that many claims' devices. (Any counts that add up split into
+    such claims: a variable per claim and label would make CP-SAT prove each "no" once per permutation.)"""
+    cache, model = label_cache(enc.ctx), enc.model
+    claims = enc.claims[alt.id]
+    each = alt.count // claims
+    by_label: dict[Label, list[int]] = {}
+    for k in enc.vars[alt.id].takes:
+        found = cache.of(plan.index, ci, alt, enc.groups[k].devices[0])
+        by_label.setdefault(next(iter(found or ())), []).append(k)  # one label each: merge.py checked
+    takes = enc.vars[alt.id].takes
+    counts = {}
+    for label, classes in by_label.items():
+        count = counts[label] = enc.int_var(0, claims, f"claims[{plan.label}/constraint{ci}/{label!r}]")
+        model.add(sum(takes[k] for k in classes) == each * count).only_enforce_if(literal)
+        for k in classes:
+            enc.per_label.setdefault(alt.id, {})[k] = count
+    model.add(sum(counts.values()) == claims).only_enforce_if(literal)
