@@ -17,9 +17,10 @@ pending pods together, in four steps:
 Pods the master leaves out and loose pods then get the one-by-one scheduler's turn on what
 is left, so the batch never refuses a pod the remaining capacity can take; every gang the
 master did not place (nodes reaching shared pools are outside its model) is placed one by
-one on a copy first and kept only when every member fits. The whole queue is also placed
-one by one beforehand (``batch_passes``): its mixes seed the configurations and its answer
-is kept when it places more pods, priority by priority.
+one and undone unless every member fits. The whole queue is also placed as ``schedule``
+places it beforehand, the gangs it splits withdrawn (``batch_passes.scheduler_baseline``):
+its mixes seed the configurations and its answer is kept when it places more pods, priority
+by priority — so the batch never places fewer pods than the scheduler, bar split gangs.
 """
 
 from __future__ import annotations
@@ -33,14 +34,14 @@ from drasat.models.core import Pod
 from .batch_configs import MixFitter, NodeClass, configurations, node_classes
 from .batch_master import MasterAnswer, solve_master
 from .batch_nodes import NodeAllocator, NodeCheck
-from .batch_passes import better, copy_state, gang_labels, gangs_whole, group_of, one_by_one, seed
+from .batch_passes import better, group_of, one_by_one, scheduler_baseline, seed
 from .cel import SelectorEvaluator
 from .cluster import Cluster, label_of
 from .node_dra import AllocateOptions, DraVerdict, claim_shape, dra_score
 from .pod_classes import Queue, sort_queue
 from .pods import PodClaims, pending_pods
 from .schedule_state import ClusterState
-from .scheduling import Placement, bound_pod, schedule, updated_claims
+from .scheduling import Placement, bound_pod, updated_claims
 
 PACK = "pack"
 
@@ -91,11 +92,11 @@ def schedule_batch(cluster: Cluster, pods: Sequence[Pod] | None = None, *,
     pending = list(pending_pods(cluster) if pods is None else pods)
     queue = sort_queue(cluster, pending, state.book)
     summary = BatchSummary(pods=len(pending), pod_classes=len(queue.classes), gangs=len(queue.gangs))
-    baselines = [one_by_one(copy_state(state), queue, pending, {}, options),
-                 schedule(cluster, pending, options=options)]
+    cache: dict[tuple, Any] = {}  # the scheduler's, shared by every one-by-one pass
+    baseline, scheduler = scheduler_baseline(state, queue, pending, options, cache)
     classes = _node_classes_with_configurations(state, queue, options, summary)
-    for baseline in baselines:
-        seed(classes, queue, baseline)
+    for proven in (scheduler, baseline):
+        seed(classes, queue, proven)
     summary.configurations = sum(len(nc.configurations) for nc in classes)
     answer = solve_master(queue, classes, pack=options.objective == PACK, time_limit=options.time_limit,
                           workers=options.workers)
@@ -106,12 +107,11 @@ def schedule_batch(cluster: Cluster, pods: Sequence[Pod] | None = None, *,
     assignment = _assign(queue, classes, answer)
     checks = _allocate_nodes(state, queue, classes, assignment, options, summary)
     placed = _commit(state, assignment, checks)
-    placements = one_by_one(state, queue, pending, placed, options)
-    for baseline in (b for b in baselines if gangs_whole(b, gang_labels(queue))):
-        if better(baseline, placements):
-            summary.notes.append("one by one places more pods by priority than the joint model found: "
-                                 "its answer is kept")
-            placements, checks, placed = baseline, {}, {}
+    placements = one_by_one(state, queue, pending, placed, options, cache)
+    if better(baseline, placements):
+        summary.notes.append("one by one places more pods by priority than the joint model found: "
+                             "its answer is kept")
+        placements, checks, placed = baseline, {}, {}
     summary.placed = sum(1 for p in placements if p.node)
     summary.placed_jointly = len(placed)
     on_node = {p.label for p in placements if p.node}
