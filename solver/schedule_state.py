@@ -62,6 +62,7 @@ class Snapshot:
     by_pool: dict[PoolKey, dict[ObjectKey, ResourceClaim]]
     loads: dict[str, tuple[Resources, Resources, int]]
     in_use: dict[str, str]
+    dra_failures: dict[tuple[str, str], str]
 
 
 class ClusterState:
@@ -74,6 +75,9 @@ class ClusterState:
         self._by_pool: dict[PoolKey, dict[ObjectKey, ResourceClaim]] = {}
         self._devices: dict[tuple[str, str, str], Device] = {}
         self._signatures = Signatures()
+        # (claim shape, node) -> why the devices failed there. Placements only add devices in use, so a shape
+        # that found no devices on a node finds none later either (until a snapshot before it is restored).
+        self.dra_failures: dict[tuple[str, str], str] = {}
         self._filter_keys = self._describe_filters()
         self.nodes = self._describe_nodes()
         for claim in self.book.values():
@@ -150,7 +154,7 @@ class ClusterState:
         Copies only what placements change (claims are replaced, never written), so it is cheap."""
         return Snapshot(dict(self.book), {pool: dict(claims) for pool, claims in self._by_pool.items()},
                         {name: (dict(load.used), dict(load.used_for_score), load.pods) for name, load in self.loads.items()},
-                        {name: node.in_use for name, node in self.nodes.items()})
+                        {name: node.in_use for name, node in self.nodes.items()}, dict(self.dra_failures))
 
     def restore(self, snapshot: Snapshot) -> None:
         """Back to ``snapshot`` (which stays usable: it can be restored again)."""
@@ -160,6 +164,7 @@ class ClusterState:
             self.loads[name].restore(dict(used), dict(for_score), pods)
         for name, in_use in snapshot.in_use.items():
             self.nodes[name].in_use = in_use
+        self.dra_failures = dict(snapshot.dra_failures)
 
     def bind(self, pod: Pod, node: str) -> None:
         """The pod runs on ``node``: its requests (with its DRA amounts) count there from now on."""

@@ -129,7 +129,10 @@ def schedule_one(state: ClusterState, pod: Pod, options: AllocateOptions,
         devices.prefetch(list(classes), executor)
     placement = _lazily(devices, keys, passed, reasons, options) if _scores_fixed(pc, passed, options) else None
     if placement is None:
-        placement = _exhaustively(devices, keys, passed, reasons)
+        placement = _exhaustively(devices, keys, passed, reasons, skip_failed=True)
+    if placement is None:  # no node takes it and some were passed over: ask them all, for today's reasons
+        placement = _exhaustively(devices, keys, passed, reasons, skip_failed=False)
+    assert placement is not None  # without skipping, a placement or why not
     if placement.node is None:  # the reasons in node order, whichever order the nodes were looked at in
         node_reasons = {n.name: reasons[n.name] for n in cluster.nodes if n.name in reasons}
         return Placement(pod, reason=summary(len(cluster.nodes), node_reasons.values()), node_reasons=node_reasons)
@@ -137,12 +140,18 @@ def schedule_one(state: ClusterState, pod: Pod, options: AllocateOptions,
 
 
 def _exhaustively(devices: _Devices, keys: dict[str, tuple | None], passed: list[tuple[str, _Outcome]],
-                  reasons: dict[str, list[str]]) -> Placement:
-    """Every node that passed the filters asked about its devices, then ranked by the full score."""
+                  reasons: dict[str, list[str]], skip_failed: bool) -> Placement | None:
+    """Every node that passed the filters asked about its devices, then ranked by the full score. With
+    ``skip_failed``, nodes where the pod's claims found no devices before are passed over (they would fail
+    again, and fail nodes count for nothing in the scores); None if then no node takes the pod."""
     complete = []
+    passed_over = False
     for name, outcome in passed:
         key = keys[name]
         assert key is not None  # pinned-away nodes never pass
+        if skip_failed and devices.failed_before(name):
+            passed_over = True
+            continue
         done = devices.outcome(key, outcome)
         if done.reasons:
             reasons[name] = done.reasons
@@ -153,7 +162,7 @@ def _exhaustively(devices: _Devices, keys: dict[str, tuple | None], passed: list
         if placement is not None:
             return placement
         reasons[name] = [REASON_DRA]
-    return Placement(devices.pc.pod)
+    return None if passed_over else Placement(devices.pc.pod)
 
 
 def _lazily(devices: _Devices, keys: dict[str, tuple | None], passed: list[tuple[str, _Outcome]],
@@ -161,12 +170,18 @@ def _lazily(devices: _Devices, keys: dict[str, tuple | None], passed: list[tuple
     """When the devices cannot change the ranking (no DRA score, no per-node preference to normalise, no
     pack tie-break), nodes are asked about their devices best score first and the first that passes
     wins: the same node the exhaustive ranking picks, with a devices step for few nodes instead of all.
-    None when a devices answer carries a DRA score after all (then every node is asked)."""
+    A node where the pod's claims already found no devices is passed over without asking again (placements
+    only fill nodes). None when a devices answer carries a DRA score after all, or when no node takes the
+    pod and some were passed over (then every node is asked: the reasons are today's)."""
     order = sorted(passed, key=lambda item: (-(WEIGHT_NODE_RESOURCES_FIT * item[1].fit_score
                                                + WEIGHT_BALANCED_ALLOCATION * item[1].balanced), item[0]))
+    passed_over = False
     for name, outcome in order:
         key = keys[name]
         assert key is not None  # pinned-away nodes never pass
+        if devices.failed_before(name):
+            passed_over = True
+            continue
         done = devices.outcome(key, outcome, on=name)
         if done.reasons:
             reasons[name] = done.reasons
@@ -178,7 +193,7 @@ def _lazily(devices: _Devices, keys: dict[str, tuple | None], passed: list[tuple
         if placement is not None:
             return placement
         reasons[name] = [REASON_DRA]
-    return Placement(devices.pc.pod)
+    return None if passed_over else Placement(devices.pc.pod)
 
 
 def _scores_fixed(pc: PodClaims, passed: list[tuple[str, _Outcome]], options: AllocateOptions) -> bool:
@@ -258,12 +273,19 @@ class _Devices:
             self._done[key] = self._complete(on or self.firsts[key], scored)
         return self._done[key]
 
+    def failed_before(self, node: str) -> bool:
+        """Whether the pod's claims found no devices on ``node`` before (in this state or an earlier one)."""
+        _, shape = _verdict_key(self.state, self.pc, node, self._shapes)
+        return (shape.key, node) in self.state.dra_failures
+
     def _complete(self, node: str, scored: _Outcome) -> _Outcome:
         pc, load = self.pc, self.state.loads[node]
         key, shape = _verdict_key(self.state, pc, node, self._shapes)
         if key not in self.cache:
             self.cache[key] = dra_verdict(self.state, pc, node, self.options, shape)
         verdict = self.cache[key]
+        if verdict.reasons == [REASON_DRA]:  # no devices (not a timeout or an error): none later either
+            self.state.dra_failures[(shape.key, node)] = REASON_DRA
         if verdict.reasons:
             return _Outcome(verdict.reasons)
         if verdict.statuses:
