@@ -33,6 +33,7 @@ from drasat.models.loader import load_objects
 from drasat.solver import Features
 from drasat.solver.batch import schedule_batch
 from drasat.solver.cluster import Cluster, cluster_from_objects
+from drasat.solver.node_dra import AllocateOptions
 from drasat.solver.pods import pending_pods
 from drasat.solver.problem import FIRST_FIT
 from drasat.solver.schedule_comparison import BATCH, ONE_BY_ONE, side_of
@@ -44,7 +45,7 @@ def _cluster(nodes: int, pods: int) -> Cluster:
     return cluster_from_objects([o.obj for o in load_objects(cluster_objects(nodes, pods)).objects], Features())
 
 
-def _row(nodes: int, pods: int) -> dict:
+def _row(nodes: int, pods: int, timeout: float) -> dict:
     """Both methods on one size, each timed alone, summarised as ``drasat compare --schedule`` does."""
     cluster = _cluster(nodes, pods)
     pending = pending_pods(cluster)
@@ -52,7 +53,7 @@ def _row(nodes: int, pods: int) -> dict:
     one = schedule(cluster, pending)
     one_side = side_of(ONE_BY_ONE, FIRST_FIT, cluster, pending, one, time.perf_counter() - started)
     started = time.perf_counter()
-    batch = schedule_batch(cluster, pending)
+    batch = schedule_batch(cluster, pending, options=AllocateOptions(time_limit=timeout))
     batch_side = side_of(BATCH, FIRST_FIT, cluster, pending, batch.placements, time.perf_counter() - started)
     bad_batch = sum(1 for c in batch.nodes if verify(c.problem, c.allocations))
     sample = [p for p in one if p.problem is not None][::50]
@@ -62,7 +63,8 @@ def _row(nodes: int, pods: int) -> dict:
             "one_checked": f"{len(sample) - bad_one}/{len(sample)} sampled valid", "summary": batch.summary}
 
 
-def run(sizes: list[int], pods: list[int], plot: str | None) -> None:
+def run(sizes: list[int], pods: list[int], plot: str | None, timeout: float = 600.0) -> None:
+    """Both methods on each size; ``timeout`` is the batch's deadline for its whole run."""
     pods = pods if len(pods) == len(sizes) else [pods[0]] * len(sizes)
     rows = []
     table = Table(title="schedule: one-by-one vs --batch, fragmented MIG-like GPUs (8 a node) and 2 NICs")
@@ -70,7 +72,7 @@ def run(sizes: list[int], pods: list[int], plot: str | None) -> None:
         table.add_column(column, justify="right")
     for nodes, count in zip(sizes, pods):
         started = time.perf_counter()
-        row = _row(nodes, count)
+        row = _row(nodes, count, timeout)
         rows.append(row)
         for side, checked in ((row["one"], row["one_checked"]), (row["batch"], row["batch_checked"])):
             table.add_row(str(nodes), str(count), side.method, str(side.placed),
@@ -80,7 +82,8 @@ def run(sizes: list[int], pods: list[int], plot: str | None) -> None:
         Console(stderr=True).print(f"{nodes} nodes: {s.pod_classes} pod classes, {s.node_classes} node classes, "
                                    f"{s.configurations} configurations, {s.allocator_calls} allocator calls, "
                                    f"{s.nodes_carried}/{s.nodes_verified} node answers carried "
-                                   f"({time.perf_counter() - started:.0f} s for the size)")
+                                   f"({time.perf_counter() - started:.0f} s for the size)"
+                                   + "".join(f"\n  note: {n}" for n in s.notes))
     Console(width=150).print(table)
     if plot:
         _plot(rows, plot)

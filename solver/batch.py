@@ -30,7 +30,9 @@ from dataclasses import dataclass, field, replace
 from typing import Any, Sequence
 
 from drasat.models.core import Pod
+from drasat.models.errors import SolveTimeout
 
+from .batch_budget import Budget
 from .batch_configs import MixFitter, NodeClass, configurations, node_classes
 from .batch_master import MasterAnswer, solve_master
 from .batch_nodes import NodeAllocator, NodeCheck
@@ -93,25 +95,20 @@ def schedule_batch(cluster: Cluster, pods: Sequence[Pod] | None = None, *,
     queue = sort_queue(cluster, pending, state.book)
     summary = BatchSummary(pods=len(pending), pod_classes=len(queue.classes), gangs=len(queue.gangs))
     cache: dict[tuple, Any] = {}  # the scheduler's, shared by every one-by-one pass
-    baseline, scheduler = scheduler_baseline(state, queue, pending, options, cache)
-    classes = _node_classes_with_configurations(state, queue, options, summary)
+    budget = Budget.of(options.time_limit)  # one deadline for the whole run
+    baseline, scheduler = scheduler_baseline(state, queue, pending, options, cache, budget)
+    classes = _node_classes_with_configurations(state, queue, options, summary, budget)
     for proven in (scheduler, baseline):
         seed(classes, queue, proven)
     summary.configurations = sum(len(nc.configurations) for nc in classes)
-    answer = solve_master(queue, classes, pack=options.objective == PACK, time_limit=options.time_limit,
-                          workers=options.workers)
-    summary.master_stages = answer.stages
-    if answer.stopped_early:
-        summary.notes.append(f"{answer.stopped_early} master stages ran out of time before proving their best "
-                             "(raise --timeout for a better answer)")
-    assignment = _assign(queue, classes, answer)
-    checks = _allocate_nodes(state, queue, classes, assignment, options, summary)
-    placed = _commit(state, assignment, checks)
-    placements = one_by_one(state, queue, pending, placed, options, cache)
+    checks, placed = _jointly(state, queue, classes, options, summary, budget)
+    placements = one_by_one(state, queue, pending, placed, options, cache, budget=budget)
     if better(baseline, placements):
         summary.notes.append("one by one places more pods by priority than the joint model found: "
                              "its answer is kept")
         placements, checks, placed = baseline, {}, {}
+    summary.notes += [f"time ran out (--timeout {options.time_limit:g} s for the whole run): {what}"
+                      for what in budget.cut_short]
     summary.placed = sum(1 for p in placements if p.node)
     summary.placed_jointly = len(placed)
     on_node = {p.label for p in placements if p.node}
@@ -123,8 +120,26 @@ def schedule_batch(cluster: Cluster, pods: Sequence[Pod] | None = None, *,
     return BatchResult(placements, list(checks.values()), summary)
 
 
+def _jointly(state: ClusterState, queue: Queue, classes: list[NodeClass], options: AllocateOptions,
+             summary: BatchSummary, budget: Budget) -> tuple[dict[str, NodeCheck], dict[int, Placement]]:
+    """The master's answer decoded, allocated node by node, verified and bound: the nodes' checks and the
+    pods placed (by ``id`` of the pod)."""
+    try:
+        answer = solve_master(queue, classes, pack=options.objective == PACK, budget=budget, workers=options.workers)
+    except SolveTimeout:
+        budget.cut("the joint model found no answer: the pods are placed one by one")
+        return {}, {}
+    summary.master_stages = answer.stages
+    if answer.stopped_early:
+        summary.notes.append(f"{answer.stopped_early} master stages ran out of time before proving their best "
+                             "(raise --timeout for a better answer)")
+    assignment = _assign(queue, classes, answer)
+    checks = _allocate_nodes(state, queue, classes, assignment, options, summary, budget)
+    return checks, _commit(state, assignment, checks)
+
+
 def _node_classes_with_configurations(state: ClusterState, queue: Queue, options: AllocateOptions,
-                                      summary: BatchSummary) -> list[NodeClass]:
+                                      summary: BatchSummary, budget: Budget) -> list[NodeClass]:
     """Node classes over the nodes whose devices are their own (shared pools are left to one-by-one)."""
     local = [n.name for n in state.cluster.nodes if all(s.spec.node_name == n.name for s in state.nodes[n.name].slices)]
     if len(local) < len(state.cluster.nodes):
@@ -133,7 +148,10 @@ def _node_classes_with_configurations(state: ClusterState, queue: Queue, options
     classes = node_classes(state, local, queue.classes)
     demand = [len(c.members) for c in queue.classes]
     for nc in classes:
-        fitter = MixFitter(state, nc.representative, queue.classes, options)
+        if budget.over():
+            budget.cut("the configurations: node classes left without any (their nodes take pods one by one)")
+            continue
+        fitter = MixFitter(state, nc.representative, queue.classes, budget.options(options))
         nc.eligible = [c.index for c in queue.classes if fitter.passes_filters(c) and
                        fitter.fits(tuple(int(i == c.index) for i in range(len(demand))))]
         nc.configurations = configurations(fitter, demand, nc.eligible)
@@ -178,10 +196,10 @@ def _room(nc: NodeClass, answer: MasterAnswer) -> list[tuple[str, list[int]]]:
 
 def _allocate_nodes(state: ClusterState, queue: Queue, classes: list[NodeClass],
                     assignment: dict[str, list[PodClaims]], options: AllocateOptions,
-                    summary: BatchSummary) -> dict[str, NodeCheck]:
+                    summary: BatchSummary, budget: Budget) -> dict[str, NodeCheck]:
     """Each node's pods allocated together and verified; a gang that loses a member anywhere is withdrawn
     everywhere (and the nodes it left are allocated again)."""
-    allocator = NodeAllocator(state, options)
+    allocator = NodeAllocator(state, options, budget)
     class_of_node = {node: nc.index for nc in classes for node in nc.nodes}
     checks: dict[str, NodeCheck] = {}
     todo = sorted(assignment)
@@ -194,7 +212,7 @@ def _allocate_nodes(state: ClusterState, queue: Queue, classes: list[NodeClass],
         if check is not None and not check.violations:
             checks[node] = check
             continue
-        if pods:
+        if pods and not budget.over():  # past the deadline, the budget's note says it once
             summary.notes.append(f"node {node}: the joint allocation did not hold "
                                  f"({'; '.join(check.violations) if check else 'no allocation'}); its pods go back")
         withdrawn = [gang_of[id(pc)] for pc in pods if id(pc) in gang_of]

@@ -16,7 +16,9 @@ from __future__ import annotations
 from typing import Any, Iterable
 
 from drasat.models.core import Pod
+from drasat.models.errors import SolveTimeout
 
+from .batch_budget import Budget
 from .batch_configs import Mix, NodeClass
 from .cluster import label_of, namespace_of
 from .node_dra import AllocateOptions
@@ -24,9 +26,11 @@ from .pod_classes import Queue, priority_of
 from .schedule_state import ClusterState
 from .scheduling import Placement, schedule_one
 
+NOT_TRIED = "not tried: the batch's time limit (--timeout) ran out first"
+
 
 def scheduler_baseline(state: ClusterState, queue: Queue, pending: list[Pod], options: AllocateOptions,
-                       cache: dict[tuple, Any]) -> tuple[list[Placement], list[Placement]]:
+                       cache: dict[tuple, Any], budget: Budget) -> tuple[list[Placement], list[Placement]]:
     """The answer the batch must never lose to, and the scheduler's own placements (their mixes seed the
     configurations); ``state`` is left as it was.
 
@@ -35,7 +39,8 @@ def scheduler_baseline(state: ClusterState, queue: Queue, pending: list[Pod], op
     and the pods still pending placed one by one on what is left, gangs whole. So the answer places
     every pod ``schedule`` does except members of gangs it splits, and often more."""
     start = state.snapshot()
-    scheduler = one_by_one(state, queue, pending, {}, options, cache, whole_gangs=False)
+    scheduler = one_by_one(state, queue, pending, {}, options, cache, whole_gangs=False, budget=budget,
+                           stage="the pass in the scheduler's order")
     split = _split_gangs(scheduler, gang_labels(queue))
     baseline = scheduler
     if split:
@@ -44,38 +49,55 @@ def scheduler_baseline(state: ClusterState, queue: Queue, pending: list[Pod], op
         for placement in kept.values():
             state.record(placement.claims)
             state.bind(placement.pod, placement.node or "")
-        baseline = one_by_one(state, queue, pending, kept, options, cache)
+        baseline = one_by_one(state, queue, pending, kept, options, cache, budget=budget,
+                              stage="the pass after withdrawing split gangs")
     state.restore(start)
     return baseline, scheduler
 
 
 def one_by_one(state: ClusterState, queue: Queue, pending: list[Pod], placed: dict[int, Placement],
-               options: AllocateOptions, cache: dict[tuple, Any], *, whole_gangs: bool = True) -> list[Placement]:
+               options: AllocateOptions, cache: dict[tuple, Any], *, whole_gangs: bool = True,
+               budget: Budget | None = None, stage: str = "the last one-by-one pass") -> list[Placement]:
     """Every pod's placement in queue order: those in ``placed``, then one by one for the others; with
     ``whole_gangs``, each gang at its first pending member, tried first and kept only when every member fits.
 
     A pod of a class that already failed here is not tried again: placements only fill nodes, so a spec
     that fitted nowhere still fits nowhere (its placement is the one ``schedule`` gives, its reason the
-    first failure's). ``cache`` is ``schedule_one``'s: what it keeps holds whatever the state."""
+    first failure's). ``cache`` is ``schedule_one``'s: what it keeps holds whatever the state. Once the
+    ``budget`` is spent, the pods left are not tried (and ``stage`` says so in the budget's notes)."""
     gangs = gang_labels(queue) if whole_gangs else set()
     class_of = {id(pc.pod): cls.index for cls in queue.classes for pc in cls.members}
     failed: dict[int, Placement] = {}
     out: dict[int, Placement] = dict(placed)
+    untried = 0
     for pod in pending:
         if id(pod) in out:
             continue
+        if budget is not None and budget.over():
+            out[id(pod)] = Placement(pod, reason=NOT_TRIED)
+            untried += 1
+            continue
+        if budget is not None:
+            options = budget.options(options)
         group = group_of(pod)
-        if group in gangs:
-            members = [p for p in pending if group_of(p) == group and id(p) not in out]
-            out.update(_gang(state, group, members, options, cache))
+        members = [p for p in pending if group_of(p) == group and id(p) not in out] if group in gangs else [pod]
+        try:
+            if group in gangs:
+                out.update(_gang(state, group, members, options, cache))
+                continue
+            same = failed.get(class_of.get(id(pod), -1))
+            if same is not None:
+                out[id(pod)] = Placement(pod, reason=same.reason, node_reasons=same.node_reasons)
+                continue
+            out[id(pod)] = schedule_one(state, pod, options, cache)
+        except SolveTimeout as exc:  # an allocation undecided in its time: the pod (or gang) stays pending
+            out.update({id(p): Placement(p, reason=f"{NOT_TRIED} ({exc})") for p in members})
+            untried += len(members)
             continue
-        same = failed.get(class_of.get(id(pod), -1))
-        if same is not None:
-            out[id(pod)] = Placement(pod, reason=same.reason, node_reasons=same.node_reasons)
-            continue
-        out[id(pod)] = schedule_one(state, pod, options, cache)
         if out[id(pod)].node is None and id(pod) in class_of:
             failed[class_of[id(pod)]] = out[id(pod)]
+    if untried and budget is not None:
+        budget.cut(f"{stage}: {untried} pod{'s' * (untried != 1)} not tried")
     return [out[id(pod)] for pod in pending]
 
 
@@ -89,7 +111,11 @@ def _gang(state: ClusterState, group: str, members: list[Pod], options: Allocate
           cache: dict[tuple, Any]) -> dict[int, Placement]:
     """A gang placed one by one; undone (the state as before) unless every member fits."""
     before = state.snapshot()
-    tried = [schedule_one(state, pod, options, cache) for pod in members]
+    try:
+        tried = [schedule_one(state, pod, options, cache) for pod in members]
+    except SolveTimeout:
+        state.restore(before)
+        raise
     if all(p.node is not None for p in tried):
         return {id(pod): p for pod, p in zip(members, tried)}
     state.restore(before)
