@@ -46,6 +46,7 @@ from .schedule_state import ClusterState
 from .scheduling import Placement, bound_pod, updated_claims
 
 PACK = "pack"
+BASELINE_SHARE = 0.5  # of the run's time, at most, for the pass in the scheduler's order
 
 
 @dataclass
@@ -96,7 +97,9 @@ def schedule_batch(cluster: Cluster, pods: Sequence[Pod] | None = None, *,
     summary = BatchSummary(pods=len(pending), pod_classes=len(queue.classes), gangs=len(queue.gangs))
     cache: dict[tuple, Any] = {}  # the scheduler's, shared by every one-by-one pass
     budget = Budget.of(options.time_limit)  # one deadline for the whole run
-    baseline, scheduler = scheduler_baseline(state, queue, pending, options, cache, budget)
+    # The scheduler-order pass is the guarantee but costs as much as ``schedule``: it gets part of the time,
+    # so that the joint model always has its turn.
+    baseline, scheduler = scheduler_baseline(state, queue, pending, options, cache, budget.part(BASELINE_SHARE))
     classes = _node_classes_with_configurations(state, queue, options, summary, budget)
     for proven in (scheduler, baseline):
         seed(classes, queue, proven)

@@ -29,6 +29,11 @@ class Budget:
     def of(cls, seconds: float) -> Budget:
         return cls(time.monotonic() + seconds)
 
+    def part(self, fraction: float) -> Budget:
+        """A budget ending once ``fraction`` of the time left is spent (or at this one's end); its notes are
+        this one's."""
+        return Budget(min(self.ends, time.monotonic() + fraction * self.left()), self.cut_short)
+
     def left(self) -> float:
         return max(0.0, self.ends - time.monotonic())
 

@@ -40,7 +40,8 @@ def scheduler_baseline(state: ClusterState, queue: Queue, pending: list[Pod], op
     every pod ``schedule`` does except members of gangs it splits, and often more."""
     start = state.snapshot()
     scheduler = one_by_one(state, queue, pending, {}, options, cache, whole_gangs=False, budget=budget,
-                           stage="the pass in the scheduler's order")
+                           stage="the pass in the scheduler's order (the answer is checked against the "
+                                 "scheduler's on the pods it tried only)")
     split = _split_gangs(scheduler, gang_labels(queue))
     baseline = scheduler
     if split:
