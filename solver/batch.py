@@ -86,7 +86,8 @@ class BatchResult:
 def schedule_batch(cluster: Cluster, pods: Sequence[Pod] | None = None, *,
                    options: AllocateOptions | None = None) -> BatchResult:
     """Place ``pods`` (default: every pending pod) jointly; see the module docstring. With the ``pack``
-    objective, ties between equally many pods go to the answer touching the fewest nodes."""
+    objective, ties between equally many pods go to the answer using the fewest nodes whose devices are
+    all whole, then the fewest nodes. ``options.time_limit`` bounds the whole run (``batch_budget``)."""
     started = time.monotonic()
     options = options or AllocateOptions()
     if options.evaluator is None:

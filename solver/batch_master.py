@@ -10,7 +10,8 @@ Stages, each fixing the optimum of the previous one (lexicographic, as the sched
 queue takes higher priorities first): for each priority, highest first, the pods of that
 priority placed; then gangs earlier in the queue before later ones; then pods of classes
 earlier in the queue (ties go where one by one would put them); then, with ``pack``,
-the fewest nodes touched (whole nodes left free); last, pods on node classes whose first node
+the fewest nodes used whose devices are all whole yet, and the fewest nodes used (whole
+nodes left free); last, pods on node classes whose first node
 comes first by name (within a class, nodes are filled in name order when decoding).
 """
 
@@ -74,7 +75,8 @@ def solve_master(queue: Queue, node_classes: list[NodeClass], *, pack: bool, bud
         stages.append(sum((len(gang) - g) * var for g, var in enumerate(gang)))
     # Ties go to pods earlier in the queue, as one by one would (classes are numbered by their first pod).
     stages.append(sum((n_classes - c.index) * placed[c.index] for c in queue.classes))
-    if pack:
+    if pack:  # nodes with every device whole kept so first, then the fewest nodes touched
+        stages.append(-sum(var for (c, _), var in nodes.items() if node_classes[c].untouched))
         stages.append(-sum(nodes.values()))
     # Last, reproducible and readable: pods on the node classes that come first (by their first node's name).
     stages.append(-sum(c * var for (c, _), var in put.items()))
