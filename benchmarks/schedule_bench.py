@@ -149,8 +149,8 @@ def main() -> None:
     parser.add_argument("--ray", metavar="auto|ADDRESS", help="run them on Ray instead")
     parser.add_argument("--batch", action="store_true", help="one-by-one vs joint placement on fragmented MIG nodes")
     parser.add_argument("--plot", metavar="FILE.png", help="with --batch: pods placed and time vs cluster size")
-    parser.add_argument("--timeout", type=float, default=600.0,
-                        help="with --batch: the batch's deadline for its whole run, seconds (drasat's --timeout)")
+    parser.add_argument("--timeout", type=float, default=60.0,
+                        help="with --batch: the batch's deadline for its whole run, seconds (drasat's --timeout, default 60)")
     args = parser.parse_args()
     if args.batch:
         from batch_bench import run

@@ -21,6 +21,11 @@ one and undone unless every member fits. The whole queue is also placed as ``sch
 places it beforehand, the gangs it splits withdrawn (``batch_passes.scheduler_baseline``):
 its mixes seed the configurations and its answer is kept when it places more pods, priority
 by priority — so the batch never places fewer pods than the scheduler, bar split gangs.
+
+``options.time_limit`` is one deadline for the whole run (``batch_budget``); the scheduler-order
+pass gets at most half of it, so that on large inputs (where it costs as much as ``schedule``)
+the joint model still has its turn; the guarantee then covers the pods that pass reached, and
+the summary's notes say so.
 """
 
 from __future__ import annotations
