@@ -119,3 +119,26 @@ def test_a_scheduler_answer_with_a_split_gang_counts_without_the_gang():
     one = schedule(make_cluster(*docs))
     assert [p.node for p in one] == ["n0", None] and _split_gangs(one) == ["default/g0"]
     assert [p.node for p in _legal(one)] == [None, None]
+
+
+def _outcome(placements: list[Placement]) -> list[tuple]:
+    return [(p.label, p.node, p.reason, sorted(p.node_reasons.items()),
+             sorted((name, r.pool, r.device) for name, a in p.allocations.items() for r in a.devices.results))
+            for p in placements]
+
+
+@FUZZ
+@given(clusters())
+def test_the_schedulers_shortcuts_change_no_answer(docs):
+    """``schedule`` asks best-scored nodes first and skips nodes where a claim shape found no devices
+    before; with both shortcuts off (every node asked, as before them) every pod's node, devices and
+    reasons are the same."""
+    from unittest import mock
+
+    from drasat.solver import scheduling
+
+    fast = schedule(make_cluster(*docs))
+    with mock.patch.object(scheduling, "_scores_fixed", return_value=False), \
+            mock.patch.object(scheduling._Devices, "failed_before", return_value=False):
+        slow = schedule(make_cluster(*docs))
+    assert _outcome(fast) == _outcome(slow)
