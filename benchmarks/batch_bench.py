@@ -7,17 +7,23 @@ whole GPUs left free and wall time; for the batch also the verifier's verdict on
 node's joint allocation (the one-by-one placements are verified in a sample, as the plain
 benchmark does).
 
-Measured on the 2-core machine (30 November 2026, shared with other work):
+Measured on the 2-core machine (1 December 2026, shared with other work; the batch with
+drasat's default --timeout 60, one deadline for its whole run):
 
-    nodes  pods  method      placed  gangs  wall time
-      100  1000  one-by-one     788   5/10     33.2 s
-      100  1000  batch          830  10/10     12.8 s
-      500  4000  one-by-one    3362  26/40    412.2 s
-      500  4000  batch         3538  40/40     29.4 s
+    nodes  pods  method      placed  gangs  whole GPUs free  wall time
+      100  1000  one-by-one     788   5/10                0     15.6 s
+      100  1000  batch          830  10/10                0     17.2 s
+      500  4000  one-by-one    3362  26/40                0    115.2 s
+      500  4000  batch         3538  40/40                0     43.3 s
 
-The batch's cost is mostly per node class (6 here, whatever the node count: configurations
-took ~715 allocator calls at both sizes); 100 -> 500 nodes adds the per-node answers (carried
-within a class, each verified) and the one-by-one pass over the pods the master left out.
+(30 November, before the scheduler's per-class memo and best-node-first devices step: one-by-one
+33.2 s and 412.2 s.) The batch's joint part costs mostly per node class (6 here, whatever the
+node count: ~715 allocator calls at both sizes); the rest is the pass in the scheduler's order
+(``batch_passes.scheduler_baseline``), which costs what ``schedule`` costs: whole at 100 nodes,
+cut at half the deadline at 500 (1,828 of 4,000 pods tried, said in the notes). So 100 -> 500
+nodes (5x nodes, 4x pods) takes the batch from 17 s to 43 s, one-by-one from 16 s to 115 s.
+With ``--timeout 600`` the pass runs whole at 500 nodes too (measured 250 s on a loaded machine,
+same 3,538 pods placed).
 """
 
 from __future__ import annotations
@@ -33,6 +39,7 @@ from drasat.models.loader import load_objects
 from drasat.solver import Features
 from drasat.solver.batch import schedule_batch
 from drasat.solver.cluster import Cluster, cluster_from_objects
+from drasat.solver.node_dra import AllocateOptions
 from drasat.solver.pods import pending_pods
 from drasat.solver.problem import FIRST_FIT
 from drasat.solver.schedule_comparison import BATCH, ONE_BY_ONE, side_of
@@ -44,7 +51,7 @@ def _cluster(nodes: int, pods: int) -> Cluster:
     return cluster_from_objects([o.obj for o in load_objects(cluster_objects(nodes, pods)).objects], Features())
 
 
-def _row(nodes: int, pods: int) -> dict:
+def _row(nodes: int, pods: int, timeout: float) -> dict:
     """Both methods on one size, each timed alone, summarised as ``drasat compare --schedule`` does."""
     cluster = _cluster(nodes, pods)
     pending = pending_pods(cluster)
@@ -52,7 +59,7 @@ def _row(nodes: int, pods: int) -> dict:
     one = schedule(cluster, pending)
     one_side = side_of(ONE_BY_ONE, FIRST_FIT, cluster, pending, one, time.perf_counter() - started)
     started = time.perf_counter()
-    batch = schedule_batch(cluster, pending)
+    batch = schedule_batch(cluster, pending, options=AllocateOptions(time_limit=timeout))
     batch_side = side_of(BATCH, FIRST_FIT, cluster, pending, batch.placements, time.perf_counter() - started)
     bad_batch = sum(1 for c in batch.nodes if verify(c.problem, c.allocations))
     sample = [p for p in one if p.problem is not None][::50]
@@ -62,7 +69,8 @@ def _row(nodes: int, pods: int) -> dict:
             "one_checked": f"{len(sample) - bad_one}/{len(sample)} sampled valid", "summary": batch.summary}
 
 
-def run(sizes: list[int], pods: list[int], plot: str | None) -> None:
+def run(sizes: list[int], pods: list[int], plot: str | None, timeout: float = 60.0) -> None:
+    """Both methods on each size; ``timeout`` is the batch's deadline for its whole run."""
     pods = pods if len(pods) == len(sizes) else [pods[0]] * len(sizes)
     rows = []
     table = Table(title="schedule: one-by-one vs --batch, fragmented MIG-like GPUs (8 a node) and 2 NICs")
@@ -70,7 +78,7 @@ def run(sizes: list[int], pods: list[int], plot: str | None) -> None:
         table.add_column(column, justify="right")
     for nodes, count in zip(sizes, pods):
         started = time.perf_counter()
-        row = _row(nodes, count)
+        row = _row(nodes, count, timeout)
         rows.append(row)
         for side, checked in ((row["one"], row["one_checked"]), (row["batch"], row["batch_checked"])):
             table.add_row(str(nodes), str(count), side.method, str(side.placed),
@@ -80,7 +88,8 @@ def run(sizes: list[int], pods: list[int], plot: str | None) -> None:
         Console(stderr=True).print(f"{nodes} nodes: {s.pod_classes} pod classes, {s.node_classes} node classes, "
                                    f"{s.configurations} configurations, {s.allocator_calls} allocator calls, "
                                    f"{s.nodes_carried}/{s.nodes_verified} node answers carried "
-                                   f"({time.perf_counter() - started:.0f} s for the size)")
+                                   f"({time.perf_counter() - started:.0f} s for the size)"
+                                   + "".join(f"\n  note: {n}" for n in s.notes))
     Console(width=150).print(table)
     if plot:
         _plot(rows, plot)

@@ -149,11 +149,13 @@ def main() -> None:
     parser.add_argument("--ray", metavar="auto|ADDRESS", help="run them on Ray instead")
     parser.add_argument("--batch", action="store_true", help="one-by-one vs joint placement on fragmented MIG nodes")
     parser.add_argument("--plot", metavar="FILE.png", help="with --batch: pods placed and time vs cluster size")
+    parser.add_argument("--timeout", type=float, default=60.0,
+                        help="with --batch: the batch's deadline for its whole run, seconds (drasat's --timeout, default 60)")
     args = parser.parse_args()
     if args.batch:
         from batch_bench import run
 
-        run([int(n) for n in args.nodes.split(",")], [int(p) for p in args.pods.split(",")], args.plot)
+        run([int(n) for n in args.nodes.split(",")], [int(p) for p in args.pods.split(",")], args.plot, args.timeout)
         return
     args.pods = int(args.pods)
     parallel = args.processes > 1 or args.ray

@@ -48,7 +48,8 @@ Examples:
                    "List; table: one line per pod; wide: one line per device.")
 @state_option
 @click.option("--batch", is_flag=True, help="Place every pending pod jointly (CP-SAT over pod and node classes): "
-              "the most pods, higher spec.priority first, a PodGroup whole or not at all; a summary on stderr.")
+              "the most pods, higher spec.priority first, a PodGroup whole or not at all; a summary on stderr. "
+              "--timeout then bounds the whole run: what time cut short is said in the summary.")
 @click.option("-v", "--verbose", is_flag=True, help="Per-node reasons for pods left pending, and the time taken.")
 def schedule(files: tuple[str, ...], filenames: tuple[str, ...], kubeconfig: str | None, context: str | None,
              namespace: str | None, all_namespaces: bool, pods: str | None, feature_gates: str, solver: str, objective: str,

@@ -17,9 +17,15 @@ pending pods together, in four steps:
 Pods the master leaves out and loose pods then get the one-by-one scheduler's turn on what
 is left, so the batch never refuses a pod the remaining capacity can take; every gang the
 master did not place (nodes reaching shared pools are outside its model) is placed one by
-one on a copy first and kept only when every member fits. The whole queue is also placed
-one by one beforehand (``batch_passes``): its mixes seed the configurations and its answer
-is kept when it places more pods, priority by priority.
+one and undone unless every member fits. The whole queue is also placed as ``schedule``
+places it beforehand, the gangs it splits withdrawn (``batch_passes.scheduler_baseline``):
+its mixes seed the configurations and its answer is kept when it places more pods, priority
+by priority — so the batch never places fewer pods than the scheduler, bar split gangs.
+
+``options.time_limit`` is one deadline for the whole run (``batch_budget``); the scheduler-order
+pass gets at most half of it, so that on large inputs (where it costs as much as ``schedule``)
+the joint model still has its turn; the guarantee then covers the pods that pass reached, and
+the summary's notes say so.
 """
 
 from __future__ import annotations
@@ -29,20 +35,23 @@ from dataclasses import dataclass, field, replace
 from typing import Any, Sequence
 
 from drasat.models.core import Pod
+from drasat.models.errors import SolveTimeout
 
+from .batch_budget import Budget
 from .batch_configs import MixFitter, NodeClass, configurations, node_classes
 from .batch_master import MasterAnswer, solve_master
 from .batch_nodes import NodeAllocator, NodeCheck
-from .batch_passes import better, copy_state, gang_labels, gangs_whole, group_of, one_by_one, seed
+from .batch_passes import better, group_of, one_by_one, scheduler_baseline, seed
 from .cel import SelectorEvaluator
 from .cluster import Cluster, label_of
 from .node_dra import AllocateOptions, DraVerdict, claim_shape, dra_score
 from .pod_classes import Queue, sort_queue
 from .pods import PodClaims, pending_pods
 from .schedule_state import ClusterState
-from .scheduling import Placement, bound_pod, schedule, updated_claims
+from .scheduling import Placement, bound_pod, updated_claims
 
 PACK = "pack"
+BASELINE_SHARE = 0.5  # of the run's time, at most, for the pass in the scheduler's order
 
 
 @dataclass
@@ -82,7 +91,8 @@ class BatchResult:
 def schedule_batch(cluster: Cluster, pods: Sequence[Pod] | None = None, *,
                    options: AllocateOptions | None = None) -> BatchResult:
     """Place ``pods`` (default: every pending pod) jointly; see the module docstring. With the ``pack``
-    objective, ties between equally many pods go to the answer touching the fewest nodes."""
+    objective, ties between equally many pods go to the answer using the fewest nodes whose devices are
+    all whole, then the fewest nodes. ``options.time_limit`` bounds the whole run (``batch_budget``)."""
     started = time.monotonic()
     options = options or AllocateOptions()
     if options.evaluator is None:
@@ -91,27 +101,23 @@ def schedule_batch(cluster: Cluster, pods: Sequence[Pod] | None = None, *,
     pending = list(pending_pods(cluster) if pods is None else pods)
     queue = sort_queue(cluster, pending, state.book)
     summary = BatchSummary(pods=len(pending), pod_classes=len(queue.classes), gangs=len(queue.gangs))
-    baselines = [one_by_one(copy_state(state), queue, pending, {}, options),
-                 schedule(cluster, pending, options=options)]
-    classes = _node_classes_with_configurations(state, queue, options, summary)
-    for baseline in baselines:
-        seed(classes, queue, baseline)
+    cache: dict[tuple, Any] = {}  # the scheduler's, shared by every one-by-one pass
+    budget = Budget.of(options.time_limit)  # one deadline for the whole run
+    # The scheduler-order pass is the guarantee but costs as much as ``schedule``: it gets part of the time,
+    # so that the joint model always has its turn.
+    baseline, scheduler = scheduler_baseline(state, queue, pending, options, cache, budget.part(BASELINE_SHARE))
+    classes = _node_classes_with_configurations(state, queue, options, summary, budget)
+    for proven in (scheduler, baseline):
+        seed(classes, queue, proven)
     summary.configurations = sum(len(nc.configurations) for nc in classes)
-    answer = solve_master(queue, classes, pack=options.objective == PACK, time_limit=options.time_limit,
-                          workers=options.workers)
-    summary.master_stages = answer.stages
-    if answer.stopped_early:
-        summary.notes.append(f"{answer.stopped_early} master stages ran out of time before proving their best "
-                             "(raise --timeout for a better answer)")
-    assignment = _assign(queue, classes, answer)
-    checks = _allocate_nodes(state, queue, classes, assignment, options, summary)
-    placed = _commit(state, assignment, checks)
-    placements = one_by_one(state, queue, pending, placed, options)
-    for baseline in (b for b in baselines if gangs_whole(b, gang_labels(queue))):
-        if better(baseline, placements):
-            summary.notes.append("one by one places more pods by priority than the joint model found: "
-                                 "its answer is kept")
-            placements, checks, placed = baseline, {}, {}
+    checks, placed = _jointly(state, queue, classes, options, summary, budget)
+    placements = one_by_one(state, queue, pending, placed, options, cache, budget=budget)
+    if better(baseline, placements):
+        summary.notes.append("one by one places more pods by priority than the joint model found: "
+                             "its answer is kept")
+        placements, checks, placed = baseline, {}, {}
+    summary.notes += [f"time ran out (--timeout {options.time_limit:g} s for the whole run): {what}"
+                      for what in budget.cut_short]
     summary.placed = sum(1 for p in placements if p.node)
     summary.placed_jointly = len(placed)
     on_node = {p.label for p in placements if p.node}
@@ -123,8 +129,26 @@ def schedule_batch(cluster: Cluster, pods: Sequence[Pod] | None = None, *,
     return BatchResult(placements, list(checks.values()), summary)
 
 
+def _jointly(state: ClusterState, queue: Queue, classes: list[NodeClass], options: AllocateOptions,
+             summary: BatchSummary, budget: Budget) -> tuple[dict[str, NodeCheck], dict[int, Placement]]:
+    """The master's answer decoded, allocated node by node, verified and bound: the nodes' checks and the
+    pods placed (by ``id`` of the pod)."""
+    try:
+        answer = solve_master(queue, classes, pack=options.objective == PACK, budget=budget, workers=options.workers)
+    except SolveTimeout:
+        budget.cut("the joint model found no answer: the pods are placed one by one")
+        return {}, {}
+    summary.master_stages = answer.stages
+    if answer.stopped_early:
+        summary.notes.append(f"{answer.stopped_early} master stages ran out of time before proving their best "
+                             "(raise --timeout for a better answer)")
+    assignment = _assign(queue, classes, answer)
+    checks = _allocate_nodes(state, queue, classes, assignment, options, summary, budget)
+    return checks, _commit(state, assignment, checks)
+
+
 def _node_classes_with_configurations(state: ClusterState, queue: Queue, options: AllocateOptions,
-                                      summary: BatchSummary) -> list[NodeClass]:
+                                      summary: BatchSummary, budget: Budget) -> list[NodeClass]:
     """Node classes over the nodes whose devices are their own (shared pools are left to one-by-one)."""
     local = [n.name for n in state.cluster.nodes if all(s.spec.node_name == n.name for s in state.nodes[n.name].slices)]
     if len(local) < len(state.cluster.nodes):
@@ -133,7 +157,10 @@ def _node_classes_with_configurations(state: ClusterState, queue: Queue, options
     classes = node_classes(state, local, queue.classes)
     demand = [len(c.members) for c in queue.classes]
     for nc in classes:
-        fitter = MixFitter(state, nc.representative, queue.classes, options)
+        if budget.over():
+            budget.cut("the configurations: node classes left without any (their nodes take pods one by one)")
+            continue
+        fitter = MixFitter(state, nc.representative, queue.classes, budget.options(options))
         nc.eligible = [c.index for c in queue.classes if fitter.passes_filters(c) and
                        fitter.fits(tuple(int(i == c.index) for i in range(len(demand))))]
         nc.configurations = configurations(fitter, demand, nc.eligible)
@@ -178,10 +205,10 @@ def _room(nc: NodeClass, answer: MasterAnswer) -> list[tuple[str, list[int]]]:
 
 def _allocate_nodes(state: ClusterState, queue: Queue, classes: list[NodeClass],
                     assignment: dict[str, list[PodClaims]], options: AllocateOptions,
-                    summary: BatchSummary) -> dict[str, NodeCheck]:
+                    summary: BatchSummary, budget: Budget) -> dict[str, NodeCheck]:
     """Each node's pods allocated together and verified; a gang that loses a member anywhere is withdrawn
     everywhere (and the nodes it left are allocated again)."""
-    allocator = NodeAllocator(state, options)
+    allocator = NodeAllocator(state, options, budget)
     class_of_node = {node: nc.index for nc in classes for node in nc.nodes}
     checks: dict[str, NodeCheck] = {}
     todo = sorted(assignment)
@@ -194,7 +221,7 @@ def _allocate_nodes(state: ClusterState, queue: Queue, classes: list[NodeClass],
         if check is not None and not check.violations:
             checks[node] = check
             continue
-        if pods:
+        if pods and not budget.over():  # past the deadline, the budget's note says it once
             summary.notes.append(f"node {node}: the joint allocation did not hold "
                                  f"({'; '.join(check.violations) if check else 'no allocation'}); its pods go back")
         withdrawn = [gang_of[id(pc)] for pc in pods if id(pc) in gang_of]

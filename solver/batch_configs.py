@@ -50,6 +50,7 @@ class NodeClass:
     configurations: list[Mix] = field(default_factory=list)
     eligible: list[int] = field(default_factory=list)  # pod classes that fit alone
     calls: int = 0  # allocator calls spent on this class
+    untouched: bool = False  # no device of its nodes in use yet (pack keeps such nodes whole when it can)
 
     @property
     def representative(self) -> str:
@@ -65,7 +66,7 @@ def node_classes(state: ClusterState, nodes: list[str], classes: list[PodClass])
         passes = tuple(not filter_reasons(c.representative.pod, node) for c in classes)
         key = (passes, state.loads[name].key, state.signature(name))
         groups.setdefault(key, []).append(name)
-    return [NodeClass(i, names) for i, names in enumerate(groups.values())]
+    return [NodeClass(i, names, untouched=state.nodes[names[0]].in_use == "[]") for i, names in enumerate(groups.values())]
 
 
 class MixFitter:

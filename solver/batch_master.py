@@ -10,7 +10,8 @@ Stages, each fixing the optimum of the previous one (lexicographic, as the sched
 queue takes higher priorities first): for each priority, highest first, the pods of that
 priority placed; then gangs earlier in the queue before later ones; then pods of classes
 earlier in the queue (ties go where one by one would put them); then, with ``pack``,
-the fewest nodes touched (whole nodes left free); last, pods on node classes whose first node
+the fewest nodes used whose devices are all whole yet, and the fewest nodes used (whole
+nodes left free); last, pods on node classes whose first node
 comes first by name (within a class, nodes are filled in name order when decoding).
 """
 
@@ -22,6 +23,7 @@ from ortools.sat.python import cp_model
 
 from drasat.models.errors import SolveTimeout
 
+from .batch_budget import LEAST_SECONDS, Budget
 from .batch_configs import NodeClass
 from .pod_classes import Queue
 
@@ -38,7 +40,7 @@ class MasterAnswer:
     stopped_early: int = 0  # stages whose time ran out before optimality was proven (kept as found)
 
 
-def solve_master(queue: Queue, node_classes: list[NodeClass], *, pack: bool, time_limit: float,
+def solve_master(queue: Queue, node_classes: list[NodeClass], *, pack: bool, budget: Budget,
                  workers: int = 1) -> MasterAnswer:
     """How many pods of each class go to each node class: CP-SAT over counts, in lexicographic stages
     (pods placed per priority, highest first; then gangs in queue order; then the objective; then queue order)."""
@@ -73,25 +75,29 @@ def solve_master(queue: Queue, node_classes: list[NodeClass], *, pack: bool, tim
         stages.append(sum((len(gang) - g) * var for g, var in enumerate(gang)))
     # Ties go to pods earlier in the queue, as one by one would (classes are numbered by their first pod).
     stages.append(sum((n_classes - c.index) * placed[c.index] for c in queue.classes))
-    if pack:
+    if pack:  # nodes with every device whole kept so first, then the fewest nodes touched
+        stages.append(-sum(var for (c, _), var in nodes.items() if node_classes[c].untouched))
         stages.append(-sum(nodes.values()))
     # Last, reproducible and readable: pods on the node classes that come first (by their first node's name).
     stages.append(-sum(c * var for (c, _), var in put.items()))
-    solver, early = _solve_stages(model, stages, time_limit, workers)
+    solver, early = _solve_stages(model, stages, budget, workers)
     return MasterAnswer({key: solver.value(var) for key, var in nodes.items()},
                         {key: solver.value(var) for key, var in put.items()},
                         [solver.value(v) for v in single], [bool(solver.value(v)) for v in gang], len(stages), early)
 
 
-def _solve_stages(model: cp_model.CpModel, stages: list, time_limit: float,
+def _solve_stages(model: cp_model.CpModel, stages: list, budget: Budget,
                   workers: int) -> tuple[cp_model.CpSolver, int]:
-    """Maximise each stage in turn, keeping the optimum of the earlier ones; also how many stopped early."""
+    """Maximise each stage in turn, keeping the optimum of the earlier ones, until the budget is spent (the
+    stages left then keep the last answer); also how many stages stopped early or were not run."""
     solver = cp_model.CpSolver()
     early = 0
     solver.parameters.num_workers = workers
     solver.parameters.random_seed = 0
-    solver.parameters.max_time_in_seconds = time_limit
-    for stage in stages:
+    for done, stage in enumerate(stages):
+        if done and budget.over():
+            return solver, early + len(stages) - done
+        solver.parameters.max_time_in_seconds = max(LEAST_SECONDS, budget.left())
         model.maximize(stage)
         status = solver.solve(model)
         if status not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
@@ -102,5 +108,6 @@ def _solve_stages(model: cp_model.CpModel, stages: list, time_limit: float,
         for i in range(len(model.proto.variables)):
             model.add_hint(model.get_int_var_from_proto_index(i), solver.value(model.get_int_var_from_proto_index(i)))
     if not stages:
+        solver.parameters.max_time_in_seconds = max(LEAST_SECONDS, budget.left())
         solver.solve(model)
     return solver, early

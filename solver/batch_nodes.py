@@ -18,6 +18,7 @@ from drasat.models.errors import AllocationError, EvaluationError, SolveTimeout,
 from drasat.models.resource import AllocationResult, ResourceClaim
 
 from .api import allocate
+from .batch_budget import Budget
 from .node_classes import PoolKey
 from .node_dra import AllocateOptions, claim_shape
 from .pods import PodClaims
@@ -53,8 +54,8 @@ class _Solved:
 class NodeAllocator:
     """Allocates a node's chosen pods, once per (node class, mix) and carried to the rest of the class."""
 
-    def __init__(self, state: ClusterState, options: AllocateOptions) -> None:
-        self.state, self.options = state, options
+    def __init__(self, state: ClusterState, options: AllocateOptions, budget: Budget) -> None:
+        self.state, self.options, self.budget = state, options, budget
         self._solved: dict[tuple, _Solved] = {}
 
     def check(self, node: str, key: tuple, pods: list[PodClaims]) -> NodeCheck | None:
@@ -79,7 +80,10 @@ class NodeAllocator:
     def _allocate(self, problem: Problem) -> dict[str, AllocationResult] | None:
         if not problem.claims:
             return {}
-        o = self.options
+        if self.budget.over():
+            self.budget.cut("the per-node allocations: nodes left unallocated gave their pods back")
+            return None
+        o = self.budget.options(self.options)
         try:
             return dict(allocate(problem, solver=o.solver, objective=o.objective, time_limit=o.time_limit,
                                  workers=o.workers, evaluator=o.evaluator).results)

@@ -2,19 +2,23 @@
 
 The master chooses among the mixes it was shown; mixes grown greedily can miss one that
 one-by-one placement reaches (a 6-cpu node: three 2-cpu pods, or a 3-cpu and a 2-cpu pod,
-but not two 2-cpu pods and the high-priority one). So the batch also places the queue one by
-one, gangs whole (``one_by_one``): the mixes that answer leaves on each node seed the
-configurations (the master can always reproduce it, and improves on it), and the final
-answer is whichever of the two places more pods, priority by priority (``better``).
+but not two 2-cpu pods and the high-priority one). So the batch also places the queue as the
+scheduler does (``scheduler_baseline``: ``schedule``'s own placements, then the gangs it
+splits withdrawn and what is still pending placed one by one, gangs whole): the mixes it
+leaves on each node seed the configurations (the master can always reproduce them, and
+improves on them), and the final answer is whichever places more pods, priority by priority
+(``better``). One pass, a class that failed never tried again, gangs tried and undone on the
+state itself (``ClusterState.snapshot``), and the scheduler's caches shared by every pass.
 """
 
 from __future__ import annotations
 
-import copy
 from typing import Any, Iterable
 
 from drasat.models.core import Pod
+from drasat.models.errors import SolveTimeout
 
+from .batch_budget import Budget
 from .batch_configs import Mix, NodeClass
 from .cluster import label_of, namespace_of
 from .node_dra import AllocateOptions
@@ -22,40 +26,79 @@ from .pod_classes import Queue, priority_of
 from .schedule_state import ClusterState
 from .scheduling import Placement, schedule_one
 
+NOT_TRIED = "not tried: the batch's time limit (--timeout) ran out first"
 
-def copy_state(state: ClusterState) -> ClusterState:
-    """A copy to try placements on (the cluster and the published slices are shared, never written)."""
-    static = {id(state.cluster): state.cluster, **{id(n.slices): n.slices for n in state.nodes.values()}}
-    return copy.deepcopy(state, static)
+
+def scheduler_baseline(state: ClusterState, queue: Queue, pending: list[Pod], options: AllocateOptions,
+                       cache: dict[tuple, Any], budget: Budget) -> tuple[list[Placement], list[Placement]]:
+    """The answer the batch must never lose to, and the scheduler's own placements (their mixes seed the
+    configurations); ``state`` is left as it was.
+
+    First the pods as ``schedule`` places them — same order, same nodes, gang members one at a time —
+    then every gang left partly placed withdrawn (what remains still fits: withdrawing only frees room)
+    and the pods still pending placed one by one on what is left, gangs whole. So the answer places
+    every pod ``schedule`` does except members of gangs it splits, and often more."""
+    start = state.snapshot()
+    scheduler = one_by_one(state, queue, pending, {}, options, cache, whole_gangs=False, budget=budget,
+                           stage="the pass in the scheduler's order (the answer is checked against the "
+                                 "scheduler's on the pods it tried only)")
+    split = _split_gangs(scheduler, gang_labels(queue))
+    baseline = scheduler
+    if split:
+        state.restore(start)
+        kept = {id(p.pod): p for p in scheduler if p.node and group_of(p.pod) not in split}
+        for placement in kept.values():
+            state.record(placement.claims)
+            state.bind(placement.pod, placement.node or "")
+        baseline = one_by_one(state, queue, pending, kept, options, cache, budget=budget,
+                              stage="the pass after withdrawing split gangs")
+    state.restore(start)
+    return baseline, scheduler
 
 
 def one_by_one(state: ClusterState, queue: Queue, pending: list[Pod], placed: dict[int, Placement],
-               options: AllocateOptions) -> list[Placement]:
-    """Every pod's placement in queue order: those in ``placed``, then one by one for the others, each
-    gang tried on a copy first and kept only when every member fits.
+               options: AllocateOptions, cache: dict[tuple, Any], *, whole_gangs: bool = True,
+               budget: Budget | None = None, stage: str = "the last one-by-one pass") -> list[Placement]:
+    """Every pod's placement in queue order: those in ``placed``, then one by one for the others; with
+    ``whole_gangs``, each gang at its first pending member, tried first and kept only when every member fits.
 
     A pod of a class that already failed here is not tried again: placements only fill nodes, so a spec
-    that fitted nowhere still fits nowhere."""
-    cache: dict[tuple, Any] = {}
-    gangs = gang_labels(queue)
+    that fitted nowhere still fits nowhere (its placement is the one ``schedule`` gives, its reason the
+    first failure's). ``cache`` is ``schedule_one``'s: what it keeps holds whatever the state. Once the
+    ``budget`` is spent, the pods left are not tried (and ``stage`` says so in the budget's notes)."""
+    gangs = gang_labels(queue) if whole_gangs else set()
     class_of = {id(pc.pod): cls.index for cls in queue.classes for pc in cls.members}
     failed: dict[int, Placement] = {}
     out: dict[int, Placement] = dict(placed)
+    untried = 0
     for pod in pending:
         if id(pod) in out:
             continue
+        if budget is not None and budget.over():
+            out[id(pod)] = Placement(pod, reason=NOT_TRIED)
+            untried += 1
+            continue
+        if budget is not None:
+            options = budget.options(options)
         group = group_of(pod)
-        if group in gangs:
-            members = [p for p in pending if group_of(p) == group and id(p) not in out]
-            out.update(_gang(state, group, members, options, cache))
+        members = [p for p in pending if group_of(p) == group and id(p) not in out] if group in gangs else [pod]
+        try:
+            if group in gangs:
+                out.update(_gang(state, group, members, options, cache))
+                continue
+            same = failed.get(class_of.get(id(pod), -1))
+            if same is not None:
+                out[id(pod)] = Placement(pod, reason=same.reason, node_reasons=same.node_reasons)
+                continue
+            out[id(pod)] = schedule_one(state, pod, options, cache)
+        except SolveTimeout as exc:  # an allocation undecided in its time: the pod (or gang) stays pending
+            out.update({id(p): Placement(p, reason=f"{NOT_TRIED} ({exc})") for p in members})
+            untried += len(members)
             continue
-        same = failed.get(class_of.get(id(pod), -1))
-        if same is not None:
-            out[id(pod)] = Placement(pod, reason=same.reason, node_reasons=same.node_reasons)
-            continue
-        out[id(pod)] = schedule_one(state, pod, options, cache)
         if out[id(pod)].node is None and id(pod) in class_of:
             failed[class_of[id(pod)]] = out[id(pod)]
+    if untried and budget is not None:
+        budget.cut(f"{stage}: {untried} pod{'s' * (untried != 1)} not tried")
     return [out[id(pod)] for pod in pending]
 
 
@@ -67,14 +110,28 @@ def group_of(pod: Pod) -> str:
 
 def _gang(state: ClusterState, group: str, members: list[Pod], options: AllocateOptions,
           cache: dict[tuple, Any]) -> dict[int, Placement]:
-    """A gang placed one by one on a copy of the state; kept (placed again for real) only if whole."""
-    trial = copy_state(state)
-    tried = [schedule_one(trial, pod, options, {}) for pod in members]
-    if any(p.node is None for p in tried):
-        why = next(p.reason for p in tried if p.node is None)
-        return {id(pod): Placement(pod, reason=f"PodGroup {group}: not every member fits at once "
-                                             f"(a gang is placed whole or not at all): {why}") for pod in members}
-    return {id(pod): schedule_one(state, pod, options, cache) for pod in members}
+    """A gang placed one by one; undone (the state as before) unless every member fits."""
+    before = state.snapshot()
+    try:
+        tried = [schedule_one(state, pod, options, cache) for pod in members]
+    except SolveTimeout:
+        state.restore(before)
+        raise
+    if all(p.node is not None for p in tried):
+        return {id(pod): p for pod, p in zip(members, tried)}
+    state.restore(before)
+    why = next(p.reason for p in tried if p.node is None)
+    return {id(pod): Placement(pod, reason=f"PodGroup {group}: not every member fits at once "
+                                         f"(a gang is placed whole or not at all): {why}") for pod in members}
+
+
+def _split_gangs(placements: list[Placement], gangs: set[str]) -> set[str]:
+    """The gangs ``placements`` place in part."""
+    placed: dict[str, set[bool]] = {}
+    for p in placements:
+        if group_of(p.pod) in gangs:
+            placed.setdefault(group_of(p.pod), set()).add(p.node is not None)
+    return {group for group, outcomes in placed.items() if len(outcomes) > 1}
 
 
 def seed(classes: list[NodeClass], queue: Queue, placements: list[Placement]) -> int:
@@ -108,15 +165,6 @@ def placed_by_priority(placements: Iterable[Placement]) -> list[tuple[int, int]]
         counts.setdefault(priority_of(p.pod), 0)
         counts[priority_of(p.pod)] += p.node is not None
     return sorted(counts.items(), reverse=True)
-
-
-def gangs_whole(placements: list[Placement], gangs: set[str]) -> bool:
-    """Whether every gang in ``placements`` is placed whole or not at all."""
-    placed: dict[str, set[bool]] = {}
-    for p in placements:
-        if group_of(p.pod) in gangs:
-            placed.setdefault(group_of(p.pod), set()).add(p.node is not None)
-    return all(len(outcomes) == 1 for outcomes in placed.values())
 
 
 def gang_labels(queue: Queue) -> set[str]:

@@ -49,6 +49,21 @@ class NodeLoad:
         self.pods += 1
         self._rekey()
 
+    def restore(self, used: Resources, used_for_score: Resources, pods: int) -> None:
+        self.used, self.used_for_score, self.pods = used, used_for_score, pods
+        self._rekey()
+
+
+@dataclass(frozen=True)
+class Snapshot:
+    """What placements change in a :class:`ClusterState`, as it stood at one moment."""
+
+    book: dict[ObjectKey, ResourceClaim]
+    by_pool: dict[PoolKey, dict[ObjectKey, ResourceClaim]]
+    loads: dict[str, tuple[Resources, Resources, int]]
+    in_use: dict[str, str]
+    dra_failures: dict[tuple[str, str], str]
+
 
 class ClusterState:
     """Claims as they stand, node loads, and each node's devices with their equivalence signature."""
@@ -60,6 +75,9 @@ class ClusterState:
         self._by_pool: dict[PoolKey, dict[ObjectKey, ResourceClaim]] = {}
         self._devices: dict[tuple[str, str, str], Device] = {}
         self._signatures = Signatures()
+        # (claim shape, node) -> why the devices failed there. Placements only add devices in use, so a shape
+        # that found no devices on a node finds none later either (until a snapshot before it is restored).
+        self.dra_failures: dict[tuple[str, str], str] = {}
         self._filter_keys = self._describe_filters()
         self.nodes = self._describe_nodes()
         for claim in self.book.values():
@@ -130,6 +148,23 @@ class ClusterState:
         changed = {id(n): n for pool in touched for n in self._pool_nodes.get(pool, [])}
         for node in changed.values():
             node.in_use = in_use_text(node, self._by_pool)
+
+    def snapshot(self) -> Snapshot:
+        """The state as it stands, to go back to (placements tried and undone: a gang that does not fit whole).
+        Copies only what placements change (claims are replaced, never written), so it is cheap."""
+        return Snapshot(dict(self.book), {pool: dict(claims) for pool, claims in self._by_pool.items()},
+                        {name: (dict(load.used), dict(load.used_for_score), load.pods) for name, load in self.loads.items()},
+                        {name: node.in_use for name, node in self.nodes.items()}, dict(self.dra_failures))
+
+    def restore(self, snapshot: Snapshot) -> None:
+        """Back to ``snapshot`` (which stays usable: it can be restored again)."""
+        self.book = dict(snapshot.book)
+        self._by_pool = {pool: dict(claims) for pool, claims in snapshot.by_pool.items()}
+        for name, (used, for_score, pods) in snapshot.loads.items():
+            self.loads[name].restore(dict(used), dict(for_score), pods)
+        for name, in_use in snapshot.in_use.items():
+            self.nodes[name].in_use = in_use
+        self.dra_failures = dict(snapshot.dra_failures)
 
     def bind(self, pod: Pod, node: str) -> None:
         """The pod runs on ``node``: its requests (with its DRA amounts) count there from now on."""

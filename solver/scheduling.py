@@ -11,8 +11,9 @@ scheduler's summary line instead.
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field, replace
-from typing import Callable, Sequence
+from typing import Any, Callable, Sequence
 
 from drasat.models.core import (
     Node, NodeAllocatableResourceClaimStatus, Pod, PodExtendedResourceClaimStatus, PodResourceClaimStatus, PodStatus,
@@ -34,7 +35,7 @@ from .pods import (
     PodClaims, is_extended_resource, not_schedulable_now, pending_pods, pod_consumer, resolve_pod_claims,
 )
 from .parallel import Executor
-from .problem import Problem
+from .problem import PACK, Problem
 from .schedule_state import ClusterState, NodeLoad
 
 @dataclass
@@ -67,7 +68,7 @@ def schedule(cluster: Cluster, pods: Sequence[Pod] | None = None, *,
     options = options or AllocateOptions()
     if options.evaluator is None:  # one CEL engine for the whole run: compiled selectors are kept
         options = replace(options, evaluator=SelectorEvaluator())
-    cache: dict[tuple, DraVerdict] = {}
+    cache: dict[tuple, Any] = {}  # devices verdicts and per-class outcomes, kept across pods
     queue = pending_pods(cluster) if pods is None else list(pods)
     placements = []
     for pod in queue:
@@ -90,11 +91,12 @@ class _Outcome:
 
 
 def schedule_one(state: ClusterState, pod: Pod, options: AllocateOptions,
-                 cache: dict[tuple, DraVerdict], executor: Executor | None = None) -> Placement:
+                 cache: dict[tuple, Any], executor: Executor | None = None) -> Placement:
     """Filter, score and commit one pod against the current state.
 
     Nodes alike in everything the filters read (labels and taints, load, devices and devices in use) get
-    the same answer, so each such class of nodes is evaluated once for the pod, on its first node."""
+    the same answer, so each such class of nodes is evaluated once for the pod, on its first node; what
+    the filters and scores say of a class is kept for later pods of the same spec (``cache``)."""
     cluster = state.cluster
     waiting = not_schedulable_now(pod)
     if waiting:
@@ -111,7 +113,7 @@ def schedule_one(state: ClusterState, pod: Pod, options: AllocateOptions,
         key = keys[node.name]
         if key is not None and key not in firsts:
             firsts[key] = node
-    outcomes = _evaluate_classes(state, pc, firsts, options, cache, executor)
+    outcomes = _prepared(state, pc, firsts, cache)
     reasons: dict[str, list[str]] = {}
     passed: list[tuple[str, _Outcome]] = []
     for node in cluster.nodes:
@@ -121,12 +123,87 @@ def schedule_one(state: ClusterState, pod: Pod, options: AllocateOptions,
             reasons[node.name] = outcome.reasons
         else:
             passed.append((node.name, outcome))
-    for name, verdict in _ranked(passed):
-        placement = _commit(state, pc, name, verdict, options)
+    devices = _Devices(state, pc, options, cache, {key: node.name for key, node in firsts.items()})
+    if executor is not None and executor.workers > 1:
+        classes = {key: None for name, _ in passed if (key := keys[name]) is not None}
+        devices.prefetch(list(classes), executor)
+    placement = _lazily(devices, keys, passed, reasons, options) if _scores_fixed(pc, passed, options) else None
+    if placement is None:
+        placement = _exhaustively(devices, keys, passed, reasons, skip_failed=True)
+    if placement is None:  # no node takes it and some were passed over: ask them all, for today's reasons
+        placement = _exhaustively(devices, keys, passed, reasons, skip_failed=False)
+    assert placement is not None  # without skipping, a placement or why not
+    if placement.node is None:  # the reasons in node order, whichever order the nodes were looked at in
+        node_reasons = {n.name: reasons[n.name] for n in cluster.nodes if n.name in reasons}
+        return Placement(pod, reason=summary(len(cluster.nodes), node_reasons.values()), node_reasons=node_reasons)
+    return placement
+
+
+def _exhaustively(devices: _Devices, keys: dict[str, tuple | None], passed: list[tuple[str, _Outcome]],
+                  reasons: dict[str, list[str]], skip_failed: bool) -> Placement | None:
+    """Every node that passed the filters asked about its devices, then ranked by the full score. With
+    ``skip_failed``, nodes where the pod's claims found no devices before are passed over (they would fail
+    again, and fail nodes count for nothing in the scores); None if then no node takes the pod."""
+    complete = []
+    passed_over = False
+    for name, outcome in passed:
+        key = keys[name]
+        assert key is not None  # pinned-away nodes never pass
+        if skip_failed and devices.failed_before(name):
+            passed_over = True
+            continue
+        done = devices.outcome(key, outcome)
+        if done.reasons:
+            reasons[name] = done.reasons
+        else:
+            complete.append((name, done))
+    for name, verdict in _ranked(complete):
+        placement = _commit(devices.state, devices.pc, name, verdict, devices.options)
         if placement is not None:
             return placement
         reasons[name] = [REASON_DRA]
-    return Placement(pod, reason=summary(len(cluster.nodes), reasons.values()), node_reasons=reasons)
+    return None if passed_over else Placement(devices.pc.pod)
+
+
+def _lazily(devices: _Devices, keys: dict[str, tuple | None], passed: list[tuple[str, _Outcome]],
+            reasons: dict[str, list[str]], options: AllocateOptions) -> Placement | None:
+    """When the devices cannot change the ranking (no DRA score, no per-node preference to normalise, no
+    pack tie-break), nodes are asked about their devices best score first and the first that passes
+    wins: the same node the exhaustive ranking picks, with a devices step for few nodes instead of all.
+    A node where the pod's claims already found no devices is passed over without asking again (placements
+    only fill nodes). None when a devices answer carries a DRA score after all, or when no node takes the
+    pod and some were passed over (then every node is asked: the reasons are today's)."""
+    order = sorted(passed, key=lambda item: (-(WEIGHT_NODE_RESOURCES_FIT * item[1].fit_score
+                                               + WEIGHT_BALANCED_ALLOCATION * item[1].balanced), item[0]))
+    passed_over = False
+    for name, outcome in order:
+        key = keys[name]
+        assert key is not None  # pinned-away nodes never pass
+        if devices.failed_before(name):
+            passed_over = True
+            continue
+        done = devices.outcome(key, outcome, on=name)
+        if done.reasons:
+            reasons[name] = done.reasons
+            continue
+        assert done.verdict is not None  # nodes pass with a verdict
+        if done.verdict.score:
+            return None
+        placement = _commit(devices.state, devices.pc, name, done.verdict, options)
+        if placement is not None:
+            return placement
+        reasons[name] = [REASON_DRA]
+    return None if passed_over else Placement(devices.pc.pod)
+
+
+def _scores_fixed(pc: PodClaims, passed: list[tuple[str, _Outcome]], options: AllocateOptions) -> bool:
+    """Whether the scores the devices step could change are the same on every node that passes it: the
+    DRA score is 0 without firstAvailable requests; normalised taint and affinity scores are equal when
+    the raw ones are equal on all nodes that passed the filters; the pack tie-break never is."""
+    first_available = any(r.first_available for u in pc.uses if not u.allocated
+                          for r in u.claim.spec.devices.requests)
+    return options.objective != PACK and not first_available and len({o.taints for _, o in passed}) <= 1 \
+        and len({o.affinity for _, o in passed}) <= 1
 
 
 def _class_keys(state: ClusterState, pc: PodClaims, pinned: set[str] | None) -> dict[str, tuple | None]:
@@ -146,45 +223,83 @@ def _class_keys(state: ClusterState, pc: PodClaims, pinned: set[str] | None) -> 
     return keys
 
 
-def _evaluate_classes(state: ClusterState, pc: PodClaims, firsts: dict[tuple, Node], options: AllocateOptions,
-                      cache: dict[tuple, DraVerdict], executor: Executor | None) -> dict[tuple, _Outcome]:
-    """Each class evaluated on its first node. The allocations the classes that pass the filters still need are
-    independent of each other: with several workers they are computed up front, on the executor."""
-    shapes: dict[frozenset[str], ClaimShape] = {}
-    early = {key: _filtered(state, pc, node) for key, node in firsts.items()}
-    if executor is not None and executor.workers > 1:
-        _prefetch(state, pc, [node.name for key, node in firsts.items() if not early[key]], options, cache, shapes,
-                  executor)
-    return {key: _Outcome(early[key]) if early[key] else _evaluate(state, pc, node, options, cache, shapes)
-            for key, node in firsts.items()}
+def _prepared(state: ClusterState, pc: PodClaims, firsts: dict[tuple, Node],
+              cache: dict[tuple, Any]) -> dict[tuple, _Outcome]:
+    """Each class's filters and scores (the devices step aside), evaluated on its first node. They read the
+    pod's spec and the node's labels, taints and load only, so for a pod without allocated claims they are
+    kept (in ``cache``) for every later pod of the same spec."""
+    spec = "" if any(u.allocated for u in pc.uses) else json.dumps(pc.pod.spec.to_api(), sort_keys=True)
+    out = {}
+    for key, node in firsts.items():
+        memo = ("outcome", spec, key[:4])  # the class key without the devices' signature
+        if not spec:
+            out[key] = _scored(state, pc, node)
+        elif memo in cache:
+            out[key] = cache[memo]
+        else:
+            out[key] = cache[memo] = _scored(state, pc, node)
+    return out
 
 
-def _filtered(state: ClusterState, pc: PodClaims, node: Node) -> list[str]:
-    """The filters before the devices, in the scheduler's order: why the node fails them, or []."""
-    level = state.cluster.features["PodLevelResources"]
-    return filter_reasons(pc.pod, node) or _fit(state.loads[node.name], pc, pod_requests(pc.pod, pod_level=level)) \
-        or allocated_elsewhere(state, pc, node.name)
-
-
-def _evaluate(state: ClusterState, pc: PodClaims, node: Node, options: AllocateOptions,
-              cache: dict[tuple, DraVerdict], shapes: dict[frozenset[str], ClaimShape]) -> _Outcome:
-    """For a node that passed :func:`_filtered`: the devices, then the DRA amounts on top of the load."""
+def _scored(state: ClusterState, pc: PodClaims, node: Node) -> _Outcome:
+    """The filters before the devices, in the scheduler's order, then (when they pass) the scores that do
+    not depend on the devices."""
     pod, load = pc.pod, state.loads[node.name]
     level = state.cluster.features["PodLevelResources"]
-    key, shape = _verdict_key(state, pc, node.name, shapes)
-    if key not in cache:
-        cache[key] = dra_verdict(state, pc, node.name, options, shape)
-    verdict = cache[key]
-    if verdict.reasons:
-        return _Outcome(verdict.reasons)
-    if verdict.statuses:
-        why = _fit(load, pc, pod_requests(pod, verdict.statuses, pod_level=level))
-        if why:
-            return _Outcome(why)
+    reasons = filter_reasons(pod, node) or _fit(load, pc, pod_requests(pod, pod_level=level)) \
+        or allocated_elsewhere(state, pc, node.name)
+    if reasons:
+        return _Outcome(reasons)
     for_score = pod_requests(pod, pod_level=level, defaults=True)
-    return _Outcome([], verdict, least_allocated(load.allocatable, load.used_for_score, for_score),
+    return _Outcome([], None, least_allocated(load.allocatable, load.used_for_score, for_score),
                     balanced_allocation(load.allocatable, load.used, pod_requests(pod, pod_level=level)),
                     intolerable_prefer_no_schedule(pod, node), preferred_affinity(pod, node))
+
+
+class _Devices:
+    """The devices step for one pod, per node class: the verdict (kept across nodes and pods of one claim
+    shape in ``cache``), then the DRA amounts on top of the node's load."""
+
+    def __init__(self, state: ClusterState, pc: PodClaims, options: AllocateOptions, cache: dict[tuple, Any],
+                 firsts: dict[tuple, str]) -> None:
+        self.state, self.pc, self.options, self.cache, self.firsts = state, pc, options, cache, firsts
+        self._shapes: dict[frozenset[str], ClaimShape] = {}
+        self._done: dict[tuple, _Outcome] = {}
+
+    def outcome(self, key: tuple, scored: _Outcome, on: str | None = None) -> _Outcome:
+        """The class's complete outcome; a verdict still to compute is computed on node ``on`` (default: the
+        class's first node), so that committing there needs no second allocation."""
+        if key not in self._done:
+            self._done[key] = self._complete(on or self.firsts[key], scored)
+        return self._done[key]
+
+    def failed_before(self, node: str) -> bool:
+        """Whether the pod's claims found no devices on ``node`` before (in this state or an earlier one)."""
+        _, shape = _verdict_key(self.state, self.pc, node, self._shapes)
+        return (shape.key, node) in self.state.dra_failures
+
+    def _complete(self, node: str, scored: _Outcome) -> _Outcome:
+        pc, load = self.pc, self.state.loads[node]
+        key, shape = _verdict_key(self.state, pc, node, self._shapes)
+        if key not in self.cache:
+            self.cache[key] = dra_verdict(self.state, pc, node, self.options, shape)
+        verdict = self.cache[key]
+        if verdict.reasons == [REASON_DRA]:  # no devices (not a timeout or an error): none later either
+            self.state.dra_failures[(shape.key, node)] = REASON_DRA
+        if verdict.reasons:
+            return _Outcome(verdict.reasons)
+        if verdict.statuses:
+            level = self.state.cluster.features["PodLevelResources"]
+            why = _fit(load, pc, pod_requests(pc.pod, verdict.statuses, pod_level=level))
+            if why:
+                return _Outcome(why)
+        return replace(scored, verdict=verdict)
+
+    def prefetch(self, keys: list[tuple], executor: Executor) -> None:
+        """The verdicts these classes still lack, their allocations run on the executor (each on the class's
+        first node, as the serial loop would have run it)."""
+        _prefetch(self.state, self.pc, [self.firsts[k] for k in keys], self.options, self.cache, self._shapes,
+                  executor)
 
 
 def _verdict_key(state: ClusterState, pc: PodClaims, node: str,
@@ -199,7 +314,7 @@ def _verdict_key(state: ClusterState, pc: PodClaims, node: str,
 
 
 def _prefetch(state: ClusterState, pc: PodClaims, nodes: list[str], options: AllocateOptions,
-              cache: dict[tuple, DraVerdict], shapes: dict[frozenset[str], ClaimShape], executor: Executor) -> None:
+              cache: dict[tuple, Any], shapes: dict[frozenset[str], ClaimShape], executor: Executor) -> None:
     """The verdicts these nodes still lack, their allocations run on the executor (each on the first node of
     its key, as the serial loop would have run it)."""
     todo: dict[tuple, tuple[str, ClaimShape]] = {}

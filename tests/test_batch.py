@@ -170,3 +170,34 @@ def test_nodes_of_one_class_share_one_answer_renamed_and_each_is_verified():
                           for c in p.claims] for p in result.placements}
     assert all(values == [[node]] for node, values in selectors.items())
     assert _verified(result) == [] and violations(result.placements) == []
+
+
+def test_batch_pack_through_the_command_line_keeps_the_untouched_gpu_whole_and_verifies():
+    """``schedule --batch --objective pack``: the new pod takes the second half of node-b's partly used GPU
+    (as ``schedule --objective pack`` does), node-a's GPU stays whole; the printed allocation is checked by
+    the verifier against the input cluster."""
+    import json
+
+    from click.testing import CliRunner
+
+    from drasat.cli.main import _register, cli
+    from drasat.models.resource import AllocationResult, ResourceClaim
+    from drasat.solver.device_usage import usage
+    from drasat.solver.node_dra import AllocateOptions
+    from drasat.solver.schedule_state import ClusterState
+
+    name = "pack-schedule-prefers-the-partly-used-gpu.yaml"
+    _register()
+    out = CliRunner().invoke(cli, ["schedule", "--batch", "--objective", "pack", "-o", "json", str(OWN / name)])
+    assert out.exit_code == 0, out.stderr
+    items = json.loads(out.stdout)["items"]
+    assert {i["metadata"]["name"]: i["spec"]["nodeName"] for i in items if i["kind"] == "Pod"} == {"new": "node-b"}
+    (claim,) = [ResourceClaim.model_validate(i) for i in items if i["kind"] == "ResourceClaim"]
+    assert claim.status is not None and claim.status.allocation is not None
+    problem = ClusterState(_cluster(name)).problem("node-b", [claim.model_copy(update={"status": None})])
+    assert verify(problem, {claim.name: AllocationResult.model_validate(claim.status.allocation.to_api())}) == []
+    one = schedule(_cluster(name), options=AllocateOptions(objective="pack"))
+    packed = schedule_batch(_cluster(name), options=AllocateOptions(objective="pack"))
+    assert _placed(packed.placements) == _placed(one) == {"default/new": "node-b"}
+    assert usage(_cluster(name), [c for p in packed.placements for c in p.claims]).whole_devices_free == 1
+    assert _verified(packed) == []
