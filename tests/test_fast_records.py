@@ -8,7 +8,9 @@ constructor makes from the same values.
 
 from __future__ import annotations
 
-from dataclasses import fields
+import copy
+import pickle
+from dataclasses import fields, replace
 
 from drasat.solver.cel import SelectorEvaluator
 from drasat.solver.cel.device import CelDevice
@@ -31,11 +33,26 @@ def test_inventory_records_have_every_field_and_equal_the_constructors():
         assert set(vars(dev)) == _names(InventoryDevice)
         assert dev == InventoryDevice(**{name: getattr(dev, name) for name in _names(InventoryDevice)})
         # The CEL view converts attributes and capacities when first read; every field is there to read.
-        assert isinstance(dev.cel, CelDevice)
-        assert {name: getattr(dev.cel, name) for name in _names(CelDevice)} == {
-            "key": ("d", "pool", "s", dev.name), "driver": "d", "attributes": {"model": {"string": "x"}} if
-            dev.name == "a" else {}, "capacity": {"memory": dev.device.capacity["memory"].value} if dev.name == "b"
-            else {}, "allow_multiple_allocations": False}
+        assert type(dev.cel) is CelDevice
+        made = CelDevice(**{name: getattr(dev.cel, name) for name in _names(CelDevice)})
+        assert made == CelDevice(key=("d", "pool", "s", dev.name), driver="d", attributes={"model": {"string": "x"}}
+                                 if dev.name == "a" else {}, capacity={"memory": dev.device.capacity["memory"].value}
+                                 if dev.name == "b" else {})
+        assert dev.cel == made and set(vars(dev.cel)) == _names(CelDevice)  # once read, the source is dropped
+        assert dev == InventoryDevice(**{name: getattr(dev, name) for name in _names(InventoryDevice)} | {"cel": made})
+
+
+def test_inventory_cel_view_compares_replaces_and_copies_like_the_constructors_before_it_is_read():
+    def fresh() -> CelDevice:
+        inv = build_inventory(problem([slice_("s", "pool", [{"name": "a", "attributes": {"model": {"string": "x"}},
+                                                              "capacity": {"memory": {"value": "1Gi"}}}])]))
+        return inv.devices[0].cel
+
+    made = CelDevice(("d", "pool", "s", "a"), "d", {"model": {"string": "x"}}, {"memory": fresh().capacity["memory"]})
+    assert fresh() == made and made == fresh()
+    moved = replace(fresh(), key=("d", "pool", "s", "b"))
+    assert moved.attributes == {"model": {"string": "x"}} and moved.key[-1] == "b" and moved != made
+    assert copy.deepcopy(fresh()) == made and pickle.loads(pickle.dumps(fresh())) == made
 
 
 def test_alternatives_and_picks_have_every_field():
