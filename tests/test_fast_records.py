@@ -12,11 +12,13 @@ import copy
 import pickle
 from dataclasses import fields, replace
 
+import pytest
+
 from drasat.solver.cel import SelectorEvaluator
 from drasat.solver.cel.device import CelDevice
 from drasat.solver.claims import plan_claims
 from drasat.solver.inventory import InventoryDevice, build_inventory
-from drasat.solver.plan import Alternative, Pick
+from drasat.solver.plan import Alternative, Candidates, Pick
 
 from .test_stages import claim, problem, slice_
 
@@ -62,3 +64,41 @@ def test_alternatives_and_picks_have_every_field():
     assert set(vars(alt)) - {"id"} == _names(Alternative) and alt.candidates == (0,)
     pick = Pick.made(alt, 0, None)
     assert set(vars(pick)) == _names(Pick) and pick == Pick(alt, 0)
+
+
+def _first_alternative() -> Alternative:
+    prob = problem([slice_("s", "pool", [{"name": "a"}])], [claim("c")])
+    return plan_claims(prob, build_inventory(prob), SelectorEvaluator())[0].requests[0].alternatives[0]
+
+
+def _planned_fields(alt: Alternative) -> dict:
+    return {name: getattr(alt, name) for name in _names(Alternative) - {"candidates", "share", "errors", "excluded",
+                                                                      "blocked", "blocked_at", "derived"}}
+
+
+def test_a_planned_alternative_refuses_missing_and_unknown_fields_as_the_constructor_does():
+    with pytest.raises(TypeError, match="missing fields: admin, capacity"):
+        Alternative.planned(claim=0, request=0, rank=0)
+    with pytest.raises(TypeError, match="unknown fields: derivd"):
+        Alternative.planned(**_planned_fields(_first_alternative()), derivd={})
+    alt = Alternative.planned(**_planned_fields(_first_alternative()))
+    assert set(vars(alt)) - {"id"} == _names(Alternative)
+
+
+def test_alternatives_of_two_calls_share_no_value_that_can_be_written():
+    one, two = _first_alternative(), _first_alternative()
+    for name in ("share", "errors", "excluded", "derived"):
+        a, b = getattr(one, name), getattr(two, name)
+        if a is b:  # shared across calls: only safe when nothing can write to it
+            with pytest.raises(TypeError):
+                a[0] = {}  # type: ignore[index]
+            with pytest.raises(TypeError):
+                a.setdefault(0, {})  # type: ignore[attr-defined]
+            assert not a
+    assert copy.deepcopy(one.derived) is one.derived and pickle.loads(pickle.dumps(one)).derived == {}
+
+
+def test_an_alternative_is_filled_once():
+    alt = _first_alternative()
+    with pytest.raises(RuntimeError, match="filled already"):
+        alt.fill(Candidates())
