@@ -8,7 +8,8 @@ kube-scheduler.
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
-from typing import Mapping
+from types import MappingProxyType
+from typing import Any, Mapping
 
 from drasat.models.errors import InputError
 
@@ -34,25 +35,22 @@ DEFAULTS: Mapping[str, bool] = {
     "DRAWorkloadResourceClaims": False,
     "PodLevelResources": True,
 }
+_DEFAULT_GATES: Mapping[str, bool] = MappingProxyType(dict(DEFAULTS))  # read-only: every default Features shares it
 
 
 @dataclass(frozen=True)
 class Features:
-    """The feature gates in force for one allocation; unknown names are refused."""
+    """The feature gates in force for one allocation; unknown names are refused.
 
-    gates: Mapping[str, bool] = field(default_factory=lambda: dict(DEFAULTS))
+    ``gates`` may name only some gates: the others keep Kubernetes' defaults, so ``Features(gates)`` and
+    :meth:`from_mapping` mean the same. It is kept as a read-only mapping, because the allocator's switches
+    below are derived from it once, and a gate changed afterwards would leave them saying otherwise."""
+
+    gates: Mapping[str, bool] = field(default_factory=lambda: _DEFAULT_GATES)
 
     @classmethod
     def from_mapping(cls, overrides: Mapping[str, bool] | None = None) -> "Features":
-        gates = dict(DEFAULTS)
-        for name, value in (overrides or {}).items():
-            if name not in DEFAULTS:
-                known = ", ".join(sorted(DEFAULTS))
-                raise InputError(f"unknown feature gate {name!r} (known gates: {known})")
-            if not isinstance(value, bool):
-                raise InputError(f"feature gate {name} must be true or false, not {value!r}")
-            gates[name] = value
-        return cls(gates)
+        return cls(overrides) if overrides else cls()
 
     @classmethod
     def parse(cls, text: str) -> "Features":
@@ -86,6 +84,9 @@ class Features:
 
     def __post_init__(self) -> None:
         gates, put = self.gates, object.__setattr__
+        if gates is not _DEFAULT_GATES:
+            gates = _complete(gates)
+            put(self, "gates", gates)
         put(self, "admin_access", gates["DRAAdminAccess"])
         put(self, "prioritized_list", gates["DRAPrioritizedList"])
         put(self, "device_taints", gates["DRADeviceTaints"])
@@ -96,3 +97,21 @@ class Features:
         put(self, "list_attributes", gates["DRAListTypeAttributes"])
         put(self, "compatibility_groups", gates["DRADeviceCompatibilityGroups"])
         put(self, "derived_attributes", gates["DRADerivedAttributes"])
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        """Pickled and copied as the plain gates (a read-only mapping itself cannot be pickled)."""
+        return type(self), (dict(self.gates),)
+
+
+def _complete(overrides: Mapping[str, bool]) -> Mapping[str, bool]:
+    """Kubernetes' defaults with ``overrides`` applied, read-only; an unknown gate or a value that is not a
+    boolean is refused (a misspelt gate would otherwise be silently ignored)."""
+    gates = dict(DEFAULTS)
+    for name, value in overrides.items():
+        if name not in DEFAULTS:
+            known = ", ".join(sorted(DEFAULTS))
+            raise InputError(f"unknown feature gate {name!r} (known gates: {known})")
+        if not isinstance(value, bool):
+            raise InputError(f"feature gate {name} must be true or false, not {value!r}")
+        gates[name] = value
+    return MappingProxyType(gates)

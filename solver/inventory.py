@@ -15,9 +15,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import Any, Iterable, Mapping, Sequence
+from typing import Iterable, Sequence
 
-from drasat.models.quantity import Quantity
 from drasat.models.resource import Device, DeviceTaint, DeviceTaintRule, ResourceClaim, ResourceSlice
 
 from .cel import CelDevice
@@ -320,36 +319,11 @@ def _allocated_groups(key: PoolKey, every: list[ResourceSlice], in_use: InUse) -
     return groups
 
 
-class DeviceView(CelDevice):
-    """A device as selectors see it, its attribute and capacity maps converted from the API objects when first
-    read. The evaluator remembers its verdicts by device key, so a warm call (the scheduler asks node after node
-    with one evaluator) never reads them: converting every attribute of every device on every call was a few
-    microseconds a device."""
-
-    @property
-    def attributes(self) -> Mapping[str, Mapping[str, Any]]:
-        values = self.__dict__
-        found = values.get("_attributes")
-        if found is None:
-            device = values["source"]
-            found = values["_attributes"] = {k: v.raw() for k, v in device.attributes.items()}
-        return found
-
-    @property
-    def capacity(self) -> Mapping[str, Quantity]:
-        values = self.__dict__
-        found = values.get("_capacity")
-        if found is None:
-            device = values["source"]
-            found = values["_capacity"] = {k: v.value for k, v in device.capacity.items()}
-        return found
-
-
 def _enumerate(usable: list[tuple[Pool, list[ResourceSlice]]], node: NodeInfo,
                rules: Sequence[DeviceTaintRule], consumable: bool) -> list[InventoryDevice]:
     """The usable devices in Kubernetes' order. Every call makes two records per device, filled field by field
     without the frozen ``__init__`` (tests/test_fast_records.py checks they are whole): the device, and its
-    :class:`DeviceView`, which keeps the API device to convert from when first read."""
+    :class:`CelDevice`, which keeps the API device to convert its maps from when first read (``_FromSource``)."""
     devices: list[InventoryDevice] = []
     for pool, device_slices in usable:
         driver, pool_name = pool.key
@@ -361,9 +335,9 @@ def _enumerate(usable: list[tuple[Pool, list[ResourceSlice]]], node: NodeInfo,
                 device_id = (driver, pool_name, d.name)
                 taints = tuple(d.taints) + tuple(_rule_taints(rules, device_id)) if rules else tuple(d.taints)
                 multiple = bool(d.allow_multiple_allocations)
-                cel = _new(DeviceView)
+                cel = _new(CelDevice)
                 cel.__dict__.update(key=(driver, pool_name, slice_name, d.name), driver=s.spec.driver,
-                                    allow_multiple_allocations=multiple, source=d)
+                                    allow_multiple_allocations=multiple, _source=d)
                 dev = _new(InventoryDevice)
                 dev.__dict__.update(index=len(devices), id=device_id, slice=s, device=d, taints=taints, cel=cel,
                                     pool_has_binding_conditions=pool.has_binding_conditions,

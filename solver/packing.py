@@ -89,7 +89,11 @@ class _Probe:
 
 
 def _probes(inv: Inventory) -> list[_Probe]:
-    """Every counter-drawing, exclusive, unallocated device of the node, sized against its sets' largest draw."""
+    """Every counter-drawing, exclusive, unallocated device of the node, sized against its sets' largest draw.
+    None while DRAPartitionableDevices is off: a device drawing counters is then never allocatable (the
+    counters rule), and the inventory keeps no counters to size it against."""
+    if not inv.features.partitionable:
+        return []
     largest: dict[tuple[SetKey, str], Fraction] = {}
     for dev in inv.devices:
         for counter, amount in _draw(dev).items():
@@ -168,8 +172,11 @@ def _class_usage(m: AllocationModel, model: cp_model.CpModel) -> dict[int, list[
 
 def _largest_free(m: AllocationModel, model: cp_model.CpModel,
                   usage: Mapping[int, list[cp_model.IntVar]]) -> list[cp_model.IntVar]:
-    """Per counter set the claims may draw on, a variable for the size of its biggest partition left allocatable."""
+    """Per counter set the claims may draw on, a variable for the size of its biggest partition left allocatable
+    (none while DRAPartitionableDevices is off: no claim draws counters then, see :func:`_probes`)."""
     inv = m.inv
+    if not inv.features.partitionable:
+        return []
     draws: dict[tuple[SetKey, str], list[tuple[Fraction, cp_model.IntVar]]] = {}
     for group in m.groups:
         dev = inv.devices[group.devices[0]]
@@ -275,6 +282,8 @@ def _largest_holes(probes: Iterable[_Probe], left: Mapping[tuple[SetKey, str], F
 def _left_after(inv: Inventory, picked: Iterable[InventoryDevice]) -> dict[tuple[SetKey, str], Fraction]:
     left = {((*pool.key, name), counter): amount for pool in inv.pools
             for name, counters in pool.counters.items() for counter, amount in counters.items()}
+    if not inv.features.partitionable:
+        return left  # no counters kept, none drawn (a device drawing them is not allocatable then)
     drawn_shared: set[int] = set()
     for dev in picked:
         if dev.shared and (inv.in_use.allocated(dev.id) or dev.index in drawn_shared):

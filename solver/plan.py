@@ -82,14 +82,19 @@ class Alternative:
     derived: Mapping[int, Mapping[str, DeviceAttribute]] = field(default_factory=dict)
 
     @classmethod
-    def planned(cls, **fields: Any) -> Alternative:
-        """An alternative as planning makes it: every field without a default is given; the candidates, unless
-        given, are filled in by :meth:`fill` before anyone else sees it. Built without the frozen ``__init__``
-        (planning makes one per request and subrequest on every call; tests/test_fast_records.py checks that
-        no field is missing)."""
+    def planned(cls, *, claim: int, request: int, rank: int, request_name: str, sub_name: str | None,
+                claim_label: str, device_class: DeviceClass, mode: str, count: int, admin: bool,
+                tolerations: tuple[DeviceToleration, ...], capacity: Mapping[str, Quantity], selectors: tuple[str, ...],
+                derived_specs: tuple[DeviceDerivedAttribute, ...] = ()) -> Alternative:
+        """An alternative as planning makes it, before :meth:`fill` gives it its candidates (before anyone else
+        sees it). Built without the frozen ``__init__`` (planning makes one per request and subrequest on every
+        call), but with the constructor's own parameters, so a missing or unknown field is the interpreter's
+        ``TypeError`` (checking a ``**fields`` dict against the field names cost a quarter of this method)."""
         alt = _new(cls)
-        alt.__dict__.update(_UNFILLED, **fields)
-        alt.__dict__["id"] = AltId(fields["claim"], fields["request"], fields["rank"])  # asked at once: no lock
+        alt.__dict__.update(_UNFILLED, claim=claim, request=request, rank=rank, request_name=request_name,
+                            sub_name=sub_name, claim_label=claim_label, device_class=device_class, mode=mode,
+                            count=count, admin=admin, tolerations=tolerations, capacity=capacity, selectors=selectors,
+                            derived_specs=derived_specs, id=AltId(claim, request, rank))  # id asked at once: no lock
         return alt
 
     @cached_property
@@ -109,15 +114,34 @@ class Alternative:
         """This alternative, just made by :meth:`planned` and held by no one else yet, with what candidate
         selection found (an All-mode one counts its whole list). Filled in place: planning makes one per
         request, and building each twice (planned, then a copy with candidates) cost a tenth of a small call."""
+        if self.__dict__["share"] is not _EMPTY:
+            raise RuntimeError(f"alternative {self.id} was filled already: a frozen record is filled once, when planned")
         self.__dict__.update(candidates=found.devices, share=found.share, errors=found.errors,
                              excluded=found.excluded, blocked=found.blocked, blocked_at=found.blocked_at,
                              count=len(found.devices) if self.mode == "All" else self.count)
         return self
 
 
-_UNFILLED: Mapping[str, Any] = {"candidates": (), "share": {}, "errors": {}, "excluded": {}, "blocked": "",
-                                 "blocked_at": -1, "derived_specs": (), "derived": {}}
-"""What an alternative holds before candidate selection (shared empty values: nothing changes them)."""
+class _ReadOnlyEmpty(dict[Any, Any]):
+    """An empty mapping nothing can write to. Every unfilled alternative of every call and thread shares it
+    (``derived`` stays it for good when there are no derived attributes), so a write would leak across them.
+    A ``dict`` underneath, so reading it costs what reading a dict costs; pickled and copied as itself."""
+
+    __slots__ = ()
+
+    def _refuse(self, *args: Any, **kwargs: Any) -> Any:
+        raise TypeError("the empty mapping alternatives share is read-only")
+
+    __setitem__ = __delitem__ = __ior__ = setdefault = update = pop = popitem = clear = _refuse
+
+    def __reduce__(self) -> str:
+        return "_EMPTY"
+
+
+_EMPTY: Mapping[Any, Any] = _ReadOnlyEmpty()
+_UNFILLED: Mapping[str, Any] = {"candidates": (), "share": _EMPTY, "errors": _EMPTY, "excluded": _EMPTY, "blocked": "",
+                                 "blocked_at": -1, "derived": _EMPTY}
+"""What an alternative holds before candidate selection: immutable values, so sharing them is safe."""
 
 
 @dataclass(frozen=True)

@@ -334,3 +334,24 @@ def test_schedule_warns_when_time_ran_out_before_packs_answer(monkeypatch, tmp_p
                                       str(SCHEDULE_SCENARIO)])
     assert result.exit_code == 0 and "pod/new" in result.stdout
     assert "warning: pod default/new: time ran out before the pack answer on node-" in result.stderr
+
+
+def _counters_off(claims: list[ResourceClaim]) -> Problem:
+    """One pool with a device drawing on a counter set and one drawing nothing, DRAPartitionableDevices off:
+    the counter slice is dropped, so the pool has no counters and the drawing device is unallocatable."""
+    base = {"driver": DRIVER, "nodeName": NODE.name, "pool": {"name": "pool", "generation": 1, "resourceSliceCount": 2}}
+    slices = [ResourceSlice.model_validate({"apiVersion": "resource.k8s.io/v1", "kind": "ResourceSlice",
+                                            "metadata": {"name": name}, "spec": {**base, **body}})
+              for name, body in (("devs", {"devices": [_partition(0, "whole", 0), {"name": "plain"}]}),
+                                 ("counters", {"sharedCounters": [{"name": "gpu-0", "counters": {
+                                     f"slot-{s}": {"value": "1"} for s in range(4)}}]}))]
+    return Problem(node=NODE, slices=slices, classes=[ANY], claims=claims, allocated=[],
+                   features=Features.from_mapping({"DRAPartitionableDevices": False}))
+
+
+def test_pack_with_partitionable_devices_disabled_takes_the_device_that_draws_nothing():
+    problem = _counters_off([_claim("x", "any")])
+    results = allocate(problem, objective="pack").results
+    assert verify(problem, results) == []
+    assert results["x"].devices.results[0].device == "plain"
+    assert footprint(problem, results).units == 1

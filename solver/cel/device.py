@@ -10,10 +10,13 @@ engines; each engine then builds its own cheap carriers from it.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Mapping, Union
+from typing import TYPE_CHECKING, Any, Callable, Mapping, Union
 
 from drasat.models.quantity import Quantity
 from drasat.models.semver import Semver, SemverError
+
+if TYPE_CHECKING:
+    from drasat.models.resource import Device
 
 Scalar = Union[int, bool, str, Semver]
 AttributeValue = Union[Scalar, list[Scalar]]
@@ -32,6 +35,42 @@ class CelDevice:
     attributes: Mapping[str, Mapping[str, Any]]
     capacity: Mapping[str, Quantity]
     allow_multiple_allocations: bool = False
+
+
+class _FromSource:
+    """A :class:`CelDevice` map an inventory record converts from its API device when first read.
+
+    The inventory makes a ``CelDevice`` per device per call without ``__init__``: ``key``, ``driver`` and
+    ``allow_multiple_allocations`` set, ``attributes`` and ``capacity`` left out and the API device kept as
+    ``_source``. The evaluator remembers its verdicts by device key, so a warm call never reads the maps
+    (converting every attribute of every device on every call was a few microseconds a device). A value
+    read is stored in the instance under the field's own name, where it hides this (non-data) descriptor;
+    once both maps are there the source is dropped, and the record is the one the constructor makes: equal
+    to it, ``replace``-able, the same ``vars``. A ``CelDevice`` made by ``__init__`` never reaches this."""
+
+    def __init__(self, name: str, convert: Callable[[Device], Mapping[str, Any]]) -> None:
+        self.name, self.convert = name, convert
+
+    def __get__(self, instance: CelDevice | None, owner: type | None = None) -> Any:
+        if instance is None:
+            return self
+        values = instance.__dict__
+        source = values.get("_source")
+        if source is None:
+            if self.name in values:  # another thread converted it and dropped the source meanwhile
+                return values[self.name]
+            raise AttributeError(f"CelDevice has no {self.name} and no API device to convert it from")
+        found = values[self.name] = self.convert(source)
+        if "attributes" in values and "capacity" in values:
+            values.pop("_source", None)
+        return found
+
+
+# Installed after @dataclass, so the fields keep no default (the constructor still requires them).
+CelDevice.attributes = _FromSource(  # type: ignore[assignment]
+    "attributes", lambda device: {name: value.raw() for name, value in device.attributes.items()})
+CelDevice.capacity = _FromSource(  # type: ignore[assignment]
+    "capacity", lambda device: {name: value.value for name, value in device.capacity.items()})
 
 
 @dataclass
