@@ -54,14 +54,18 @@ class Features:
 
     @classmethod
     def parse(cls, text: str) -> "Features":
-        """Parse kube-scheduler's ``--feature-gates`` syntax: ``A=true,B=false``."""
+        """Parse kube-scheduler's ``--feature-gates`` syntax: ``A=true,B=false``; errors name the flag, since
+        that is where the text came from."""
         overrides: dict[str, bool] = {}
         for item in filter(None, (part.strip() for part in text.split(","))):
             name, sep, value = item.partition("=")
             if not sep or value.strip().lower() not in ("true", "false"):
-                raise InputError(f"feature gate {item!r} must be written NAME=true or NAME=false")
+                raise InputError(f"--feature-gates: {item!r} must be written NAME=true or NAME=false")
             overrides[name.strip()] = value.strip().lower() == "true"
-        return cls.from_mapping(overrides)
+        try:
+            return cls.from_mapping(overrides)
+        except InputError as exc:
+            raise InputError(f"--feature-gates: {exc}") from None
 
     def with_gates(self, **overrides: bool) -> "Features":
         return replace(self, gates={**self.gates, **overrides})

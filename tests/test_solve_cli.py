@@ -71,7 +71,7 @@ def test_verbose_explains_why_not():
     (["--node", "nope"], "unknown node 'nope'"),
     ([], "name the node to allocate for with --node"),
     (["--node", "gpu-node-1", "--claims", "missing"], "no ResourceClaim named missing"),
-    (["--node", "gpu-node-1", "--feature-gates", "NoSuchGate=true"], "unknown feature gate 'NoSuchGate'"),
+    (["--node", "gpu-node-1", "--feature-gates", "NoSuchGate=true"], "--feature-gates: unknown feature gate 'NoSuchGate'"),
     (["--node", "gpu-node-1", "--feature-gates", "DRAPrioritizedList"], "NAME=true or NAME=false"),
 ])
 def test_bad_arguments_are_exit_2(args, message):
