@@ -286,8 +286,13 @@ def _search(inv: Inventory, plans: list[ClaimPlan], solver: str, objective: str,
         # Claims merged under a match constraint decode only where the guess holds for them: else each
         # claim gets its own variables again (a model as big as claims x classes, but decodable).
         stats.notes.append(f"{split}: decoded again with such claims apart")
-        model = build_model(inv, plans, classes=classes, deadline=deadline, merge=True, matched=False)
-        staged = solve_staged(model, objective, deadline, workers)
+        try:
+            model = build_model(inv, plans, classes=classes, deadline=deadline, merge=True, matched=False)
+            staged = solve_staged(model, objective, deadline, workers)
+        except SolveTimeout:
+            if split.found is None:
+                raise
+            staged = split.found  # time ran out before the model built again found any allocation
     stats.cp_sat_solves, stats.exact = staged.solves, staged.exact
     stats.cp_sat_branches, stats.cp_sat_conflicts = staged.branches, staged.conflicts
     stats.solver = "cp-sat"
