@@ -98,3 +98,18 @@ def test_time_up_while_decoding_matched_claims_returns_the_allocation_found(numa
     assert not answer.stats.exact
     assert verify(problem, answer.results) == []
     assert sorted(answer.results) == sorted(c.name for c in problem.claims)
+
+
+def test_solves_counted_include_those_of_the_merged_model(monkeypatch):
+    """A split costs the merged model's solves and the model built again's: the stats count every one."""
+    from drasat.solver import objectives
+
+    real, calls = objectives._Stages.solve, []
+
+    def solve(self, *assume, **options):  # type: ignore[no-untyped-def]
+        calls.append(1)
+        return real(self, *assume, **options)
+    monkeypatch.setattr(objectives._Stages, "solve", solve)
+    answer = allocate(_problem([1, 0, 2, 2, 0, 0, 0], [2, 2, 2]), greedy_budget=0)
+    assert any(SPLIT in note for note in answer.stats.notes)
+    assert answer.stats.cp_sat_solves == len(calls)
