@@ -196,11 +196,8 @@ class _Stages:
     def minimize_rank(self) -> None:
         pairs = [(v.alt.rank, v.use) for v in self.m.vars.values()]
         rank = sum(r * use for r, use in pairs)
-        self.model.minimize(rank)
-        self.solve()
-        best = sum(r * self.value(use) for r, use in pairs)
-        self.model.clear_objective()
-        self.model.add(rank <= best)
+        self.solve_best(rank)  # proven least, else SolveTimeout (the allocation found stands, not exact)
+        self.model.add(rank <= sum(r * self.value(use) for r, use in pairs))
 
 
 def _assuming_all(m: AllocationModel) -> cp_model.CpModel:
