@@ -7,11 +7,12 @@ from __future__ import annotations
 
 import dataclasses
 import itertools
+from unittest import mock
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from drasat.models.errors import AllocationError, Unschedulable
+from drasat.models.errors import AllocationError, SolveTimeout, Unschedulable
 from drasat.models.resource import DeviceClass, ResourceClaim, ResourceSlice
 from drasat.solver import Features, Problem, allocate
 from drasat.solver.verify import verify
@@ -152,3 +153,33 @@ def test_prioritized_list_finds_the_least_total_rank(problem):
     assert (answer is None) == (best is None)
     if isinstance(answer, dict):
         assert _rank(answer) == best
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(problems(), st.integers(1, 4))
+def test_time_up_mid_decoding_returns_a_valid_allocation(problem, solves):
+    """Time runs out after ``solves`` solves of the call (all its models): the answer is the depth-first one,
+    or a valid allocation marked not exact, or (before any allocation was found) a SolveTimeout."""
+    from drasat.solver import objectives
+
+    real, done = objectives._Stages.solve, list[bool]()  # each solve's answer
+
+    def solve(self, *assume, **options):  # type: ignore[no-untyped-def]
+        if len(done) >= solves:
+            raise SolveTimeout("the CP-SAT solver ran out of time (raise --timeout)")
+        done.append(real(self, *assume, **options))
+        return done[-1]
+    expected = _answer(problem, solver="greedy")
+    try:
+        with mock.patch.object(objectives._Stages, "solve", solve):
+            answer = allocate(problem, greedy_budget=0)
+    except SolveTimeout:
+        assert not any(done)  # no solve had found an allocation
+        return
+    except (Unschedulable, AllocationError):
+        assert not isinstance(expected, dict)
+        return
+    assert verify(problem, answer.results) == []
+    if answer.stats.exact:
+        assert {n: [(r.request, r.pool, r.device) for r in res.devices.results]
+                for n, res in answer.results.items()} == expected
