@@ -46,6 +46,7 @@ from .rules.base import RuleContext
 from .state import SearchState
 
 if TYPE_CHECKING:
+    from .objectives import Staged
     from .explanation import Explanation
 
 SOLVERS = ("cp-sat", "greedy")
@@ -230,6 +231,35 @@ def _pairs_until(plans: list[ClaimPlan], bound: int) -> int:
     return pairs
 
 
+def _solve_staged(inv: Inventory, plans: list[ClaimPlan], classes: Classes | None, objective: str, deadline: float,
+                  workers: int, stats: Stats) -> Staged:
+    """CP-SAT's answer, from a model with alike claims merged (first-fit), or built again with the claims under
+    a match constraint apart where decoding needs them so; the solves of both are counted."""
+    from .merge import SplitMatched
+    from .model import build_model  # OR-Tools loads only when CP-SAT is needed (it takes a second)
+    from .objectives import solve_staged
+
+    model = build_model(inv, plans, classes=classes, deadline=deadline, merge=objective == FIRST_FIT)
+    try:
+        return solve_staged(model, objective, deadline, workers)
+    except SplitMatched as split:
+        # Claims merged under a match constraint decode only where the guess holds for them: else each
+        # claim gets its own variables again (a model as big as claims x classes, but decodable).
+        stats.notes.append(f"{split}: decoded again with such claims apart")
+        found = split.found
+    try:
+        model = build_model(inv, plans, classes=classes, deadline=deadline, merge=True, matched=False)
+        staged = solve_staged(model, objective, deadline, workers)
+    except SolveTimeout:
+        if found is None:
+            raise
+        return found  # time ran out before the model built again found any allocation
+    if found is None:
+        return staged
+    return staged._replace(solves=staged.solves + found.solves, branches=staged.branches + found.branches,
+                           conflicts=staged.conflicts + found.conflicts)
+
+
 class _GaveUp(Exception):
     def __init__(self, classes: Classes | None) -> None:
         self.classes = classes  # counted for the scaled budget: the model reuses them
@@ -275,19 +305,7 @@ def _search(inv: Inventory, plans: list[ClaimPlan], solver: str, objective: str,
         except _GaveUp as gave_up:
             classes = gave_up.classes
             stats.notes.append(f"greedy search gave up after {stats.greedy_tries} device tries; CP-SAT took over")
-    from .merge import SplitMatched
-    from .model import build_model  # OR-Tools loads only when CP-SAT is needed (it takes a second)
-    from .objectives import solve_staged
-
-    model = build_model(inv, plans, classes=classes, deadline=deadline, merge=objective == FIRST_FIT)
-    try:
-        staged = solve_staged(model, objective, deadline, workers)
-    except SplitMatched as split:
-        # Claims merged under a match constraint decode only where the guess holds for them: else each
-        # claim gets its own variables again (a model as big as claims x classes, but decodable).
-        stats.notes.append(f"{split}: decoded again with such claims apart")
-        model = build_model(inv, plans, classes=classes, deadline=deadline, merge=True, matched=False)
-        staged = solve_staged(model, objective, deadline, workers)
+    staged = _solve_staged(inv, plans, classes, objective, deadline, workers, stats)
     stats.cp_sat_solves, stats.exact = staged.solves, staged.exact
     stats.cp_sat_branches, stats.cp_sat_conflicts = staged.branches, staged.conflicts
     stats.solver = "cp-sat"

@@ -14,17 +14,26 @@ with c. The answer is still Kubernetes' first-fit answer, device for device.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Hashable, Sequence
+from typing import TYPE_CHECKING, Hashable, Sequence
 
 from .constraints import labels
 from .inventory import Inventory
 from .plan import Alternative, AltId, ClaimPlan, RequestPlan
 from .rules.matching import constraint_attribute
 
+if TYPE_CHECKING:
+    from .objectives import Staged
+
 
 class SplitMatched(Exception):
     """Decoding reached a claim merged under a match constraint that it must decide on its own (the guess went
-    wrong there): the caller builds the model again with such claims apart (``merge_alike(matched=False)``)."""
+    wrong there): the caller builds the model again with such claims apart (``merge_alike(matched=False)``).
+    ``found``: the allocation the merged model had found, decoded as it stands (not exact), for when time runs
+    out before the model built again finds one."""
+
+    def __init__(self, message: str, found: Staged | None = None) -> None:
+        super().__init__(message)
+        self.found = found
 
 
 @dataclass(frozen=True)

@@ -196,11 +196,8 @@ class _Stages:
     def minimize_rank(self) -> None:
         pairs = [(v.alt.rank, v.use) for v in self.m.vars.values()]
         rank = sum(r * use for r, use in pairs)
-        self.model.minimize(rank)
-        self.solve()
-        best = sum(r * self.value(use) for r, use in pairs)
-        self.model.clear_objective()
-        self.model.add(rank <= best)
+        self.solve_best(rank)  # proven least, else SolveTimeout (the allocation found stands, not exact)
+        self.model.add(rank <= sum(r * self.value(use) for r, use in pairs))
 
 
 def _assuming_all(m: AllocationModel) -> cp_model.CpModel:
@@ -254,6 +251,9 @@ def solve_staged(m: AllocationModel, objective: str, deadline: float, workers: i
             minimize_footprint(stages)
             return result(_decode(m, stages))
         return result(decode_first_fit(m, stages, _Decoder(m, stages)))
+    except SplitMatched as split:
+        stages.frozen = True  # what stands should time run out before the model built again finds an allocation
+        raise SplitMatched(str(split), result(_decode(m, stages), exact=False)) from None
     except SolveTimeout:
         stages.frozen = True
         return result(_decode(m, stages), exact=False)
@@ -294,8 +294,27 @@ class _Decoder:
         """One request's alternative and devices, each the first that still allows a complete allocation."""
         alt = self.alternative(req.alternatives)
         if self.m.label_counts(alt):
+            if self.stages.frozen:
+                return self._under_one_label(alt, self.held.setdefault(plan.index, set()))
             raise SplitMatched(f"claim {plan.label} is merged under a match constraint")
         return self._devices(alt, self.held.setdefault(plan.index, set()))
+
+    def _under_one_label(self, alt: Alternative, held: set[int]) -> list[Pick]:
+        """A claim merged under a match constraint, decoded from the last solution as it stands (time is up):
+        its devices all under the first label, in device order, that still has a claim of the group there
+        (class counts by themselves could split a claim across labels)."""
+        takes, by_label = self.m.takes(alt), self.m.label_counts(alt)
+        taken = _Drawn(takes, self.drawn)
+        shown = [(d, self.m.class_of[d]) for d in alt.candidates
+                 if self._free(alt, d, held) and self._shown(takes, taken, self.m.class_of[d])]
+        label = next(by_label[k].index for _, k in shown if self.stages.value(by_label[k]) > self.drawn[by_label[k].index])
+        self.drawn[label] += 1
+        picks: list[Pick] = []
+        for device, k in shown:
+            if len(picks) < alt.count and by_label[k].index == label and self._shown(takes, taken, k):
+                taken.add(k)
+                picks.append(self._take(alt, device, held))
+        return picks
 
     def accept(self, plan: ClaimPlan, req: RequestPlan, alt: Alternative, picks: Sequence[Pick]) -> None:
         """Take picks known to be first-fit's own (the caller proved them so) as if decoded here. Only the

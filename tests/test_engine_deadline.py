@@ -168,3 +168,23 @@ def test_time_up_before_any_allocation_is_a_timeout(monkeypatch):
     _time_runs_out_after(0, monkeypatch)
     with pytest.raises(SolveTimeout):
         allocate(gpu_problem(3, 2), greedy_budget=0)
+
+
+def test_rank_stage_cut_short_by_time_is_not_reported_exact(monkeypatch):
+    """A rank-minimising solve stopped by the time limit (FEASIBLE, not OPTIMAL) proves no least rank: the answer
+    must not come back marked exact, even where no later solve is needed to decode it."""
+    from ortools.sat.python import cp_model
+
+    from drasat.solver import objectives
+
+    class StopsAtFirstSolution(cp_model.CpSolver):
+        def solve(self, model, solution_callback=None):  # type: ignore[no-untyped-def, override]
+            status = super().solve(model)
+            return cp_model.FEASIBLE if status == cp_model.OPTIMAL and model.has_objective() else status
+    monkeypatch.setattr(objectives.cp_model, "CpSolver", StopsAtFirstSolution)
+    try:
+        answer = allocate(gpu_problem(3, 2), objective="prioritized-list")
+    except SolveTimeout:
+        return  # honest too: the rank was never proven least
+    assert not answer.stats.exact
+    assert verify(gpu_problem(3, 2), answer.results) == []

@@ -70,3 +70,46 @@ def test_matched_claims_decode_kubernetes_answer(numa, counts, split):
 def test_matched_claims_agree_with_depth_first_search(numa, counts):
     problem = _problem(numa, counts)
     assert _devices(problem, "cp-sat", budget=0)[0] == _devices(problem, "greedy")[0]
+
+
+@pytest.mark.parametrize("numa, counts", [
+    ([2, 0, 1, 1, 2, 1, 2], [3, 3]),     # the guess goes wrong: the merged model cannot decode the second claim
+    ([1, 0, 2, 2, 0, 0, 0], [2, 2, 2]),  # ... nor the first
+])
+def test_time_up_while_decoding_matched_claims_returns_the_allocation_found(numa, counts, monkeypatch):
+    """After the first solve found an allocation, time runs out (every later solve): that allocation comes back,
+    marked not exact, its merged claims each under one label, not a SolveTimeout from the model built again."""
+    from drasat.models.errors import SolveTimeout
+    from drasat.solver import objectives
+
+    real = objectives._Stages.solve
+    solved: list[bool] = []  # one deadline for the call: the model built again gets no solve either
+
+    def solve(self, *assume, **options):  # type: ignore[no-untyped-def]
+        if options.get("hint_only"):
+            return False  # the guess checked by propagation alone: "no" says nothing, a real solve follows
+        if solved:
+            raise SolveTimeout("the CP-SAT solver ran out of time (raise --timeout)")
+        solved.append(True)
+        return real(self, *assume, **options)
+    monkeypatch.setattr(objectives._Stages, "solve", solve)
+    problem = _problem(numa, counts)
+    answer = allocate(problem, greedy_budget=0)
+    assert not answer.stats.exact
+    assert verify(problem, answer.results) == []
+    assert sorted(answer.results) == sorted(c.name for c in problem.claims)
+
+
+def test_solves_counted_include_those_of_the_merged_model(monkeypatch):
+    """A split costs the merged model's solves and the model built again's: the stats count every one."""
+    from drasat.solver import objectives
+
+    real, calls = objectives._Stages.solve, []
+
+    def solve(self, *assume, **options):  # type: ignore[no-untyped-def]
+        calls.append(1)
+        return real(self, *assume, **options)
+    monkeypatch.setattr(objectives._Stages, "solve", solve)
+    answer = allocate(_problem([1, 0, 2, 2, 0, 0, 0], [2, 2, 2]), greedy_budget=0)
+    assert any(SPLIT in note for note in answer.stats.notes)
+    assert answer.stats.cp_sat_solves == len(calls)
