@@ -13,6 +13,7 @@ state itself (``ClusterState.snapshot``), and the scheduler's caches shared by e
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any, Iterable
 
 from drasat.models.core import Pod
@@ -23,6 +24,7 @@ from .batch_configs import Mix, NodeClass
 from .cluster import label_of, namespace_of
 from .node_dra import AllocateOptions
 from .pod_classes import Queue, priority_of
+from .pods import pod_consumer
 from .schedule_state import ClusterState
 from .scheduling import Placement, schedule_one
 
@@ -46,7 +48,10 @@ def scheduler_baseline(state: ClusterState, queue: Queue, pending: list[Pod], op
     baseline = scheduler
     if split:
         state.restore(start)
-        kept = {id(p.pod): p for p in scheduler if p.node and group_of(p.pod) not in split}
+        withdrawn = {pod_consumer(p.pod).uid for p in scheduler if p.node and group_of(p.pod) in split}
+        # keyed by the pending pod (a placement's pod is the bound copy), so that they are not placed again
+        kept = {id(pod): _unreserved(p, withdrawn) for pod, p in zip(pending, scheduler)
+                if p.node and group_of(p.pod) not in split}
         for placement in kept.values():
             state.record(placement.claims)
             state.bind(placement.pod, placement.node or "")
@@ -54,6 +59,22 @@ def scheduler_baseline(state: ClusterState, queue: Queue, pending: list[Pod], op
                               stage="the pass after withdrawing split gangs")
     state.restore(start)
     return baseline, scheduler
+
+
+def _unreserved(placement: Placement, withdrawn: set[str]) -> Placement:
+    """``placement`` with its claims no longer reserved for the withdrawn pods (a claim a kept pod shares
+    with a withdrawn gang member keeps its allocation: the kept pod uses it)."""
+    if not any(r.resource == "pods" and r.uid in withdrawn
+               for c in placement.claims for r in (c.status.reserved_for if c.status else [])):
+        return placement
+    claims = []
+    for claim in placement.claims:
+        claim = claim.model_copy(deep=True)
+        if claim.status is not None:
+            claim.status.reserved_for = [r for r in claim.status.reserved_for
+                                         if not (r.resource == "pods" and r.uid in withdrawn)]
+        claims.append(claim)
+    return replace(placement, claims=claims)
 
 
 def one_by_one(state: ClusterState, queue: Queue, pending: list[Pod], placed: dict[int, Placement],

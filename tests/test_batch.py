@@ -201,3 +201,71 @@ def test_batch_pack_through_the_command_line_keeps_the_untouched_gpu_whole_and_v
     assert _placed(packed.placements) == _placed(one) == {"default/new": "node-b"}
     assert usage(_cluster(name), [c for p in packed.placements for c in p.claims]).whole_devices_free == 1
     assert _verified(packed) == []
+
+
+def test_the_baseline_reserves_no_claim_for_a_gang_member_it_withdraws():
+    """g1 and p share a claim; the scheduler places g1 then p, and cannot place g1's gang mate g2, so the
+    baseline withdraws g1: p keeps the claim (and its device), reserved for p alone."""
+    from drasat.solver.batch_budget import Budget
+    from drasat.solver.batch_passes import scheduler_baseline
+    from drasat.solver.cel import SelectorEvaluator
+    from drasat.solver.node_dra import AllocateOptions
+    from drasat.solver.pod_classes import sort_queue
+    from drasat.solver.pods import pending_pods
+    from drasat.solver.schedule_state import ClusterState
+
+    from .cluster_factory import claim, device_class, gpu_slice, make_cluster, node, pod
+
+    gang = {"apiVersion": "scheduling.k8s.io/v1beta1", "kind": "PodGroup",
+            "metadata": {"name": "g0", "namespace": "default"}, "spec": {"schedulingPolicy": {"gang": {"minCount": 1}}}}
+    shared = [{"name": "c", "resourceClaimName": "shared"}]
+    cluster = make_cluster(device_class(), claim("shared"), gang, node("n0", cpu="2"), gpu_slice("n0", 1),
+                           pod("g1", claims=shared, requests={"cpu": "1"}, schedulingGroup={"podGroupName": "g0"}),
+                           pod("p", claims=shared, requests={"cpu": "1"}),
+                           pod("g2", requests={"cpu": "2"}, schedulingGroup={"podGroupName": "g0"}))
+    state, pending = ClusterState(cluster), pending_pods(cluster)
+    baseline, scheduler = scheduler_baseline(state, sort_queue(cluster, pending, state.book), pending,
+                                             AllocateOptions(evaluator=SelectorEvaluator()), {}, Budget.of(60))
+    assert [p.node for p in scheduler] == ["n0", "n0", None]
+    assert [p.node for p in baseline] == [None, "n0", None]
+    (kept,) = baseline[1].claims
+    assert [r.name for r in kept.status.reserved_for] == ["p"]
+    assert kept.status.allocation is not None and violations(baseline) == []
+    assert state.book[("default", "shared")].status is None  # the state is left as it was
+
+
+def test_the_baseline_keeps_the_schedulers_other_placements_once(monkeypatch):
+    """Withdrawing the split gang (g1 placed, g2 not) keeps p and q where the scheduler put them; they are
+    not placed a second time on top of their own load (which left q pending: n0's cpu counted p twice)."""
+    from drasat.solver import batch_passes
+    from drasat.solver.batch_budget import Budget
+    from drasat.solver.cel import SelectorEvaluator
+    from drasat.solver.node_dra import AllocateOptions
+    from drasat.solver.pod_classes import sort_queue
+    from drasat.solver.pods import pending_pods
+    from drasat.solver.schedule_state import ClusterState
+
+    from .cluster_factory import make_cluster, node, pod
+
+    gang = {"apiVersion": "scheduling.k8s.io/v1beta1", "kind": "PodGroup",
+            "metadata": {"name": "g0", "namespace": "default"}, "spec": {"schedulingPolicy": {"gang": {"minCount": 1}}}}
+    cluster = make_cluster(gang, node("n0", cpu="3"),
+                           pod("g1", requests={"cpu": "1"}, schedulingGroup={"podGroupName": "g0"}),
+                           pod("p", requests={"cpu": "1"}),
+                           pod("g2", requests={"cpu": "3"}, schedulingGroup={"podGroupName": "g0"}),
+                           pod("q", requests={"cpu": "1"}))
+    state, pending = ClusterState(cluster), pending_pods(cluster)
+    tried = []
+    real = batch_passes.schedule_one
+
+    def counting(state: ClusterState, pod, *args, **kwargs):
+        tried.append(pod.name)
+        return real(state, pod, *args, **kwargs)
+
+    monkeypatch.setattr(batch_passes, "schedule_one", counting)
+    baseline, scheduler = batch_passes.scheduler_baseline(
+        state, sort_queue(cluster, pending, state.book), pending, AllocateOptions(evaluator=SelectorEvaluator()),
+        {}, Budget.of(60))
+    assert [p.node for p in scheduler] == ["n0", "n0", None, "n0"]
+    assert [p.node for p in baseline] == [None, "n0", None, "n0"]
+    assert tried == ["g1", "p", "g2", "q", "g1", "g2"]  # the scheduler's pass, then the gang whole
