@@ -32,10 +32,11 @@ if TYPE_CHECKING:
     from ortools.sat.python import cp_model
 
     from .model import AllocationModel
-    from .objectives import _Decoder, _Stages
+    from .objectives import _Decoder
+    from .stages import Stages
 
 
-def decode_first_fit(m: AllocationModel, stages: _Stages, decoder: _Decoder) -> list[list[Pick]]:
+def decode_first_fit(m: AllocationModel, stages: Stages, decoder: _Decoder) -> list[list[Pick]]:
     """Kubernetes' first-fit picks per claim, from a model CP-SAT has found feasible."""
     requests = [(plan, req) for plan in m.plans for req in plan.requests]
     picks: list[list[Pick]] = [[] for _ in m.plans]
@@ -69,7 +70,7 @@ def _apply(state: SearchState, plan: ClaimPlan, picks: Sequence[Pick]) -> None:
                                 "which the depth-first side's rules refuse")
 
 
-def _longest_extendable(m: AllocationModel, stages: _Stages, steps: Sequence[Step], drawn: Counter[int]) -> int:
+def _longest_extendable(m: AllocationModel, stages: Stages, steps: Sequence[Step], drawn: Counter[int]) -> int:
     """How many leading ``steps`` some complete allocation takes (the last solution found, if any, is one).
     ``drawn``: what the claims decided so far drew from each take variable (merged groups go on adding)."""
     needs = _needs(m, steps, drawn)
@@ -138,7 +139,7 @@ def _shown(values: dict[int, int], needs: Sequence[Need]) -> int:
     return len(needs)
 
 
-def _literal(stages: _Stages, step: Step, need: Need) -> cp_model.IntVar:
+def _literal(stages: Stages, step: Step, need: Need) -> cp_model.IntVar:
     """A literal that, assumed, makes the model take the step."""
     literal = stages.model.new_bool_var(f"guess[{step.plan.label}/{step.alt.result_name}]")
     for var, value, exactly in need:

@@ -47,7 +47,7 @@ HOLES_EFFORT = 0.2
 
 
 class Stages(Protocol):
-    """What pack needs of the staged solves (``objectives._Stages``): the model, a solve, values read back."""
+    """What pack needs of the staged solves (``stages.Stages``): the model, a solve, values read back."""
 
     m: AllocationModel
     model: cp_model.CpModel

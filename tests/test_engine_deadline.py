@@ -139,15 +139,15 @@ def test_a_time_limit_that_is_no_number_of_seconds_is_refused(limit):
 
 def _time_runs_out_after(solves: int, monkeypatch) -> None:
     """Let CP-SAT answer ``solves`` times, then behave as if the deadline had passed."""
-    from drasat.solver import objectives
+    from drasat.solver import stages
 
-    real = objectives._Stages.solve
+    real = stages.Stages.solve
 
     def solve(self, *assume, **options):  # type: ignore[no-untyped-def]
         if self.solves >= solves:
             raise SolveTimeout("the CP-SAT solver ran out of time (raise --timeout)")
         return real(self, *assume, **options)
-    monkeypatch.setattr(objectives._Stages, "solve", solve)
+    monkeypatch.setattr(stages.Stages, "solve", solve)
 
 
 def test_time_up_after_an_allocation_was_found_returns_it_marked_not_exact(monkeypatch):

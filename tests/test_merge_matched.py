@@ -80,9 +80,9 @@ def test_time_up_while_decoding_matched_claims_returns_the_allocation_found(numa
     """After the first solve found an allocation, time runs out (every later solve): that allocation comes back,
     marked not exact, its merged claims each under one label, not a SolveTimeout from the model built again."""
     from drasat.models.errors import SolveTimeout
-    from drasat.solver import objectives
+    from drasat.solver import stages
 
-    real = objectives._Stages.solve
+    real = stages.Stages.solve
     solved: list[bool] = []  # one deadline for the call: the model built again gets no solve either
 
     def solve(self, *assume, **options):  # type: ignore[no-untyped-def]
@@ -92,7 +92,7 @@ def test_time_up_while_decoding_matched_claims_returns_the_allocation_found(numa
             raise SolveTimeout("the CP-SAT solver ran out of time (raise --timeout)")
         solved.append(True)
         return real(self, *assume, **options)
-    monkeypatch.setattr(objectives._Stages, "solve", solve)
+    monkeypatch.setattr(stages.Stages, "solve", solve)
     problem = _problem(numa, counts)
     answer = allocate(problem, greedy_budget=0)
     assert not answer.stats.exact
@@ -102,14 +102,14 @@ def test_time_up_while_decoding_matched_claims_returns_the_allocation_found(numa
 
 def test_solves_counted_include_those_of_the_merged_model(monkeypatch):
     """A split costs the merged model's solves and the model built again's: the stats count every one."""
-    from drasat.solver import objectives
+    from drasat.solver import stages
 
-    real, calls = objectives._Stages.solve, []
+    real, calls = stages.Stages.solve, []
 
     def solve(self, *assume, **options):  # type: ignore[no-untyped-def]
         calls.append(1)
         return real(self, *assume, **options)
-    monkeypatch.setattr(objectives._Stages, "solve", solve)
+    monkeypatch.setattr(stages.Stages, "solve", solve)
     answer = allocate(_problem([1, 0, 2, 2, 0, 0, 0], [2, 2, 2]), greedy_budget=0)
     assert any(SPLIT in note for note in answer.stats.notes)
     assert answer.stats.cp_sat_solves == len(calls)

@@ -160,9 +160,9 @@ def test_prioritized_list_finds_the_least_total_rank(problem):
 def test_time_up_mid_decoding_returns_a_valid_allocation(problem, solves):
     """Time runs out after ``solves`` solves of the call (all its models): the answer is the depth-first one,
     or a valid allocation marked not exact, or (before any allocation was found) a SolveTimeout."""
-    from drasat.solver import objectives
+    from drasat.solver import stages
 
-    real, done = objectives._Stages.solve, list[bool]()  # each solve's answer
+    real, done = stages.Stages.solve, list[bool]()  # each solve's answer
 
     def solve(self, *assume, **options):  # type: ignore[no-untyped-def]
         if len(done) >= solves:
@@ -171,7 +171,7 @@ def test_time_up_mid_decoding_returns_a_valid_allocation(problem, solves):
         return done[-1]
     expected = _answer(problem, solver="greedy")
     try:
-        with mock.patch.object(objectives._Stages, "solve", solve):
+        with mock.patch.object(stages.Stages, "solve", solve):
             answer = allocate(problem, greedy_budget=0)
     except SolveTimeout:
         assert not any(done)  # no solve had found an allocation

@@ -19,15 +19,15 @@ EXAMPLES = str(Path(__file__).resolve().parents[1] / "examples")
 
 
 def test_time_up_after_an_allocation_prints_it_verified_with_exit_4(monkeypatch) -> None:
-    from drasat.solver import objectives
+    from drasat.solver import stages
 
-    real = objectives._Stages.solve
+    real = stages.Stages.solve
 
     def solve(self, *assume, **options):  # type: ignore[no-untyped-def]
         if self.solves >= 1:  # the first solve answers; the prioritized-list stage finds the time up
             raise SolveTimeout("the CP-SAT solver ran out of time (raise --timeout)")
         return real(self, *assume, **options)
-    monkeypatch.setattr(objectives._Stages, "solve", solve)
+    monkeypatch.setattr(stages.Stages, "solve", solve)
     _register()
     result = CliRunner().invoke(cli, ["solve", "--node", "gpu-node-1", "--claims", "single-gpu,two-gpus",
                                       "--objective", "prioritized-list", "--timeout", "5", "-o", "json", EXAMPLES])
