@@ -18,6 +18,7 @@ from typing import Any, Iterable
 
 from drasat.models.core import Pod
 from drasat.models.errors import SolveTimeout
+from drasat.models.resource import ResourceClaimConsumerReference
 
 from .batch_budget import Budget
 from .batch_configs import Mix, NodeClass
@@ -64,15 +65,16 @@ def scheduler_baseline(state: ClusterState, queue: Queue, pending: list[Pod], op
 def _unreserved(placement: Placement, withdrawn: set[str]) -> Placement:
     """``placement`` with its claims no longer reserved for the withdrawn pods (a claim a kept pod shares
     with a withdrawn gang member keeps its allocation: the kept pod uses it)."""
-    if not any(r.resource == "pods" and r.uid in withdrawn
-               for c in placement.claims for r in (c.status.reserved_for if c.status else [])):
+    def kept(ref: ResourceClaimConsumerReference) -> bool:
+        return not (ref.resource == "pods" and ref.uid in withdrawn)
+
+    if all(kept(r) for c in placement.claims for r in (c.status.reserved_for if c.status else [])):
         return placement
     claims = []
     for claim in placement.claims:
         claim = claim.model_copy(deep=True)
         if claim.status is not None:
-            claim.status.reserved_for = [r for r in claim.status.reserved_for
-                                         if not (r.resource == "pods" and r.uid in withdrawn)]
+            claim.status.reserved_for = [r for r in claim.status.reserved_for if kept(r)]
         claims.append(claim)
     return replace(placement, claims=claims)
 

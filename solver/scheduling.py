@@ -127,7 +127,7 @@ def schedule_one(state: ClusterState, pod: Pod, options: AllocateOptions,
     if executor is not None and executor.workers > 1:
         classes = {key: None for name, _ in passed if (key := keys[name]) is not None}
         devices.prefetch(list(classes), executor)
-    placement = _lazily(devices, keys, passed, reasons, options) if _scores_fixed(pc, passed, options) else None
+    placement = _lazily(devices, keys, passed, reasons) if _scores_fixed(pc, passed, options) else None
     if placement is None:
         placement = _exhaustively(devices, keys, passed, reasons, skip_failed=True)
     if placement is None:  # no node takes it and some were passed over: ask them all, for today's reasons
@@ -158,15 +158,14 @@ def _exhaustively(devices: _Devices, keys: dict[str, tuple | None], passed: list
         else:
             complete.append((name, done))
     for name, verdict in _ranked(complete):
-        placement = _commit(devices.state, devices.pc, name, verdict, devices.options)
+        placement = _committed(devices, name, verdict, reasons)
         if placement is not None:
             return placement
-        reasons[name] = [REASON_DRA]
     return None if passed_over else Placement(devices.pc.pod)
 
 
 def _lazily(devices: _Devices, keys: dict[str, tuple | None], passed: list[tuple[str, _Outcome]],
-            reasons: dict[str, list[str]], options: AllocateOptions) -> Placement | None:
+            reasons: dict[str, list[str]]) -> Placement | None:
     """When the devices cannot change the ranking (no DRA score, no per-node preference to normalise, no
     pack tie-break), nodes are asked about their devices best score first and the first that passes
     wins: the same node the exhaustive ranking picks, with a devices step for few nodes instead of all.
@@ -189,11 +188,19 @@ def _lazily(devices: _Devices, keys: dict[str, tuple | None], passed: list[tuple
         assert done.verdict is not None  # nodes pass with a verdict
         if done.verdict.score:
             return None
-        placement = _commit(devices.state, devices.pc, name, done.verdict, options)
+        placement = _committed(devices, name, done.verdict, reasons)
         if placement is not None:
             return placement
-        reasons[name] = [REASON_DRA]
     return None if passed_over else Placement(devices.pc.pod)
+
+
+def _committed(devices: _Devices, name: str, verdict: DraVerdict, reasons: dict[str, list[str]]) -> Placement | None:
+    """The pod bound to ``name``; or None, with the node's reason noted, when its devices fail for this pod
+    (a verdict kept from another node or pod of its class does not hold here)."""
+    placement = _commit(devices.state, devices.pc, name, verdict, devices.options)
+    if placement is None:
+        reasons[name] = [REASON_DRA]
+    return placement
 
 
 def _scores_fixed(pc: PodClaims, passed: list[tuple[str, _Outcome]], options: AllocateOptions) -> bool:
