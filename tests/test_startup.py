@@ -13,6 +13,7 @@ from typing import Any
 from rich.table import Table
 
 from drasat.cli.render import TextTable, table_text
+from drasat.solver.cel.check_proto import CHECK_FILE, check_file
 
 EXAMPLES = str(Path(__file__).resolve().parents[1] / "examples")
 
@@ -47,7 +48,8 @@ def test_solve_on_the_readme_example_imports_only_what_it_needs() -> None:
     assert done.returncode == 0 and done.stdout.startswith("CLAIM ")
     unneeded = {"rich": "the table is piped", "ortools": "greedy finishes", "celpy": "cel-expr is the engine",
                 "yaml_rs": "the files are small", "orjson": "no JSON", "drasat.solver.explanation": "all allocated",
-                "drasat.solver.cel.cost": "no selector ran out of cel-cpp's budget"}
+                "drasat.solver.cel.cost": "no selector ran out of cel-cpp's budget",
+                "google.protobuf.descriptor_pb2": "the check environment's messages come serialized"}
     assert {name: why for name, why in unneeded.items() if name in modules} == {}
 
 
@@ -58,6 +60,10 @@ def test_start_up_objects_are_frozen_and_the_collector_runs_again() -> None:
         done, state = run(*args)
         assert done.returncode == 0, done.stderr
         assert state["collecting"] is True and state["frozen"] > 10_000, (args, state)
+
+
+def test_the_serialized_check_messages_are_the_ones_check_file_builds() -> None:
+    assert check_file().SerializeToString() == CHECK_FILE
 
 
 def test_a_text_table_on_a_terminal_is_the_rich_table() -> None:
