@@ -56,7 +56,8 @@ def test_solve_on_the_readme_example_imports_only_what_it_needs() -> None:
 def test_start_up_objects_are_frozen_and_the_collector_runs_again() -> None:
     """The collector is paused only while modules are imported (see ``drasat.cli.main.importing``):
     a command that left it paused would grow without bound on a long run."""
-    for args in (("solve", "--node", "gpu-node-1", "-o", "table", EXAMPLES), ("validate", "-q", EXAMPLES)):
+    for args in (("solve", "--node", "gpu-node-1", "-o", "table", EXAMPLES), ("schedule", "-o", "table", EXAMPLES),
+                 ("validate", "-q", EXAMPLES)):
         done, state = run(*args)
         assert done.returncode == 0, done.stderr
         assert state["collecting"] is True and state["frozen"] > 10_000, (args, state)
