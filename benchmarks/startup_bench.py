@@ -3,7 +3,7 @@
 Run: ``python benchmarks/startup_bench.py [--runs N] [--floor] [--against COMMIT]`` (``call_bench.py
 --startup`` prints the same first table). Issue 9 asks for under 0.2 s, after a plain ``pip install .``:
 measure in such an install (``python -m venv /tmp/v && /tmp/v/bin/pip install . && /tmp/v/bin/python
-benchmarks/startup_bench.py --floor``); an editable install adds its import finder (~8 ms) to every start.
+benchmarks/startup_bench.py --floor``); an editable install adds its import finder (~12 ms) to every start.
 
 Every command runs as a fresh process; they take turns (a busy moment of the machine hits all alike) and
 each line gives the minimum and the median of ``--runs`` runs, wall and CPU. Byte code is written (as an
