@@ -7,7 +7,8 @@ Times one in-process ``allocate`` call (greedy and the default path, median of
 upstream scenario (``$DRASAT_SHARED/scenarios/upstream``) and on small generated inputs
 (:func:`generated_problem`; a fresh evaluator per call there), and prints
 the ratio to Go where ``reference/anchors.md`` has a figure. ``--startup`` adds the
-whole process of ``drasat solve`` on the README example.
+whole process of ``drasat solve`` on the README example (``startup_bench.py``, which also
+breaks the start-up down).
 
 ``--against COMMIT`` measures the same inputs, in the same run, with the drasat of an
 older commit: a detached ``git worktree`` of it under the temporary folder (made once,
@@ -33,7 +34,6 @@ import argparse
 import json
 import math
 import os
-import resource
 import statistics
 import subprocess
 import sys
@@ -142,26 +142,6 @@ def measure(repeat: int, only: str, clock: Callable[[], float] = time.perf_count
             for name, call in calls if call is not None}
 
 
-def startup_seconds(repeat: int, pythonpath: str | None = None) -> tuple[float, float]:
-    """Median wall seconds and mean CPU seconds of ``drasat solve`` on the README example, as a fresh process.
-
-    CPU time tells the work apart from waiting on a busy machine. Byte code is written (as an installed
-    drasat has it) and a first run, not counted, writes it."""
-    env = {key: value for key, value in os.environ.items() if key != "PYTHONDONTWRITEBYTECODE"}
-    if pythonpath:
-        env["PYTHONPATH"] = pythonpath
-    command = [sys.executable, "-m", "drasat.cli", "solve", "--node", "gpu-node-1", "-o", "table", str(REPO / "examples")]
-    times = []
-    for run in range(repeat + 1):
-        before, started = resource.getrusage(resource.RUSAGE_CHILDREN), time.perf_counter()
-        subprocess.run(command, env=env, check=False, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        after = resource.getrusage(resource.RUSAGE_CHILDREN)
-        if run:
-            cpu = after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime
-            times.append((time.perf_counter() - started, cpu))
-    return statistics.median(t[0] for t in times), statistics.fmean(t[1] for t in times)
-
-
 def old_checkout(commit: str) -> Path:
     """A folder to put on PYTHONPATH so that ``import drasat`` is ``commit``'s (made once, then reused)."""
     sha = subprocess.run(["git", "-C", str(REPO), "rev-parse", "--short", commit], check=True,
@@ -255,12 +235,9 @@ def main() -> None:
             _keep_best(old, _side(args.repeat, args.only, old_path, args.clock))
     print_table(new, old)
     if args.startup:
-        wall, cpu = startup_seconds(5)
-        line = f"start-up, `drasat solve` on the README example: {wall:.3f} s wall, {cpu:.3f} s CPU"
-        if old_path:
-            wall, cpu = startup_seconds(5, old_path)
-            line += f" (old: {wall:.3f} s wall, {cpu:.3f} s CPU)"
-        print(line)
+        from startup_bench import print_startup
+
+        print_startup(11, old_path)
 
 
 if __name__ == "__main__":

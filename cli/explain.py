@@ -14,7 +14,7 @@ from drasat.models.errors import DrasatError, InputError
 
 from .allocation_options import CEL_ENGINE, FEATURE_GATES, exit_on_error, names_option
 from .inputs import in_namespace, input_options, namespace_options, read_inputs
-from .main import cli
+from .main import cli, importing
 from .options import Seconds
 from .progress import Bar
 from .render_explain import explanation_text, pod_text
@@ -99,10 +99,11 @@ def explain(files: tuple[str, ...], filenames: tuple[str, ...], kubeconfig: str 
 
 def _explain(bundle: Bundle, node: str | None, claims: str | None, namespace: str | None,
              feature_gates: str, timeout: float, cel_engine: str | None) -> Explanation:
-    from drasat.solver import Features
-    from drasat.solver.cel import SelectorEvaluator
-    from drasat.solver.explanation import explain as run_explain
-    from drasat.solver.pod_problem import pods_problem
+    with importing():
+        from drasat.solver import Features
+        from drasat.solver.cel import SelectorEvaluator
+        from drasat.solver.explanation import explain as run_explain
+        from drasat.solver.pod_problem import pods_problem
 
     question = pods_problem(list(bundle), node=node, pods=None, claims=names_option(claims),
                             features=Features.parse(feature_gates), locate=bundle.location_of, namespace=namespace)
@@ -124,12 +125,13 @@ def _explain_pods(bundle: Bundle, pods: str | None, node: str | None, namespace:
                   timeout: float, cel_engine: str | None, output: str) -> list[PodExplanation]:
     """Each pod as the scheduler judges it: over every node, or with ``node`` over that node alone (its own
     filters too: CPU, taints, ... — a pod is never called feasible on its devices only)."""
-    from drasat.solver import Features
-    from drasat.solver.cel import SelectorEvaluator
-    from drasat.solver.cluster import cluster_from_objects, key_of
-    from drasat.solver.pod_explanation import explain_pods
-    from drasat.solver.pod_inputs import refuse_unstorable_pods
-    from drasat.solver.pods import pending_pods, select_pods
+    with importing():
+        from drasat.solver import Features
+        from drasat.solver.cel import SelectorEvaluator
+        from drasat.solver.cluster import cluster_from_objects, key_of
+        from drasat.solver.pod_explanation import explain_pods
+        from drasat.solver.pod_inputs import refuse_unstorable_pods
+        from drasat.solver.pods import pending_pods, select_pods
 
     cluster = cluster_from_objects(list(bundle), Features.parse(feature_gates))
     if node is not None:

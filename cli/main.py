@@ -6,10 +6,12 @@ turns drasat's errors into messages and exit codes (never a traceback).
 
 from __future__ import annotations
 
+import gc
 import importlib
 import sys
 import warnings
-
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 import click
@@ -29,8 +31,34 @@ class _LazyGroup(click.Group):
 
     def get_command(self, ctx: click.Context, name: str) -> click.Command | None:
         if name not in self.commands and name in COMMANDS:
-            importlib.import_module(f"{__package__}.{COMMANDS[name]}")  # it adds itself to the group
+            with importing():
+                importlib.import_module(f"{__package__}.{COMMANDS[name]}")  # it adds itself to the group
         return super().get_command(ctx, name)
+
+
+@contextmanager
+def importing() -> Iterator[None]:
+    """Python's cyclic garbage collector paused while a command's modules are imported.
+
+    Importing builds objects that live as long as the process (modules, functions, pydantic's ~100 model
+    classes and their validators, ~100 dataclasses) and almost nothing a collection could free, yet the
+    collector, run every 700 new objects, walks them over and over (~110 passes): pausing it took
+    ``drasat solve``'s start from 1,451 to 1,350 million instructions and from ~300 to ~250 ms
+    (``benchmarks/startup_bench.py``). They are then frozen (``gc.freeze``): reference counting still
+    frees what is dropped, and later collections, which a long solve needs, do not walk the start-up's
+    objects again. The few cycles start-up leaves unreachable (classes that ``dataclass(slots=True)``
+    replaced, ~150 KiB for ``solve``) are frozen with them, once. Already paused (a library caller's
+    choice, or an enclosing ``importing``): left as it is.
+    """
+    if not gc.isenabled():
+        yield
+        return
+    gc.disable()
+    try:
+        yield
+    finally:
+        gc.freeze()
+        gc.enable()
 
 
 def _version() -> str:

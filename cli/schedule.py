@@ -9,7 +9,7 @@ import click
 
 from drasat.models.errors import DrasatError
 
-from .main import cli
+from .main import cli, importing
 from .allocation_options import allocation_options, exit_on_error, names_option, parallel_options
 from .inputs import in_namespace, input_options, namespace_options, read_inputs
 from .interrupt import stopped_on_interrupt
@@ -93,16 +93,17 @@ def schedule(files: tuple[str, ...], filenames: tuple[str, ...], kubeconfig: str
 
 def _schedule(bundle, namespace, pods, feature_gates, solver, objective, timeout, workers, cel_engine, parallel, output,
               verbose, batch=False) -> tuple[str, int, list[dict[str, Any]]]:
-    from drasat.solver import Features
-    from drasat.solver.cel import SelectorEvaluator
-    from drasat.solver.cluster import cluster_from_objects, key_of
-    from drasat.solver.node_dra import AllocateOptions
-    from drasat.solver.parallel import executor
-    from drasat.solver.pod_inputs import refuse_unstorable_pods
-    from drasat.solver.pods import pending_pods, select_pods
-    from drasat.solver.scheduling import schedule as place
+    with importing():
+        from drasat.solver import Features
+        from drasat.solver.cel import SelectorEvaluator
+        from drasat.solver.cluster import cluster_from_objects, key_of
+        from drasat.solver.node_dra import AllocateOptions
+        from drasat.solver.parallel import executor
+        from drasat.solver.pod_inputs import refuse_unstorable_pods
+        from drasat.solver.pods import pending_pods, select_pods
+        from drasat.solver.scheduling import schedule as place
 
-    options = AllocateOptions(solver, objective, timeout, workers, SelectorEvaluator(cel_engine))  # checked first
+        options = AllocateOptions(solver, objective, timeout, workers, SelectorEvaluator(cel_engine))  # checked first
     cluster = cluster_from_objects(list(bundle), Features.parse(feature_gates))
     if not cluster.nodes:
         click.echo("warning: no Node objects in the input: no pod can be placed", err=True)

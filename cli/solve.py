@@ -8,7 +8,7 @@ import click
 
 from drasat.models.errors import DrasatError, InternalError, Unschedulable
 
-from .main import cli
+from .main import cli, importing
 from .allocation_options import allocation_options, exit_on_error, names_option
 from .inputs import in_namespace, input_options, namespace_options, read_inputs
 from .output import OutputFormat, render_list
@@ -97,9 +97,10 @@ def solve(files: tuple[str, ...], filenames: tuple[str, ...], kubeconfig: str | 
 
 def _solve(bundle, node, namespace, feature_gates, claims, pods, solver, objective, timeout, workers, cel_engine,
            verbose) -> tuple[list[dict[str, Any]], bool]:
-    from drasat.solver import Features, allocate
-    from drasat.solver.cel import SelectorEvaluator
-    from drasat.solver.pod_problem import pods_problem
+    with importing():
+        from drasat.solver import Features, allocate
+        from drasat.solver.cel import SelectorEvaluator
+        from drasat.solver.pod_problem import pods_problem
 
     objects = list(bundle)
     features = Features.parse(feature_gates)
@@ -113,7 +114,8 @@ def _solve(bundle, node, namespace, feature_gates, claims, pods, solver, objecti
     if not any(n.kind == "Node" for n in objects):
         click.echo(f"warning: no Node objects in the input: node {problem.node.name} has no labels, "
                    "so slices selected by node labels do not match", err=True)
-    evaluator = SelectorEvaluator(cel_engine)
+    with importing():  # the CEL engine's modules
+        evaluator = SelectorEvaluator(cel_engine)
     try:
         answer = allocate(problem, solver=solver, objective=objective, time_limit=timeout, workers=workers,
                           evaluator=evaluator)

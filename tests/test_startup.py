@@ -8,28 +8,39 @@ import json
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 from rich.table import Table
 
 from drasat.cli.render import TextTable, table_text
+from drasat.solver.cel.check_proto import CHECK_FILE, check_file
 
 EXAMPLES = str(Path(__file__).resolve().parents[1] / "examples")
 
 _PROBE = """
-import atexit, json, sys
-atexit.register(lambda: sys.stderr.write("\\nMODULES " + json.dumps(sorted(sys.modules)) + "\\n"))
+import atexit, gc, json, sys
+atexit.register(lambda: sys.stderr.write("\\nMODULES " + json.dumps(
+    {"modules": sorted(sys.modules), "collecting": gc.isenabled(), "frozen": gc.get_freeze_count()}) + "\\n"))
 from drasat.cli.main import main
 sys.argv[0] = "drasat"
 main()
 """
 
 
-def loaded(*args: str) -> tuple[subprocess.CompletedProcess[str], set[str]]:
-    """``drasat ARGS`` in a fresh process (output piped) and the top-level names of the modules it imported."""
+def run(*args: str) -> tuple[subprocess.CompletedProcess[str], dict[str, Any]]:
+    """``drasat ARGS`` in a fresh process (output piped) and, at its exit, the names of the modules it
+    imported (``modules``), whether the garbage collector runs (``collecting``) and how many objects
+    start-up froze (``frozen``)."""
     done = subprocess.run([sys.executable, "-c", _PROBE, *args], capture_output=True, text=True, timeout=120)
     last = done.stderr.rstrip().rsplit("\n", 1)[-1]
     assert last.startswith("MODULES "), done.stderr
-    return done, set(json.loads(last.removeprefix("MODULES ")))
+    return done, json.loads(last.removeprefix("MODULES "))
+
+
+def loaded(*args: str) -> tuple[subprocess.CompletedProcess[str], set[str]]:
+    """``drasat ARGS`` in a fresh process (output piped) and the names of the modules it imported."""
+    done, state = run(*args)
+    return done, set(state["modules"])
 
 
 def test_solve_on_the_readme_example_imports_only_what_it_needs() -> None:
@@ -37,8 +48,23 @@ def test_solve_on_the_readme_example_imports_only_what_it_needs() -> None:
     assert done.returncode == 0 and done.stdout.startswith("CLAIM ")
     unneeded = {"rich": "the table is piped", "ortools": "greedy finishes", "celpy": "cel-expr is the engine",
                 "yaml_rs": "the files are small", "orjson": "no JSON", "drasat.solver.explanation": "all allocated",
-                "drasat.solver.cel.cost": "no selector ran out of cel-cpp's budget"}
+                "drasat.solver.cel.cost": "no selector ran out of cel-cpp's budget",
+                "google.protobuf.descriptor_pb2": "the check environment's messages come serialized"}
     assert {name: why for name, why in unneeded.items() if name in modules} == {}
+
+
+def test_start_up_objects_are_frozen_and_the_collector_runs_again() -> None:
+    """The collector is paused only while modules are imported (see ``drasat.cli.main.importing``):
+    a command that left it paused would grow without bound on a long run."""
+    for args in (("solve", "--node", "gpu-node-1", "-o", "table", EXAMPLES), ("schedule", "-o", "table", EXAMPLES),
+                 ("validate", "-q", EXAMPLES)):
+        done, state = run(*args)
+        assert done.returncode == 0, done.stderr
+        assert state["collecting"] is True and state["frozen"] > 10_000, (args, state)
+
+
+def test_the_serialized_check_messages_are_the_ones_check_file_builds() -> None:
+    assert check_file().SerializeToString() == CHECK_FILE
 
 
 def test_a_text_table_on_a_terminal_is_the_rich_table() -> None:

@@ -20,12 +20,13 @@ import re
 import threading
 from typing import Any, Callable
 
-from google.protobuf import descriptor_pb2, descriptor_pool, struct_pb2
+from google.protobuf import descriptor_pool, struct_pb2
 
 from . import library as lib
 from .analysis import Analysis, DriverTest, Needs, analyse
 from .celexpr_device import CelExprDevice, Plan
 from .celexpr_values import adapt, decode, encode, go_type, to_value
+from .check_proto import CHECK_FILE
 from .device import CelDevice
 from .errors import COST_EXCEEDED, CelCompileError, CelRuntimeError, compilation_failed, missing_key, non_bool_result
 from .syntax import Node, parse
@@ -43,26 +44,10 @@ def available() -> bool:
 
 # --- environments ---------------------------------------------------------------------
 def _pool() -> descriptor_pool.DescriptorPool:
-    """Quantity, Semver and DRADevice as messages, built at run time (no protoc needed)."""
+    """Quantity, Semver and DRADevice as messages (see :mod:`.check_proto`), built at run time (no protoc needed)."""
     pool = descriptor_pool.DescriptorPool()
-    struct = descriptor_pb2.FileDescriptorProto()
-    struct_pb2.DESCRIPTOR.CopyToProto(struct)
-    pool.Add(struct)
-    fdp = descriptor_pb2.FileDescriptorProto(name="drasat/cel_check.proto", package="kubernetes",
-                                             syntax="proto3", dependency=["google/protobuf/struct.proto"])
-    for name in ("Quantity", "Semver"):
-        fdp.message_type.add(name=name).field.add(name="text", number=1, type=9, label=1)
-    dev = fdp.message_type.add(name="DRADevice")
-    dev.field.add(name="driver", number=1, type=9, label=1)
-    dev.field.add(name="allowMultipleAllocations", number=2, type=8, label=1)
-    for number, field in ((3, "attributes"), (4, "capacity")):
-        entry = dev.nested_type.add(name=field.capitalize() + "Entry")
-        entry.options.map_entry = True
-        entry.field.add(name="key", number=1, type=9, label=1)
-        entry.field.add(name="value", number=2, type=11, label=1, type_name=".google.protobuf.Struct")
-        dev.field.add(name=field, number=number, type=11, label=3,
-                      type_name=f".kubernetes.DRADevice.{entry.name}")
-    pool.Add(fdp)
+    pool.AddSerializedFile(struct_pb2.DESCRIPTOR.serialized_pb)
+    pool.AddSerializedFile(CHECK_FILE)
     return pool
 
 
