@@ -16,7 +16,7 @@ from drasat.models.resource import DeviceAttribute
 
 from .attributes import derived_attribute
 from .cel import CelCompileError, CelRuntimeError, SelectorEvaluator
-from .frozen import built
+from .frozen import maker
 from .inventory import Inventory, InventoryDevice
 from .plan import Alternative, Candidates
 from .rules.base import Found, Rule, Stage
@@ -158,8 +158,8 @@ def evaluate_exact(inv: Inventory, ev: SelectorEvaluator, alt: Alternative,
             excluded[dev.index] = reason
         else:
             devices.append(dev.index)
-    return built(Candidates, devices=tuple(devices), share=_shares(found, devices), errors=errors, excluded=excluded,
-                 blocked="", blocked_at=-1)
+    return _candidates(devices=tuple(devices), share=_shares(found, devices) if found.share else {}, errors=errors,
+                       excluded=excluded, blocked="", blocked_at=-1)
 
 
 def _exact_reason(inv: Inventory, ev: SelectorEvaluator, alt: Alternative, dev: InventoryDevice, found: Found,
@@ -202,8 +202,11 @@ def evaluate_all(inv: Inventory, ev: SelectorEvaluator, alt: Alternative,
             blocked, blocked_at = f"device {dev.label()} {reason}", len(devices) - 1
     if not devices:
         blocked, blocked_at = "no device matches (allocationMode All needs at least one)", 0
-    return built(Candidates, devices=tuple(devices), share=_shares(found, devices), errors={}, excluded={},
-                 blocked=blocked, blocked_at=blocked_at)
+    return _candidates(devices=tuple(devices), share=_shares(found, devices), errors={}, excluded={},
+                       blocked=blocked, blocked_at=blocked_at)
+
+
+_candidates = maker(Candidates)  # one per alternative on every call
 
 
 def _shares(found: Found, devices: list[int]) -> dict[int, dict[str, Fraction]]:

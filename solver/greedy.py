@@ -171,13 +171,16 @@ class _Search:
     def __init__(self, state: SearchState, budget: int | None, deadline: float | None) -> None:
         self.state, self.plans, self.budget, self.deadline = state, state.plans, budget, deadline
         self.steps = self.tries = self.backtracks = 0
+        self._check_at = 64  # the step count at which the deadline is looked at next
         self.size_claim = -1  # the claim whose 32-device limit the last SIZE outcome is about
         self._order: dict[AltId, list[int]] = {}
         self._skip: dict[AltId, tuple[Container[int], Container[int], tuple]] = {}
 
-    def _tick(self) -> None:
-        self.steps += 1
-        if self.deadline is not None and self.steps % 64 == 0 and time.monotonic() > self.deadline:
+    def _check_time(self) -> None:
+        """Give up if the deadline has passed; asked each time the step count passes ``_check_at``, which then
+        moves 64 steps on (the steps are counted inline, where they are made)."""
+        self._check_at = self.steps + 64
+        if self.deadline is not None and time.monotonic() > self.deadline:
             raise SolveTimeout(f"the greedy search gave up after {self.steps} steps (time limit reached)")
 
     def try_add(self, claim: int, alt: Alternative, device: int, must: bool) -> Pick | None:
@@ -203,27 +206,32 @@ class _Search:
         return FAIL if outcome == SIZE and self.size_claim != claim else outcome
 
     def claim(self, c: int) -> Next:
-        self._tick()
+        self.steps += 1
         if c == len(self.plans):
             return SUCCESS
         return self.request(c, 0)
 
     def request(self, c: int, r: int) -> Next:
-        self._tick()
-        while r == len(self.plans[c].requests):  # the claim is complete: on to the next one
-            self._tick()
+        plans = self.plans
+        self.steps += 1
+        while r == len(plans[c].requests):  # the claim is complete: on to the next one
             c, r = c + 1, 0
-            if c == len(self.plans):
+            self.steps += 1
+            if c == len(plans):
                 return SUCCESS
-            self._tick()
-        plan = self.plans[c]
+            self.steps += 1
+        if self.steps >= self._check_at:
+            self._check_time()
+        plan = plans[c]
         alternatives = plan.requests[r].alternatives
         if len(alternatives) == 1:
             return self.slot(plan, alternatives[0], 0, 0)  # its outcome is the request's: no frame needed
         return _Request(self, plan, alternatives)
 
     def slot(self, plan: ClaimPlan, alt: Alternative, k: int, start: int) -> Next:
-        self._tick()
+        self.steps += 1
+        if self.steps >= self._check_at:
+            self._check_time()
         c = plan.index
         if alt.mode == "All" and alt.blocked and k == alt.blocked_at:
             return FAIL  # reached a listed device that can never be allocated (earlier ones were tried)

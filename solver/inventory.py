@@ -186,7 +186,7 @@ def in_use_state(allocated: Iterable[ResourceClaim], features: Features) -> InUs
 
 
 def _gather(slices: Sequence[ResourceSlice], node: NodeInfo,
-            features: Features) -> Iterable[tuple[PoolKey, list[ResourceSlice], list[ResourceSlice]]]:
+            features: Features) -> list[tuple[PoolKey, list[ResourceSlice], list[ResourceSlice]]]:
     """Per pool: its relevant slices of the newest generation seen on this node, and the other slices
     of that generation (needed for completeness and counters). Obsolete pools are dropped.
 
@@ -203,35 +203,34 @@ def _gather(slices: Sequence[ResourceSlice], node: NodeInfo,
         elif name == node.name:
             local.append(s)
     relevant: dict[PoolKey, list[ResourceSlice]] = {}
-    for s in local + shared:
-        if not _relevant(s, node, features):
+    partitionable = features.partitionable
+    for s in local + shared if shared else local:
+        spec = s.spec
+        if not partitionable and (spec.per_device_node_selection is not None or spec.shared_counters):
             continue
-        key = (s.spec.driver, s.spec.pool.name)
+        if not slice_reaches(node, s):
+            continue
+        key = (spec.driver, spec.pool.name)
         current = relevant.setdefault(key, [s])
         if current[0] is s:
             continue
-        if s.spec.pool.generation > current[0].spec.pool.generation:
+        if spec.pool.generation > current[0].spec.pool.generation:
             relevant[key] = [s]
-        elif s.spec.pool.generation == current[0].spec.pool.generation:
+        elif spec.pool.generation == current[0].spec.pool.generation:
             current.append(s)
+    gathered: list[tuple[PoolKey, list[ResourceSlice], list[ResourceSlice]]] = []
     for key, chosen in relevant.items():
         reference = chosen[0].spec.pool
         if len(chosen) == reference.resource_slice_count:
-            yield key, chosen, []
+            gathered.append((key, chosen, []))
             continue
         same_pool = [s for s in slices if (s.spec.driver, s.spec.pool.name) == key]
         if any(s.spec.pool.generation > reference.generation for s in same_pool):
             continue  # obsolete: a newer generation exists
         others = [s for s in same_pool if s.spec.pool.generation == reference.generation
                   and not any(s is c for c in chosen)]
-        yield key, chosen, others
-
-
-def _relevant(s: ResourceSlice, node: NodeInfo, features: Features) -> bool:
-    spec = s.spec
-    if not features.partitionable and (spec.per_device_node_selection is not None or spec.shared_counters):
-        return False
-    return slice_reaches(node, s)
+        gathered.append((key, chosen, others))
+    return gathered
 
 
 def _build_pool(key: PoolKey, relevant: list[ResourceSlice], others: list[ResourceSlice],
@@ -239,8 +238,7 @@ def _build_pool(key: PoolKey, relevant: list[ResourceSlice], others: list[Resour
     reference = relevant[0].spec.pool  # the first slice seen, as upstream
     if len(relevant) > 1:
         relevant = sorted(relevant, key=_slice_name)
-    binding = any(d.binding_conditions for s in relevant for d in s.spec.devices)
-    pool = Pool(key, "usable", binding)
+    pool = Pool(key, "usable", _binding(relevant))
     if len(relevant) + len(others) != reference.resource_slice_count:
         pool.state = "incomplete"
         pool.problem = (f"{len(relevant) + len(others)} slice(s) of generation {reference.generation} published, "
@@ -259,6 +257,15 @@ def _build_pool(key: PoolKey, relevant: list[ResourceSlice], others: list[Resour
         pool.counters = _available_counters(key, every, in_use)
         pool.allocated_groups = _allocated_groups(key, every, in_use)
     return pool, [s for s in relevant if s.spec.devices]
+
+
+def _binding(slices: list[ResourceSlice]) -> bool:
+    """Whether any device of the slices has binding conditions (such pools are enumerated last)."""
+    for s in slices:
+        for d in s.spec.devices:
+            if d.binding_conditions:
+                return True
+    return False
 
 
 def _grouped(every: list[ResourceSlice]) -> bool:

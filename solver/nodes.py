@@ -38,12 +38,13 @@ def reaches(node: NodeInfo, node_name: str | None, all_nodes: bool | None,
 
 def selector_matches(node: NodeInfo, selector: NodeSelector) -> bool:
     """Terms are ORed; inside a term every requirement must hold. Any parse error fails the whole selector."""
-    for term in selector.node_selector_terms:
+    terms = selector.node_selector_terms
+    for term in terms:
         for req in term.match_expressions:
             _check_expression(req)
         for req in term.match_fields:
             _check_field(req)
-    for term in selector.node_selector_terms:
+    for term in terms:
         if (term.match_expressions or term.match_fields) and _term_matches(node, term):
             return True
     return False
@@ -65,8 +66,13 @@ def checked_reaches(node: NodeInfo, what: str, node_name: str | None, all_nodes:
     try:
         return reaches(node, node_name, all_nodes, selector)
     except SelectorParseError as exc:
-        raise AllocationError(f"gather pool information: failed to perform node selection for {what}: "
-                              f"failed to parse node selector: {exc}") from None
+        raise parse_failure(what, exc) from None
+
+
+def parse_failure(what: str, exc: SelectorParseError) -> AllocationError:
+    """Kubernetes' allocation error for a node selector of ``what`` that does not parse."""
+    return AllocationError(f"gather pool information: failed to perform node selection for {what}: "
+                           f"failed to parse node selector: {exc}")
 
 
 def _valid_key(key: str) -> bool:
