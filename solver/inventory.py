@@ -121,21 +121,6 @@ class Inventory:
         return next(p for p in self.pools if p.key == key)
 
 
-def device_kinds(devices: list[InventoryDevice]) -> DeviceKinds:
-    """Which kinds of device the inventory holds, found once while it is built (rules ask several times a call)."""
-    draws = shared = off_node = tainted = False
-    for dev in devices:
-        if dev.device.consumes_counters:
-            draws = True
-        if dev.shared:
-            shared = True
-        if not dev.on_node:
-            off_node = True
-        if dev.taints:
-            tainted = True
-    return DeviceKinds(draws, shared, off_node, tainted)
-
-
 def build_inventory(problem: Problem) -> Inventory:
     """Pools, devices in enumeration order, and the in-use state, for ``problem.node``."""
     features = problem.features
@@ -151,8 +136,8 @@ def build_inventory(problem: Problem) -> Inventory:
         pools.sort(key=_pool_order)
         usable.sort(key=lambda item: _pool_order(item[0]))
     rules = problem.taint_rules if features.taint_rules else ()
-    devices = _enumerate(usable, problem.node, rules, features.consumable_capacity)
-    return Inventory(problem.node, features, pools, devices, in_use, device_kinds(devices))
+    devices, kinds = _enumerate(usable, problem.node, rules, features.consumable_capacity)
+    return Inventory(problem.node, features, pools, devices, in_use, kinds)
 
 
 def _slice_name(s: ResourceSlice) -> str:
@@ -238,18 +223,20 @@ def _build_pool(key: PoolKey, relevant: list[ResourceSlice], others: list[Resour
     reference = relevant[0].spec.pool  # the first slice seen, as upstream
     if len(relevant) > 1:
         relevant = sorted(relevant, key=_slice_name)
-    pool = Pool(key, "usable", _binding(relevant))
+    binding, grouped, repeated = _device_facts(relevant, others)
+    pool = Pool(key, "usable", binding)
     if len(relevant) + len(others) != reference.resource_slice_count:
         pool.state = "incomplete"
         pool.problem = (f"{len(relevant) + len(others)} slice(s) of generation {reference.generation} published, "
                         f"resourceSliceCount says {reference.resource_slice_count}")
         return pool, []
     every = relevant + others if others else relevant
-    if not features.compatibility_groups and _grouped(every):
+    if not features.compatibility_groups and grouped:
         pool.state = "incomplete"  # the seed: with the gate off, grouped pools are skipped as incomplete
         pool.problem = "its devices use compatibilityGroups, and DRADeviceCompatibilityGroups is disabled"
         return pool, []
-    problem = _pool_problem(relevant, every, features)
+    problem = f"device name {repeated} is not unique in the pool" if repeated is not None else \
+        _counters_problem(every) if features.partitionable else ""
     if problem:
         pool.state, pool.problem = "invalid", problem
         return pool, []
@@ -259,34 +246,31 @@ def _build_pool(key: PoolKey, relevant: list[ResourceSlice], others: list[Resour
     return pool, [s for s in relevant if s.spec.devices]
 
 
-def _binding(slices: list[ResourceSlice]) -> bool:
-    """Whether any device of the slices has binding conditions (such pools are enumerated last)."""
-    for s in slices:
-        for d in s.spec.devices:
-            if d.binding_conditions:
-                return True
-    return False
-
-
-def _grouped(every: list[ResourceSlice]) -> bool:
-    """Whether any device of the slices consumes counters with compatibility groups."""
-    for s in every:
-        for d in s.spec.devices:
-            if d.consumes_counters and any(use.compatibility_groups for use in d.consumes_counters):
-                return True
-    return False
-
-
-def _pool_problem(relevant: list[ResourceSlice], every: list[ResourceSlice], features: Features) -> str:
-    """Why Kubernetes would call the pool invalid, or "" when it is fine."""
+def _device_facts(relevant: list[ResourceSlice], others: list[ResourceSlice]) -> tuple[bool, bool, str | None]:
+    """One pass over the pool's devices: whether any of the relevant slices has binding conditions (such pools
+    are enumerated last), whether any device consumes counters with compatibility groups, and the first
+    device name the relevant slices repeat (None: each is unique)."""
+    binding = grouped = False
+    repeated: str | None = None
     seen: set[str] = set()
     for s in relevant:
         for d in s.spec.devices:
-            if d.name in seen:
-                return f"device name {d.name} is not unique in the pool"
+            if d.binding_conditions:
+                binding = True
+            if d.consumes_counters and not grouped:
+                grouped = any(use.compatibility_groups for use in d.consumes_counters)
+            if repeated is None and d.name in seen:
+                repeated = d.name
             seen.add(d.name)
-    if not features.partitionable:
-        return ""
+    for s in others:
+        for d in s.spec.devices:
+            if d.consumes_counters and not grouped:
+                grouped = any(use.compatibility_groups for use in d.consumes_counters)
+    return binding, grouped, repeated
+
+
+def _counters_problem(every: list[ResourceSlice]) -> str:
+    """Why Kubernetes would call a pool of partitionable devices invalid for its counters, or "" when fine."""
     sets: dict[str, set[str]] = {}
     for s in every:
         for cs in s.spec.shared_counters:
@@ -326,31 +310,40 @@ def _allocated_groups(key: PoolKey, every: list[ResourceSlice], in_use: InUse) -
     return groups
 
 
-def _enumerate(usable: list[tuple[Pool, list[ResourceSlice]]], node: NodeInfo,
-               rules: Sequence[DeviceTaintRule], consumable: bool) -> list[InventoryDevice]:
-    """The usable devices in Kubernetes' order. Every call makes two records per device, filled field by field
+def _enumerate(usable: list[tuple[Pool, list[ResourceSlice]]], node: NodeInfo, rules: Sequence[DeviceTaintRule],
+               consumable: bool) -> tuple[list[InventoryDevice], DeviceKinds]:
+    """The usable devices in Kubernetes' order, and which kinds of device are among them (found in the same
+    pass: rules ask several times a call). Every call makes two records per device, filled field by field
     without the frozen ``__init__`` (tests/test_fast_records.py checks they are whole): the device, and its
     :class:`CelDevice`, which keeps the API device to convert its maps from when first read (``_FromSource``)."""
     devices: list[InventoryDevice] = []
+    draws = shared = off_node = tainted = False
     for pool, device_slices in usable:
         driver, pool_name = pool.key
+        binding = pool.has_binding_conditions
         for s in device_slices:  # in name order already (_build_pool)
-            per_device, slice_name = s.spec.per_device_node_selection, s.name
+            per_device, slice_name = s.spec.per_device_node_selection, s.metadata.name or ""
             for d in s.spec.devices:
                 # Off-node devices stay listed: upstream runs the selectors (and their errors) first.
                 on_node = not per_device or device_reaches(node, s, d)
                 device_id = (driver, pool_name, d.name)
-                taints = tuple(d.taints) + tuple(_rule_taints(rules, device_id)) if rules else tuple(d.taints)
+                taints = tuple(d.taints) if d.taints else ()
+                if rules:
+                    taints += tuple(_rule_taints(rules, device_id))
                 multiple = bool(d.allow_multiple_allocations)
                 cel = _new(CelDevice)
-                cel.__dict__.update(key=(driver, pool_name, slice_name, d.name), driver=s.spec.driver,
+                cel.__dict__.update(key=(driver, pool_name, slice_name, d.name), driver=driver,
                                     allow_multiple_allocations=multiple, _source=d)
                 dev = _new(InventoryDevice)
                 dev.__dict__.update(index=len(devices), id=device_id, slice=s, device=d, taints=taints, cel=cel,
-                                    pool_has_binding_conditions=pool.has_binding_conditions,
-                                    shared=consumable and multiple, on_node=on_node)
+                                    pool_has_binding_conditions=binding, shared=consumable and multiple,
+                                    on_node=on_node)
                 devices.append(dev)
-    return devices
+                draws = draws or bool(d.consumes_counters)
+                shared = shared or (consumable and multiple)
+                off_node = off_node or not on_node
+                tainted = tainted or bool(taints)
+    return devices, DeviceKinds(draws, shared, off_node, tainted)
 
 
 _new = object.__new__

@@ -24,9 +24,15 @@ from .rules.reachability import node_local
 
 
 def allocation_results(inv: Inventory, plans: Sequence[ClaimPlan],
-                       picks: Sequence[Sequence[Pick]]) -> dict[str, AllocationResult]:
-    """One AllocationResult per claim, keyed by claim name, in claim order."""
-    return {plan.claim.name: allocation_result(inv, plan, claim_picks) for plan, claim_picks in zip(plans, picks)}
+                       picks: Sequence[Sequence[Pick]]) -> tuple[dict[str, AllocationResult], dict[str, str]]:
+    """One AllocationResult per claim, keyed by claim name, in claim order; and each claim's label by name."""
+    results: dict[str, AllocationResult] = {}
+    labels: dict[str, str] = {}
+    for plan, claim_picks in zip(plans, picks):
+        name = plan.claim.metadata.name or ""
+        results[name] = allocation_result(inv, plan, claim_picks)
+        labels[name] = plan.label
+    return results, labels
 
 
 # Built without validation (models.trusted): every value comes from validated input. The usual shapes have
@@ -43,7 +49,8 @@ def allocation_result(inv: Inventory, plan: ClaimPlan, picks: Sequence[Pick]) ->
     """One claim's AllocationResult from its picks: devices in request order, share IDs, config, node selector."""
     ordered = sorted(picks, key=_request_then_device) if len(picks) > 1 else picks
     owner = plan.claim.metadata.uid or plan.label
-    results = [_result(inv, pick, owner, n) for n, pick in enumerate(ordered)]
+    results = [_result(inv, ordered[0], owner, 0)] if len(ordered) == 1 else \
+        [_result(inv, pick, owner, n) for n, pick in enumerate(ordered)]
     config = _config(plan, ordered) if _configured(plan, ordered) else None
     devices = trusted(DeviceAllocationResult, results=results, config=config) if config else _devices(results)
     selector = node_selector(inv, plan, ordered)
@@ -174,7 +181,7 @@ def _merge(into: list[NodeSelectorRequirement], new: Sequence[NodeSelectorRequir
         if into and any(r.key == req.key and r.operator == req.operator and set(r.values) == set(req.values)
                         for r in into):
             continue
-        if "values" in req.model_fields_set:  # printed as written: Exists and DoesNotExist have none
+        if "values" in req.__pydantic_fields_set__:  # printed as written: Exists and DoesNotExist have none
             into.append(_requirement(req.key, req.operator, list(req.values)))
         else:
             into.append(trusted(NodeSelectorRequirement, key=req.key, operator=req.operator))
