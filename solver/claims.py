@@ -57,7 +57,7 @@ class _SharedCandidates:
 
     def fill(self, alt: Alternative) -> Alternative:
         """``alt`` with its candidates (an All-mode alternative counts its whole list)."""
-        key = (alt.mode, alt.device_class.name, alt.selectors, alt.admin,
+        key = (alt.mode, alt.device_class.metadata.name, alt.selectors, alt.admin,
                tuple(sorted((k, q.value) for k, q in alt.capacity.items())) if alt.capacity else (),
                tuple(t.model_dump_json() for t in alt.tolerations) if alt.tolerations else ())
         found = self.done.get(key)

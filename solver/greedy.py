@@ -197,8 +197,9 @@ class _Search:
         found = self._skip.get(key)
         if found is None:
             taken = self.state.taken_sets(claim, alt)
-            first, second = (*taken, _NONE, _NONE)[:2]
-            found = self._skip[key] = (first, second, tuple(taken[2:]))
+            count = len(taken)
+            found = self._skip[key] = (taken[0] if count else _NONE, taken[1] if count > 1 else _NONE,
+                                       tuple(taken[2:]))
         return found
 
     def own(self, outcome: str, claim: int) -> str:

@@ -21,6 +21,7 @@ from drasat.models.resource import Device, DeviceTaint, DeviceTaintRule, Resourc
 
 from .cel import CelDevice
 from .features import Features
+from .frozen import maker
 from .problem import NodeInfo, Problem
 from .rules.reachability import device_reaches, slice_reaches
 
@@ -332,13 +333,11 @@ def _enumerate(usable: list[tuple[Pool, list[ResourceSlice]]], node: NodeInfo, r
                     taints += tuple(_rule_taints(rules, device_id))
                 multiple = bool(d.allow_multiple_allocations)
                 cel = _new(CelDevice)
-                cel.__dict__.update(key=(driver, pool_name, slice_name, d.name), driver=driver,
-                                    allow_multiple_allocations=multiple, _source=d)
-                dev = _new(InventoryDevice)
-                dev.__dict__.update(index=len(devices), id=device_id, slice=s, device=d, taints=taints, cel=cel,
-                                    pool_has_binding_conditions=binding, shared=consumable and multiple,
-                                    on_node=on_node)
-                devices.append(dev)
+                _set(cel, "__dict__", {"key": (driver, pool_name, slice_name, d.name), "driver": driver,
+                                       "allow_multiple_allocations": multiple, "_source": d})
+                devices.append(_device(index=len(devices), id=device_id, slice=s, device=d, taints=taints, cel=cel,
+                                       pool_has_binding_conditions=binding, shared=consumable and multiple,
+                                       on_node=on_node))
                 draws = draws or bool(d.consumes_counters)
                 shared = shared or (consumable and multiple)
                 off_node = off_node or not on_node
@@ -346,7 +345,8 @@ def _enumerate(usable: list[tuple[Pool, list[ResourceSlice]]], node: NodeInfo, r
     return devices, DeviceKinds(draws, shared, off_node, tainted)
 
 
-_new = object.__new__
+_new, _set = object.__new__, object.__setattr__
+_device = maker(InventoryDevice)
 
 
 def _rule_taints(rules: Sequence[DeviceTaintRule], device: DeviceId) -> Iterable[DeviceTaint]:

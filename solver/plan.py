@@ -89,12 +89,17 @@ class Alternative:
         """An alternative as planning makes it, before :meth:`fill` gives it its candidates (before anyone else
         sees it). Built without the frozen ``__init__`` (planning makes one per request and subrequest on every
         call), but with the constructor's own parameters, so a missing or unknown field is the interpreter's
-        ``TypeError`` (checking a ``**fields`` dict against the field names cost a quarter of this method)."""
+        ``TypeError`` (checking a ``**fields`` dict against the field names cost a quarter of this method). The
+        instance's dict is written as one literal, the unfilled fields as :data:`_UNFILLED` says
+        (tests/test_fast_records.py checks both are whole)."""
         alt = _new(cls)
-        alt.__dict__.update(_UNFILLED, claim=claim, request=request, rank=rank, request_name=request_name,
-                            sub_name=sub_name, claim_label=claim_label, device_class=device_class, mode=mode,
-                            count=count, admin=admin, tolerations=tolerations, capacity=capacity, selectors=selectors,
-                            derived_specs=derived_specs, id=AltId(claim, request, rank))  # id asked at once: no lock
+        _set(alt, "__dict__", {
+            "claim": claim, "request": request, "rank": rank, "request_name": request_name, "sub_name": sub_name,
+            "claim_label": claim_label, "device_class": device_class, "mode": mode, "count": count, "admin": admin,
+            "tolerations": tolerations, "capacity": capacity, "selectors": selectors, "candidates": (),
+            "share": _EMPTY, "errors": _EMPTY, "excluded": _EMPTY, "blocked": "", "blocked_at": -1,
+            "derived_specs": derived_specs, "derived": _EMPTY,
+            "id": AltId(claim, request, rank)})  # the id asked at once: no lock
         return alt
 
     @cached_property
@@ -161,7 +166,7 @@ class Pick:
         return pick
 
 
-_new = object.__new__
+_new, _set = object.__new__, object.__setattr__
 
 @dataclass(frozen=True)
 class RequestPlan:

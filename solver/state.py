@@ -19,9 +19,11 @@ from .rules.registry import RULES
 __all__ = ["Pick", "SearchState"]
 
 
-def _searched(rules: Sequence[Rule]) -> tuple[tuple[Rule, bool], ...]:
-    """The rules with a depth-first side, each with whether it skips devices it holds (:meth:`Rule.taken`)."""
-    return tuple((rule, type(rule).taken is not Rule.taken) for rule in rules if rule.searched)
+def _searched(rules: Sequence[Rule]) -> tuple[tuple[Rule, bool, Any, Any, Any], ...]:
+    """The rules with a depth-first side, each with whether it skips devices it holds (:meth:`Rule.taken`), and
+    its fits/apply/undo bound once (rules are one object each, for good)."""
+    return tuple((rule, type(rule).taken is not Rule.taken, rule.fits, rule.apply, rule.undo)
+                 for rule in rules if rule.searched)
 
 
 _REGISTERED = _searched(RULES)  # worked out once: a small input makes a search state per call
@@ -41,15 +43,17 @@ class SearchState:
         self._fits: list[tuple[Any, Any]] = []
         self._apply: list[tuple[Any, Any]] = []
         self.takers: list[tuple[Rule, Any]] = []
-        for rule, takes in _REGISTERED if rules is RULES else _searched(rules):  # one pass over the rules
+        self._undo: list[tuple[Any, Any]] = []
+        for rule, takes, fits, apply, undo in _REGISTERED if rules is RULES else _searched(rules):  # one pass
             if rule.active(ctx):
                 state = rule.start(ctx)
                 self.slices.append((rule, state))
-                self._fits.append((rule.fits, state))
-                self._apply.append((rule.apply, state))
+                self._fits.append((fits, state))
+                self._apply.append((apply, state))
+                self._undo.append((undo, state))
                 if takes:
                     self.takers.append((rule, state))
-        self._undo = [(rule.undo, state) for rule, state in reversed(self.slices)]
+        self._undo.reverse()  # undone in the reverse order of applying
         if len(self.takers) == 1:  # the usual case (exclusivity alone): asked at every step of the search
             self.taken_sets = partial(self.takers[0][0].taken_sets, self.takers[0][1])  # type: ignore[method-assign]
         self.picks: list[list[Pick]] = [[] for _ in self.plans]
