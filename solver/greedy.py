@@ -12,6 +12,7 @@ small budget and hands hard inputs (where depth-first search is exponential) to 
 from __future__ import annotations
 
 import bisect
+import math
 import time
 from abc import ABC, abstractmethod
 from dataclasses import dataclass
@@ -141,7 +142,10 @@ class _Slot(_Frame):
                     continue  # taken earlier in this search: skipped before its selectors, as upstream
                 if device in alt.errors:
                     raise alt.errors[device]
-                pick = search.try_add(c, alt, device, must=False)
+                search.tries += 1  # the budget counts tries (see _Search.try_add), counted here inline
+                if search.tries > search.most_tries:
+                    raise BudgetExhausted()
+                pick = state.try_add(c, alt, device, False)
                 if pick is not None:
                     self.pos, self.pick = i + 1, pick
                     step = search.slot(self.plan, alt, self.k + 1, device + 1)
@@ -169,7 +173,8 @@ class _AllSlot(_Frame):
 
 class _Search:
     def __init__(self, state: SearchState, budget: int | None, deadline: float | None) -> None:
-        self.state, self.plans, self.budget, self.deadline = state, state.plans, budget, deadline
+        self.state, self.plans, self.deadline = state, state.plans, deadline
+        self.most_tries = math.inf if budget is None else budget  # device tries allowed (the budget)
         self.steps = self.tries = self.backtracks = 0
         self._check_at = 64  # the step count at which the deadline is looked at next
         self.size_claim = -1  # the claim whose 32-device limit the last SIZE outcome is about
@@ -186,7 +191,7 @@ class _Search:
     def try_add(self, claim: int, alt: Alternative, device: int, must: bool) -> Pick | None:
         """Try one device; the budget counts tries, the unit of work that explodes on hard inputs."""
         self.tries += 1
-        if self.budget is not None and self.tries > self.budget:
+        if self.tries > self.most_tries:
             raise BudgetExhausted()
         return self.state.try_add(claim, alt, device, must)
 
@@ -205,12 +210,6 @@ class _Search:
     def own(self, outcome: str, claim: int) -> str:
         """An outcome as a step of ``claim`` sees it: another claim's SIZE (its own limit) is a FAIL here."""
         return FAIL if outcome == SIZE and self.size_claim != claim else outcome
-
-    def claim(self, c: int) -> Next:
-        self.steps += 1
-        if c == len(self.plans):
-            return SUCCESS
-        return self.request(c, 0)
 
     def request(self, c: int, r: int) -> Next:
         plans = self.plans
@@ -249,8 +248,8 @@ class _Search:
             if isinstance(rest, str):
                 return self.settle_all(c, pick, rest)
             return _AllSlot(self, c, pick, rest)
-        order = self._devices(alt)
-        return _Slot(self, plan, alt, k, order, bisect.bisect_left(order, start))
+        order = self._devices(alt) if alt.errors else alt.candidates
+        return _Slot(self, plan, alt, k, order, bisect.bisect_left(order, start) if start else 0)
 
     def settle_all(self, claim: int, pick: Pick, outcome: str) -> str:
         """An All-mode device's outcome: kept on success, else undone (the list fails as a whole)."""
@@ -260,9 +259,8 @@ class _Search:
         return outcome if outcome in (SUCCESS, SIZE) else FAIL
 
     def _devices(self, alt: Alternative) -> Sequence[int]:
-        """Candidates plus the devices whose selectors failed (raised only when reached), in order."""
-        if not alt.errors:
-            return alt.candidates  # in inventory order already
+        """Candidates plus the devices whose selectors failed (raised only when reached), in order (asked only
+        where some failed: else the candidates are the list, in inventory order already)."""
         key = alt.id
         if key not in self._order:
             self._order[key] = sorted([*alt.candidates, *alt.errors])
@@ -276,6 +274,7 @@ def greedy_search(state: SearchState, budget: int | None = None, deadline: float
     (a ``time.monotonic()`` value).
     """
     search = _Search(state, budget, deadline)
-    found = _run(search.claim(0)) == SUCCESS
+    search.steps += 1  # the first step: the search of claim 0 and on
+    found = _run(search.request(0, 0) if state.plans else SUCCESS) == SUCCESS
     return GreedyResult([list(p) for p in state.picks] if found else None, search.steps, search.tries,
                         search.backtracks)

@@ -224,7 +224,7 @@ def _build_pool(key: PoolKey, relevant: list[ResourceSlice], others: list[Resour
     reference = relevant[0].spec.pool  # the first slice seen, as upstream
     if len(relevant) > 1:
         relevant = sorted(relevant, key=_slice_name)
-    binding, grouped, repeated = _device_facts(relevant, others)
+    binding, grouped, repeated, counters = _pool_facts(relevant, others)
     pool = Pool(key, "usable", binding)
     if len(relevant) + len(others) != reference.resource_slice_count:
         pool.state = "incomplete"
@@ -241,20 +241,22 @@ def _build_pool(key: PoolKey, relevant: list[ResourceSlice], others: list[Resour
     if problem:
         pool.state, pool.problem = "invalid", problem
         return pool, []
-    if features.partitionable and any(s.spec.shared_counters for s in every):
+    if features.partitionable and counters:
         pool.counters = _available_counters(key, every, in_use)
         pool.allocated_groups = _allocated_groups(key, every, in_use)
     return pool, [s for s in relevant if s.spec.devices]
 
 
-def _device_facts(relevant: list[ResourceSlice], others: list[ResourceSlice]) -> tuple[bool, bool, str | None]:
-    """One pass over the pool's devices: whether any of the relevant slices has binding conditions (such pools
-    are enumerated last), whether any device consumes counters with compatibility groups, and the first
-    device name the relevant slices repeat (None: each is unique)."""
-    binding = grouped = False
+def _pool_facts(relevant: list[ResourceSlice],
+                others: list[ResourceSlice]) -> tuple[bool, bool, str | None, bool]:
+    """One pass over the pool's slices and devices: whether any of the relevant slices has binding conditions
+    (such pools are enumerated last), whether any device consumes counters with compatibility groups, the
+    first device name the relevant slices repeat (None: each is unique), and whether any slice shares counters."""
+    binding = grouped = counters = False
     repeated: str | None = None
     seen: set[str] = set()
     for s in relevant:
+        counters = counters or bool(s.spec.shared_counters)
         for d in s.spec.devices:
             if d.binding_conditions:
                 binding = True
@@ -264,10 +266,11 @@ def _device_facts(relevant: list[ResourceSlice], others: list[ResourceSlice]) ->
                 repeated = d.name
             seen.add(d.name)
     for s in others:
+        counters = counters or bool(s.spec.shared_counters)
         for d in s.spec.devices:
             if d.consumes_counters and not grouped:
                 grouped = any(use.compatibility_groups for use in d.consumes_counters)
-    return binding, grouped, repeated
+    return binding, grouped, repeated, counters
 
 
 def _counters_problem(every: list[ResourceSlice]) -> str:

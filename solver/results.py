@@ -48,9 +48,8 @@ _requirement = builder(NodeSelectorRequirement, "key", "operator", "values")
 def allocation_result(inv: Inventory, plan: ClaimPlan, picks: Sequence[Pick]) -> AllocationResult:
     """One claim's AllocationResult from its picks: devices in request order, share IDs, config, node selector."""
     ordered = sorted(picks, key=_request_then_device) if len(picks) > 1 else picks
-    owner = plan.claim.metadata.uid or plan.label
-    results = [_result(inv, ordered[0], owner, 0)] if len(ordered) == 1 else \
-        [_result(inv, pick, owner, n) for n, pick in enumerate(ordered)]
+    results = [_result(inv, plan, ordered[0], 0)] if len(ordered) == 1 else \
+        [_result(inv, plan, pick, n) for n, pick in enumerate(ordered)]
     config = _config(plan, ordered) if _configured(plan, ordered) else None
     devices = trusted(DeviceAllocationResult, results=results, config=config) if config else _devices(results)
     selector = node_selector(inv, plan, ordered)
@@ -74,7 +73,7 @@ def _share_id(owner: str, inv: Inventory, pick: Pick, position: int) -> str:
     return str(uuid.uuid5(SHARE_IDS, f"{owner}/{pick.alt.result_name}/{driver}/{pool}/{device}/{position}"))
 
 
-def _result(inv: Inventory, pick: Pick, owner: str, position: int) -> DeviceRequestAllocationResult:
+def _result(inv: Inventory, plan: ClaimPlan, pick: Pick, position: int) -> DeviceRequestAllocationResult:
     dev = inv.devices[pick.device]
     alt = pick.alt
     driver, pool, name = dev.id
@@ -90,7 +89,7 @@ def _result(inv: Inventory, pick: Pick, owner: str, position: int) -> DeviceRequ
         fields["binding_conditions"] = list(dev.device.binding_conditions)
         fields["binding_failure_conditions"] = list(dev.device.binding_failure_conditions)
     if pick.share is not None:
-        fields["share_id"] = _share_id(owner, inv, pick, position)
+        fields["share_id"] = _share_id(plan.claim.metadata.uid or plan.label, inv, pick, position)
         if pick.share:
             fields["consumed_capacity"] = {
                 name: Quantity(amount, dev.device.capacity[name].value.format) for name, amount in pick.share.items()}

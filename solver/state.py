@@ -39,23 +39,24 @@ class SearchState:
         # Each rule's steps with its slice of state, looked up once: the search calls them for every device it
         # tries (pairs, not functools.partial objects). Rules with nothing to refuse on this input are left out
         # before they make any state: a small input makes a state per call, and most rules have nothing to do.
-        self.slices: list[tuple[Rule, Any]] = []
-        self._fits: list[tuple[Any, Any]] = []
-        self._apply: list[tuple[Any, Any]] = []
-        self.takers: list[tuple[Rule, Any]] = []
-        self._undo: list[tuple[Any, Any]] = []
+        slices: list[tuple[Rule, Any]] = []
+        fits_: list[tuple[Any, Any]] = []
+        apply_: list[tuple[Any, Any]] = []
+        undo_: list[tuple[Any, Any]] = []
+        takers: list[tuple[Rule, Any]] = []
         for rule, takes, fits, apply, undo in _REGISTERED if rules is RULES else _searched(rules):  # one pass
             if rule.active(ctx):
                 state = rule.start(ctx)
-                self.slices.append((rule, state))
-                self._fits.append((fits, state))
-                self._apply.append((apply, state))
-                self._undo.append((undo, state))
+                slices.append((rule, state))
+                fits_.append((fits, state))
+                apply_.append((apply, state))
+                undo_.append((undo, state))
                 if takes:
-                    self.takers.append((rule, state))
-        self._undo.reverse()  # undone in the reverse order of applying
-        if len(self.takers) == 1:  # the usual case (exclusivity alone): asked at every step of the search
-            self.taken_sets = partial(self.takers[0][0].taken_sets, self.takers[0][1])  # type: ignore[method-assign]
+                    takers.append((rule, state))
+        undo_.reverse()  # undone in the reverse order of applying
+        self.slices, self._fits, self._apply, self._undo, self.takers = slices, fits_, apply_, undo_, takers
+        if len(takers) == 1:  # the usual case (exclusivity alone): asked at every step of the search
+            self.taken_sets = partial(takers[0][0].taken_sets, takers[0][1])  # type: ignore[method-assign]
         self.picks: list[list[Pick]] = [[] for _ in self.plans]
 
     def taken(self, claim: int, alt: Alternative, dev: InventoryDevice) -> bool:
