@@ -11,7 +11,7 @@ import re
 from functools import lru_cache
 
 from drasat.models.errors import AllocationError
-from drasat.models.meta import NodeSelector, NodeSelectorRequirement, NodeSelectorTerm
+from drasat.models.meta import NodeSelector, NodeSelectorRequirement
 
 from .problem import NodeInfo
 
@@ -37,27 +37,19 @@ def reaches(node: NodeInfo, node_name: str | None, all_nodes: bool | None,
 
 
 def selector_matches(node: NodeInfo, selector: NodeSelector) -> bool:
-    """Terms are ORed; inside a term every requirement must hold. Any parse error fails the whole selector."""
-    terms = selector.node_selector_terms
-    for term in terms:
+    """Terms are ORed; inside a term every requirement must hold. Any parse error fails the whole selector, so
+    every requirement of every term is checked (in one pass with the matching: most selectors have one term)."""
+    matched = False
+    for term in selector.node_selector_terms:
+        holds = bool(term.match_expressions or term.match_fields)
         for req in term.match_expressions:
             _check_expression(req)
+            holds = holds and _label_matches(node, req)
         for req in term.match_fields:
             _check_field(req)
-    for term in terms:
-        if (term.match_expressions or term.match_fields) and _term_matches(node, term):
-            return True
-    return False
-
-
-def _term_matches(node: NodeInfo, term: NodeSelectorTerm) -> bool:
-    for req in term.match_expressions:
-        if not _label_matches(node, req):
-            return False
-    for req in term.match_fields:
-        if not _field_matches(node, req):
-            return False
-    return True
+            holds = holds and _field_matches(node, req)
+        matched = matched or holds
+    return matched
 
 
 def checked_reaches(node: NodeInfo, what: str, node_name: str | None, all_nodes: bool | None,
