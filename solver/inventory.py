@@ -15,13 +15,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import Iterable, Sequence
+from typing import AbstractSet, Iterable, Mapping, Sequence
 
 from drasat.models.resource import Device, DeviceTaint, DeviceTaintRule, ResourceClaim, ResourceSlice
 
 from .cel import CelDevice
 from .features import Features
 from .frozen import maker
+from .plan import EMPTY_MAPPING
 from .problem import NodeInfo, Problem
 from .rules.reachability import device_reaches, slice_reaches
 
@@ -85,16 +86,21 @@ class Pool:
 
 @dataclass
 class InUse:
-    """Devices already allocated by claims that have ``status.allocation``."""
+    """Devices already allocated by claims that have ``status.allocation`` (read-only once built: a problem
+    without allocated claims shares :data:`NOTHING_IN_USE`)."""
 
-    exclusive: set[DeviceId] = field(default_factory=set)
-    shared: set[tuple[DeviceId, str]] = field(default_factory=set)
-    capacity: dict[DeviceId, dict[str, Fraction]] = field(default_factory=dict)
-    holders: dict[DeviceId, str] = field(default_factory=dict)  # namespace/name of the claim holding a device
+    exclusive: AbstractSet[DeviceId] = frozenset()
+    shared: AbstractSet[tuple[DeviceId, str]] = frozenset()
+    capacity: Mapping[DeviceId, Mapping[str, Fraction]] = field(default_factory=dict)
+    holders: Mapping[DeviceId, str] = field(default_factory=dict)  # namespace/name of the claim holding a device
 
     def allocated(self, device: DeviceId) -> bool:
         """Whether the device holds anything at all (counters count it as consumed then)."""
         return device in self.exclusive or device in self.capacity or any(d == device for d, _ in self.shared)
+
+
+NOTHING_IN_USE = InUse(frozenset(), frozenset(), EMPTY_MAPPING, EMPTY_MAPPING)
+"""What is in use where no claim is allocated: the usual problem, on every call."""
 
 
 @dataclass
@@ -150,9 +156,14 @@ def _pool_order(pool: Pool) -> tuple[bool, PoolKey]:
     return pool.has_binding_conditions, pool.key
 
 
-def in_use_state(allocated: Iterable[ResourceClaim], features: Features) -> InUse:
+def in_use_state(allocated: Sequence[ResourceClaim], features: Features) -> InUse:
     """Kubernetes' allocated state: admin results never block; shares only with consumable capacity."""
-    state = InUse()
+    if not allocated:
+        return NOTHING_IN_USE
+    exclusive: set[DeviceId] = set()
+    shared: set[tuple[DeviceId, str]] = set()
+    capacity: dict[DeviceId, dict[str, Fraction]] = {}
+    holders: dict[DeviceId, str] = {}
     for claim in allocated:
         allocation = claim.status.allocation if claim.status else None
         for result in allocation.devices.results if allocation else ():
@@ -160,15 +171,15 @@ def in_use_state(allocated: Iterable[ResourceClaim], features: Features) -> InUs
             if result.admin_access:
                 continue
             if features.consumable_capacity and result.share_id:
-                state.shared.add((device, result.share_id))
+                shared.add((device, result.share_id))
                 if result.consumed_capacity:
-                    sums = state.capacity.setdefault(device, {})
+                    sums = capacity.setdefault(device, {})
                     for name, q in result.consumed_capacity.items():
                         sums[name] = sums.get(name, Fraction(0)) + q.value
             else:
-                state.exclusive.add(device)
-                state.holders.setdefault(device, f"{claim.namespace}/{claim.name}" if claim.namespace else claim.name)
-    return state
+                exclusive.add(device)
+                holders.setdefault(device, f"{claim.namespace}/{claim.name}" if claim.namespace else claim.name)
+    return InUse(exclusive, shared, capacity, holders)
 
 
 def _gather(slices: Sequence[ResourceSlice], node: NodeInfo,

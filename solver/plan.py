@@ -144,6 +144,7 @@ class _ReadOnlyEmpty(dict[Any, Any]):
 
 
 _EMPTY: Mapping[Any, Any] = _ReadOnlyEmpty()
+EMPTY_MAPPING = _EMPTY  # for other stages' shared empty maps (the inventory's nothing-in-use)
 _UNFILLED: Mapping[str, Any] = {"candidates": (), "share": _EMPTY, "errors": _EMPTY, "excluded": _EMPTY, "blocked": "",
                                  "blocked_at": -1, "derived": _EMPTY}
 """What an alternative holds before candidate selection: immutable values, so sharing them is safe."""

@@ -153,7 +153,8 @@ class SelectorEvaluator:
 
     def compile(self, expression: str) -> None:
         """Raise :class:`CelCompileError` if the selector does not compile or is not bool."""
-        self._selector(expression)
+        if expression not in self._programs:  # compiled before: asked for every selector on every call
+            self._selector(expression)
 
     def compile_value(self, expression: str, *, lists: bool) -> None:
         """Raise :class:`CelCompileError` if the derived attribute expression does not compile
