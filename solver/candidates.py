@@ -18,7 +18,7 @@ from .attributes import derived_attribute
 from .cel import CelCompileError, CelRuntimeError, SelectorEvaluator
 from .frozen import maker
 from .inventory import Inventory, InventoryDevice
-from .plan import Alternative, Candidates
+from .plan import EMPTY_MAPPING, Alternative, Candidates
 from .rules.base import Found, Rule, Stage
 from .rules.capacity import capacity_share
 from .rules.counters import compatible
@@ -151,8 +151,8 @@ def evaluate_exact(inv: Inventory, ev: SelectorEvaluator, alt: Alternative,
     devices: list[int] = []
     excluded: dict[int, str] = {}
     errors: dict[int, DrasatError] = {}
-    found = Found()
     gated, early, after = not inv.features.binding_conditions, checks.early, checks.after
+    found = Found() if early or after else _NOTHING_FOUND  # only rules note shares, and none may run
     for dev in inv.devices:
         reason = _before_selectors(inv, alt, dev, found, checks) if early or (gated and dev.device.binding_conditions) \
             else ""  # the usual device: no gate, no rule before the selectors (a call less per device)
@@ -217,6 +217,8 @@ def evaluate_all(inv: Inventory, ev: SelectorEvaluator, alt: Alternative,
                        blocked=blocked, blocked_at=blocked_at)
 
 
+_NOTHING_FOUND = Found()
+_NOTHING_FOUND.share = EMPTY_MAPPING  # type: ignore[assignment]  # read-only: no rule runs where it is used
 _candidates = maker(Candidates)  # one per alternative on every call
 
 

@@ -99,7 +99,7 @@ class Alternative:
             "tolerations": tolerations, "capacity": capacity, "selectors": selectors, "candidates": (),
             "share": _EMPTY, "errors": _EMPTY, "excluded": _EMPTY, "blocked": "", "blocked_at": -1,
             "derived_specs": derived_specs, "derived": _EMPTY,
-            "id": AltId(claim, request, rank)})  # the id asked at once: no lock
+            "id": _tuple_new(AltId, (claim, request, rank))})  # the id asked at once: no lock
         return alt
 
     @cached_property
@@ -168,6 +168,7 @@ class Pick:
 
 
 _new, _set = object.__new__, object.__setattr__
+_tuple_new = tuple.__new__  # a named tuple made without its Python-level __new__
 
 @dataclass(frozen=True)
 class RequestPlan:
