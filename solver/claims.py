@@ -81,8 +81,10 @@ def _plan_claim(problem: Problem, inv: Inventory, ev: _SharedCandidates, index: 
     for req in requests:
         fewest = req.alternatives[0].count
         for alt in req.alternatives:
-            fewest = min(fewest, alt.count)
-            derives = derives or bool(alt.derived_specs)
+            if alt.count < fewest:
+                fewest = alt.count
+            if alt.derived_specs:
+                derives = True
         minimum += fewest
     if minimum > MAX_RESULTS:
         raise AllocationError(f"claim {label}: number of requested devices {minimum} exceeds "

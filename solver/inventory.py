@@ -144,7 +144,7 @@ def build_inventory(problem: Problem) -> Inventory:
         usable.sort(key=lambda item: _pool_order(item[0]))
     rules = problem.taint_rules if features.taint_rules else ()
     devices, kinds = _enumerate(usable, problem.node, rules, features.consumable_capacity)
-    return _inventory(node=problem.node, features=features, pools=pools, devices=devices, in_use=in_use, kinds=kinds)
+    return Inventory(problem.node, features, pools, devices, in_use, kinds)
 
 
 def _slice_name(s: ResourceSlice) -> str:
@@ -236,7 +236,7 @@ def _build_pool(key: PoolKey, relevant: list[ResourceSlice], others: list[Resour
     if len(relevant) > 1:
         relevant = sorted(relevant, key=_slice_name)
     binding, grouped, repeated, counters = _pool_facts(relevant, others)
-    pool = _pool(key=key, state="usable", has_binding_conditions=binding, counters={}, allocated_groups={}, problem="")
+    pool = Pool(key, "usable", binding)
     if len(relevant) + len(others) != reference.resource_slice_count:
         pool.state = "incomplete"
         pool.problem = (f"{len(relevant) + len(others)} slice(s) of generation {reference.generation} published, "
@@ -360,7 +360,7 @@ def _enumerate(usable: list[tuple[Pool, list[ResourceSlice]]], node: NodeInfo, r
 
 
 _new, _set = object.__new__, object.__setattr__
-_device, _pool, _inventory = maker(InventoryDevice), maker(Pool), maker(Inventory)  # records made on every call
+_device = maker(InventoryDevice)  # frozen: a generated maker is a third of the dataclass's __init__
 
 
 def _rule_taints(rules: Sequence[DeviceTaintRule], device: DeviceId) -> Iterable[DeviceTaint]:

@@ -11,7 +11,6 @@ from __future__ import annotations
 from functools import partial
 from typing import Any, Container, Sequence
 
-from .frozen import maker
 from .inventory import Inventory, InventoryDevice
 from .plan import Alternative, ClaimPlan, Pick
 from .rules.base import Rule, RuleContext
@@ -28,7 +27,6 @@ def _searched(rules: Sequence[Rule]) -> tuple[tuple[Rule, bool, Any, Any, Any], 
 
 
 _REGISTERED = _searched(RULES)  # worked out once: a small input makes a search state per call
-_context = maker(RuleContext)
 
 
 class SearchState:
@@ -37,7 +35,7 @@ class SearchState:
     def __init__(self, inv: Inventory, plans: Sequence[ClaimPlan], rules: Sequence[Rule] = RULES,
                  ctx: RuleContext | None = None) -> None:
         self.inv, self.plans = inv, list(plans)
-        ctx = self.ctx = ctx or _context(inv=inv, plans=self.plans, cache={})
+        ctx = self.ctx = ctx or RuleContext(inv, self.plans)
         # Each rule's steps with its slice of state, looked up once: the search calls them for every device it
         # tries (pairs, not functools.partial objects). Rules with nothing to refuse on this input are left out
         # before they make any state: a small input makes a state per call, and most rules have nothing to do.
