@@ -276,5 +276,5 @@ def greedy_search(state: SearchState, budget: int | None = None, deadline: float
     search = _Search(state, budget, deadline)
     search.steps += 1  # the first step: the search of claim 0 and on
     found = _run(search.request(0, 0) if state.plans else SUCCESS) == SUCCESS
-    return GreedyResult([list(p) for p in state.picks] if found else None, search.steps, search.tries,
-                        search.backtracks)
+    # The answer is the state's own lists, not copies: the search is over, and no caller goes on with the state.
+    return GreedyResult(state.picks if found else None, search.steps, search.tries, search.backtracks)
