@@ -16,7 +16,6 @@ from drasat.models.resource import DeviceAttribute
 
 from .attributes import derived_attribute
 from .cel import CelCompileError, CelRuntimeError, SelectorEvaluator
-from .frozen import maker
 from .inventory import Inventory, InventoryDevice
 from .plan import EMPTY_MAPPING, Alternative, Candidates
 from .rules.base import Found, Rule, Stage
@@ -169,8 +168,8 @@ def evaluate_exact(inv: Inventory, ev: SelectorEvaluator, alt: Alternative,
             excluded[dev.index] = reason
         else:
             devices.append(dev.index)
-    return _candidates(devices=tuple(devices), share=_shares(found, devices) if found.share else {}, errors=errors,
-                       excluded=excluded, blocked="", blocked_at=-1)
+    return _candidates(Candidates, (tuple(devices), _shares(found, devices) if found.share else {}, errors, excluded,
+                                    "", -1))
 
 
 def _before_selectors(inv: Inventory, alt: Alternative, dev: InventoryDevice, found: Found,
@@ -213,13 +212,12 @@ def evaluate_all(inv: Inventory, ev: SelectorEvaluator, alt: Alternative,
             blocked, blocked_at = f"device {dev.label()} {reason}", len(devices) - 1
     if not devices:
         blocked, blocked_at = "no device matches (allocationMode All needs at least one)", 0
-    return _candidates(devices=tuple(devices), share=_shares(found, devices), errors={}, excluded={},
-                       blocked=blocked, blocked_at=blocked_at)
+    return Candidates(tuple(devices), _shares(found, devices), {}, {}, blocked, blocked_at)
 
 
 _NOTHING_FOUND = Found()
 _NOTHING_FOUND.share = EMPTY_MAPPING  # type: ignore[assignment]  # read-only: no rule runs where it is used
-_candidates = maker(Candidates)  # one per alternative on every call
+_candidates = tuple.__new__  # a named tuple made without its Python-level __new__: one per alternative, every call
 
 
 def _shares(found: Found, devices: list[int]) -> dict[int, dict[str, Fraction]]:
