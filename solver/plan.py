@@ -156,19 +156,13 @@ _UNFILLED: Mapping[str, Any] = {"candidates": (), "share": _EMPTY, "errors": _EM
 
 @dataclass(frozen=True)
 class Pick:
-    """One device allocated for one alternative (``share`` for shared devices)."""
+    """One device allocated for one alternative (``share`` for shared devices). The depth-first search makes
+    one for every device it adds, without the frozen ``__init__`` (:meth:`~.state.SearchState.try_add`;
+    tests/test_fast_records.py checks it is whole)."""
 
     alt: Alternative
     device: int
     share: Share | None = None
-
-    @classmethod
-    def made(cls, alt: Alternative, device: int, share: Share | None) -> Pick:
-        """``Pick(alt, device, share)`` without the frozen ``__init__`` (a third of the cost): the
-        depth-first search makes one for every device it tries."""
-        pick = _new(cls)
-        pick.__dict__.update(alt=alt, device=device, share=share)
-        return pick
 
 
 _new, _set = object.__new__, object.__setattr__

@@ -19,13 +19,15 @@ from .rules.registry import RULES
 __all__ = ["Pick", "SearchState"]
 
 
-def _searched(rules: Sequence[Rule]) -> tuple[tuple[Rule, bool, Any, Any, Any], ...]:
-    """The rules with a depth-first side, each with whether it skips devices it holds (:meth:`Rule.taken`), and
-    its fits/apply/undo bound once (rules are one object each, for good)."""
-    return tuple((rule, type(rule).taken is not Rule.taken, rule.fits, rule.apply, rule.undo)
-                 for rule in rules if rule.searched)
+def _searched(rules: Sequence[Rule]) -> tuple[tuple[Rule, bool, bool, Any, Any, Any], ...]:
+    """The rules with a depth-first side, each with whether it may be inactive on an input (the base's
+    :meth:`Rule.active` says a searched rule always is active: not asked), whether it skips devices it holds
+    (:meth:`Rule.taken`), and its fits/apply/undo bound once (rules are one object each, for good)."""
+    return tuple((rule, type(rule).active is not Rule.active, type(rule).taken is not Rule.taken, rule.fits,
+                  rule.apply, rule.undo) for rule in rules if rule.searched)
 
 
+_new, _set = object.__new__, object.__setattr__
 _REGISTERED = _searched(RULES)  # worked out once: a small input makes a search state per call
 
 
@@ -44,8 +46,8 @@ class SearchState:
         apply_: list[tuple[Any, Any]] = []
         undo_: list[tuple[Any, Any]] = []
         takers: list[tuple[Rule, Any]] = []
-        for rule, takes, fits, apply, undo in _REGISTERED if rules is RULES else _searched(rules):  # one pass
-            if rule.active(ctx):
+        for rule, asks, takes, fits, apply, undo in _REGISTERED if rules is RULES else _searched(rules):  # one pass
+            if not asks or rule.active(ctx):
                 state = rule.start(ctx)
                 slices.append((rule, state))
                 fits_.append((fits, state))
@@ -57,7 +59,10 @@ class SearchState:
         self.slices, self._fits, self._apply, self._undo, self.takers = slices, fits_, apply_, undo_, takers
         if len(takers) == 1:  # the usual case (exclusivity alone): asked at every step of the search
             self.taken_sets = partial(takers[0][0].taken_sets, takers[0][1])  # type: ignore[method-assign]
-        self.picks: list[list[Pick]] = [[] for _ in self.plans]
+        picks: list[list[Pick]] = []
+        for _ in self.plans:  # a plain loop: a comprehension is a call of its own
+            picks.append([])
+        self.picks = picks
 
     def taken(self, claim: int, alt: Alternative, dev: InventoryDevice) -> bool:
         """Whether this search already holds the device for ``alt``: skipped before its selectors, as upstream."""
@@ -76,7 +81,8 @@ class SearchState:
         for fits, state in self._fits:
             if not fits(state, claim, alt, dev, must):
                 return None
-        pick = Pick.made(alt, device, alt.share.get(device) if dev.shared else None)
+        pick = _new(Pick)  # Pick.made, inline: the search makes one for every device it adds
+        _set(pick, "__dict__", {"alt": alt, "device": device, "share": alt.share.get(device) if dev.shared else None})
         for apply, state in self._apply:
             apply(state, claim, pick, dev)
         self.picks[claim].append(pick)
