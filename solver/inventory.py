@@ -131,7 +131,7 @@ class Inventory:
 def build_inventory(problem: Problem) -> Inventory:
     """Pools, devices in enumeration order, and the in-use state, for ``problem.node``."""
     features = problem.features
-    in_use = in_use_state(problem.allocated, features)
+    in_use = in_use_state(problem.allocated, features) if problem.allocated else NOTHING_IN_USE
     pools: list[Pool] = []
     usable: list[tuple[Pool, list[ResourceSlice]]] = []
     for key, relevant, others in _gather(problem.slices, problem.node, features):
@@ -255,7 +255,10 @@ def _build_pool(key: PoolKey, relevant: list[ResourceSlice], others: list[Resour
     if features.partitionable and counters:
         pool.counters = _available_counters(key, every, in_use)
         pool.allocated_groups = _allocated_groups(key, every, in_use)
-    return pool, [s for s in relevant if s.spec.devices]
+    for s in relevant:  # the usual pool: every slice has devices, and the list is taken as is (no copy)
+        if not s.spec.devices:
+            return pool, [s for s in relevant if s.spec.devices]
+    return pool, relevant
 
 
 def _pool_facts(relevant: list[ResourceSlice],
@@ -349,9 +352,8 @@ def _enumerate(usable: list[tuple[Pool, list[ResourceSlice]]], node: NodeInfo, r
                 cel = _new(CelDevice)
                 _set(cel, "__dict__", {"key": (driver, pool_name, slice_name, d.name), "driver": driver,
                                        "allow_multiple_allocations": multiple, "_source": d})
-                devices.append(_device(index=len(devices), id=device_id, slice=s, device=d, taints=taints, cel=cel,
-                                       pool_has_binding_conditions=binding, shared=consumable and multiple,
-                                       on_node=on_node))
+                devices.append(_device(len(devices), device_id, s, d, taints, cel, binding, consumable and multiple,
+                                       on_node))  # by position, in field order: a keyword call costs more
                 draws = draws or bool(d.consumes_counters)
                 shared = shared or (consumable and multiple)
                 off_node = off_node or not on_node

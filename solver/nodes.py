@@ -43,7 +43,9 @@ def selector_matches(node: NodeInfo, selector: NodeSelector) -> bool:
     for term in selector.node_selector_terms:
         holds = bool(term.match_expressions or term.match_fields)
         for req in term.match_expressions:
-            _check_expression(req)
+            problem = _expression_problem(req.key, req.operator, tuple(req.values))  # remembered: no parse each call
+            if problem:
+                raise SelectorParseError(problem)
             holds = holds and _label_matches(node, req)
         for req in term.match_fields:
             _check_field(req)
@@ -72,12 +74,6 @@ def _valid_key(key: str) -> bool:
     if slash and (not prefix or len(prefix) > 253 or not _DNS_SUBDOMAIN.match(prefix)):
         return False
     return bool(name) and len(name) <= 63 and bool(_LABEL_NAME.match(name))
-
-
-def _check_expression(req: NodeSelectorRequirement) -> None:
-    problem = _expression_problem(req.key, req.operator, tuple(req.values))
-    if problem:
-        raise SelectorParseError(problem)
 
 
 @lru_cache(maxsize=4096)

@@ -50,7 +50,13 @@ def allocation_result(inv: Inventory, plan: ClaimPlan, picks: Sequence[Pick]) ->
     ordered = sorted(picks, key=_request_then_device) if len(picks) > 1 else picks
     results = [_result(inv, plan, ordered[0], 0)] if len(ordered) == 1 else \
         [_result(inv, plan, pick, n) for n, pick in enumerate(ordered)]
-    config = _config(plan, ordered) if _configured(plan, ordered) else None
+    configured = bool(plan.claim.spec.devices.config)  # most claims and classes have none: _config is skipped
+    if not configured:
+        for pick in ordered:
+            if pick.alt.device_class.spec.config:
+                configured = True
+                break
+    config = _config(plan, ordered) if configured else None
     devices = trusted(DeviceAllocationResult, results=results, config=config) if config else _devices(results)
     selector = node_selector(inv, plan, ordered)
     if inv.features.binding_conditions:
@@ -100,16 +106,6 @@ def _result(inv: Inventory, plan: ClaimPlan, pick: Pick, position: int) -> Devic
 
 def _request_then_device(pick: Pick) -> tuple[int, int]:
     return pick.alt.request, pick.device
-
-
-def _configured(plan: ClaimPlan, picks: Sequence[Pick]) -> bool:
-    """Whether the claim or any class it uses has a configuration (most have none: :func:`_config` is skipped)."""
-    if plan.claim.spec.devices.config:
-        return True
-    for pick in picks:
-        if pick.alt.device_class.spec.config:
-            return True
-    return False
 
 
 def _config(plan: ClaimPlan, picks: Sequence[Pick]) -> list[DeviceAllocationConfiguration]:
