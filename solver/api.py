@@ -137,7 +137,7 @@ def allocate(problem: Problem, *, solver: str = "cp-sat", objective: str = FIRST
     alternatives = _checked_claims(problem)
     started = time.monotonic()
     deadline = started + time_limit
-    stats = Stats(solver=solver)
+    stats = Stats(solver)
     inv = build_inventory(problem)
     _check_size(problem, alternatives, len(inv.devices))
     plans = plan_claims(problem, inv, evaluator or SelectorEvaluator(), deadline=deadline)

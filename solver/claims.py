@@ -97,8 +97,7 @@ def _plan_claim(problem: Problem, inv: Inventory, ev: _SharedCandidates, index: 
             constraints.append(ConstraintPlan(i, "distinct", c.distinct_attribute, frozenset(c.requests)))
         else:
             raise AllocationError(f"claim {label}, constraint #{i}: empty constraint (unsupported constraint type?)")
-    plan = _claim_plan(index=index, claim=claim, label=label, requests=tuple(requests),
-                       constraints=tuple(constraints))
+    plan = _claim_plan(index, claim, label, tuple(requests), tuple(constraints))  # by position, in field order
     if not derives:
         return plan
     for alt in plan.alternatives():
@@ -150,7 +149,7 @@ def _plan_request(problem: Problem, inv: Inventory, ev: _SharedCandidates, claim
     else:
         alternatives = tuple([_alternative(problem, inv, ev, claim, label, r, request.name, rank, body, has_sub)
                               for rank, body in enumerate(bodies)])
-    return _request_plan(index=r, name=request.name, alternatives=alternatives, first_available=has_sub)
+    return _request_plan(r, request.name, alternatives, has_sub)  # by position, in field order
 
 
 def _alternative(problem: Problem, inv: Inventory, ev: _SharedCandidates, claim: int, label: str, r: int,
@@ -183,13 +182,10 @@ def _alternative(problem: Problem, inv: Inventory, ev: _SharedCandidates, claim:
         raise AllocationError(f"{_where(label, sub_name or request_name)}: unsupported count mode {mode}")
     # With the DRADerivedAttributes gate off the API server drops the field.
     derived = tuple(body.derived_attributes) if features.derived_attributes else ()
-    alt = Alternative.planned(claim=claim, request=r, rank=rank, request_name=request_name, sub_name=sub_name,
-                              claim_label=label, device_class=device_class, mode=mode,
-                              count=body.count if body.count is not None else 1, admin=bool(admin),
-                              tolerations=tuple(body.tolerations),
-                              capacity=dict(body.capacity.requests) if body.capacity else {},
-                              selectors=tuple([s.cel.expression for s in body.selectors]) if body.selectors else (),
-                              derived_specs=derived)
+    alt = Alternative.planned(claim, r, rank, request_name, sub_name, label, device_class, mode,  # by position
+                              body.count if body.count is not None else 1, bool(admin), tuple(body.tolerations),
+                              dict(body.capacity.requests) if body.capacity else {},
+                              tuple([s.cel.expression for s in body.selectors]) if body.selectors else (), derived)
     if mode == "All":
         _check_pools_for_all(inv, _where(label, sub_name or request_name))
     return ev.fill(alt)
@@ -201,7 +197,19 @@ def _where(label: str, request: str) -> str:
 
 def _compile_selectors(ev: SelectorEvaluator, device_class, selectors, label: str) -> None:
     """A selector that does not compile makes the input invalid, whether or not the search
-    would reach a device it is evaluated on (Kubernetes only notices when it does)."""
+    would reach a device it is evaluated on (Kubernetes only notices when it does). Those compiled before (on
+    every call but the first) are known by a look-up; any other sends all through :func:`_compile_each`."""
+    known = ev.compiled
+    for listed in (device_class.spec.selectors, selectors):
+        for selector in listed:
+            cel = selector.cel
+            if cel is None or cel.expression not in known:
+                _compile_each(ev, device_class, selectors, label)
+                return
+
+
+def _compile_each(ev: SelectorEvaluator, device_class, selectors, label: str) -> None:
+    """Each selector compiled in turn; the first that does not is the error, worded for its owner."""
     compile_ = ev.compile
     for of_class, listed in ((True, device_class.spec.selectors), (False, selectors)):
         for i, selector in enumerate(listed):

@@ -84,15 +84,16 @@ class Alternative:
     derived: Mapping[int, Mapping[str, DeviceAttribute]] = field(default_factory=dict)
 
     @classmethod
-    def planned(cls, *, claim: int, request: int, rank: int, request_name: str, sub_name: str | None,
+    def planned(cls, claim: int, request: int, rank: int, request_name: str, sub_name: str | None,
                 claim_label: str, device_class: DeviceClass, mode: str, count: int, admin: bool,
                 tolerations: tuple[DeviceToleration, ...], capacity: Mapping[str, Quantity], selectors: tuple[str, ...],
                 derived_specs: tuple[DeviceDerivedAttribute, ...] = ()) -> Alternative:
         """An alternative as planning makes it, before :meth:`fill` gives it its candidates (before anyone else
         sees it). Built without the frozen ``__init__`` (planning makes one per request and subrequest on every
-        call), but with the constructor's own parameters, so a missing or unknown field is the interpreter's
-        ``TypeError`` (checking a ``**fields`` dict against the field names cost a quarter of this method). The
-        instance's dict is written as one literal, the unfilled fields as :data:`_UNFILLED` says
+        call), but with the constructor's own parameters (planning passes them by position: a keyword call of
+        fourteen costs twice a positional one), so a missing or unknown field is the interpreter's ``TypeError``
+        (checking a ``**fields`` dict against the field names cost a quarter of this method). The instance's
+        dict is written as one literal, the unfilled fields as :data:`_UNFILLED` says
         (tests/test_fast_records.py checks both are whole)."""
         alt = _new(cls)
         _set(alt, "__dict__", {

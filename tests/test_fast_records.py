@@ -80,7 +80,7 @@ def _planned_fields(alt: Alternative) -> dict:
 
 
 def test_a_planned_alternative_refuses_missing_and_unknown_fields_as_the_constructor_does():
-    with pytest.raises(TypeError, match="missing 10 required keyword-only arguments"):
+    with pytest.raises(TypeError, match="missing 10 required positional arguments"):
         Alternative.planned(claim=0, request=0, rank=0)
     with pytest.raises(TypeError, match="unexpected keyword argument 'derivd'"):
         Alternative.planned(**_planned_fields(_first_alternative()), derivd={})
