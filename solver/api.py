@@ -97,9 +97,9 @@ class Allocation:
 MAX_REQUEST_DEVICE_PAIRS = 10_000_000
 
 
-def _check_size(problem: Problem, alternatives: int, devices: int) -> None:
+def _too_large(problem: Problem, alternatives: int, devices: int) -> None:
     """Refuse, before any work, a problem whose memory would grow past the bound (``alternatives``: the
-    claims' requests and subrequests, counted by :func:`_checked_claims`)."""
+    claims' requests and subrequests, counted by :func:`_checked_claims`); asked inline, called only to refuse."""
     pairs = alternatives * devices
     if pairs > MAX_REQUEST_DEVICE_PAIRS:
         raise InputError(f"too large to allocate in bounded memory: {len(problem.claims):,} claims with "
@@ -139,7 +139,8 @@ def allocate(problem: Problem, *, solver: str = "cp-sat", objective: str = FIRST
     deadline = started + time_limit
     stats = Stats(solver)
     inv = build_inventory(problem)
-    _check_size(problem, alternatives, len(inv.devices))
+    if alternatives * len(inv.devices) > MAX_REQUEST_DEVICE_PAIRS:
+        _too_large(problem, alternatives, len(inv.devices))
     plans = plan_claims(problem, inv, evaluator or SelectorEvaluator(), deadline=deadline)
     try:
         picks = _search(inv, plans, solver, objective, deadline, workers, greedy_budget, stats)
@@ -183,7 +184,7 @@ def _finished(stats: Stats, started: float) -> Stats:
 
 
 def _checked_claims(problem: Problem) -> int:
-    """The claims' requests and alternatives, counted (for :func:`_check_size`) in the pass that checks their
+    """The claims' requests and alternatives, counted (for :func:`_too_large`) in the pass that checks their
     names: results are keyed by claim name, and two claims of one name (other namespaces) would share one
     result. A pod's claims are all in its own namespace, so such an input is refused, not guessed at."""
     alternatives = 0

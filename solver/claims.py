@@ -47,28 +47,45 @@ def plan_claims(problem: Problem, inv: Inventory, ev: SelectorEvaluator, *,
 class _SharedCandidates:
     """Alternatives that ask the same of the same devices share one candidate evaluation.
 
-    Sixty claims for "one GPU of class X" then cost one pass over the devices, not sixty.
+    Sixty claims for "one GPU of class X" then cost one pass over the devices, not sixty. The first alternative's
+    is keyed only when a second one asks: a small call has one, and nothing to share it with.
     """
 
     def __init__(self, inv: Inventory, ev: SelectorEvaluator, deadline: float | None = None) -> None:
         self.inv, self.ev, self.deadline = inv, ev, deadline
         self.checks: StaticChecks | None = None  # made at the first evaluation: a call refused before has none
         self.done: dict[tuple, Candidates] = {}
+        self.first: tuple[Alternative, Candidates] | None = None  # the first alternative's, not keyed yet
 
     def fill(self, alt: Alternative) -> Alternative:
         """``alt`` with its candidates (an All-mode alternative counts its whole list)."""
-        key = (alt.mode, alt.device_class.metadata.name, alt.selectors, alt.admin,
-               tuple(sorted((k, q.value) for k, q in alt.capacity.items())) if alt.capacity else (),
-               tuple(t.model_dump_json() for t in alt.tolerations) if alt.tolerations else ())
-        found = self.done.get(key)
-        if found is None or found.errors:  # error texts name the claim: evaluate again for this one
-            if self.deadline is not None and time.monotonic() > self.deadline:
-                raise SolveTimeout("the time limit was reached while evaluating selectors (raise --timeout)")
-            if self.checks is None:
-                self.checks = StaticChecks(self.inv)
-            found = (evaluate_all if alt.mode == "All" else evaluate_exact)(self.inv, self.ev, alt, self.checks)
-            self.done[key] = found
+        if self.first is None and not self.done:
+            found = self._evaluate(alt)
+            self.first = (alt, found)
+            return alt.fill(found)
+        if self.first is not None:
+            self.done[_share_key(self.first[0])] = self.first[1]
+            self.first = None
+        key = _share_key(alt)
+        known = self.done.get(key)
+        if known is not None and not known.errors:  # error texts name the claim: evaluated again for this one
+            return alt.fill(known)
+        found = self.done[key] = self._evaluate(alt)
         return alt.fill(found)
+
+    def _evaluate(self, alt: Alternative) -> Candidates:
+        if self.deadline is not None and time.monotonic() > self.deadline:
+            raise SolveTimeout("the time limit was reached while evaluating selectors (raise --timeout)")
+        if self.checks is None:
+            self.checks = StaticChecks(self.inv)
+        return (evaluate_all if alt.mode == "All" else evaluate_exact)(self.inv, self.ev, alt, self.checks)
+
+
+def _share_key(alt: Alternative) -> tuple:
+    """What candidate selection reads of an alternative: two of the same key have the same candidates."""
+    return (alt.mode, alt.device_class.metadata.name, alt.selectors, alt.admin,
+            tuple(sorted((k, q.value) for k, q in alt.capacity.items())) if alt.capacity else (),
+            tuple(t.model_dump_json() for t in alt.tolerations) if alt.tolerations else ())
 
 
 def _plan_claim(problem: Problem, inv: Inventory, ev: _SharedCandidates, index: int,
