@@ -20,12 +20,20 @@ rules redesign" is ``--against d98d0e2`` (the first parent of the merge that bro
     python benchmarks/call_bench.py --against d98d0e2 --rounds 3 --only generated
     python benchmarks/call_bench.py --against d98d0e2 --startup
 
-Measured 2026-12-01 (``--against d98d0e2 --rounds 3 --clock cpu``, 151 inputs, four engineers sharing
-two cores): new / old geometric mean 0.84 (greedy) and 0.84 (default), 2 and 1 inputs more than 20 %
-slower (all-devices-invalid-cel 1.20, no-slices 1.21 greedy; both refused or unschedulable in ~15-30 µs);
-a second run under heavier load gave 0.91 / 0.92 with 7 / 9 over 1.2, mostly inputs whose greedy and
-default columns disagree by 30 % or more (noise: both run the same search there). Against Go:
-network-attached-device (Go's ``simple``) 52-57 µs, 7.4-8.1x; the other anchored scenarios 2.1-4.5x.
+Measured 2026-12-01 against main before the lean small-call pipeline (``--against be55f4e --rounds 3 --clock
+cpu``, 151 inputs, two runs while another engineer's tests held one of the two cores): new / old geometric mean
+0.83 and 0.88 (greedy), 0.84 and 0.87 (default); 1 and 4 inputs more than 20 % slower, none in both runs and
+none when measured alone (``--only``, 5 rounds: 0.85-0.94). Against Go: network-attached-device (Go's
+``simple``) 38 µs against main's 51-52 (0.73-0.74), 5.4x; 35 µs (0.69, 5.0x) in a quieter run of that input
+alone; small-and-large-backtrack-requests 1.6x, check-combinations-with-backtracking 2.0x,
+allow-multiple-allocations-with-partitionable-device 2.9x, many-network-attached-devices 3.4-3.5x.
+
+Measured 2026-12-01 against that branch's end (``--against 07f7424 --rounds 3 --clock cpu``, 151 inputs, two
+runs): new / old geometric mean 0.93 and 0.93 (greedy and default, both runs), no input more than 20 % slower.
+network-attached-device 34-35 µs against 38 (0.91-0.93), 4.9-5.0x Go; alone (``--only network``, quiet runs)
+35 against 38 (0.88-0.92); runs while other engineers' jobs held the cores swung either side to 45-56 µs.
+small-and-large-backtrack-requests 1.5x, check-combinations-with-backtracking 1.8-1.9x,
+allow-multiple-allocations-with-partitionable-device 2.7-2.8x, many-network-attached-devices 3.3x.
 """
 
 from __future__ import annotations

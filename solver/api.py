@@ -97,9 +97,9 @@ class Allocation:
 MAX_REQUEST_DEVICE_PAIRS = 10_000_000
 
 
-def _check_size(problem: Problem, devices: int) -> None:
-    """Refuse, before any work, a problem whose memory would grow past the bound."""
-    alternatives = sum(len(r.first_available) or 1 for claim in problem.claims for r in claim.spec.devices.requests)
+def _too_large(problem: Problem, alternatives: int, devices: int) -> None:
+    """Refuse, before any work, a problem whose memory would grow past the bound (``alternatives``: the
+    claims' requests and subrequests, counted by :func:`_checked_claims`); asked inline, called only to refuse."""
     pairs = alternatives * devices
     if pairs > MAX_REQUEST_DEVICE_PAIRS:
         raise InputError(f"too large to allocate in bounded memory: {len(problem.claims):,} claims with "
@@ -134,12 +134,13 @@ def allocate(problem: Problem, *, solver: str = "cp-sat", objective: str = FIRST
     deadline for the whole call: selector evaluation and both searches share it.
     """
     check_options(solver, objective, time_limit)
-    _check_claim_names(problem)
+    alternatives = _checked_claims(problem)
     started = time.monotonic()
     deadline = started + time_limit
-    stats = Stats(solver=solver)
+    stats = Stats(solver)
     inv = build_inventory(problem)
-    _check_size(problem, len(inv.devices))
+    if alternatives * len(inv.devices) > MAX_REQUEST_DEVICE_PAIRS:
+        _too_large(problem, alternatives, len(inv.devices))
     plans = plan_claims(problem, inv, evaluator or SelectorEvaluator(), deadline=deadline)
     try:
         picks = _search(inv, plans, solver, objective, deadline, workers, greedy_budget, stats)
@@ -148,9 +149,9 @@ def allocate(problem: Problem, *, solver: str = "cp-sat", objective: str = FIRST
         raise
     if picks is None:
         raise _no_allocation(problem, inv, plans, evaluator, time_limit, _finished(stats, started))
-    results = allocation_results(inv, plans, picks)
+    results, labels = allocation_results(inv, plans, picks)
     stats.seconds = time.monotonic() - started
-    return Allocation(results, stats, {plan.claim.name: plan.label for plan in plans})
+    return Allocation(results, stats, labels)
 
 
 def _no_allocation(problem: Problem, inv: Inventory, plans: list[ClaimPlan], evaluator: SelectorEvaluator | None,
@@ -182,17 +183,23 @@ def _finished(stats: Stats, started: float) -> Stats:
     return stats
 
 
-def _check_claim_names(problem: Problem) -> None:
-    """Results are keyed by claim name: two claims of one name (other namespaces) would share one
+def _checked_claims(problem: Problem) -> int:
+    """The claims' requests and alternatives, counted (for :func:`_too_large`) in the pass that checks their
+    names: results are keyed by claim name, and two claims of one name (other namespaces) would share one
     result. A pod's claims are all in its own namespace, so such an input is refused, not guessed at."""
+    alternatives = 0
     seen: set[str] = set()
-    for claim in problem.claims:
-        if claim.name in seen:  # labels are worded only for the error
-            first = next(c for c in problem.claims if c.name == claim.name)
+    for claim in problem.claims:  # plain loops: every call asks, and a small one has a claim or two
+        name = claim.metadata.name or ""
+        if name in seen:  # labels are worded only for the error
+            first = next(c for c in problem.claims if c.name == name)
             raise InputError(f"claims {claim_label(first)} and {claim_label(claim)} to allocate share the name "
-                             f"{claim.name}: results are named by claim, so allocate claims of different "
+                             f"{name}: results are named by claim, so allocate claims of different "
                              "namespaces separately")
-        seen.add(claim.name)
+        seen.add(name)
+        for r in claim.spec.devices.requests:
+            alternatives += len(r.first_available) or 1
+    return alternatives
 
 
 def _search_decides_errors(plans: list[ClaimPlan]) -> bool:

@@ -16,9 +16,8 @@ from drasat.models.resource import DeviceAttribute
 
 from .attributes import derived_attribute
 from .cel import CelCompileError, CelRuntimeError, SelectorEvaluator
-from .frozen import built
 from .inventory import Inventory, InventoryDevice
-from .plan import Alternative, Candidates
+from .plan import EMPTY_MAPPING, Alternative, Candidates
 from .rules.base import Found, Rule, Stage
 from .rules.capacity import capacity_share
 from .rules.counters import compatible
@@ -151,32 +150,43 @@ def evaluate_exact(inv: Inventory, ev: SelectorEvaluator, alt: Alternative,
     devices: list[int] = []
     excluded: dict[int, str] = {}
     errors: dict[int, DrasatError] = {}
-    found = Found()
+    gated, early, after = not inv.features.binding_conditions, checks.early, checks.after
+    found = Found() if early or after else _NOTHING_FOUND  # only rules note shares, and none may run
     for dev in inv.devices:
-        reason = _exact_reason(inv, ev, alt, dev, found, errors, checks)
+        reason = _before_selectors(inv, alt, dev, found, checks) if early or (gated and dev.device.binding_conditions) \
+            else ""  # the usual device: no gate, no rule before the selectors (a call less per device)
+        if not reason:
+            try:
+                selected = selectable(ev, alt, dev)
+            except DrasatError as exc:
+                errors[dev.index] = exc
+                reason = f"selector error: {exc}"
+            else:  # no rule excludes anything after the selectors on most inventories: asked only where one may
+                reason = _after_selectors(inv, alt, dev, found, selected, checks) if after else \
+                    "" if selected else NOT_SELECTED
         if reason:
             excluded[dev.index] = reason
         else:
             devices.append(dev.index)
-    return built(Candidates, devices=tuple(devices), share=_shares(found, devices), errors=errors, excluded=excluded,
-                 blocked="", blocked_at=-1)
+    return _candidates(Candidates, (tuple(devices), _shares(found, devices) if found.share else {}, errors, excluded,
+                                    "", -1))
 
 
-def _exact_reason(inv: Inventory, ev: SelectorEvaluator, alt: Alternative, dev: InventoryDevice, found: Found,
-                  errors: dict[int, DrasatError], checks: StaticChecks) -> str:
+def _before_selectors(inv: Inventory, alt: Alternative, dev: InventoryDevice, found: Found,
+                      checks: StaticChecks) -> str:
+    """Why the device is refused before its selectors run (the binding-condition gate, EARLY rules); "" if not."""
     if dev.device.binding_conditions and not inv.features.binding_conditions:
         return "has binding conditions, but DRADeviceBindingConditions is disabled"
     for rule in checks.early:
         reason = rule.exclude(inv, alt, dev, found)
         if reason:
             return reason
-    try:
-        selected = selectable(ev, alt, dev)
-    except DrasatError as exc:
-        errors[dev.index] = exc
-        return f"selector error: {exc}"
-    if not checks.after:  # no rule excludes anything after the selectors on this inventory (the usual case)
-        return "" if selected else NOT_SELECTED
+    return ""
+
+
+def _after_selectors(inv: Inventory, alt: Alternative, dev: InventoryDevice, found: Found, selected: bool,
+                     checks: StaticChecks) -> str:
+    """Why the rules after the selectors keep the device off ``alt``'s list; "" when none does."""
     return _filtered(inv, alt, dev, found, selected, checks) or static_block(inv, alt, dev, found, checks)
 
 
@@ -202,8 +212,12 @@ def evaluate_all(inv: Inventory, ev: SelectorEvaluator, alt: Alternative,
             blocked, blocked_at = f"device {dev.label()} {reason}", len(devices) - 1
     if not devices:
         blocked, blocked_at = "no device matches (allocationMode All needs at least one)", 0
-    return built(Candidates, devices=tuple(devices), share=_shares(found, devices), errors={}, excluded={},
-                 blocked=blocked, blocked_at=blocked_at)
+    return Candidates(tuple(devices), _shares(found, devices), {}, {}, blocked, blocked_at)
+
+
+_NOTHING_FOUND = Found()
+_NOTHING_FOUND.share = EMPTY_MAPPING  # type: ignore[assignment]  # read-only: no rule runs where it is used
+_candidates = tuple.__new__  # a named tuple made without its Python-level __new__: one per alternative, every call
 
 
 def _shares(found: Found, devices: list[int]) -> dict[int, dict[str, Fraction]]:

@@ -16,7 +16,7 @@ from drasat.models.resource import ExactDeviceRequest, DeviceSubRequest, Resourc
 
 from .candidates import StaticChecks, evaluate_all, evaluate_derived, evaluate_exact
 from .cel import CelCompileError, SelectorEvaluator
-from .frozen import built
+from .frozen import maker
 from .inventory import Inventory
 from .plan import MAX_RESULTS, Alternative, Candidates, ClaimPlan, ConstraintPlan, RequestPlan
 from .problem import Problem
@@ -28,7 +28,8 @@ __all__ = ["MAX_RESULTS", "ClaimPlan", "ConstraintPlan", "RequestPlan", "claim_l
 
 def claim_label(claim: ResourceClaim) -> str:
     """``namespace/name`` (bare name without a namespace): how messages and results name a claim."""
-    return f"{claim.namespace}/{claim.name}" if claim.namespace else claim.name
+    meta = claim.metadata  # read directly: every call names every claim
+    return f"{meta.namespace}/{meta.name or ''}" if meta.namespace else meta.name or ""
 
 
 def plan_claims(problem: Problem, inv: Inventory, ev: SelectorEvaluator, *,
@@ -37,47 +38,70 @@ def plan_claims(problem: Problem, inv: Inventory, ev: SelectorEvaluator, *,
 
     Raises SolveTimeout when selector evaluation passes ``deadline`` (a ``time.monotonic()`` value)."""
     shared = _SharedCandidates(inv, ev, deadline)
-    return [_plan_claim(problem, inv, shared, i, claim) for i, claim in enumerate(problem.claims)]
+    plans = []  # plain loops here and below: a small call plans one claim and request, and comprehensions cost more
+    for i, claim in enumerate(problem.claims):
+        plans.append(_plan_claim(problem, inv, shared, i, claim))
+    return plans
 
 
 class _SharedCandidates:
     """Alternatives that ask the same of the same devices share one candidate evaluation.
 
-    Sixty claims for "one GPU of class X" then cost one pass over the devices, not sixty.
+    Sixty claims for "one GPU of class X" then cost one pass over the devices, not sixty. The first alternative's
+    is keyed only when a second one asks: a small call has one, and nothing to share it with.
     """
 
     def __init__(self, inv: Inventory, ev: SelectorEvaluator, deadline: float | None = None) -> None:
         self.inv, self.ev, self.deadline = inv, ev, deadline
         self.checks: StaticChecks | None = None  # made at the first evaluation: a call refused before has none
         self.done: dict[tuple, Candidates] = {}
+        self.first: tuple[Alternative, Candidates] | None = None  # the first alternative's, not keyed yet
 
     def fill(self, alt: Alternative) -> Alternative:
         """``alt`` with its candidates (an All-mode alternative counts its whole list)."""
-        key = (alt.mode, alt.device_class.name, alt.selectors, alt.admin,
-               tuple(sorted((k, q.value) for k, q in alt.capacity.items())) if alt.capacity else (),
-               tuple(t.model_dump_json() for t in alt.tolerations) if alt.tolerations else ())
-        found = self.done.get(key)
-        if found is None or found.errors:  # error texts name the claim: evaluate again for this one
-            if self.deadline is not None and time.monotonic() > self.deadline:
-                raise SolveTimeout("the time limit was reached while evaluating selectors (raise --timeout)")
-            if self.checks is None:
-                self.checks = StaticChecks(self.inv)
-            found = (evaluate_all if alt.mode == "All" else evaluate_exact)(self.inv, self.ev, alt, self.checks)
-            self.done[key] = found
+        if self.first is None and not self.done:
+            found = self._evaluate(alt)
+            self.first = (alt, found)
+            return alt.fill(found)
+        if self.first is not None:
+            self.done[_share_key(self.first[0])] = self.first[1]
+            self.first = None
+        key = _share_key(alt)
+        known = self.done.get(key)
+        if known is not None and not known.errors:  # error texts name the claim: evaluated again for this one
+            return alt.fill(known)
+        found = self.done[key] = self._evaluate(alt)
         return alt.fill(found)
+
+    def _evaluate(self, alt: Alternative) -> Candidates:
+        if self.deadline is not None and time.monotonic() > self.deadline:
+            raise SolveTimeout("the time limit was reached while evaluating selectors (raise --timeout)")
+        if self.checks is None:
+            self.checks = StaticChecks(self.inv)
+        return (evaluate_all if alt.mode == "All" else evaluate_exact)(self.inv, self.ev, alt, self.checks)
+
+
+def _share_key(alt: Alternative) -> tuple:
+    """What candidate selection reads of an alternative: two of the same key have the same candidates."""
+    return (alt.mode, alt.device_class.metadata.name, alt.selectors, alt.admin,
+            tuple(sorted((k, q.value) for k, q in alt.capacity.items())) if alt.capacity else (),
+            tuple(t.model_dump_json() for t in alt.tolerations) if alt.tolerations else ())
 
 
 def _plan_claim(problem: Problem, inv: Inventory, ev: _SharedCandidates, index: int,
                 claim: ResourceClaim) -> ClaimPlan:
     label = claim_label(claim)
-    requests = [_plan_request(problem, inv, ev, index, label, r, req)
-                for r, req in enumerate(claim.spec.devices.requests)]
-    minimum, derives = 0, False  # one plain loop: a small call plans a claim or two, and generators cost more
+    requests = []
+    for r, request in enumerate(claim.spec.devices.requests):
+        requests.append(_plan_request(problem, inv, ev, index, label, r, request))
+    minimum, derives = 0, False
     for req in requests:
         fewest = req.alternatives[0].count
         for alt in req.alternatives:
-            fewest = min(fewest, alt.count)
-            derives = derives or bool(alt.derived_specs)
+            if alt.count < fewest:
+                fewest = alt.count
+            if alt.derived_specs:
+                derives = True
         minimum += fewest
     if minimum > MAX_RESULTS:
         raise AllocationError(f"claim {label}: number of requested devices {minimum} exceeds "
@@ -90,9 +114,7 @@ def _plan_claim(problem: Problem, inv: Inventory, ev: _SharedCandidates, index: 
             constraints.append(ConstraintPlan(i, "distinct", c.distinct_attribute, frozenset(c.requests)))
         else:
             raise AllocationError(f"claim {label}, constraint #{i}: empty constraint (unsupported constraint type?)")
-    # Built without the frozen dataclass's __init__ (frozen.built): one per claim and request on every call.
-    plan = built(ClaimPlan, index=index, claim=claim, label=label, requests=tuple(requests),
-                 constraints=tuple(constraints))
+    plan = _claim_plan(index, claim, label, tuple(requests), tuple(constraints))  # by position, in field order
     if not derives:
         return plan
     for alt in plan.alternatives():
@@ -103,6 +125,8 @@ def _plan_claim(problem: Problem, inv: Inventory, ev: _SharedCandidates, index: 
         for alt in req.alternatives)) for req in plan.requests))
 
 
+# Built without the frozen dataclasses' __init__ (frozen.maker): one per claim and request on every call.
+_claim_plan, _request_plan = maker(ClaimPlan), maker(RequestPlan)
 MAX_DERIVED = 32
 
 
@@ -136,9 +160,13 @@ def _plan_request(problem: Problem, inv: Inventory, ev: _SharedCandidates, claim
                 raise AllocationError(f"claim {label}, subrequest {sub.name}: has capacity requests, "
                                       "but the DRAConsumableCapacity feature is disabled")
     bodies: Sequence[ExactDeviceRequest | DeviceSubRequest] = request.first_available or [request.exactly]
-    alternatives = tuple([_alternative(problem, inv, ev, claim, label, r, request.name, rank, body, has_sub)
-                          for rank, body in enumerate(bodies)])
-    return built(RequestPlan, index=r, name=request.name, alternatives=alternatives, first_available=has_sub)
+    if len(bodies) == 1:
+        alternatives: tuple[Alternative, ...] = (_alternative(problem, inv, ev, claim, label, r, request.name, 0,
+                                                              bodies[0], has_sub),)
+    else:
+        alternatives = tuple([_alternative(problem, inv, ev, claim, label, r, request.name, rank, body, has_sub)
+                              for rank, body in enumerate(bodies)])
+    return _request_plan(r, request.name, alternatives, has_sub)  # by position, in field order
 
 
 def _alternative(problem: Problem, inv: Inventory, ev: _SharedCandidates, claim: int, label: str, r: int,
@@ -171,12 +199,10 @@ def _alternative(problem: Problem, inv: Inventory, ev: _SharedCandidates, claim:
         raise AllocationError(f"{_where(label, sub_name or request_name)}: unsupported count mode {mode}")
     # With the DRADerivedAttributes gate off the API server drops the field.
     derived = tuple(body.derived_attributes) if features.derived_attributes else ()
-    alt = Alternative.planned(claim=claim, request=r, rank=rank, request_name=request_name, sub_name=sub_name,
-                              claim_label=label, device_class=device_class, mode=mode,
-                              count=body.count if body.count is not None else 1, admin=bool(admin),
-                              tolerations=tuple(body.tolerations),
-                              capacity=dict(body.capacity.requests) if body.capacity else {},
-                              selectors=tuple(s.cel.expression for s in body.selectors), derived_specs=derived)
+    alt = Alternative.planned(claim, r, rank, request_name, sub_name, label, device_class, mode,  # by position
+                              body.count if body.count is not None else 1, bool(admin), tuple(body.tolerations),
+                              dict(body.capacity.requests) if body.capacity else {},
+                              tuple([s.cel.expression for s in body.selectors]) if body.selectors else (), derived)
     if mode == "All":
         _check_pools_for_all(inv, _where(label, sub_name or request_name))
     return ev.fill(alt)
@@ -188,21 +214,32 @@ def _where(label: str, request: str) -> str:
 
 def _compile_selectors(ev: SelectorEvaluator, device_class, selectors, label: str) -> None:
     """A selector that does not compile makes the input invalid, whether or not the search
-    would reach a device it is evaluated on (Kubernetes only notices when it does)."""
-    for i, selector in enumerate(device_class.spec.selectors):
-        _compile_one(ev, selector, "class", device_class.name, i)
-    for i, selector in enumerate(selectors):
-        _compile_one(ev, selector, "claim", label, i)
+    would reach a device it is evaluated on (Kubernetes only notices when it does). Those compiled before (on
+    every call but the first) are known by a look-up; any other sends all through :func:`_compile_each`."""
+    known = ev.compiled
+    for listed in (device_class.spec.selectors, selectors):
+        for selector in listed:
+            cel = selector.cel
+            if cel is None or cel.expression not in known:
+                _compile_each(ev, device_class, selectors, label)
+                return
 
 
-def _compile_one(ev: SelectorEvaluator, selector, kind: str, owner: str, i: int) -> None:
-    """One selector of a class or claim; the owner's wording is built only for an error (most calls have none)."""
-    if selector.cel is None:
-        raise AllocationError(f"{kind} {owner}: selector #{i}: CEL expression empty (unsupported selector type?)")
-    try:
-        ev.compile(selector.cel.expression)
-    except CelCompileError as exc:
-        raise SelectorError(f"{kind} {owner}: selector #{i}: CEL compile error: {exc.detail}") from None
+def _compile_each(ev: SelectorEvaluator, device_class, selectors, label: str) -> None:
+    """Each selector compiled in turn; the first that does not is the error, worded for its owner."""
+    compile_ = ev.compile
+    for of_class, listed in ((True, device_class.spec.selectors), (False, selectors)):
+        for i, selector in enumerate(listed):
+            try:
+                compile_(selector.cel.expression)
+            except (AttributeError, CelCompileError) as exc:  # no CEL at all (None), or one that does not compile
+                owner = f"class {device_class.name}" if of_class else f"claim {label}"  # worded only for an error
+                if selector.cel is None:
+                    raise AllocationError(f"{owner}: selector #{i}: CEL expression empty (unsupported selector "
+                                          "type?)") from None
+                if isinstance(exc, AttributeError):
+                    raise
+                raise SelectorError(f"{owner}: selector #{i}: CEL compile error: {exc.detail}") from None
 
 
 def _check_pools_for_all(inv: Inventory, where: str) -> None:

@@ -12,6 +12,7 @@ small budget and hands hard inputs (where depth-first search is exponential) to 
 from __future__ import annotations
 
 import bisect
+import math
 import time
 from abc import ABC, abstractmethod
 from dataclasses import dataclass
@@ -141,7 +142,10 @@ class _Slot(_Frame):
                     continue  # taken earlier in this search: skipped before its selectors, as upstream
                 if device in alt.errors:
                     raise alt.errors[device]
-                pick = search.try_add(c, alt, device, must=False)
+                search.tries += 1  # the budget counts tries (see _Search.try_add), counted here inline
+                if search.tries > search.most_tries:
+                    raise BudgetExhausted()
+                pick = state.try_add(c, alt, device, False)
                 if pick is not None:
                     self.pos, self.pick = i + 1, pick
                     step = search.slot(self.plan, alt, self.k + 1, device + 1)
@@ -169,21 +173,25 @@ class _AllSlot(_Frame):
 
 class _Search:
     def __init__(self, state: SearchState, budget: int | None, deadline: float | None) -> None:
-        self.state, self.plans, self.budget, self.deadline = state, state.plans, budget, deadline
+        self.state, self.plans, self.deadline = state, state.plans, deadline
+        self.most_tries = math.inf if budget is None else budget  # device tries allowed (the budget)
         self.steps = self.tries = self.backtracks = 0
+        self._check_at = 64  # the step count at which the deadline is looked at next
         self.size_claim = -1  # the claim whose 32-device limit the last SIZE outcome is about
         self._order: dict[AltId, list[int]] = {}
         self._skip: dict[AltId, tuple[Container[int], Container[int], tuple]] = {}
 
-    def _tick(self) -> None:
-        self.steps += 1
-        if self.deadline is not None and self.steps % 64 == 0 and time.monotonic() > self.deadline:
+    def _check_time(self) -> None:
+        """Give up if the deadline has passed; asked each time the step count passes ``_check_at``, which then
+        moves 64 steps on (the steps are counted inline, where they are made)."""
+        self._check_at = self.steps + 64
+        if self.deadline is not None and time.monotonic() > self.deadline:
             raise SolveTimeout(f"the greedy search gave up after {self.steps} steps (time limit reached)")
 
     def try_add(self, claim: int, alt: Alternative, device: int, must: bool) -> Pick | None:
         """Try one device; the budget counts tries, the unit of work that explodes on hard inputs."""
         self.tries += 1
-        if self.budget is not None and self.tries > self.budget:
+        if self.tries > self.most_tries:
             raise BudgetExhausted()
         return self.state.try_add(claim, alt, device, must)
 
@@ -194,36 +202,36 @@ class _Search:
         found = self._skip.get(key)
         if found is None:
             taken = self.state.taken_sets(claim, alt)
-            first, second = (*taken, _NONE, _NONE)[:2]
-            found = self._skip[key] = (first, second, tuple(taken[2:]))
+            count = len(taken)
+            found = self._skip[key] = (taken[0] if count else _NONE, taken[1] if count > 1 else _NONE,
+                                       tuple(taken[2:]))
         return found
 
     def own(self, outcome: str, claim: int) -> str:
         """An outcome as a step of ``claim`` sees it: another claim's SIZE (its own limit) is a FAIL here."""
         return FAIL if outcome == SIZE and self.size_claim != claim else outcome
 
-    def claim(self, c: int) -> Next:
-        self._tick()
-        if c == len(self.plans):
-            return SUCCESS
-        return self.request(c, 0)
-
     def request(self, c: int, r: int) -> Next:
-        self._tick()
-        while r == len(self.plans[c].requests):  # the claim is complete: on to the next one
-            self._tick()
+        plans = self.plans
+        self.steps += 1
+        while r == len(plans[c].requests):  # the claim is complete: on to the next one
             c, r = c + 1, 0
-            if c == len(self.plans):
+            self.steps += 1
+            if c == len(plans):
                 return SUCCESS
-            self._tick()
-        plan = self.plans[c]
+            self.steps += 1
+        if self.steps >= self._check_at:
+            self._check_time()
+        plan = plans[c]
         alternatives = plan.requests[r].alternatives
         if len(alternatives) == 1:
             return self.slot(plan, alternatives[0], 0, 0)  # its outcome is the request's: no frame needed
         return _Request(self, plan, alternatives)
 
     def slot(self, plan: ClaimPlan, alt: Alternative, k: int, start: int) -> Next:
-        self._tick()
+        self.steps += 1
+        if self.steps >= self._check_at:
+            self._check_time()
         c = plan.index
         if alt.mode == "All" and alt.blocked and k == alt.blocked_at:
             return FAIL  # reached a listed device that can never be allocated (earlier ones were tried)
@@ -240,8 +248,8 @@ class _Search:
             if isinstance(rest, str):
                 return self.settle_all(c, pick, rest)
             return _AllSlot(self, c, pick, rest)
-        order = self._devices(alt)
-        return _Slot(self, plan, alt, k, order, bisect.bisect_left(order, start))
+        order = self._devices(alt) if alt.errors else alt.candidates
+        return _Slot(self, plan, alt, k, order, bisect.bisect_left(order, start) if start else 0)
 
     def settle_all(self, claim: int, pick: Pick, outcome: str) -> str:
         """An All-mode device's outcome: kept on success, else undone (the list fails as a whole)."""
@@ -251,9 +259,8 @@ class _Search:
         return outcome if outcome in (SUCCESS, SIZE) else FAIL
 
     def _devices(self, alt: Alternative) -> Sequence[int]:
-        """Candidates plus the devices whose selectors failed (raised only when reached), in order."""
-        if not alt.errors:
-            return alt.candidates  # in inventory order already
+        """Candidates plus the devices whose selectors failed (raised only when reached), in order (asked only
+        where some failed: else the candidates are the list, in inventory order already)."""
         key = alt.id
         if key not in self._order:
             self._order[key] = sorted([*alt.candidates, *alt.errors])
@@ -267,6 +274,7 @@ def greedy_search(state: SearchState, budget: int | None = None, deadline: float
     (a ``time.monotonic()`` value).
     """
     search = _Search(state, budget, deadline)
-    found = _run(search.claim(0)) == SUCCESS
-    return GreedyResult([list(p) for p in state.picks] if found else None, search.steps, search.tries,
-                        search.backtracks)
+    search.steps += 1  # the first step: the search of claim 0 and on
+    found = _run(search.request(0, 0) if state.plans else SUCCESS) == SUCCESS
+    # The answer is the state's own lists, not copies: the search is over, and no caller goes on with the state.
+    return GreedyResult(state.picks if found else None, search.steps, search.tries, search.backtracks)

@@ -15,12 +15,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import Iterable, Sequence
+from typing import AbstractSet, Iterable, Mapping, Sequence
 
 from drasat.models.resource import Device, DeviceTaint, DeviceTaintRule, ResourceClaim, ResourceSlice
 
 from .cel import CelDevice
 from .features import Features
+from .frozen import maker
+from .plan import EMPTY_MAPPING
 from .problem import NodeInfo, Problem
 from .rules.reachability import device_reaches, slice_reaches
 
@@ -84,16 +86,21 @@ class Pool:
 
 @dataclass
 class InUse:
-    """Devices already allocated by claims that have ``status.allocation``."""
+    """Devices already allocated by claims that have ``status.allocation`` (read-only once built: a problem
+    without allocated claims shares :data:`NOTHING_IN_USE`)."""
 
-    exclusive: set[DeviceId] = field(default_factory=set)
-    shared: set[tuple[DeviceId, str]] = field(default_factory=set)
-    capacity: dict[DeviceId, dict[str, Fraction]] = field(default_factory=dict)
-    holders: dict[DeviceId, str] = field(default_factory=dict)  # namespace/name of the claim holding a device
+    exclusive: AbstractSet[DeviceId] = frozenset()
+    shared: AbstractSet[tuple[DeviceId, str]] = frozenset()
+    capacity: Mapping[DeviceId, Mapping[str, Fraction]] = field(default_factory=dict)
+    holders: Mapping[DeviceId, str] = field(default_factory=dict)  # namespace/name of the claim holding a device
 
     def allocated(self, device: DeviceId) -> bool:
         """Whether the device holds anything at all (counters count it as consumed then)."""
         return device in self.exclusive or device in self.capacity or any(d == device for d, _ in self.shared)
+
+
+NOTHING_IN_USE = InUse(frozenset(), frozenset(), EMPTY_MAPPING, EMPTY_MAPPING)
+"""What is in use where no claim is allocated: the usual problem, on every call."""
 
 
 @dataclass
@@ -121,25 +128,10 @@ class Inventory:
         return next(p for p in self.pools if p.key == key)
 
 
-def device_kinds(devices: list[InventoryDevice]) -> DeviceKinds:
-    """Which kinds of device the inventory holds, found once while it is built (rules ask several times a call)."""
-    draws = shared = off_node = tainted = False
-    for dev in devices:
-        if dev.device.consumes_counters:
-            draws = True
-        if dev.shared:
-            shared = True
-        if not dev.on_node:
-            off_node = True
-        if dev.taints:
-            tainted = True
-    return DeviceKinds(draws, shared, off_node, tainted)
-
-
 def build_inventory(problem: Problem) -> Inventory:
     """Pools, devices in enumeration order, and the in-use state, for ``problem.node``."""
     features = problem.features
-    in_use = in_use_state(problem.allocated, features)
+    in_use = in_use_state(problem.allocated, features) if problem.allocated else NOTHING_IN_USE
     pools: list[Pool] = []
     usable: list[tuple[Pool, list[ResourceSlice]]] = []
     for key, relevant, others in _gather(problem.slices, problem.node, features):
@@ -151,8 +143,8 @@ def build_inventory(problem: Problem) -> Inventory:
         pools.sort(key=_pool_order)
         usable.sort(key=lambda item: _pool_order(item[0]))
     rules = problem.taint_rules if features.taint_rules else ()
-    devices = _enumerate(usable, problem.node, rules, features.consumable_capacity)
-    return Inventory(problem.node, features, pools, devices, in_use, device_kinds(devices))
+    devices, kinds = _enumerate(usable, problem.node, rules, features.consumable_capacity)
+    return Inventory(problem.node, features, pools, devices, in_use, kinds)
 
 
 def _slice_name(s: ResourceSlice) -> str:
@@ -164,9 +156,14 @@ def _pool_order(pool: Pool) -> tuple[bool, PoolKey]:
     return pool.has_binding_conditions, pool.key
 
 
-def in_use_state(allocated: Iterable[ResourceClaim], features: Features) -> InUse:
+def in_use_state(allocated: Sequence[ResourceClaim], features: Features) -> InUse:
     """Kubernetes' allocated state: admin results never block; shares only with consumable capacity."""
-    state = InUse()
+    if not allocated:
+        return NOTHING_IN_USE
+    exclusive: set[DeviceId] = set()
+    shared: set[tuple[DeviceId, str]] = set()
+    capacity: dict[DeviceId, dict[str, Fraction]] = {}
+    holders: dict[DeviceId, str] = {}
     for claim in allocated:
         allocation = claim.status.allocation if claim.status else None
         for result in allocation.devices.results if allocation else ():
@@ -174,19 +171,19 @@ def in_use_state(allocated: Iterable[ResourceClaim], features: Features) -> InUs
             if result.admin_access:
                 continue
             if features.consumable_capacity and result.share_id:
-                state.shared.add((device, result.share_id))
+                shared.add((device, result.share_id))
                 if result.consumed_capacity:
-                    sums = state.capacity.setdefault(device, {})
+                    sums = capacity.setdefault(device, {})
                     for name, q in result.consumed_capacity.items():
                         sums[name] = sums.get(name, Fraction(0)) + q.value
             else:
-                state.exclusive.add(device)
-                state.holders.setdefault(device, f"{claim.namespace}/{claim.name}" if claim.namespace else claim.name)
-    return state
+                exclusive.add(device)
+                holders.setdefault(device, f"{claim.namespace}/{claim.name}" if claim.namespace else claim.name)
+    return InUse(exclusive, shared, capacity, holders)
 
 
 def _gather(slices: Sequence[ResourceSlice], node: NodeInfo,
-            features: Features) -> Iterable[tuple[PoolKey, list[ResourceSlice], list[ResourceSlice]]]:
+            features: Features) -> list[tuple[PoolKey, list[ResourceSlice], list[ResourceSlice]]]:
     """Per pool: its relevant slices of the newest generation seen on this node, and the other slices
     of that generation (needed for completeness and counters). Obsolete pools are dropped.
 
@@ -203,35 +200,34 @@ def _gather(slices: Sequence[ResourceSlice], node: NodeInfo,
         elif name == node.name:
             local.append(s)
     relevant: dict[PoolKey, list[ResourceSlice]] = {}
-    for s in local + shared:
-        if not _relevant(s, node, features):
+    partitionable = features.partitionable
+    for s in local + shared if shared else local:
+        spec = s.spec
+        if not partitionable and (spec.per_device_node_selection is not None or spec.shared_counters):
             continue
-        key = (s.spec.driver, s.spec.pool.name)
+        if not slice_reaches(node, s):
+            continue
+        key = (spec.driver, spec.pool.name)
         current = relevant.setdefault(key, [s])
         if current[0] is s:
             continue
-        if s.spec.pool.generation > current[0].spec.pool.generation:
+        if spec.pool.generation > current[0].spec.pool.generation:
             relevant[key] = [s]
-        elif s.spec.pool.generation == current[0].spec.pool.generation:
+        elif spec.pool.generation == current[0].spec.pool.generation:
             current.append(s)
+    gathered: list[tuple[PoolKey, list[ResourceSlice], list[ResourceSlice]]] = []
     for key, chosen in relevant.items():
         reference = chosen[0].spec.pool
         if len(chosen) == reference.resource_slice_count:
-            yield key, chosen, []
+            gathered.append((key, chosen, []))
             continue
         same_pool = [s for s in slices if (s.spec.driver, s.spec.pool.name) == key]
         if any(s.spec.pool.generation > reference.generation for s in same_pool):
             continue  # obsolete: a newer generation exists
         others = [s for s in same_pool if s.spec.pool.generation == reference.generation
                   and not any(s is c for c in chosen)]
-        yield key, chosen, others
-
-
-def _relevant(s: ResourceSlice, node: NodeInfo, features: Features) -> bool:
-    spec = s.spec
-    if not features.partitionable and (spec.per_device_node_selection is not None or spec.shared_counters):
-        return False
-    return slice_reaches(node, s)
+        gathered.append((key, chosen, others))
+    return gathered
 
 
 def _build_pool(key: PoolKey, relevant: list[ResourceSlice], others: list[ResourceSlice],
@@ -239,7 +235,7 @@ def _build_pool(key: PoolKey, relevant: list[ResourceSlice], others: list[Resour
     reference = relevant[0].spec.pool  # the first slice seen, as upstream
     if len(relevant) > 1:
         relevant = sorted(relevant, key=_slice_name)
-    binding = any(d.binding_conditions for s in relevant for d in s.spec.devices)
+    binding, grouped, repeated, counters = _pool_facts(relevant, others)
     pool = Pool(key, "usable", binding)
     if len(relevant) + len(others) != reference.resource_slice_count:
         pool.state = "incomplete"
@@ -247,39 +243,52 @@ def _build_pool(key: PoolKey, relevant: list[ResourceSlice], others: list[Resour
                         f"resourceSliceCount says {reference.resource_slice_count}")
         return pool, []
     every = relevant + others if others else relevant
-    if not features.compatibility_groups and _grouped(every):
+    if not features.compatibility_groups and grouped:
         pool.state = "incomplete"  # the seed: with the gate off, grouped pools are skipped as incomplete
         pool.problem = "its devices use compatibilityGroups, and DRADeviceCompatibilityGroups is disabled"
         return pool, []
-    problem = _pool_problem(relevant, every, features)
+    problem = f"device name {repeated} is not unique in the pool" if repeated is not None else \
+        _counters_problem(every) if features.partitionable else ""
     if problem:
         pool.state, pool.problem = "invalid", problem
         return pool, []
-    if features.partitionable and any(s.spec.shared_counters for s in every):
+    if features.partitionable and counters:
         pool.counters = _available_counters(key, every, in_use)
         pool.allocated_groups = _allocated_groups(key, every, in_use)
-    return pool, [s for s in relevant if s.spec.devices]
+    for s in relevant:  # the usual pool: every slice has devices, and the list is taken as is (no copy)
+        if not s.spec.devices:
+            return pool, [s for s in relevant if s.spec.devices]
+    return pool, relevant
 
 
-def _grouped(every: list[ResourceSlice]) -> bool:
-    """Whether any device of the slices consumes counters with compatibility groups."""
-    for s in every:
-        for d in s.spec.devices:
-            if d.consumes_counters and any(use.compatibility_groups for use in d.consumes_counters):
-                return True
-    return False
-
-
-def _pool_problem(relevant: list[ResourceSlice], every: list[ResourceSlice], features: Features) -> str:
-    """Why Kubernetes would call the pool invalid, or "" when it is fine."""
+def _pool_facts(relevant: list[ResourceSlice],
+                others: list[ResourceSlice]) -> tuple[bool, bool, str | None, bool]:
+    """One pass over the pool's slices and devices: whether any of the relevant slices has binding conditions
+    (such pools are enumerated last), whether any device consumes counters with compatibility groups, the
+    first device name the relevant slices repeat (None: each is unique), and whether any slice shares counters."""
+    binding = grouped = counters = False
+    repeated: str | None = None
     seen: set[str] = set()
     for s in relevant:
+        counters = counters or bool(s.spec.shared_counters)
         for d in s.spec.devices:
-            if d.name in seen:
-                return f"device name {d.name} is not unique in the pool"
+            if d.binding_conditions:
+                binding = True
+            if d.consumes_counters and not grouped:
+                grouped = any(use.compatibility_groups for use in d.consumes_counters)
+            if repeated is None and d.name in seen:
+                repeated = d.name
             seen.add(d.name)
-    if not features.partitionable:
-        return ""
+    for s in others:
+        counters = counters or bool(s.spec.shared_counters)
+        for d in s.spec.devices:
+            if d.consumes_counters and not grouped:
+                grouped = any(use.compatibility_groups for use in d.consumes_counters)
+    return binding, grouped, repeated, counters
+
+
+def _counters_problem(every: list[ResourceSlice]) -> str:
+    """Why Kubernetes would call a pool of partitionable devices invalid for its counters, or "" when fine."""
     sets: dict[str, set[str]] = {}
     for s in every:
         for cs in s.spec.shared_counters:
@@ -319,34 +328,41 @@ def _allocated_groups(key: PoolKey, every: list[ResourceSlice], in_use: InUse) -
     return groups
 
 
-def _enumerate(usable: list[tuple[Pool, list[ResourceSlice]]], node: NodeInfo,
-               rules: Sequence[DeviceTaintRule], consumable: bool) -> list[InventoryDevice]:
-    """The usable devices in Kubernetes' order. Every call makes two records per device, filled field by field
+def _enumerate(usable: list[tuple[Pool, list[ResourceSlice]]], node: NodeInfo, rules: Sequence[DeviceTaintRule],
+               consumable: bool) -> tuple[list[InventoryDevice], DeviceKinds]:
+    """The usable devices in Kubernetes' order, and which kinds of device are among them (found in the same
+    pass: rules ask several times a call). Every call makes two records per device, filled field by field
     without the frozen ``__init__`` (tests/test_fast_records.py checks they are whole): the device, and its
     :class:`CelDevice`, which keeps the API device to convert its maps from when first read (``_FromSource``)."""
     devices: list[InventoryDevice] = []
+    draws = shared = off_node = tainted = False
     for pool, device_slices in usable:
         driver, pool_name = pool.key
+        binding = pool.has_binding_conditions
         for s in device_slices:  # in name order already (_build_pool)
-            per_device, slice_name = s.spec.per_device_node_selection, s.name
+            per_device, slice_name = s.spec.per_device_node_selection, s.metadata.name or ""
             for d in s.spec.devices:
                 # Off-node devices stay listed: upstream runs the selectors (and their errors) first.
                 on_node = not per_device or device_reaches(node, s, d)
                 device_id = (driver, pool_name, d.name)
-                taints = tuple(d.taints) + tuple(_rule_taints(rules, device_id)) if rules else tuple(d.taints)
+                taints = tuple(d.taints) if d.taints else ()
+                if rules:
+                    taints += tuple(_rule_taints(rules, device_id))
                 multiple = bool(d.allow_multiple_allocations)
                 cel = _new(CelDevice)
-                cel.__dict__.update(key=(driver, pool_name, slice_name, d.name), driver=s.spec.driver,
-                                    allow_multiple_allocations=multiple, _source=d)
-                dev = _new(InventoryDevice)
-                dev.__dict__.update(index=len(devices), id=device_id, slice=s, device=d, taints=taints, cel=cel,
-                                    pool_has_binding_conditions=pool.has_binding_conditions,
-                                    shared=consumable and multiple, on_node=on_node)
-                devices.append(dev)
-    return devices
+                _set(cel, "__dict__", {"key": (driver, pool_name, slice_name, d.name), "driver": driver,
+                                       "allow_multiple_allocations": multiple, "_source": d})
+                devices.append(_device(len(devices), device_id, s, d, taints, cel, binding, consumable and multiple,
+                                       on_node))  # by position, in field order: a keyword call costs more
+                draws = draws or bool(d.consumes_counters)
+                shared = shared or (consumable and multiple)
+                off_node = off_node or not on_node
+                tainted = tainted or bool(taints)
+    return devices, DeviceKinds(draws, shared, off_node, tainted)
 
 
-_new = object.__new__
+_new, _set = object.__new__, object.__setattr__
+_device = maker(InventoryDevice)  # frozen: a generated maker is a third of the dataclass's __init__
 
 
 def _rule_taints(rules: Sequence[DeviceTaintRule], device: DeviceId) -> Iterable[DeviceTaint]:

@@ -11,7 +11,7 @@ import re
 from functools import lru_cache
 
 from drasat.models.errors import AllocationError
-from drasat.models.meta import NodeSelector, NodeSelectorRequirement, NodeSelectorTerm
+from drasat.models.meta import NodeSelector, NodeSelectorRequirement
 
 from .problem import NodeInfo
 
@@ -37,26 +37,21 @@ def reaches(node: NodeInfo, node_name: str | None, all_nodes: bool | None,
 
 
 def selector_matches(node: NodeInfo, selector: NodeSelector) -> bool:
-    """Terms are ORed; inside a term every requirement must hold. Any parse error fails the whole selector."""
+    """Terms are ORed; inside a term every requirement must hold. Any parse error fails the whole selector, so
+    every requirement of every term is checked (in one pass with the matching: most selectors have one term)."""
+    matched = False
     for term in selector.node_selector_terms:
+        holds = bool(term.match_expressions or term.match_fields)
         for req in term.match_expressions:
-            _check_expression(req)
+            problem = _expression_problem(req.key, req.operator, tuple(req.values))  # remembered: no parse each call
+            if problem:
+                raise SelectorParseError(problem)
+            holds = holds and _label_matches(node, req)
         for req in term.match_fields:
             _check_field(req)
-    for term in selector.node_selector_terms:
-        if (term.match_expressions or term.match_fields) and _term_matches(node, term):
-            return True
-    return False
-
-
-def _term_matches(node: NodeInfo, term: NodeSelectorTerm) -> bool:
-    for req in term.match_expressions:
-        if not _label_matches(node, req):
-            return False
-    for req in term.match_fields:
-        if not _field_matches(node, req):
-            return False
-    return True
+            holds = holds and _field_matches(node, req)
+        matched = matched or holds
+    return matched
 
 
 def checked_reaches(node: NodeInfo, what: str, node_name: str | None, all_nodes: bool | None,
@@ -65,8 +60,13 @@ def checked_reaches(node: NodeInfo, what: str, node_name: str | None, all_nodes:
     try:
         return reaches(node, node_name, all_nodes, selector)
     except SelectorParseError as exc:
-        raise AllocationError(f"gather pool information: failed to perform node selection for {what}: "
-                              f"failed to parse node selector: {exc}") from None
+        raise parse_failure(what, exc) from None
+
+
+def parse_failure(what: str, exc: SelectorParseError) -> AllocationError:
+    """Kubernetes' allocation error for a node selector of ``what`` that does not parse."""
+    return AllocationError(f"gather pool information: failed to perform node selection for {what}: "
+                           f"failed to parse node selector: {exc}")
 
 
 def _valid_key(key: str) -> bool:
@@ -74,12 +74,6 @@ def _valid_key(key: str) -> bool:
     if slash and (not prefix or len(prefix) > 253 or not _DNS_SUBDOMAIN.match(prefix)):
         return False
     return bool(name) and len(name) <= 63 and bool(_LABEL_NAME.match(name))
-
-
-def _check_expression(req: NodeSelectorRequirement) -> None:
-    problem = _expression_problem(req.key, req.operator, tuple(req.values))
-    if problem:
-        raise SelectorParseError(problem)
 
 
 @lru_cache(maxsize=4096)

@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from fractions import Fraction
 from functools import cached_property
+from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Mapping, NamedTuple
 
 from drasat.models.errors import DrasatError
@@ -38,19 +39,20 @@ class AltId(NamedTuple):
     rank: int
 
 
-@dataclass(frozen=True)
-class Candidates:
+class Candidates(NamedTuple):
     """What candidate selection found for one alternative: devices it may take, and why the others not.
 
     ``share`` holds the amounts taken of shared devices; ``errors`` the selector errors that
     Kubernetes raises only when its search reaches the device; ``blocked`` (All mode) why the
     fixed list can never be allocated, and ``blocked_at`` the list position where that shows.
+    A named tuple, not a frozen dataclass: planning makes one per alternative on every call, made and
+    unpacked at C speed (:meth:`Alternative.fill`).
     """
 
     devices: tuple[int, ...] = ()
-    share: Mapping[int, Share] = field(default_factory=dict)
-    errors: Mapping[int, DrasatError] = field(default_factory=dict)
-    excluded: Mapping[int, str] = field(default_factory=dict)
+    share: Mapping[int, Share] = MappingProxyType({})
+    errors: Mapping[int, DrasatError] = MappingProxyType({})
+    excluded: Mapping[int, str] = MappingProxyType({})
     blocked: str = ""
     blocked_at: int = -1
 
@@ -82,19 +84,25 @@ class Alternative:
     derived: Mapping[int, Mapping[str, DeviceAttribute]] = field(default_factory=dict)
 
     @classmethod
-    def planned(cls, *, claim: int, request: int, rank: int, request_name: str, sub_name: str | None,
+    def planned(cls, claim: int, request: int, rank: int, request_name: str, sub_name: str | None,
                 claim_label: str, device_class: DeviceClass, mode: str, count: int, admin: bool,
                 tolerations: tuple[DeviceToleration, ...], capacity: Mapping[str, Quantity], selectors: tuple[str, ...],
                 derived_specs: tuple[DeviceDerivedAttribute, ...] = ()) -> Alternative:
         """An alternative as planning makes it, before :meth:`fill` gives it its candidates (before anyone else
         sees it). Built without the frozen ``__init__`` (planning makes one per request and subrequest on every
-        call), but with the constructor's own parameters, so a missing or unknown field is the interpreter's
-        ``TypeError`` (checking a ``**fields`` dict against the field names cost a quarter of this method)."""
+        call), but with the constructor's own parameters (planning passes them by position: a keyword call of
+        fourteen costs twice a positional one), so a missing or unknown field is the interpreter's ``TypeError``
+        (checking a ``**fields`` dict against the field names cost a quarter of this method). The instance's
+        dict is written as one literal, the unfilled fields as :data:`_UNFILLED` says
+        (tests/test_fast_records.py checks both are whole)."""
         alt = _new(cls)
-        alt.__dict__.update(_UNFILLED, claim=claim, request=request, rank=rank, request_name=request_name,
-                            sub_name=sub_name, claim_label=claim_label, device_class=device_class, mode=mode,
-                            count=count, admin=admin, tolerations=tolerations, capacity=capacity, selectors=selectors,
-                            derived_specs=derived_specs, id=AltId(claim, request, rank))  # id asked at once: no lock
+        _set(alt, "__dict__", {
+            "claim": claim, "request": request, "rank": rank, "request_name": request_name, "sub_name": sub_name,
+            "claim_label": claim_label, "device_class": device_class, "mode": mode, "count": count, "admin": admin,
+            "tolerations": tolerations, "capacity": capacity, "selectors": selectors, "candidates": (),
+            "share": _EMPTY, "errors": _EMPTY, "excluded": _EMPTY, "blocked": "", "blocked_at": -1,
+            "derived_specs": derived_specs, "derived": _EMPTY,
+            "id": _tuple_new(AltId, (claim, request, rank))})  # the id asked at once: no lock
         return alt
 
     @cached_property
@@ -114,11 +122,13 @@ class Alternative:
         """This alternative, just made by :meth:`planned` and held by no one else yet, with what candidate
         selection found (an All-mode one counts its whole list). Filled in place: planning makes one per
         request, and building each twice (planned, then a copy with candidates) cost a tenth of a small call."""
-        if self.__dict__["share"] is not _EMPTY:
+        fields = self.__dict__
+        if fields["share"] is not _EMPTY:
             raise RuntimeError(f"alternative {self.id} was filled already: a frozen record is filled once, when planned")
-        self.__dict__.update(candidates=found.devices, share=found.share, errors=found.errors,
-                             excluded=found.excluded, blocked=found.blocked, blocked_at=found.blocked_at,
-                             count=len(found.devices) if self.mode == "All" else self.count)
+        devices, fields["share"], fields["errors"], fields["excluded"], fields["blocked"], fields["blocked_at"] = found
+        fields["candidates"] = devices
+        if self.mode == "All":
+            fields["count"] = len(devices)
         return self
 
 
@@ -139,6 +149,7 @@ class _ReadOnlyEmpty(dict[Any, Any]):
 
 
 _EMPTY: Mapping[Any, Any] = _ReadOnlyEmpty()
+EMPTY_MAPPING = _EMPTY  # for other stages' shared empty maps (the inventory's nothing-in-use)
 _UNFILLED: Mapping[str, Any] = {"candidates": (), "share": _EMPTY, "errors": _EMPTY, "excluded": _EMPTY, "blocked": "",
                                  "blocked_at": -1, "derived": _EMPTY}
 """What an alternative holds before candidate selection: immutable values, so sharing them is safe."""
@@ -146,22 +157,17 @@ _UNFILLED: Mapping[str, Any] = {"candidates": (), "share": _EMPTY, "errors": _EM
 
 @dataclass(frozen=True)
 class Pick:
-    """One device allocated for one alternative (``share`` for shared devices)."""
+    """One device allocated for one alternative (``share`` for shared devices). The depth-first search makes
+    one for every device it adds, without the frozen ``__init__`` (:meth:`~.state.SearchState.try_add`;
+    tests/test_fast_records.py checks it is whole)."""
 
     alt: Alternative
     device: int
     share: Share | None = None
 
-    @classmethod
-    def made(cls, alt: Alternative, device: int, share: Share | None) -> Pick:
-        """``Pick(alt, device, share)`` without the frozen ``__init__`` (a third of the cost): the
-        depth-first search makes one for every device it tries."""
-        pick = _new(cls)
-        pick.__dict__.update(alt=alt, device=device, share=share)
-        return pick
 
-
-_new = object.__new__
+_new, _set = object.__new__, object.__setattr__
+_tuple_new = tuple.__new__  # a named tuple made without its Python-level __new__
 
 @dataclass(frozen=True)
 class RequestPlan:

@@ -13,7 +13,7 @@ from typing import Sequence
 from drasat.models.errors import AllocationError
 from drasat.models.meta import NodeSelector, NodeSelectorRequirement, NodeSelectorTerm
 from drasat.models.quantity import Quantity
-from drasat.models.trusted import trusted
+from drasat.models.trusted import builder, trusted
 from drasat.models.resource import (
     AllocationResult, DeviceAllocationConfiguration, DeviceAllocationResult, DeviceRequestAllocationResult,
 )
@@ -24,29 +24,48 @@ from .rules.reachability import node_local
 
 
 def allocation_results(inv: Inventory, plans: Sequence[ClaimPlan],
-                       picks: Sequence[Sequence[Pick]]) -> dict[str, AllocationResult]:
-    """One AllocationResult per claim, keyed by claim name, in claim order."""
-    return {plan.claim.name: allocation_result(inv, plan, claim_picks) for plan, claim_picks in zip(plans, picks)}
+                       picks: Sequence[Sequence[Pick]]) -> tuple[dict[str, AllocationResult], dict[str, str]]:
+    """One AllocationResult per claim, keyed by claim name, in claim order; and each claim's label by name."""
+    results: dict[str, AllocationResult] = {}
+    labels: dict[str, str] = {}
+    for plan, claim_picks in zip(plans, picks):
+        name = plan.claim.metadata.name or ""
+        results[name] = allocation_result(inv, plan, claim_picks)
+        labels[name] = plan.label
+    return results, labels
+
+
+# Built without validation (models.trusted): every value comes from validated input. The usual shapes have
+# builders of their own, called by position (a small call builds six of these objects).
+_plain_result = builder(DeviceRequestAllocationResult, "request", "driver", "pool", "device")
+_devices = builder(DeviceAllocationResult, "results")
+_allocation = builder(AllocationResult, "devices", "node_selector")
+_selector = builder(NodeSelector, "node_selector_terms")
+_expressions_term = builder(NodeSelectorTerm, "match_expressions")
+_requirement = builder(NodeSelectorRequirement, "key", "operator", "values")
 
 
 def allocation_result(inv: Inventory, plan: ClaimPlan, picks: Sequence[Pick]) -> AllocationResult:
     """One claim's AllocationResult from its picks: devices in request order, share IDs, config, node selector."""
     ordered = sorted(picks, key=_request_then_device) if len(picks) > 1 else picks
-    owner = plan.claim.metadata.uid or plan.label
-    results = [_result(inv, pick, owner, n) for n, pick in enumerate(ordered)]
-    selected = {p.alt.request: p.alt for p in ordered}
-    config = _config(plan, selected) if _configured(plan, selected) else None
-    # Built without validation (models.trusted): every value comes from validated input.
-    devices = trusted(DeviceAllocationResult, results=results, config=config) if config else \
-        trusted(DeviceAllocationResult, results=results)
-    fields: dict = {"devices": devices}
+    results = [_result(inv, plan, ordered[0], 0)] if len(ordered) == 1 else \
+        [_result(inv, plan, pick, n) for n, pick in enumerate(ordered)]
+    configured = bool(plan.claim.spec.devices.config)  # most claims and classes have none: _config is skipped
+    if not configured:
+        for pick in ordered:
+            if pick.alt.device_class.spec.config:
+                configured = True
+                break
+    config = _config(plan, ordered) if configured else None
+    devices = trusted(DeviceAllocationResult, results=results, config=config) if config else _devices(results)
+    selector = node_selector(inv, plan, ordered)
     if inv.features.binding_conditions:
         # kube-scheduler stamps the allocation when it writes it (with both binding gates on).
-        fields["allocation_timestamp"] = datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
-    selector = node_selector(inv, plan, ordered)
-    if selector is not None:
-        fields["node_selector"] = selector
-    return trusted(AllocationResult, **fields)
+        stamp = datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+        if selector is None:
+            return trusted(AllocationResult, devices=devices, allocation_timestamp=stamp)
+        return trusted(AllocationResult, devices=devices, node_selector=selector, allocation_timestamp=stamp)
+    return trusted(AllocationResult, devices=devices) if selector is None else _allocation(devices, selector)
 
 
 SHARE_IDS = uuid.UUID("6b0c6a52-3d7e-5d0e-9a51-646472617361")
@@ -60,18 +79,23 @@ def _share_id(owner: str, inv: Inventory, pick: Pick, position: int) -> str:
     return str(uuid.uuid5(SHARE_IDS, f"{owner}/{pick.alt.result_name}/{driver}/{pool}/{device}/{position}"))
 
 
-def _result(inv: Inventory, pick: Pick, owner: str, position: int) -> DeviceRequestAllocationResult:
+def _result(inv: Inventory, plan: ClaimPlan, pick: Pick, position: int) -> DeviceRequestAllocationResult:
     dev = inv.devices[pick.device]
-    fields: dict = {"request": pick.alt.result_name, "driver": dev.id[0], "pool": dev.id[1], "device": dev.name}
-    if pick.alt.admin:
+    alt = pick.alt
+    driver, pool, name = dev.id
+    if not (alt.admin or alt.tolerations or pick.share is not None or dev.device.binding_conditions
+            or dev.slice.spec.skip_node_operations):
+        return _plain_result(alt.result_name, driver, pool, name)  # the usual device: four fields
+    fields: dict = {"request": alt.result_name, "driver": driver, "pool": pool, "device": name}
+    if alt.admin:
         fields["admin_access"] = True
-    if pick.alt.tolerations:
-        fields["tolerations"] = [t.model_copy() for t in pick.alt.tolerations]
+    if alt.tolerations:
+        fields["tolerations"] = [t.model_copy() for t in alt.tolerations]
     if inv.features.binding_conditions and dev.device.binding_conditions:
         fields["binding_conditions"] = list(dev.device.binding_conditions)
         fields["binding_failure_conditions"] = list(dev.device.binding_failure_conditions)
     if pick.share is not None:
-        fields["share_id"] = _share_id(owner, inv, pick, position)
+        fields["share_id"] = _share_id(plan.claim.metadata.uid or plan.label, inv, pick, position)
         if pick.share:
             fields["consumed_capacity"] = {
                 name: Quantity(amount, dev.device.capacity[name].value.format) for name, amount in pick.share.items()}
@@ -84,18 +108,9 @@ def _request_then_device(pick: Pick) -> tuple[int, int]:
     return pick.alt.request, pick.device
 
 
-def _configured(plan: ClaimPlan, selected: dict) -> bool:
-    """Whether the claim or any class it uses has a configuration (most have none: :func:`_config` is skipped)."""
-    if plan.claim.spec.devices.config:
-        return True
-    for alt in selected.values():
-        if alt.device_class.spec.config:
-            return True
-    return False
-
-
-def _config(plan: ClaimPlan, selected: dict) -> list[DeviceAllocationConfiguration]:
+def _config(plan: ClaimPlan, picks: Sequence[Pick]) -> list[DeviceAllocationConfiguration]:
     """Class configs (FromClass) for the classes used, then claim configs (FromClaim) that apply."""
+    selected = {p.alt.request: p.alt for p in picks}
     names = {r: alt.result_name for r, alt in selected.items()}
     entries: list[DeviceAllocationConfiguration] = []
     by_class: dict[str, list[DeviceAllocationConfiguration]] = {}
@@ -136,8 +151,8 @@ def node_selector(inv: Inventory, plan: ClaimPlan, picks: Sequence[Pick]) -> Nod
         dev = inv.devices[pick.device]
         owner = dev.device if dev.slice.spec.per_device_node_selection else dev.slice.spec
         if node_local(dev):
-            return trusted(NodeSelector, node_selector_terms=[trusted(NodeSelectorTerm, match_fields=[
-                trusted(NodeSelectorRequirement, key="metadata.name", operator="In", values=[inv.node.name])])])
+            return _selector([trusted(NodeSelectorTerm, match_fields=[
+                _requirement("metadata.name", "In", [inv.node.name])])])
         selector = owner.node_selector
         if selector is None or not selector.node_selector_terms:
             continue
@@ -149,18 +164,19 @@ def node_selector(inv: Inventory, plan: ClaimPlan, picks: Sequence[Pick]) -> Nod
             _merge(fields, term.match_fields)
         if term.match_expressions:
             _merge(expressions, term.match_expressions)
-    if not expressions and not fields:
-        return None
-    term = trusted(NodeSelectorTerm, **({"match_expressions": expressions} if expressions else {}),
-                   **({"match_fields": fields} if fields else {}))
-    return trusted(NodeSelector, node_selector_terms=[term])
+    if not fields:
+        return _selector([_expressions_term(expressions)]) if expressions else None
+    term = trusted(NodeSelectorTerm, match_expressions=expressions, match_fields=fields) if expressions else \
+        trusted(NodeSelectorTerm, match_fields=fields)
+    return _selector([term])
 
 
 def _merge(into: list[NodeSelectorRequirement], new: Sequence[NodeSelectorRequirement]) -> None:
     for req in new:
-        if not any(r.key == req.key and r.operator == req.operator and set(r.values) == set(req.values)
-                   for r in into):
-            copy: dict[str, object] = {"key": req.key, "operator": req.operator}
-            if "values" in req.model_fields_set:  # printed as written: Exists and DoesNotExist have none
-                copy["values"] = list(req.values)
-            into.append(trusted(NodeSelectorRequirement, **copy))
+        if into and any(r.key == req.key and r.operator == req.operator and set(r.values) == set(req.values)
+                        for r in into):
+            continue
+        if "values" in req.__pydantic_fields_set__:  # printed as written: Exists and DoesNotExist have none
+            into.append(_requirement(req.key, req.operator, list(req.values)))
+        else:
+            into.append(trusted(NodeSelectorRequirement, key=req.key, operator=req.operator))

@@ -19,11 +19,15 @@ from .rules.registry import RULES
 __all__ = ["Pick", "SearchState"]
 
 
-def _searched(rules: Sequence[Rule]) -> tuple[tuple[Rule, bool], ...]:
-    """The rules with a depth-first side, each with whether it skips devices it holds (:meth:`Rule.taken`)."""
-    return tuple((rule, type(rule).taken is not Rule.taken) for rule in rules if rule.searched)
+def _searched(rules: Sequence[Rule]) -> tuple[tuple[Rule, bool, bool, Any, Any, Any], ...]:
+    """The rules with a depth-first side, each with whether it may be inactive on an input (the base's
+    :meth:`Rule.active` says a searched rule always is active: not asked), whether it skips devices it holds
+    (:meth:`Rule.taken`), and its fits/apply/undo bound once (rules are one object each, for good)."""
+    return tuple((rule, type(rule).active is not Rule.active, type(rule).taken is not Rule.taken, rule.fits,
+                  rule.apply, rule.undo) for rule in rules if rule.searched)
 
 
+_new, _set = object.__new__, object.__setattr__
 _REGISTERED = _searched(RULES)  # worked out once: a small input makes a search state per call
 
 
@@ -37,22 +41,28 @@ class SearchState:
         # Each rule's steps with its slice of state, looked up once: the search calls them for every device it
         # tries (pairs, not functools.partial objects). Rules with nothing to refuse on this input are left out
         # before they make any state: a small input makes a state per call, and most rules have nothing to do.
-        self.slices: list[tuple[Rule, Any]] = []
-        self._fits: list[tuple[Any, Any]] = []
-        self._apply: list[tuple[Any, Any]] = []
-        self.takers: list[tuple[Rule, Any]] = []
-        for rule, takes in _REGISTERED if rules is RULES else _searched(rules):  # one pass over the rules
-            if rule.active(ctx):
+        slices: list[tuple[Rule, Any]] = []
+        fits_: list[tuple[Any, Any]] = []
+        apply_: list[tuple[Any, Any]] = []
+        undo_: list[tuple[Any, Any]] = []
+        takers: list[tuple[Rule, Any]] = []
+        for rule, asks, takes, fits, apply, undo in _REGISTERED if rules is RULES else _searched(rules):  # one pass
+            if not asks or rule.active(ctx):
                 state = rule.start(ctx)
-                self.slices.append((rule, state))
-                self._fits.append((rule.fits, state))
-                self._apply.append((rule.apply, state))
+                slices.append((rule, state))
+                fits_.append((fits, state))
+                apply_.append((apply, state))
+                undo_.append((undo, state))
                 if takes:
-                    self.takers.append((rule, state))
-        self._undo = [(rule.undo, state) for rule, state in reversed(self.slices)]
-        if len(self.takers) == 1:  # the usual case (exclusivity alone): asked at every step of the search
-            self.taken_sets = partial(self.takers[0][0].taken_sets, self.takers[0][1])  # type: ignore[method-assign]
-        self.picks: list[list[Pick]] = [[] for _ in self.plans]
+                    takers.append((rule, state))
+        undo_.reverse()  # undone in the reverse order of applying
+        self.slices, self._fits, self._apply, self._undo, self.takers = slices, fits_, apply_, undo_, takers
+        if len(takers) == 1:  # the usual case (exclusivity alone): asked at every step of the search
+            self.taken_sets = partial(takers[0][0].taken_sets, takers[0][1])  # type: ignore[method-assign]
+        picks: list[list[Pick]] = []
+        for _ in self.plans:  # a plain loop: a comprehension is a call of its own
+            picks.append([])
+        self.picks = picks
 
     def taken(self, claim: int, alt: Alternative, dev: InventoryDevice) -> bool:
         """Whether this search already holds the device for ``alt``: skipped before its selectors, as upstream."""
@@ -71,7 +81,8 @@ class SearchState:
         for fits, state in self._fits:
             if not fits(state, claim, alt, dev, must):
                 return None
-        pick = Pick.made(alt, device, alt.share.get(device) if dev.shared else None)
+        pick = _new(Pick)  # Pick.made, inline: the search makes one for every device it adds
+        _set(pick, "__dict__", {"alt": alt, "device": device, "share": alt.share.get(device) if dev.shared else None})
         for apply, state in self._apply:
             apply(state, claim, pick, dev)
         self.picks[claim].append(pick)

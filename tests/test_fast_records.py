@@ -18,7 +18,8 @@ from drasat.solver.cel import SelectorEvaluator
 from drasat.solver.cel.device import CelDevice
 from drasat.solver.claims import plan_claims
 from drasat.solver.inventory import InventoryDevice, build_inventory
-from drasat.solver.plan import Alternative, Candidates, Pick
+from drasat.solver.plan import _UNFILLED, Alternative, Candidates, Pick
+from drasat.solver.state import SearchState
 
 from .test_stages import claim, problem, slice_
 
@@ -60,9 +61,11 @@ def test_inventory_cel_view_compares_replaces_and_copies_like_the_constructors_b
 def test_alternatives_and_picks_have_every_field():
     prob = problem([slice_("s", "pool", [{"name": "a"}])], [claim("c")])
     inv = build_inventory(prob)
-    alt = plan_claims(prob, inv, SelectorEvaluator())[0].requests[0].alternatives[0]
+    plans = plan_claims(prob, inv, SelectorEvaluator())
+    alt = plans[0].requests[0].alternatives[0]
     assert set(vars(alt)) - {"id"} == _names(Alternative) and alt.candidates == (0,)
-    pick = Pick.made(alt, 0, None)
+    pick = SearchState(inv, plans).try_add(0, alt, 0, False)
+    assert pick is not None
     assert set(vars(pick)) == _names(Pick) and pick == Pick(alt, 0)
 
 
@@ -77,12 +80,13 @@ def _planned_fields(alt: Alternative) -> dict:
 
 
 def test_a_planned_alternative_refuses_missing_and_unknown_fields_as_the_constructor_does():
-    with pytest.raises(TypeError, match="missing 10 required keyword-only arguments"):
+    with pytest.raises(TypeError, match="missing 10 required positional arguments"):
         Alternative.planned(claim=0, request=0, rank=0)
     with pytest.raises(TypeError, match="unexpected keyword argument 'derivd'"):
         Alternative.planned(**_planned_fields(_first_alternative()), derivd={})
     alt = Alternative.planned(**_planned_fields(_first_alternative()))
     assert set(vars(alt)) - {"id"} == _names(Alternative)
+    assert {name: vars(alt)[name] for name in _UNFILLED} == _UNFILLED  # unfilled as the plan module says
 
 
 def test_alternatives_of_two_calls_share_no_value_that_can_be_written():

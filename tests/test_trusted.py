@@ -45,12 +45,12 @@ def test_frozen_records_built_at_once_equal_the_constructors():
     from dataclasses import FrozenInstanceError
 
     from drasat.solver.frozen import built
-    from drasat.solver.plan import Candidates
+    from drasat.solver.plan import RequestPlan
 
-    fields = {"devices": (1, 2), "share": {}, "errors": {}, "excluded": {3: "taken"}, "blocked": "", "blocked_at": -1}
-    made = built(Candidates, **fields)
-    assert made == Candidates(**fields) and hash(made.devices) == hash((1, 2))
+    fields = {"index": 2, "name": "gpu", "alternatives": (), "first_available": False}
+    made = built(RequestPlan, **fields)
+    assert made == RequestPlan(**fields) and hash(made) == hash(RequestPlan(**fields))
     with pytest.raises(FrozenInstanceError):
-        made.blocked = "x"  # type: ignore[misc]
-    with pytest.raises(TypeError, match="missing or unknown"):
-        built(Candidates, devices=())
+        made.name = "x"  # type: ignore[misc]
+    with pytest.raises(TypeError, match="missing"):
+        built(RequestPlan, index=0)

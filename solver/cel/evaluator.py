@@ -25,7 +25,7 @@ import importlib.util
 import os
 import threading
 from collections import OrderedDict
-from typing import Any, Protocol
+from typing import Any, Container, Protocol
 
 from .device import CelDevice, validate
 from .errors import (MAX_EXPRESSION_BYTES, CelCompileError, CelRuntimeError, UnknownEngine, compilation_failed,
@@ -146,6 +146,8 @@ class SelectorEvaluator:
         self._compiled = _compiled(self.engine_name)
         self._engine = self._compiled.engine
         self._programs: dict[str, Any] = {}   # selectors whose program passed the bool rule
+        self.compiled: Container[str] = self._programs
+        """Selectors known to compile (read only): planning asks ``in`` before it calls :meth:`compile` on each."""
         self._value_programs: dict[tuple[str, bool], Any] = {}   # derived attributes, by (text, lists)
         self._devices: dict[Any, Any] = {}
         self._results: dict[str, dict[Any, Any]] = {}   # expression -> device key -> verdict
@@ -153,7 +155,8 @@ class SelectorEvaluator:
 
     def compile(self, expression: str) -> None:
         """Raise :class:`CelCompileError` if the selector does not compile or is not bool."""
-        self._selector(expression)
+        if expression not in self._programs:  # compiled before: asked for every selector on every call
+            self._selector(expression)
 
     def compile_value(self, expression: str, *, lists: bool) -> None:
         """Raise :class:`CelCompileError` if the derived attribute expression does not compile

@@ -55,7 +55,10 @@ class Exclusivity(Rule):
     def start(self, ctx: RuleContext) -> Held:
         exclusive = ctx.inv.in_use.exclusive
         in_use = frozenset(d.index for d in ctx.inv.devices if d.id in exclusive) if exclusive else _NONE
-        return Held([set() for _ in ctx.plans], in_use)
+        held: list[set[int]] = []
+        for _ in ctx.plans:  # a plain loop: every search starts one, and a comprehension is a call of its own
+            held.append(set())
+        return Held(held, in_use)
 
     def taken(self, state: Held, claim: int, alt: Alternative, dev: InventoryDevice) -> bool:
         if dev.shared:

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 
 from drasat.models.resource import Device, ResourceSlice
 
-from ..nodes import checked_reaches
+from ..nodes import SelectorParseError, checked_reaches, parse_failure, selector_matches
 from ..plan import Alternative
 from ..problem import NodeInfo
 from .base import Found, Rule, Stage
@@ -32,7 +32,10 @@ def slice_reaches(node: NodeInfo, s: ResourceSlice) -> bool:
     if spec.all_nodes:
         return True
     if spec.node_selector is not None:
-        return checked_reaches(node, f"slice {s.name}", spec.node_name, spec.all_nodes, spec.node_selector)
+        try:  # the slice is worded only for an error
+            return selector_matches(node, spec.node_selector)
+        except SelectorParseError as exc:
+            raise parse_failure(f"slice {s.name}", exc) from None
     if spec.per_device_node_selection:
         return any(device_reaches(node, s, d) for d in spec.devices)
     return False
