@@ -99,7 +99,7 @@ MAX_REQUEST_DEVICE_PAIRS = 10_000_000
 
 def _too_large(problem: Problem, alternatives: int, devices: int) -> None:
     """Refuse, before any work, a problem whose memory would grow past the bound (``alternatives``: the
-    claims' requests and subrequests, counted by :func:`_checked_claims`); asked inline, called only to refuse."""
+    claims' requests and subrequests, counted by :func:`_count_alternatives`); asked inline, called only to refuse."""
     pairs = alternatives * devices
     if pairs > MAX_REQUEST_DEVICE_PAIRS:
         raise InputError(f"too large to allocate in bounded memory: {len(problem.claims):,} claims with "
@@ -134,7 +134,7 @@ def allocate(problem: Problem, *, solver: str = "cp-sat", objective: str = FIRST
     deadline for the whole call: selector evaluation and both searches share it.
     """
     check_options(solver, objective, time_limit)
-    alternatives = _checked_claims(problem)
+    alternatives = _count_alternatives(problem)
     started = time.monotonic()
     deadline = started + time_limit
     stats = Stats(solver)
@@ -183,10 +183,10 @@ def _finished(stats: Stats, started: float) -> Stats:
     return stats
 
 
-def _checked_claims(problem: Problem) -> int:
-    """The claims' requests and alternatives, counted (for :func:`_too_large`) in the pass that checks their
-    names: results are keyed by claim name, and two claims of one name (other namespaces) would share one
-    result. A pod's claims are all in its own namespace, so such an input is refused, not guessed at."""
+def _count_alternatives(problem: Problem) -> int:
+    """The claims' requests and alternatives, counted (for :func:`_too_large`); the same pass also refuses
+    two claims of one name: results are keyed by claim name, and two claims of one name (other namespaces)
+    would share one result. A pod's claims are all in its own namespace, so such an input is refused."""
     alternatives = 0
     seen: set[str] = set()
     for claim in problem.claims:  # plain loops: every call asks, and a small one has a claim or two

@@ -17,7 +17,7 @@ from drasat.models.resource import DeviceAttribute
 from .attributes import derived_attribute
 from .cel import CelCompileError, CelRuntimeError, SelectorEvaluator
 from .inventory import Inventory, InventoryDevice
-from .plan import EMPTY_MAPPING, Alternative, Candidates
+from .plan import Alternative, Candidates
 from .rules.base import Found, Rule, Stage
 from .rules.capacity import capacity_share
 from .rules.counters import compatible
@@ -151,19 +151,22 @@ def evaluate_exact(inv: Inventory, ev: SelectorEvaluator, alt: Alternative,
     excluded: dict[int, str] = {}
     errors: dict[int, DrasatError] = {}
     gated, early, after = not inv.features.binding_conditions, checks.early, checks.after
-    found = Found() if early or after else _NOTHING_FOUND  # only rules note shares, and none may run
+    found = Found()
     for dev in inv.devices:
-        reason = _before_selectors(inv, alt, dev, found, checks) if early or (gated and dev.device.binding_conditions) \
-            else ""  # the usual device: no gate, no rule before the selectors (a call less per device)
+        reason = ""
+        if early or (gated and dev.device.binding_conditions):  # the usual device: no gate, no EARLY rule
+            reason = _before_selectors(inv, alt, dev, found, checks)
         if not reason:
             try:
                 selected = selectable(ev, alt, dev)
             except DrasatError as exc:
                 errors[dev.index] = exc
                 reason = f"selector error: {exc}"
-            else:  # no rule excludes anything after the selectors on most inventories: asked only where one may
-                reason = _after_selectors(inv, alt, dev, found, selected, checks) if after else \
-                    "" if selected else NOT_SELECTED
+            else:
+                if after:  # no rule excludes anything after the selectors on most inventories
+                    reason = _after_selectors(inv, alt, dev, found, selected, checks)
+                elif not selected:
+                    reason = NOT_SELECTED
         if reason:
             excluded[dev.index] = reason
         else:
@@ -215,8 +218,6 @@ def evaluate_all(inv: Inventory, ev: SelectorEvaluator, alt: Alternative,
     return Candidates(tuple(devices), _shares(found, devices), {}, {}, blocked, blocked_at)
 
 
-_NOTHING_FOUND = Found()
-_NOTHING_FOUND.share = EMPTY_MAPPING  # type: ignore[assignment]  # read-only: no rule runs where it is used
 _candidates = tuple.__new__  # a named tuple made without its Python-level __new__: one per alternative, every call
 
 

@@ -230,16 +230,19 @@ def _compile_each(ev: SelectorEvaluator, device_class, selectors, label: str) ->
     compile_ = ev.compile
     for of_class, listed in ((True, device_class.spec.selectors), (False, selectors)):
         for i, selector in enumerate(listed):
+            if selector.cel is None:
+                raise AllocationError(f"{_owner(of_class, device_class, label)}: selector #{i}: CEL expression "
+                                      "empty (unsupported selector type?)")
             try:
                 compile_(selector.cel.expression)
-            except (AttributeError, CelCompileError) as exc:  # no CEL at all (None), or one that does not compile
-                owner = f"class {device_class.name}" if of_class else f"claim {label}"  # worded only for an error
-                if selector.cel is None:
-                    raise AllocationError(f"{owner}: selector #{i}: CEL expression empty (unsupported selector "
-                                          "type?)") from None
-                if isinstance(exc, AttributeError):
-                    raise
-                raise SelectorError(f"{owner}: selector #{i}: CEL compile error: {exc.detail}") from None
+            except CelCompileError as exc:
+                raise SelectorError(f"{_owner(of_class, device_class, label)}: selector #{i}: CEL compile error: "
+                                    f"{exc.detail}") from None
+
+
+def _owner(of_class: bool, device_class, label: str) -> str:
+    """Whose selector an error is about, worded only for the error."""
+    return f"class {device_class.name}" if of_class else f"claim {label}"
 
 
 def _check_pools_for_all(inv: Inventory, where: str) -> None:

@@ -6,37 +6,55 @@ inventory's records were a sixth of an ``allocate`` call. :func:`maker` generate
 function taking every field by position that writes the instance's dict as one literal (as
 ``dataclasses`` itself generates ``__init__``); :func:`built` is the same by keyword. The object is
 the same (equal, frozen, hashed alike) as the constructor's; a missing or unknown field is the
-interpreter's TypeError, as for the constructor.
+interpreter's TypeError, as for the constructor. For a record of fields ``a`` and ``b`` the maker is::
+
+    def make(a, b):
+        __drasat_record = __drasat_new(__drasat_cls)
+        __drasat_set(__drasat_record, '__dict__', {'a': a, 'b': b})
+        return __drasat_record
+
+Its own names are reserved ones (as ``dataclasses`` reserves ``__dataclass_self__``), so a field may be
+called anything a dataclass field may; its source is kept as the function's ``__source__``.
 """
 
 from __future__ import annotations
 
-from dataclasses import fields
+import dataclasses
 from typing import Any, Callable, TypeVar
 
 T = TypeVar("T")
 
 _MAKERS: dict[type, Callable[..., Any]] = {}
-_set = object.__setattr__
-_new = object.__new__
 
 
 def maker(cls: type[T]) -> Callable[..., T]:
     """``cls(*values)`` for a frozen dataclass without ``__post_init__`` or slots, every field given in order."""
     found = _MAKERS.get(cls)
     if found is None:
-        names = [f.name for f in fields(cls)]  # type: ignore[arg-type]
-        entries = ", ".join(f"{name!r}: {name}" for name in names)
-        source = (f"def make({', '.join(names)}):\n"
-                  "    obj = _new(cls)\n"
-                  f"    _set(obj, '__dict__', {{{entries}}})\n"
-                  "    return obj\n")
-        namespace: dict[str, Any] = {"_new": _new, "_set": _set, "cls": cls}
-        exec(compile(source, f"<record {cls.__name__}>", "exec"), namespace)  # noqa: S102 - our own source
-        found = _MAKERS[cls] = namespace["make"]
+        found = _MAKERS[cls] = _generate(cls)
     return found
 
 
-def built(cls: type[T], **values: Any) -> T:
-    """``cls(**values)`` for a frozen dataclass without ``__post_init__`` or slots, every field given."""
+def _generate(cls: type[T]) -> Callable[..., T]:
+    """The maker's source, checked against what it cannot do, then compiled."""
+    params = getattr(cls, "__dataclass_params__", None)
+    if params is None or not params.frozen or hasattr(cls, "__post_init__") or "__slots__" in vars(cls):
+        raise TypeError(f"{cls.__name__}: a record maker is for frozen dataclasses without __post_init__ "
+                        "or slots (it writes the instance's dict and runs nothing else)")
+    names = [f.name for f in dataclasses.fields(cls)]  # type: ignore[arg-type]
+    entries = ", ".join(f"{name!r}: {name}" for name in names)
+    source = (f"def make({', '.join(names)}):\n"
+              "    __drasat_record = __drasat_new(__drasat_cls)\n"
+              f"    __drasat_set(__drasat_record, '__dict__', {{{entries}}})\n"
+              "    return __drasat_record\n")
+    namespace: dict[str, Any] = {"__drasat_new": object.__new__, "__drasat_set": object.__setattr__,
+                                 "__drasat_cls": cls}
+    exec(compile(source, f"<record {cls.__name__}>", "exec"), namespace)  # noqa: S102 - our own source
+    make: Callable[..., T] = namespace["make"]
+    make.__source__ = source  # type: ignore[attr-defined]  # what a traceback through it cannot show
+    return make
+
+
+def built(cls: type[T], /, **values: Any) -> T:
+    """``cls(**values)`` by keyword: the same record as :func:`maker`'s (tests build records by name)."""
     return maker(cls)(**values)

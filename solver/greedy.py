@@ -34,8 +34,8 @@ class BudgetExhausted(Exception):
 class GreedyResult:
     """The depth-first search's answer (picks per claim, or None: no allocation) and its effort."""
 
-    picks: list[list[Pick]] | None  # None: no allocation exists
-    steps: int
+    picks: list[list[Pick]] | None  # None: no allocation exists. The search state's own lists (not copied):
+    steps: int                      # a caller that goes on searching with that state copies them first
     tries: int = 0       # devices tried
     backtracks: int = 0  # devices taken back after what followed them failed
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import AbstractSet, Iterable, Mapping, Sequence
+from typing import AbstractSet, Iterable, Mapping, NamedTuple, Sequence
 
 from drasat.models.resource import Device, DeviceTaint, DeviceTaintRule, ResourceClaim, ResourceSlice
 
@@ -84,10 +84,10 @@ class Pool:
         return "/".join(self.key)
 
 
-@dataclass
+@dataclass(frozen=True)
 class InUse:
-    """Devices already allocated by claims that have ``status.allocation`` (read-only once built: a problem
-    without allocated claims shares :data:`NOTHING_IN_USE`)."""
+    """Devices already allocated by claims that have ``status.allocation``. Frozen, its maps read-only by
+    type: every problem without allocated claims shares :data:`NOTHING_IN_USE`, across calls and threads."""
 
     exclusive: AbstractSet[DeviceId] = frozenset()
     shared: AbstractSet[tuple[DeviceId, str]] = frozenset()
@@ -261,11 +261,17 @@ def _build_pool(key: PoolKey, relevant: list[ResourceSlice], others: list[Resour
     return pool, relevant
 
 
-def _pool_facts(relevant: list[ResourceSlice],
-                others: list[ResourceSlice]) -> tuple[bool, bool, str | None, bool]:
-    """One pass over the pool's slices and devices: whether any of the relevant slices has binding conditions
-    (such pools are enumerated last), whether any device consumes counters with compatibility groups, the
-    first device name the relevant slices repeat (None: each is unique), and whether any slice shares counters."""
+class PoolFacts(NamedTuple):
+    """What one pass over a pool's slices and devices finds (:func:`_pool_facts`)."""
+
+    binding: bool            # a relevant slice's device has binding conditions (such pools are enumerated last)
+    grouped: bool            # a device consumes counters with compatibility groups
+    repeated: str | None     # the first device name the relevant slices repeat (None: each is unique)
+    counters: bool           # a slice shares counters
+
+
+def _pool_facts(relevant: list[ResourceSlice], others: list[ResourceSlice]) -> PoolFacts:
+    """The pool's facts in one pass over its slices and devices (a small call has one pool, every call)."""
     binding = grouped = counters = False
     repeated: str | None = None
     seen: set[str] = set()
@@ -284,7 +290,7 @@ def _pool_facts(relevant: list[ResourceSlice],
         for d in s.spec.devices:
             if d.consumes_counters and not grouped:
                 grouped = any(use.compatibility_groups for use in d.consumes_counters)
-    return binding, grouped, repeated, counters
+    return PoolFacts(binding, grouped, repeated, counters)
 
 
 def _counters_problem(every: list[ResourceSlice]) -> str:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import pytest
 
 from drasat.models.meta import NodeSelector, NodeSelectorRequirement, NodeSelectorTerm
@@ -54,3 +56,47 @@ def test_frozen_records_built_at_once_equal_the_constructors():
         made.name = "x"  # type: ignore[misc]
     with pytest.raises(TypeError, match="missing"):
         built(RequestPlan, index=0)
+    with pytest.raises(TypeError, match="unexpected keyword argument 'bogus'"):
+        built(RequestPlan, **fields, bogus=1)
+
+
+
+@dataclass(frozen=True)
+class _OddNames:
+    """Field names a generated maker could take for its own locals and globals (they are reserved ones)."""
+
+    obj: int
+    _new: int
+    _set: int
+    cls: int
+    make: int
+
+
+def test_record_makers_take_any_field_name():
+    from drasat.solver.frozen import built, maker
+
+    made = built(_OddNames, obj=1, _new=2, _set=3, cls=4, make=5)
+    assert made == _OddNames(1, 2, 3, 4, 5) and vars(made) == {"obj": 1, "_new": 2, "_set": 3, "cls": 4, "make": 5}
+    assert maker(_OddNames)(1, 2, 3, 4, 5) == made
+    assert "def make(obj, _new, _set, cls, make):" in maker(_OddNames).__source__  # type: ignore[attr-defined]
+
+
+@dataclass
+class _Mutable:
+    a: int
+
+
+@dataclass(frozen=True)
+class _Checked:
+    a: int
+
+    def __post_init__(self) -> None:
+        raise AssertionError("not to be skipped silently")
+
+
+@pytest.mark.parametrize("cls", [_Mutable, _Checked])
+def test_record_makers_refuse_what_they_cannot_build(cls: type) -> None:
+    from drasat.solver.frozen import maker
+
+    with pytest.raises(TypeError, match="frozen dataclasses without __post_init__"):
+        maker(cls)
