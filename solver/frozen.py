@@ -5,12 +5,13 @@ plain assignment): several times the cost of a plain object's, and on small inpu
 inventory's records were a sixth of an ``allocate`` call. :func:`maker` generates, once per class, a
 function taking every field by position that writes the instance's dict as one literal (as
 ``dataclasses`` itself generates ``__init__``); :func:`built` is the same by keyword. The object is
-the same (equal, frozen, hashed alike) as the constructor's; a missing or unknown field is the
+the same (equal, frozen, hashed alike) as the constructor's, its dict written through the class's own
+``__dict__`` descriptor (:func:`~drasat.models.trusted.dict_setter`); a missing or unknown field is the
 interpreter's TypeError, as for the constructor. For a record of fields ``a`` and ``b`` the maker is::
 
     def make(a, b):
         __drasat_record = __drasat_new(__drasat_cls)
-        __drasat_set(__drasat_record, '__dict__', {'a': a, 'b': b})
+        __drasat_set_dict(__drasat_record, {'a': a, 'b': b})
         return __drasat_record
 
 Its own names are reserved ones (as ``dataclasses`` reserves ``__dataclass_self__``), so a field may be
@@ -21,6 +22,8 @@ from __future__ import annotations
 
 import dataclasses
 from typing import Any, Callable, TypeVar
+
+from drasat.models.trusted import dict_setter
 
 T = TypeVar("T")
 
@@ -45,9 +48,9 @@ def _generate(cls: type[T]) -> Callable[..., T]:
     entries = ", ".join(f"{name!r}: {name}" for name in names)
     source = (f"def make({', '.join(names)}):\n"
               "    __drasat_record = __drasat_new(__drasat_cls)\n"
-              f"    __drasat_set(__drasat_record, '__dict__', {{{entries}}})\n"
+              f"    __drasat_set_dict(__drasat_record, {{{entries}}})\n"
               "    return __drasat_record\n")
-    namespace: dict[str, Any] = {"__drasat_new": object.__new__, "__drasat_set": object.__setattr__,
+    namespace: dict[str, Any] = {"__drasat_new": object.__new__, "__drasat_set_dict": dict_setter(cls),
                                  "__drasat_cls": cls}
     exec(compile(source, f"<record {cls.__name__}>", "exec"), namespace)  # noqa: S102 - our own source
     make: Callable[..., T] = namespace["make"]

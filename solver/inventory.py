@@ -18,6 +18,7 @@ from fractions import Fraction
 from typing import AbstractSet, Iterable, Mapping, NamedTuple, Sequence
 
 from drasat.models.resource import Device, DeviceTaint, DeviceTaintRule, ResourceClaim, ResourceSlice
+from drasat.models.trusted import dict_setter
 
 from .cel import CelDevice
 from .features import Features
@@ -356,7 +357,7 @@ def _enumerate(usable: list[tuple[Pool, list[ResourceSlice]]], node: NodeInfo, r
                     taints += tuple(_rule_taints(rules, device_id))
                 multiple = bool(d.allow_multiple_allocations)
                 cel = _new(CelDevice)
-                _set(cel, "__dict__", {"key": (driver, pool_name, slice_name, d.name), "driver": driver,
+                _set_cel_dict(cel, {"key": (driver, pool_name, slice_name, d.name), "driver": driver,
                                        "allow_multiple_allocations": multiple, "_source": d})
                 devices.append(_device(len(devices), device_id, s, d, taints, cel, binding, consumable and multiple,
                                        on_node))  # by position, in field order: a keyword call costs more
@@ -367,7 +368,7 @@ def _enumerate(usable: list[tuple[Pool, list[ResourceSlice]]], node: NodeInfo, r
     return devices, DeviceKinds(draws, shared, off_node, tainted)
 
 
-_new, _set = object.__new__, object.__setattr__
+_new, _set_cel_dict = object.__new__, dict_setter(CelDevice)  # see models.trusted.dict_setter
 _device = maker(InventoryDevice)  # frozen: a generated maker is a third of the dataclass's __init__
 
 

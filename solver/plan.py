@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any, Mapping, NamedTuple
 
 from drasat.models.errors import DrasatError
 from drasat.models.quantity import Quantity
+from drasat.models.trusted import dict_setter
 from drasat.models.resource import (
     DeviceAttribute, DeviceClass, DeviceDerivedAttribute, DeviceToleration, ResourceClaim,
 )
@@ -96,7 +97,7 @@ class Alternative:
         dict is written as one literal, the unfilled fields as :data:`_UNFILLED` says
         (tests/test_fast_records.py checks both are whole)."""
         alt = _new(cls)
-        _set(alt, "__dict__", {
+        _set_alt_dict(alt, {
             "claim": claim, "request": request, "rank": rank, "request_name": request_name, "sub_name": sub_name,
             "claim_label": claim_label, "device_class": device_class, "mode": mode, "count": count, "admin": admin,
             "tolerations": tolerations, "capacity": capacity, "selectors": selectors, "candidates": (),
@@ -166,7 +167,7 @@ class Pick:
     share: Share | None = None
 
 
-_new, _set = object.__new__, object.__setattr__
+_new, _set_alt_dict = object.__new__, dict_setter(Alternative)  # see models.trusted.dict_setter
 _tuple_new = tuple.__new__  # a named tuple made without its Python-level __new__
 
 @dataclass(frozen=True)

@@ -8,8 +8,9 @@ This module knows no rule: it asks each registered rule in turn.
 
 from __future__ import annotations
 
-from functools import partial
 from typing import Any, Container, Sequence
+
+from drasat.models.trusted import dict_setter
 
 from .inventory import Inventory, InventoryDevice
 from .plan import Alternative, ClaimPlan, Pick
@@ -27,7 +28,7 @@ def _searched(rules: Sequence[Rule]) -> tuple[tuple[Rule, bool, bool, Any, Any, 
                   rule.apply, rule.undo) for rule in rules if rule.searched)
 
 
-_new, _set = object.__new__, object.__setattr__
+_new, _set_pick_dict = object.__new__, dict_setter(Pick)  # see models.trusted.dict_setter
 _REGISTERED = _searched(RULES)  # worked out once: a small input makes a search state per call
 
 
@@ -41,24 +42,20 @@ class SearchState:
         # Each rule's steps with its slice of state, looked up once: the search calls them for every device it
         # tries (pairs, not functools.partial objects). Rules with nothing to refuse on this input are left out
         # before they make any state: a small input makes a state per call, and most rules have nothing to do.
-        slices: list[tuple[Rule, Any]] = []
         fits_: list[tuple[Any, Any]] = []
         apply_: list[tuple[Any, Any]] = []
-        undo_: list[tuple[Any, Any]] = []
+        undo_: list[tuple[Any, Any]] = []  # undone in the reverse order of applying
         takers: list[tuple[Rule, Any]] = []
         for rule, asks, takes, fits, apply, undo in _REGISTERED if rules is RULES else _searched(rules):  # one pass
-            if not asks or rule.active(ctx):
-                state = rule.start(ctx)
-                slices.append((rule, state))
-                fits_.append((fits, state))
-                apply_.append((apply, state))
-                undo_.append((undo, state))
-                if takes:
-                    takers.append((rule, state))
-        undo_.reverse()  # undone in the reverse order of applying
-        self.slices, self._fits, self._apply, self._undo, self.takers = slices, fits_, apply_, undo_, takers
-        if len(takers) == 1:  # the usual case (exclusivity alone): asked at every step of the search
-            self.taken_sets = partial(takers[0][0].taken_sets, takers[0][1])  # type: ignore[method-assign]
+            if asks and not rule.active(ctx):
+                continue
+            state = rule.start(ctx)
+            fits_.append((fits, state))
+            apply_.append((apply, state))
+            undo_.insert(0, (undo, state))
+            if takes:
+                takers.append((rule, state))
+        self._fits, self._apply, self._undo, self.takers = fits_, apply_, undo_, takers
         picks: list[list[Pick]] = []
         for _ in self.plans:  # a plain loop: a comprehension is a call of its own
             picks.append([])
@@ -72,8 +69,13 @@ class SearchState:
         return False
 
     def taken_sets(self, claim: int, alt: Alternative) -> tuple[Container[int], ...]:
-        """:meth:`taken` as sets of device indexes (for a loop over many devices)."""
-        return tuple(s for rule, state in self.takers for s in rule.taken_sets(state, claim, alt))
+        """:meth:`taken` as sets of device indexes (for a loop over many devices). Asked once per alternative
+        a search reaches: the usual single taker (exclusivity) answers directly, with no generator made."""
+        takers = self.takers
+        if len(takers) == 1:
+            rule, state = takers[0]
+            return rule.taken_sets(state, claim, alt)
+        return tuple(s for rule, state in takers for s in rule.taken_sets(state, claim, alt))
 
     def try_add(self, claim: int, alt: Alternative, device: int, must: bool) -> Pick | None:
         """Allocate ``device`` for ``alt`` if every rule allows it; the pick, or None."""
@@ -82,7 +84,7 @@ class SearchState:
             if not fits(state, claim, alt, dev, must):
                 return None
         pick = _new(Pick)  # Pick.made, inline: the search makes one for every device it adds
-        _set(pick, "__dict__", {"alt": alt, "device": device, "share": alt.share.get(device) if dev.shared else None})
+        _set_pick_dict(pick, {"alt": alt, "device": device, "share": alt.share.get(device) if dev.shared else None})
         for apply, state in self._apply:
             apply(state, claim, pick, dev)
         self.picks[claim].append(pick)

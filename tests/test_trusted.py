@@ -100,3 +100,28 @@ def test_record_makers_refuse_what_they_cannot_build(cls: type) -> None:
 
     with pytest.raises(TypeError, match="frozen dataclasses without __post_init__"):
         maker(cls)
+
+
+class _Plain:
+    pass
+
+
+class _PlainChild(_Plain):
+    pass
+
+
+class _Slotted:
+    __slots__ = ("a",)
+
+
+def test_dict_setter_writes_an_instance_dict_through_its_class_descriptor():
+    from drasat.models.trusted import dict_setter
+
+    child = object.__new__(_PlainChild)
+    dict_setter(_PlainChild)(child, {"a": 1})  # the descriptor is found on the base that made the dict
+    assert vars(child) == {"a": 1} and child.a == 1
+    selector = object.__new__(NodeSelectorTerm)
+    dict_setter(NodeSelectorTerm)(selector, {"match_expressions": []})
+    assert selector.__dict__ == {"match_expressions": []}
+    with pytest.raises(TypeError, match="_Slotted instances have no __dict__"):
+        dict_setter(_Slotted)
