@@ -97,15 +97,14 @@ class Allocation:
 MAX_REQUEST_DEVICE_PAIRS = 10_000_000
 
 
-def _too_large(problem: Problem, alternatives: int, devices: int) -> None:
-    """Refuse, before any work, a problem whose memory would grow past the bound (``alternatives``: the
-    claims' requests and subrequests, counted by :func:`_count_alternatives`); asked inline, called only to refuse."""
-    pairs = alternatives * devices
-    if pairs > MAX_REQUEST_DEVICE_PAIRS:
-        raise InputError(f"too large to allocate in bounded memory: {len(problem.claims):,} claims with "
-                         f"{alternatives:,} requests and alternatives against {devices:,} devices on node "
-                         f"{problem.node.name} make {pairs:,} request-device pairs, more than drasat's limit of "
-                         f"{MAX_REQUEST_DEVICE_PAIRS:,} (about 1 GiB); allocate fewer claims at a time")
+def _too_large(problem: Problem, alternatives: int, devices: int) -> InputError:
+    """The refusal of a problem whose memory would grow past the bound (``alternatives``: the claims' requests
+    and subrequests, counted by :func:`_count_alternatives`). The bound is asked inline by :func:`allocate`,
+    before any work; this only words the error."""
+    return InputError(f"too large to allocate in bounded memory: {len(problem.claims):,} claims with "
+                      f"{alternatives:,} requests and alternatives against {devices:,} devices on node "
+                      f"{problem.node.name} make {alternatives * devices:,} request-device pairs, more than "
+                      f"drasat's limit of {MAX_REQUEST_DEVICE_PAIRS:,} (about 1 GiB); allocate fewer claims at a time")
 
 
 def check_options(solver: str, objective: str, time_limit: float) -> None:
@@ -140,7 +139,7 @@ def allocate(problem: Problem, *, solver: str = "cp-sat", objective: str = FIRST
     stats = Stats(solver)
     inv = build_inventory(problem)
     if alternatives * len(inv.devices) > MAX_REQUEST_DEVICE_PAIRS:
-        _too_large(problem, alternatives, len(inv.devices))
+        raise _too_large(problem, alternatives, len(inv.devices))
     plans = plan_claims(problem, inv, evaluator or SelectorEvaluator(), deadline=deadline)
     try:
         picks = _search(inv, plans, solver, objective, deadline, workers, greedy_budget, stats)
