@@ -24,6 +24,7 @@ CP-SAT alone (perf/pigeon-*, slow-*). The answer is first-fit's either way.
 
 from __future__ import annotations
 
+import gc
 import math
 import sys
 import time
@@ -131,6 +132,28 @@ def allocate(problem: Problem, *, solver: str = "cp-sat", objective: str = FIRST
     Raises InputError / AllocationError / EvaluationError for inputs Kubernetes would
     refuse, and SolveTimeout when ``time_limit`` seconds were not enough. The limit is one
     deadline for the whole call: selector evaluation and both searches share it.
+    """
+    collecting = gc.isenabled()
+    if collecting:
+        gc.disable()  # see _allocate
+    try:
+        return _allocate(problem, solver, objective, time_limit, workers, evaluator, greedy_budget)
+    finally:
+        if collecting:
+            gc.enable()
+
+
+def _allocate(problem: Problem, solver: str, objective: str, time_limit: float, workers: int,
+              evaluator: SelectorEvaluator | None, greedy_budget: int | None) -> Allocation:
+    """:func:`allocate`, with Python's cyclic garbage collector paused by the caller.
+
+    A call builds many small containers (candidates, plans, search state, results) that reference
+    counting frees or the answer keeps, and no cycles worth collecting; yet the collector, run every
+    700 new objects, walks every object the process holds -- the caller's whole input among them --
+    each time the survivors grow by a quarter. On 4,096 devices and 1,024 claims that was 40 % of a
+    greedy call and 45 % of the default path's (whose equivalence classes add survivors, so more
+    passes). Paused, the collector runs after the call and sees only what it kept. Already paused
+    (the caller's choice): left as it is; threads only ever delay a collection.
     """
     check_options(solver, objective, time_limit)
     alternatives = _count_alternatives(problem)
