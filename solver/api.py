@@ -132,6 +132,8 @@ def allocate(problem: Problem, *, solver: str = "cp-sat", objective: str = FIRST
     Raises InputError / AllocationError / EvaluationError for inputs Kubernetes would
     refuse, and SolveTimeout when ``time_limit`` seconds were not enough. The limit is one
     deadline for the whole call: selector evaluation and both searches share it.
+
+    Python's cyclic garbage collector is paused for the call and running again after it (see :func:`_allocate`).
     """
     collecting = gc.isenabled()
     if collecting:
