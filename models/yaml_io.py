@@ -75,6 +75,7 @@ _IMPLICIT: dict[str, list[tuple[str, Any]]] = {
     for first, resolvers in _BaseLoader.yaml_implicit_resolvers.items()  # type: ignore[attr-defined]
 }
 _ManifestLoader.yaml_implicit_resolvers = _IMPLICIT
+_NUMBER_READER = _ManifestLoader("")  # reads a number's text only (see _not_a_number)
 
 
 def reference_scalar(token: str) -> Any:
@@ -83,11 +84,30 @@ def reference_scalar(token: str) -> Any:
 
 
 def plain_tag(value: str) -> str:
-    """The tag drasat's loader gives a plain (unquoted) scalar: PyYAML's, with timestamps kept as text."""
+    """The tag drasat's loader gives a plain (unquoted) scalar: PyYAML's, with timestamps kept as text, and
+    text where PyYAML's number pattern matches what is no number (:func:`_not_a_number`)."""
     for tag, regexp in _IMPLICIT.get(value[:1], ()):
         if regexp.match(value):
-            return tag
+            return "tag:yaml.org,2002:str" if "_" in value and _not_a_number(tag, value) else tag
     return "tag:yaml.org,2002:str"
+
+
+_NUMBERS = {"tag:yaml.org,2002:int": yaml.constructor.SafeConstructor.construct_yaml_int,
+            "tag:yaml.org,2002:float": yaml.constructor.SafeConstructor.construct_yaml_float}
+
+
+def _not_a_number(tag: str, value: str) -> bool:
+    """Whether PyYAML's int or float pattern matched a scalar its constructor cannot read (``0b_``, ``0x_``,
+    ``._``: only underscores where the digits go), which it would fail on with a bare ValueError. Kubernetes'
+    YAML reader takes such a scalar as text; so does drasat. Only scalars with underscores can be such."""
+    construct = _NUMBERS.get(tag)
+    if construct is None:
+        return False
+    try:
+        construct(_NUMBER_READER, yaml.ScalarNode(tag, value))
+    except ValueError:
+        return True
+    return False
 assert None not in _IMPLICIT and not _BaseLoader.yaml_path_resolvers  # type: ignore[attr-defined]
 
 
