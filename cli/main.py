@@ -6,16 +6,15 @@ turns drasat's errors into messages and exit codes (never a traceback).
 
 from __future__ import annotations
 
-import gc
 import importlib
 import sys
 import warnings
-from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager
 from typing import Any
 
 import click
 
+from drasat.models.collector import collector_paused
 from drasat.models.errors import DrasatWarning
 
 COMMANDS = {"compare": "compare", "explain": "explain", "inventory": "inventory", "metadata": "metadata",
@@ -36,8 +35,7 @@ class _LazyGroup(click.Group):
         return super().get_command(ctx, name)
 
 
-@contextmanager
-def importing() -> Iterator[None]:
+def importing() -> AbstractContextManager[None]:
     """Python's cyclic garbage collector paused while a command's modules are imported.
 
     Importing builds objects that live as long as the process (modules, functions, pydantic's ~100 model
@@ -50,15 +48,7 @@ def importing() -> Iterator[None]:
     replaced, ~150 KiB for ``solve``) are frozen with them, once. Already paused (a library caller's
     choice, or an enclosing ``importing``): left as it is.
     """
-    if not gc.isenabled():
-        yield
-        return
-    gc.disable()
-    try:
-        yield
-    finally:
-        gc.freeze()
-        gc.enable()
+    return collector_paused(freeze_after=0)
 
 
 def _version() -> str:

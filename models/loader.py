@@ -23,12 +23,13 @@ from typing import Any, Iterable, Iterator, TextIO
 from pydantic import ValidationError
 
 from .bundle import Bundle, Loaded
+from .collector import collector_paused
 from .convert import needs_conversion, to_v1
 from .errors import InputError, Location, Problem
 from .kinds import KindInfo, lookup, split_api_version
 from .int64 import int64_problems
 from .pydantic_problems import problems_from
-from .yaml_io import MAX_FILE_BYTES, Document, collector_paused, decode, parse_documents, read_file
+from .yaml_io import FREEZE_AFTER, MAX_FILE_BYTES, Document, decode, parse_documents, read_file
 
 STDIN = "-"
 STDIN_NAME = "<stdin>"
@@ -161,7 +162,7 @@ def _add_text(bundle: Bundle, text: str | None, problem: Problem | None, name: s
 
 
 def _add_documents(bundle: Bundle, documents: Iterator[Document], name: str) -> None:
-    with collector_paused():  # building thousands of models triggers collections that find nothing
+    with collector_paused(FREEZE_AFTER):  # building thousands of models triggers collections that find nothing
         _add_each(bundle, documents, name)
 
 

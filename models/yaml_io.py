@@ -20,15 +20,14 @@ with three changes that make it read manifests the way ``kubectl`` does:
 
 from __future__ import annotations
 
-import gc
 import json
 import re
-from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any, Iterator, cast
 
 import yaml
 
+from .collector import collector_paused
 from .errors import Location, Problem
 from .fast_parse import fast_json, fast_yaml
 from .yaml_construct import FALL_BACK, construct
@@ -76,6 +75,7 @@ _IMPLICIT: dict[str, list[tuple[str, Any]]] = {
     for first, resolvers in _BaseLoader.yaml_implicit_resolvers.items()  # type: ignore[attr-defined]
 }
 _ManifestLoader.yaml_implicit_resolvers = _IMPLICIT
+_NUMBER_READER = _ManifestLoader("")  # reads a number's text only (see _not_a_number)
 
 
 def reference_scalar(token: str) -> Any:
@@ -84,11 +84,30 @@ def reference_scalar(token: str) -> Any:
 
 
 def plain_tag(value: str) -> str:
-    """The tag drasat's loader gives a plain (unquoted) scalar: PyYAML's, with timestamps kept as text."""
+    """The tag drasat's loader gives a plain (unquoted) scalar: PyYAML's, with timestamps kept as text, and
+    text where PyYAML's number pattern matches what is no number (:func:`_not_a_number`)."""
     for tag, regexp in _IMPLICIT.get(value[:1], ()):
         if regexp.match(value):
-            return tag
+            return "tag:yaml.org,2002:str" if "_" in value and _not_a_number(tag, value) else tag
     return "tag:yaml.org,2002:str"
+
+
+_NUMBERS = {"tag:yaml.org,2002:int": yaml.constructor.SafeConstructor.construct_yaml_int,
+            "tag:yaml.org,2002:float": yaml.constructor.SafeConstructor.construct_yaml_float}
+
+
+def _not_a_number(tag: str, value: str) -> bool:
+    """Whether PyYAML's int or float pattern matched a scalar its constructor cannot read (``0b_``, ``0x_``,
+    ``._``: only underscores where the digits go), which it would fail on with a bare ValueError. Kubernetes'
+    YAML reader takes such a scalar as text; so does drasat. Only scalars with underscores can be such."""
+    construct = _NUMBERS.get(tag)
+    if construct is None:
+        return False
+    try:
+        construct(_NUMBER_READER, yaml.ScalarNode(tag, value))
+    except ValueError:
+        return True
+    return False
 assert None not in _IMPLICIT and not _BaseLoader.yaml_path_resolvers  # type: ignore[attr-defined]
 
 
@@ -151,7 +170,7 @@ def parse_documents(text: str, name: str) -> Iterator[Document]:
             yield Document(0, problem=Problem(Location(name), f"is nested more than {MAX_DEPTH} levels deep; "
                                                               "drasat does not read it"))
             return
-        with collector_paused():
+        with collector_paused(FREEZE_AFTER):
             fast = fast_yaml(text)
         if fast is not None:
             yield Document(0, fast[0])  # no aliases: it holds no more than its text
@@ -159,7 +178,7 @@ def parse_documents(text: str, name: str) -> Iterator[Document]:
         documents = yaml.compose_all(text, Loader=_ManifestLoader)
         constructor = _ManifestLoader("")
         while True:
-            with collector_paused():
+            with collector_paused(FREEZE_AFTER):
                 node = next(documents, _END)
                 if node is _END:
                     return
@@ -198,29 +217,9 @@ def _json_lines(text: str, name: str) -> Iterator[Document]:
 
 
 FREEZE_AFTER = 200_000
-"""New tracked objects past which :func:`collector_paused` moves them out of the collector's sight."""
-
-
-@contextmanager
-def collector_paused() -> Iterator[None]:
-    """Pause Python's cyclic garbage collector while documents and models are built.
-
-    Building many small containers triggers collections that make loading large
-    manifests several times slower; the parsed data holds no reference cycles
-    worth collecting meanwhile. After a large load (millions of values) even the
-    first collection once the collector is back walks all of them — seconds — so
-    they are frozen first (``gc.freeze``): reference counting still frees them,
-    only the cyclic collector stops re-examining them.
-    """
-    was_enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was_enabled:
-            if gc.get_count()[0] > FREEZE_AFTER:
-                gc.freeze()
-            gc.enable()
+"""New tracked objects past which a load's pause (:func:`~.collector.collector_paused`) freezes them: after a
+large load (millions of values) even the first collection once the collector is back walks all of them --
+seconds -- and the parsed data holds no reference cycles worth collecting."""
 
 
 def _depth_bound(text: str) -> int:

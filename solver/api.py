@@ -137,7 +137,7 @@ def allocate(problem: Problem, *, solver: str = "cp-sat", objective: str = FIRST
     """
     collecting = gc.isenabled()
     if collecting:
-        gc.disable()  # see _allocate
+        gc.disable()  # see _allocate; models.collector's pause, inline: asked on every small call
     try:
         return _allocate(problem, solver, objective, time_limit, workers, evaluator, greedy_budget)
     finally:

@@ -94,8 +94,8 @@ class Alternative:
         call), but with the constructor's own parameters (planning passes them by position: a keyword call of
         fourteen costs twice a positional one), so a missing or unknown field is the interpreter's ``TypeError``
         (checking a ``**fields`` dict against the field names cost a quarter of this method). The instance's
-        dict is written as one literal, the unfilled fields as :data:`_UNFILLED` says
-        (tests/test_fast_records.py checks both are whole)."""
+        dict is written as one literal; the fields candidate selection fills hold immutable values until then
+        (shared empty maps: sharing them is safe), and tests/test_fast_records.py checks both are whole."""
         alt = _new(cls)
         _set_alt_dict(alt, {
             "claim": claim, "request": request, "rank": rank, "request_name": request_name, "sub_name": sub_name,
@@ -151,9 +151,6 @@ class _ReadOnlyEmpty(dict[Any, Any]):
 
 _EMPTY: Mapping[Any, Any] = _ReadOnlyEmpty()
 EMPTY_MAPPING = _EMPTY  # for other stages' shared empty maps (the inventory's nothing-in-use)
-_UNFILLED: Mapping[str, Any] = {"candidates": (), "share": _EMPTY, "errors": _EMPTY, "excluded": _EMPTY, "blocked": "",
-                                 "blocked_at": -1, "derived": _EMPTY}
-"""What an alternative holds before candidate selection: immutable values, so sharing them is safe."""
 
 
 @dataclass(frozen=True)

@@ -18,7 +18,7 @@ from drasat.solver.cel import SelectorEvaluator
 from drasat.solver.cel.device import CelDevice
 from drasat.solver.claims import plan_claims
 from drasat.solver.inventory import InventoryDevice, build_inventory
-from drasat.solver.plan import _UNFILLED, Alternative, Candidates, Pick
+from drasat.solver.plan import EMPTY_MAPPING, Alternative, Candidates, Pick
 from drasat.solver.state import SearchState
 
 from .test_stages import claim, problem, slice_
@@ -86,7 +86,9 @@ def test_a_planned_alternative_refuses_missing_and_unknown_fields_as_the_constru
         Alternative.planned(**_planned_fields(_first_alternative()), derivd={})
     alt = Alternative.planned(**_planned_fields(_first_alternative()))
     assert set(vars(alt)) - {"id"} == _names(Alternative)
-    assert {name: vars(alt)[name] for name in _UNFILLED} == _UNFILLED  # unfilled as the plan module says
+    unfilled = {name: vars(alt)[name] for name in ("candidates", "blocked", "blocked_at")}
+    assert unfilled == {"candidates": (), "blocked": "", "blocked_at": -1}
+    assert all(vars(alt)[name] is EMPTY_MAPPING for name in ("share", "errors", "excluded", "derived"))
 
 
 def test_alternatives_of_two_calls_share_no_value_that_can_be_written():

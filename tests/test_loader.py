@@ -13,7 +13,7 @@ from drasat.models.bundle import Bundle
 from drasat.models.core import Node, Pod
 from drasat.models.loader import load_paths, load_text
 from drasat.models.resource import DeviceClass, ResourceClaim, ResourceSlice
-from drasat.models.yaml_io import MAX_DEPTH, expansion_excess
+from drasat.models.yaml_io import MAX_DEPTH, expansion_excess, parse_documents
 
 from .helpers_models import REPO
 
@@ -416,3 +416,20 @@ def test_directories_follow_links_and_report_loops_and_unreadable_ones(tmp_path:
     monkeypatch.setattr(os, "scandir", refuse)
     problems = [str(p) for p in load_paths([str(tmp_path)]).problems]
     assert f"{tmp_path}/a/b: cannot read this directory: Permission denied" in problems
+
+
+
+@pytest.mark.parametrize("text", ["{a: 0b_, b: +0x__, c: 0b1_0}",  # drasat's own constructor
+                                  "{<<: {z: 1}, a: 0b_, b: +0x__, c: 0b1_0}"])  # a merge key: PyYAML's
+def test_a_number_pattern_with_no_digits_reads_as_text(text: str) -> None:
+    """``0b_`` and ``0x__`` match YAML 1.1's int pattern but are no numbers (PyYAML raised a bare ValueError,
+    a traceback); Kubernetes' reader takes them as text, and so does drasat."""
+    (document,) = parse_documents(text + "\n", "x.yaml")
+    assert document.problem is None
+    assert {k: document.data[k] for k in "abc"} == {"a": "0b_", "b": "+0x__", "c": 2}
+
+
+def test_a_manifest_with_such_a_value_loads() -> None:
+    bundle = load_text("apiVersion: v1\nkind: Node\nmetadata: {name: n, annotations: {a: 0b_}}\n", "n.yaml")
+    (node,) = list(bundle)
+    assert isinstance(node, Node) and node.metadata.annotations == {"a": "0b_"}
