@@ -37,14 +37,14 @@ from mig_cluster import GPU, cluster_objects
 
 from drasat.models.loader import load_objects
 from drasat.solver import Features
-from drasat.solver.batch import schedule_batch
-from drasat.solver.cluster import Cluster, cluster_from_objects
-from drasat.solver.node_dra import AllocateOptions
-from drasat.solver.pods import pending_pods
-from drasat.solver.problem import FIRST_FIT
-from drasat.solver.schedule_comparison import BATCH, ONE_BY_ONE, side_of
-from drasat.solver.scheduling import schedule
-from drasat.solver.verify import verify
+from drasat.solver.batch.placement import schedule_batch
+from drasat.solver.scheduling.cluster import Cluster, cluster_from_objects
+from drasat.solver.scheduling.plugins.dynamic_resources import AllocateOptions
+from drasat.solver.scheduling.pods import pending_pods
+from drasat.solver.allocation.problem import FIRST_FIT
+from drasat.solver.report.schedule_comparison import BATCH, ONE_BY_ONE, side_of
+from drasat.solver.scheduling.one_by_one import schedule
+from drasat.solver.verification.verifier import verify
 
 
 def _cluster(nodes: int, pods: int) -> Cluster:

@@ -77,7 +77,7 @@ def _scenario_call(path: Path) -> Callable[[bool], None] | None:
     from drasat.models.loader import load_paths
     from drasat.solver import Features, allocate
     from drasat.solver.cel import SelectorEvaluator
-    from drasat.solver.problem import problem_from_objects
+    from drasat.solver.allocation.problem import problem_from_objects
 
     doc = next(d for d in yaml.safe_load_all(path.read_text()) if isinstance(d, dict) and d.get("kind") == "Scenario")
     spec = doc.get("spec") or {}

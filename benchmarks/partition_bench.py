@@ -25,7 +25,7 @@ from rich.table import Table
 from drasat.models.errors import DrasatError, SolveTimeout, Unschedulable
 from drasat.models.resource import DeviceClass, ResourceClaim, ResourceClaimStatus, ResourceSlice
 from drasat.solver import Features, NodeInfo, Problem, allocate
-from drasat.solver.verify import verify
+from drasat.solver.verification.verifier import verify
 
 SIZES = {"full": (1, 28), "half": (2, 14), "quarter": (4, 7), "seventh": (7, 4)}
 DRIVER = "gpu.example.com"

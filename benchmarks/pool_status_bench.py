@@ -16,10 +16,10 @@ from rich.console import Console
 from rich.table import Table
 
 from drasat.models.loader import load_text
-from drasat.models.pool_status import ResourcePoolStatusRequestSpec
+from drasat.models.pool_status_request import ResourcePoolStatusRequestSpec
 from drasat.models.resource import DeviceTaintRule, ResourceClaim, ResourceSlice
-from drasat.solver.device_states import node_reports
-from drasat.solver.pool_status import Cluster, pool_status
+from drasat.solver.report.device_states import node_reports
+from drasat.solver.report.pool_status import Cluster, pool_status
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 from fleet_factory import DRIVER, device_count, fleet  # noqa: E402

@@ -28,11 +28,11 @@ from rich.table import Table
 from drasat.models.core import Node, Pod
 from drasat.models.resource import DeviceClass, ResourceClaim, ResourceClaimTemplate, ResourceSlice
 from drasat.solver import Features
-from drasat.solver.cluster import Cluster
-from drasat.solver.node_dra import AllocateOptions
-from drasat.solver.parallel import executor
-from drasat.solver.scheduling import Placement, schedule
-from drasat.solver.verify import verify
+from drasat.solver.scheduling.cluster import Cluster
+from drasat.solver.scheduling.plugins.dynamic_resources import AllocateOptions
+from drasat.solver.scheduling.parallel import executor
+from drasat.solver.scheduling.one_by_one import Placement, schedule
+from drasat.solver.verification.verifier import verify
 
 GPU, NIC = "gpu.example.com", "nic.example.com"
 

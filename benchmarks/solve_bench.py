@@ -56,7 +56,7 @@ def load_problem(path: Path) -> Any:
     """The problem a scenario file describes (its Scenario document names node, claims and gates)."""
     from drasat.models.loader import load_paths
     from drasat.solver import Features
-    from drasat.solver.problem import problem_from_objects
+    from drasat.solver.allocation.problem import problem_from_objects
 
     docs = [d for d in yaml.safe_load_all(path.read_text()) if isinstance(d, dict)]
     spec = next(d for d in docs if d.get("kind") == "Scenario")["spec"]
@@ -74,7 +74,7 @@ def worker(path: Path, mode: str, repeat: int, time_limit: float, clock: str = "
     from drasat.models.errors import SolveTimeout, Unschedulable
     from drasat.solver import allocate
     from drasat.solver.cel import SelectorEvaluator
-    from drasat.solver.verify import verify
+    from drasat.solver.verification.verifier import verify
 
     warnings.simplefilter("ignore")
     problem = load_problem(path)

@@ -74,8 +74,8 @@ FLOOR = (
     ("+ from pydantic import BaseModel", "from pydantic import BaseModel"),
     ("+ a first model class", "class _First(BaseModel):\n    a: int = 0"),
     ("+ drasat's models", "import drasat.models.kinds"),
-    ("+ PyYAML, the loader, the CLI", "import drasat.cli.solve, drasat.models.loader"),
-    ("+ the solver modules solve uses", "import drasat.solver.pod_problem, drasat.solver.api, drasat.solver.greedy"),
+    ("+ PyYAML, the loader, the CLI", "import drasat.cli.commands.solve, drasat.models.loader"),
+    ("+ the solver modules solve uses", "import drasat.solver.scheduling.pod_problem, drasat.solver.allocation.api, drasat.solver.allocation.depth_first.search"),
     ("+ lark and the CEL syntax", "import drasat.solver.cel.syntax"),
     ("+ the cel-expr engine", "import drasat.solver.cel.engine_celexpr"),
 )

@@ -18,7 +18,7 @@ SOLVER = click.option(
     "--solver", type=click.Choice(["cp-sat", "greedy"]), default="cp-sat", show_default=True,
     help="cp-sat: Kubernetes' depth-first search within a small budget, CP-SAT beyond it (same answer, bounded "
          "time); greedy: the depth-first search alone (exponential on hard inputs).")
-OBJECTIVES = ("first-fit", "prioritized-list", "pack")  # drasat.solver.api.OBJECTIVES, without loading the solver
+OBJECTIVES = ("first-fit", "prioritized-list", "pack")  # drasat.solver.allocation.api.OBJECTIVES, without loading the solver
 OBJECTIVE_HELP = ("first-fit: exactly the devices Kubernetes would pick; prioritized-list: earliest firstAvailable "
                   "alternatives first, then first-fit; pack: the firstAvailable entries Kubernetes would take (a "
                   "later one only when an earlier cannot be satisfied), then among their devices the fewest GPUs "

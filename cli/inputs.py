@@ -48,7 +48,7 @@ def read_inputs(files: tuple[str, ...], kubeconfig: str | None, context: str | N
                          "or --kubeconfig/--context to read a live cluster")
     bundle = Bundle()
     if kubeconfig is not None or context is not None:
-        from drasat.models.cluster import read_cluster
+        from drasat.models.live import read_cluster
 
         from .progress import Bar
 

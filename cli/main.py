@@ -9,19 +9,21 @@ from __future__ import annotations
 import importlib
 import sys
 import warnings
-from contextlib import AbstractContextManager
 from typing import Any
 
 import click
 
-from drasat.models.collector import collector_paused
 from drasat.models.errors import DrasatWarning
+
+from .startup import importing
 
 COMMANDS = {"compare": "compare", "explain": "explain", "inventory": "inventory", "metadata": "metadata",
             "pool-status": "pool_status", "schedule": "schedule", "solve": "solve", "taint-impact": "taint_impact",
             "validate": "validate"}
-"""Each subcommand and the module that defines it: a command's module (and what it needs: OR-Tools,
-CEL engines, rendering) is imported only when that command runs (click's lazily loaded subcommands)."""
+"""Each subcommand and its module in :mod:`drasat.cli.commands`, which defines a click command of the same
+name (the command's name with ``_`` for ``-``). A command's module (and what it needs: OR-Tools, CEL
+engines, rendering) is imported only when that command runs (click's lazily loaded subcommands); the
+modules know nothing of this group."""
 
 
 class _LazyGroup(click.Group):
@@ -30,25 +32,13 @@ class _LazyGroup(click.Group):
 
     def get_command(self, ctx: click.Context, name: str) -> click.Command | None:
         if name not in self.commands and name in COMMANDS:
+            module_name = COMMANDS[name]
             with importing():
-                importlib.import_module(f"{__package__}.{COMMANDS[name]}")  # it adds itself to the group
+                module = importlib.import_module(f"{__package__}.commands.{module_name}")
+            self.add_command(getattr(module, module_name), name)
         return super().get_command(ctx, name)
 
 
-def importing() -> AbstractContextManager[None]:
-    """Python's cyclic garbage collector paused while a command's modules are imported.
-
-    Importing builds objects that live as long as the process (modules, functions, pydantic's ~100 model
-    classes and their validators, ~100 dataclasses) and almost nothing a collection could free, yet the
-    collector, run every 700 new objects, walks them over and over (~110 passes): pausing it took
-    ``drasat solve``'s start from 1,451 to 1,350 million instructions and from ~300 to ~250 ms
-    (``benchmarks/startup_bench.py``). They are then frozen (``gc.freeze``): reference counting still
-    frees what is dropped, and later collections, which a long solve needs, do not walk the start-up's
-    objects again. The few cycles start-up leaves unreachable (classes that ``dataclass(slots=True)``
-    replaced, ~150 KiB for ``solve``) are frozen with them, once. Already paused (a library caller's
-    choice, or an enclosing ``importing``): left as it is.
-    """
-    return collector_paused(freeze_after=0)
 
 
 def _version() -> str:
@@ -112,8 +102,12 @@ def _show_warning(message: Warning | str, category: type[Warning], *args: Any, *
         _PYTHON_SHOWWARNING(message, category, *args, **kwargs)
 
 
-def _register() -> None:
-    from . import commands  # noqa: F401  (each command module adds itself to the group)
+
+def load_all_commands() -> None:
+    """Every command's module imported now (a fuzzer or a test runner that wants no import inside its loop)."""
+    context = click.Context(cli)
+    for name in COMMANDS:
+        cli.get_command(context, name)
 
 
 def _tolerate_narrow_encodings() -> None:

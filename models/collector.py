@@ -3,7 +3,7 @@
 Building many small containers triggers collections that walk every object the process holds and find
 nothing to free: reading manifests, importing a command's modules. Objects built in such a pause that
 live on can then be frozen (``gc.freeze``): reference counting still frees them, only the collector stops
-re-examining them. (``drasat.solver.allocate`` pauses the collector too, inline: it is asked on every
+re-examining them. (``drasat.solver.allocation`` pauses the collector too, inline: it is asked on every
 small call, and freezes nothing.)
 """
 

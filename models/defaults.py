@@ -2,7 +2,7 @@
 
 When an object is written through the API, the server fills in defaults before it
 stores the object; objects read from files never went through that. The solver
-therefore holds defaulted copies (:class:`drasat.solver.problem.Problem` applies
+therefore holds defaulted copies (:class:`drasat.solver.allocation.problem.Problem` applies
 :func:`apply_defaults` to every claim it is given). The loader does not: dumping a
 loaded object must give back what the user wrote.
 

@@ -90,7 +90,7 @@ class Unschedulable(DrasatError):
     """No allocation exists for all the claims together on this node.
 
     ``reasons`` is the explanation in a few lines; ``explanation`` the same as data
-    (``drasat.solver.explanation.Explanation``: per request its funnel — counts per step and
+    (``drasat.solver.explanation.explain.Explanation``: per request its funnel — counts per step and
     device names — the minimal conflict as rule instances, and fixes). ``allocate`` computes it
     when first read (a caller that only needs the "no" pays nothing). Typed ``object`` here:
     models never import the solver.

@@ -14,7 +14,7 @@ from __future__ import annotations
 from typing import Any
 
 from .errors import Location, Problem
-from .rules_format import key
+from .validation.formats import key
 
 INT64_MIN, INT64_MAX = -2 ** 63, 2 ** 63 - 1
 _QUANTITIES = frozenset({"value", "default", "min", "max", "step", "validValues", "allocatable", "capacity", "limits",

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 from .core import Namespace, Node, Pod, PodGroup
 from .meta import TypedObject
-from .pool_status import ResourcePoolStatusRequest
+from .pool_status_request import ResourcePoolStatusRequest
 from .resource import DeviceClass, DeviceTaintRule, ResourceClaim, ResourceClaimTemplate, ResourceSlice
 
 RESOURCE_GROUP = "resource.k8s.io"

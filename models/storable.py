@@ -19,10 +19,10 @@ from __future__ import annotations
 from .errors import Location, Problem
 from .meta import TypedObject
 from .resource import DeviceClaim, ResourceClaim, ResourceSlice
-from .rules_claim import check_count_not_negative, request_names
-from .rules_format import Findings, check_name_given, index
-from .rules_shared import check_request_known
-from .rules_slice import check_counters_or_devices
+from .validation.claims import check_count_not_negative, request_names
+from .validation.formats import Findings, check_name_given, index
+from .validation.shared import check_request_known
+from .validation.slices import check_counters_or_devices
 
 
 def unstorable_problems(obj: TypedObject, where: Location | None = None) -> list[Problem]:

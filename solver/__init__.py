@@ -1,8 +1,11 @@
-"""drasat's allocation engine: inventory, candidates, CP-SAT model, objectives, results; greedy; verify.
+"""drasat's solver: one node's allocation, explanations, the verifier, scheduling, joint placement, reports.
 
-``solver`` never reads files: it takes model objects (a :class:`Problem`) and returns
-model objects. Names are imported lazily so that ``import drasat.solver.cel`` does not
-pull in OR-Tools.
+``solver`` never reads files: it takes model objects and returns model objects (``load_paths`` and
+``load_objects`` are re-exported from :mod:`drasat.models.loader` so that one import serves a library
+caller). The packages, each importing only those before it: ``allocate`` (one node, all claims),
+``explain`` and ``verify``, ``schedule`` (one pod at a time, as kube-scheduler), ``batch`` (every pod
+at once), ``report``; ``cel`` sits below them all. Names are imported lazily so that
+``import drasat.solver.cel`` does not pull in OR-Tools.
 """
 
 from __future__ import annotations
@@ -11,13 +14,20 @@ import importlib
 from typing import Any
 
 _EXPORTS = {
-    "Allocation": "api", "Stats": "api", "allocate": "api",
-    "Features": "features", "NodeInfo": "problem", "Problem": "problem", "problem_from_objects": "problem",
-    "Cluster": "cluster", "cluster_from_objects": "cluster", "AllocateOptions": "node_dra",
-    "Placement": "scheduling", "schedule": "scheduling", "resolve_pod_claims": "pods",
-    "Comparison": "comparison", "compare": "comparison",
-    "Explanation": "explanation", "explain": "explanation",
-    "PodExplanation": "pod_explanation", "explain_pods": "pod_explanation",
+    "Allocation": "allocation.api", "Stats": "allocation.api", "allocate": "allocation.api",
+    "Features": "allocation.features", "NodeInfo": "allocation.problem", "Problem": "allocation.problem",
+    "problem_from_objects": "allocation.problem",
+    "Explanation": "explanation.explain", "explain": "explanation.explain",
+    "verify": "verification.verifier",
+    "Cluster": "scheduling.cluster", "cluster_from_objects": "scheduling.cluster",
+    "AllocateOptions": "scheduling.plugins.dynamic_resources",
+    "Placement": "scheduling.one_by_one", "schedule": "scheduling.one_by_one", "resolve_pod_claims": "scheduling.pods",
+    "PodExplanation": "scheduling.pod_explanation", "explain_pods": "scheduling.pod_explanation",
+    "BatchResult": "batch.placement", "schedule_batch": "batch.placement",
+    "Comparison": "report.comparison", "compare": "report.comparison",
+    "pool_status": "report.pool_status", "node_reports": "report.device_states",
+    "taint_impact": "report.taint_impact",
+    "load_paths": "drasat.models.loader", "load_objects": "drasat.models.loader",
 }
 
 __all__ = sorted(_EXPORTS)
@@ -30,5 +40,7 @@ def __dir__() -> list[str]:
 
 def __getattr__(name: str) -> Any:
     if name in _EXPORTS:
-        return getattr(importlib.import_module(f"{__name__}.{_EXPORTS[name]}"), name)
+        where = _EXPORTS[name]
+        module = importlib.import_module(where if where.startswith("drasat.") else f"{__name__}.{where}")
+        return getattr(module, name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

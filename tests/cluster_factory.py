@@ -12,9 +12,9 @@ import yaml
 
 from drasat.models.loader import load_text
 from drasat.solver import Features
-from drasat.solver.cluster import Cluster, cluster_from_objects
-from drasat.solver.scheduling import Placement
-from drasat.solver.verify import verify
+from drasat.solver.scheduling.cluster import Cluster, cluster_from_objects
+from drasat.solver.scheduling.one_by_one import Placement
+from drasat.solver.verification.verifier import verify
 
 GPU = "gpu.example.com"
 

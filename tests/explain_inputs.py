@@ -7,8 +7,8 @@ from typing import Any
 
 from drasat.models.loader import load_text
 from drasat.solver import Features
-from drasat.solver.explanation import Explanation, _core
-from drasat.solver.problem import Problem, problem_from_objects
+from drasat.solver.explanation.explain import Explanation, _core
+from drasat.solver.allocation.problem import Problem, problem_from_objects
 
 NODE = (Path(__file__).parent / "data" / "explain" / "node.yaml").read_text()
 
@@ -40,9 +40,9 @@ def problem(*documents: str, gates: dict[str, bool] | None = None) -> Problem:
 def assert_minimal(p: Problem, found: Explanation) -> None:
     """The conflict cannot hold together, and dropping any member makes the rest feasible."""
     from drasat.solver.cel import SelectorEvaluator
-    from drasat.solver.claims import plan_claims
-    from drasat.solver.inventory import build_inventory
-    from drasat.solver.model import build_model
+    from drasat.solver.allocation.planning.claims import plan_claims
+    from drasat.solver.allocation.planning.inventory import build_inventory
+    from drasat.solver.allocation.cp_sat.model import build_model
 
     inv = build_inventory(p)
     model = build_model(inv, plan_claims(p, inv, SelectorEvaluator()))
@@ -62,7 +62,7 @@ def steps(found: Explanation, request: str = "gpu") -> dict[str, Any]:
 def assert_choice_verifies(p: Problem, found: Explanation) -> None:
     """A feasible explanation's choice is the allocation ``allocate`` returns, and the verifier accepts it."""
     from drasat.solver import allocate
-    from drasat.solver.verify import verify
+    from drasat.solver.verification.verifier import verify
 
     answer = allocate(p)
     assert found.feasible and verify(p, answer.results) == []

@@ -16,7 +16,7 @@ from typing import Any
 import yaml
 from click.testing import CliRunner
 
-from drasat.cli.main import cli, _register
+from drasat.cli.main import cli, load_all_commands
 from drasat.models.quantity import Quantity
 
 from .shared_inputs import SHARED  # noqa: F401  (re-exported for the scenario tests)
@@ -67,7 +67,7 @@ def cli_args(path: Path, doc: dict[str, Any], solver: str) -> list[str]:
 
 
 def run(path: Path, solver: str = "cp-sat", extra: list[str] | None = None) -> Outcome:
-    _register()
+    load_all_commands()
     doc = scenario_doc(path)
     result = CliRunner().invoke(cli, cli_args(path, doc, solver) + (extra or []), catch_exceptions=False)
     return Outcome(result.exit_code, result.stdout, result.stderr)

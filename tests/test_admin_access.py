@@ -13,11 +13,11 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner, Result
 
-from drasat.cli.main import _register, cli
+from drasat.cli.main import load_all_commands, cli
 from drasat.models.loader import load_paths
 from drasat.models.resource import AllocationResult
-from drasat.solver.problem import problem_from_objects
-from drasat.solver.verify import verify
+from drasat.solver.allocation.problem import problem_from_objects
+from drasat.solver.verification.verifier import verify
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
 FORBIDDEN = ("Forbidden: admin access to devices requires the `resource.kubernetes.io/admin-access: true` label "
@@ -38,7 +38,7 @@ def namespace(labels: str) -> str:
 
 
 def run(tmp_path: Path, command: str, *documents: str) -> tuple[Path, Result]:
-    _register()
+    load_all_commands()
     path = tmp_path / "admin.yaml"
     path.write_text("---\n".join(documents))
     args = [command, str(path)] if command == "validate" else [command, "--node", "gpu-node-1", "-o", "json",

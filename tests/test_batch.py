@@ -8,10 +8,10 @@ import pytest
 
 from drasat.models.loader import load_paths
 from drasat.solver import Features
-from drasat.solver.batch import BatchResult, schedule_batch
-from drasat.solver.cluster import Cluster, cluster_from_objects
-from drasat.solver.scheduling import schedule
-from drasat.solver.verify import verify
+from drasat.solver.batch.placement import BatchResult, schedule_batch
+from drasat.solver.scheduling.cluster import Cluster, cluster_from_objects
+from drasat.solver.scheduling.one_by_one import schedule
+from drasat.solver.verification.verifier import verify
 
 from .cluster_factory import violations
 from .scenario_runner import OWN
@@ -72,7 +72,7 @@ def test_the_same_input_gives_the_same_answer(name):
 
 
 def test_compare_schedules_reports_both_sides_and_the_pods_that_differ():
-    from drasat.solver.schedule_comparison import compare_schedules
+    from drasat.solver.report.schedule_comparison import compare_schedules
 
     result = compare_schedules(_cluster("batch-gang-whole-or-half.yaml"))
     one, batch = result.one_by_one, result.batch
@@ -86,7 +86,7 @@ def test_compare_schedules_reports_both_sides_and_the_pods_that_differ():
 def test_whole_devices_and_largest_free_partition_follow_the_counters():
     """Before any placement the GPU is whole and its largest free partition is all of it; one half taken
     leaves the other half."""
-    from drasat.solver.device_usage import usage
+    from drasat.solver.report.device_usage import usage
 
     cluster = _cluster("batch-gang-whole-or-half.yaml")
     before = usage(cluster, [])
@@ -104,9 +104,9 @@ def test_compare_schedule_cli_prints_data_and_refuses_node(tmp_path):
 
     from click.testing import CliRunner
 
-    from drasat.cli.main import _register, cli
+    from drasat.cli.main import load_all_commands, cli
 
-    _register()
+    load_all_commands()
     path = str(OWN / "batch-gang-whole-or-half.yaml")
     out = CliRunner().invoke(cli, ["compare", "--schedule", "-o", "json", path])
     assert out.exit_code == 0, out.stderr
@@ -180,14 +180,14 @@ def test_batch_pack_through_the_command_line_keeps_the_untouched_gpu_whole_and_v
 
     from click.testing import CliRunner
 
-    from drasat.cli.main import _register, cli
+    from drasat.cli.main import load_all_commands, cli
     from drasat.models.resource import AllocationResult, ResourceClaim
-    from drasat.solver.device_usage import usage
-    from drasat.solver.node_dra import AllocateOptions
-    from drasat.solver.schedule_state import ClusterState
+    from drasat.solver.report.device_usage import usage
+    from drasat.solver.scheduling.plugins.dynamic_resources import AllocateOptions
+    from drasat.solver.scheduling.cluster_state import ClusterState
 
     name = "pack-schedule-prefers-the-partly-used-gpu.yaml"
-    _register()
+    load_all_commands()
     out = CliRunner().invoke(cli, ["schedule", "--batch", "--objective", "pack", "-o", "json", str(OWN / name)])
     assert out.exit_code == 0, out.stderr
     items = json.loads(out.stdout)["items"]
@@ -206,13 +206,13 @@ def test_batch_pack_through_the_command_line_keeps_the_untouched_gpu_whole_and_v
 def test_the_baseline_reserves_no_claim_for_a_gang_member_it_withdraws():
     """g1 and p share a claim; the scheduler places g1 then p, and cannot place g1's gang mate g2, so the
     baseline withdraws g1: p keeps the claim (and its device), reserved for p alone."""
-    from drasat.solver.batch_budget import Budget
-    from drasat.solver.batch_passes import scheduler_baseline
+    from drasat.solver.batch.budget import Budget
+    from drasat.solver.batch.passes import scheduler_baseline
     from drasat.solver.cel import SelectorEvaluator
-    from drasat.solver.node_dra import AllocateOptions
-    from drasat.solver.pod_classes import sort_queue
-    from drasat.solver.pods import pending_pods
-    from drasat.solver.schedule_state import ClusterState
+    from drasat.solver.scheduling.plugins.dynamic_resources import AllocateOptions
+    from drasat.solver.batch.pod_classes import sort_queue
+    from drasat.solver.scheduling.pods import pending_pods
+    from drasat.solver.scheduling.cluster_state import ClusterState
 
     from .cluster_factory import claim, device_class, gpu_slice, make_cluster, node, pod
 
@@ -237,13 +237,13 @@ def test_the_baseline_reserves_no_claim_for_a_gang_member_it_withdraws():
 def test_the_baseline_keeps_the_schedulers_other_placements_once(monkeypatch):
     """Withdrawing the split gang (g1 placed, g2 not) keeps p and q where the scheduler put them; they are
     not placed a second time on top of their own load (which left q pending: n0's cpu counted p twice)."""
-    from drasat.solver import batch_passes
-    from drasat.solver.batch_budget import Budget
+    from drasat.solver.batch import passes
+    from drasat.solver.batch.budget import Budget
     from drasat.solver.cel import SelectorEvaluator
-    from drasat.solver.node_dra import AllocateOptions
-    from drasat.solver.pod_classes import sort_queue
-    from drasat.solver.pods import pending_pods
-    from drasat.solver.schedule_state import ClusterState
+    from drasat.solver.scheduling.plugins.dynamic_resources import AllocateOptions
+    from drasat.solver.batch.pod_classes import sort_queue
+    from drasat.solver.scheduling.pods import pending_pods
+    from drasat.solver.scheduling.cluster_state import ClusterState
 
     from .cluster_factory import make_cluster, node, pod
 
@@ -256,14 +256,14 @@ def test_the_baseline_keeps_the_schedulers_other_placements_once(monkeypatch):
                            pod("q", requests={"cpu": "1"}))
     state, pending = ClusterState(cluster), pending_pods(cluster)
     tried = []
-    real = batch_passes.schedule_one
+    real = passes.schedule_one
 
     def counting(state: ClusterState, pod, *args, **kwargs):
         tried.append(pod.name)
         return real(state, pod, *args, **kwargs)
 
-    monkeypatch.setattr(batch_passes, "schedule_one", counting)
-    baseline, scheduler = batch_passes.scheduler_baseline(
+    monkeypatch.setattr(passes, "schedule_one", counting)
+    baseline, scheduler = passes.scheduler_baseline(
         state, sort_queue(cluster, pending, state.book), pending, AllocateOptions(evaluator=SelectorEvaluator()),
         {}, Budget.of(60))
     assert [p.node for p in scheduler] == ["n0", "n0", None, "n0"]

@@ -7,11 +7,11 @@ import itertools
 
 import pytest
 
-from drasat.solver import batch_budget
-from drasat.solver.batch import schedule_batch
-from drasat.solver.batch_passes import NOT_TRIED, group_of
-from drasat.solver.node_dra import AllocateOptions
-from drasat.solver.verify import verify
+from drasat.solver.batch import budget
+from drasat.solver.batch.placement import schedule_batch
+from drasat.solver.batch.passes import NOT_TRIED, group_of
+from drasat.solver.scheduling.plugins.dynamic_resources import AllocateOptions
+from drasat.solver.verification.verifier import verify
 
 from .cluster_factory import device_class, gpu_slice, make_cluster, node, pod, template, violations
 
@@ -28,7 +28,7 @@ class _Clock:
 
 @pytest.fixture
 def clock(monkeypatch):
-    monkeypatch.setattr(batch_budget, "time", _Clock())
+    monkeypatch.setattr(budget, "time", _Clock())
 
 
 def _cluster():
@@ -69,11 +69,11 @@ def test_enough_time_cuts_nothing():
 def test_the_command_line_keeps_the_answer_so_far_and_says_what_time_cut(clock):
     from click.testing import CliRunner
 
-    from drasat.cli.main import _register, cli
+    from drasat.cli.main import load_all_commands, cli
 
     from .scenario_runner import OWN
 
-    _register()
+    load_all_commands()
     out = CliRunner().invoke(cli, ["schedule", "--batch", "--timeout", "2", "-o", "table",
                                    str(OWN / "batch-gang-whole-or-half.yaml")])
     assert out.exit_code == 1, out.stderr

@@ -17,10 +17,10 @@ from typing import Any
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from drasat.solver.batch import schedule_batch
-from drasat.solver.batch_passes import group_of, placed_by_priority
-from drasat.solver.scheduling import Placement, schedule
-from drasat.solver.verify import verify
+from drasat.solver.batch.placement import schedule_batch
+from drasat.solver.batch.passes import group_of, placed_by_priority
+from drasat.solver.scheduling.one_by_one import Placement, schedule
+from drasat.solver.verification.verifier import verify
 
 from .cluster_factory import make_cluster, node, pod, violations
 
@@ -135,10 +135,10 @@ def test_the_schedulers_shortcuts_change_no_answer(docs):
     reasons are the same."""
     from unittest import mock
 
-    from drasat.solver import scheduling
+    from drasat.solver.scheduling import one_by_one
 
     fast = schedule(make_cluster(*docs))
-    with mock.patch.object(scheduling, "_scores_fixed", return_value=False), \
-            mock.patch.object(scheduling._Devices, "failed_before", return_value=False):
+    with mock.patch.object(one_by_one, "_scores_fixed", return_value=False), \
+            mock.patch.object(one_by_one._Devices, "failed_before", return_value=False):
         slow = schedule(make_cluster(*docs))
     assert _outcome(fast) == _outcome(slow)

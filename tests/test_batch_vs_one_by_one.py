@@ -6,10 +6,10 @@ from pathlib import Path
 
 from drasat.models.loader import load_paths
 from drasat.solver import Features
-from drasat.solver.batch import schedule_batch
-from drasat.solver.batch_passes import placed_by_priority
-from drasat.solver.cluster import Cluster, cluster_from_objects
-from drasat.solver.scheduling import schedule
+from drasat.solver.batch.placement import schedule_batch
+from drasat.solver.batch.passes import placed_by_priority
+from drasat.solver.scheduling.cluster import Cluster, cluster_from_objects
+from drasat.solver.scheduling.one_by_one import schedule
 
 from .cluster_factory import violations
 
@@ -101,9 +101,9 @@ def test_a_podgroup_with_the_basic_policy_is_not_a_gang():
 def test_a_priority_that_is_not_an_integer_is_refused_naming_file_object_and_field():
     from click.testing import CliRunner
 
-    from drasat.cli.main import _register, cli
+    from drasat.cli.main import load_all_commands, cli
 
-    _register()
+    load_all_commands()
     out = CliRunner().invoke(cli, ["schedule", "--batch", str(DATA / "badprio.yaml")])
     assert out.exit_code == 2 and not out.stdout
     assert "badprio.yaml" in out.stderr and "Pod/default/p" in out.stderr and "spec.priority" in out.stderr
@@ -111,14 +111,14 @@ def test_a_priority_that_is_not_an_integer_is_refused_naming_file_object_and_fie
 
 def test_mixes_the_allocator_cannot_decide_in_time_are_reported(monkeypatch):
     from drasat.models.errors import SolveTimeout
-    from drasat.solver import batch_configs
+    from drasat.solver.batch import configs
 
     from .scenario_runner import OWN
 
     def out_of_time(*args, **kwargs):
         raise SolveTimeout("out of time")
 
-    monkeypatch.setattr(batch_configs, "allocate", out_of_time)
+    monkeypatch.setattr(configs, "allocate", out_of_time)
     cluster = cluster_from_objects([o.obj for o in load_paths([str(OWN / "batch-gang-whole-or-half.yaml")]).objects],
                                    Features())
     result = schedule_batch(cluster)

@@ -14,11 +14,11 @@ from typing import Iterator
 import pytest
 from click.testing import CliRunner
 
-from drasat.cli.main import _register, cli
+from drasat.cli.main import load_all_commands, cli
 from drasat.models.validation import registered_checkers, unregister_checker
 from drasat.solver.cel.cost import MAX_COST, cost_problem, estimated_cost
 
-_register()
+load_all_commands()
 D = "dra.example.com"
 LIST_ELEMENTS = 64   # max(DeviceAttributeMaxValueLength, ResourceSliceMaxAttributeValuesPerDevice)
 

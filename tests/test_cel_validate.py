@@ -15,11 +15,11 @@ from typing import Iterator
 import pytest
 from click.testing import CliRunner, Result
 
-from drasat.cli.main import _register, cli
+from drasat.cli.main import load_all_commands, cli
 from drasat.models.validation import registered_checkers, unregister_checker
 from drasat.solver.cel import available_engines
 
-_register()
+load_all_commands()
 CONTINUATION = " " * 9  # under "       - ", where drasat validate prints a problem
 
 G = "gpu.example.com"

@@ -12,13 +12,13 @@ import pytest
 import yaml
 from click.testing import CliRunner
 
-from drasat.cli.main import _register, cli
+from drasat.cli.main import load_all_commands, cli
 
 EXAMPLES = str(Path(__file__).resolve().parents[1] / "examples")
 
 
 def drasat(*args: str, stdin: str | None = None):
-    _register()
+    load_all_commands()
     return CliRunner().invoke(cli, list(args), input=stdin, catch_exceptions=False, prog_name="drasat")
 
 
@@ -47,7 +47,7 @@ def test_a_fractional_timeout_is_fine() -> None:
 
 @pytest.mark.parametrize("command", [["solve", "--node", "gpu-node-1"], ["validate"]])
 def test_an_unknown_cel_engine_in_the_environment_is_one_message(command: list[str]) -> None:
-    _register()
+    load_all_commands()
     result = CliRunner().invoke(cli, [*command, EXAMPLES], env={"DRASAT_CEL_ENGINE": "bogus"}, catch_exceptions=False)
     assert result.exit_code == 2 and result.stdout == ""
     assert result.stderr == "error: DRASAT_CEL_ENGINE='bogus' is not a CEL engine: expected one of cel-expr, celpy\n"
@@ -56,7 +56,7 @@ def test_an_unknown_cel_engine_in_the_environment_is_one_message(command: list[s
 def test_a_console_without_box_characters_gets_an_ascii_table() -> None:
     from rich.table import Table
 
-    from drasat.cli.render import table_text
+    from drasat.cli.render.tables import table_text
 
     table = Table()
     table.add_column("claim")

@@ -9,8 +9,8 @@ import pytest
 
 from drasat.models.loader import load_objects, load_paths
 from drasat.solver import allocate
-from drasat.solver.problem import problem_from_objects
-from drasat.solver.verify import verify
+from drasat.solver.allocation.problem import problem_from_objects
+from drasat.solver.verification.verifier import verify
 
 client = pytest.importorskip("kubernetes.client", reason="the kubernetes client (drasat[cluster]) is not installed")
 

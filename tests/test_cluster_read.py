@@ -17,7 +17,7 @@ from urllib.parse import parse_qs, urlparse
 
 import pytest
 
-from drasat.models.cluster import read_cluster
+from drasat.models.live import read_cluster
 from drasat.models.errors import InputError
 from drasat.models.kinds import info_for
 from drasat.models.loader import load_paths
@@ -161,10 +161,10 @@ def test_a_cluster_that_does_not_answer_is_an_input_error(tmp_path: Path) -> Non
 def test_compare_reads_the_cluster_like_the_files(api_server: tuple[_Server, str]) -> None:
     from click.testing import CliRunner
 
-    from drasat.cli.main import _register, cli
+    from drasat.cli.main import load_all_commands, cli
 
     _, kubeconfig = api_server
-    _register()
+    load_all_commands()
     live = CliRunner().invoke(cli, ["compare", "--kubeconfig", kubeconfig, "--node", "gpu-node-1", "-o", "json"])
     files = CliRunner().invoke(cli, ["compare", "--node", "gpu-node-1", "-o", "json", str(EXAMPLES)])
     assert live.exit_code == files.exit_code == 0, live.stderr

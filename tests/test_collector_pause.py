@@ -7,10 +7,10 @@ from collections.abc import Iterator
 
 import pytest
 
-import drasat.solver.api as api
+import drasat.solver.allocation.api as api
 from drasat.models.errors import InputError, Unschedulable
 from drasat.solver import allocate
-from drasat.solver.verify import verify
+from drasat.solver.verification.verifier import verify
 
 from .explain_inputs import claim, gpus, problem
 

@@ -10,11 +10,11 @@ import pytest
 import yaml
 from click.testing import CliRunner, Result
 
-from drasat.cli.main import _register, cli
+from drasat.cli.main import load_all_commands, cli
 from drasat.models.loader import load_paths
-from drasat.solver.comparison import ALLOCATED, TIMEOUT, UNSCHEDULABLE, Comparison, compare
-from drasat.solver.problem import Problem, problem_from_objects
-from drasat.solver.verify import verify
+from drasat.solver.report.comparison import ALLOCATED, TIMEOUT, UNSCHEDULABLE, Comparison, compare
+from drasat.solver.allocation.problem import Problem, problem_from_objects
+from drasat.solver.verification.verifier import verify
 
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLES = str(ROOT / "examples")
@@ -33,7 +33,7 @@ def _verified(problem: Problem, comparison: Comparison) -> None:
 
 
 def run(*args: str, stdin: str | None = None) -> Result:
-    _register()
+    load_all_commands()
     return CliRunner().invoke(cli, ["compare", *args], input=stdin, catch_exceptions=False)
 
 

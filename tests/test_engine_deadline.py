@@ -9,17 +9,17 @@ import time
 import pytest
 from click.testing import CliRunner
 
-from drasat.cli.main import _register, cli
+from drasat.cli.main import load_all_commands, cli
 from drasat.models.errors import InternalError, SolveTimeout
 from drasat.models.resource import DeviceClass, ResourceClaim, ResourceSlice
 from drasat.solver import NodeInfo, Problem, allocate
-from drasat.solver import api
+from drasat.solver.allocation import api
 from drasat.solver.cel import SelectorEvaluator
-from drasat.solver.claims import plan_claims
-from drasat.solver.greedy import BudgetExhausted, greedy_search
-from drasat.solver.inventory import build_inventory
-from drasat.solver.state import SearchState
-from drasat.solver.verify import verify
+from drasat.solver.allocation.planning.claims import plan_claims
+from drasat.solver.allocation.depth_first.search import BudgetExhausted, greedy_search
+from drasat.solver.allocation.planning.inventory import build_inventory
+from drasat.solver.allocation.depth_first.search_state import SearchState
+from drasat.solver.verification.verifier import verify
 
 DRIVER = "d.example.com"
 
@@ -62,14 +62,14 @@ def test_greedy_and_cp_sat_share_one_deadline(monkeypatch):
 
 
 def _model_and_stages():
-    from drasat.solver.model import build_model
+    from drasat.solver.allocation.cp_sat.model import build_model
     problem = gpu_problem(3, 2)
     inv = build_inventory(problem)
     return build_model(inv, plan_claims(problem, inv, SelectorEvaluator()))
 
 
 def test_an_invalid_model_is_an_internal_error_with_the_validation_message():
-    from drasat.solver.objectives import solve_staged
+    from drasat.solver.allocation.cp_sat.objectives import solve_staged
     m = _model_and_stages()
     bad = m.model.new_int_var(0, 1, "bad")
     domain = m.model.proto.variables[bad.index].domain
@@ -81,7 +81,7 @@ def test_an_invalid_model_is_an_internal_error_with_the_validation_message():
 def test_unknown_status_before_the_deadline_is_not_a_timeout(monkeypatch):
     from ortools.sat.python import cp_model
 
-    from drasat.solver import objectives
+    from drasat.solver.allocation.cp_sat import objectives
 
     class GivesUp(cp_model.CpSolver):
         def solve(self, model, solution_callback=None):  # type: ignore[no-untyped-def, override]
@@ -93,7 +93,7 @@ def test_unknown_status_before_the_deadline_is_not_a_timeout(monkeypatch):
 
 
 def test_the_model_can_be_solved_twice():
-    from drasat.solver.objectives import solve_staged
+    from drasat.solver.allocation.cp_sat.objectives import solve_staged
     m = _model_and_stages()
     first_run = solve_staged(m, "first-fit", time.monotonic() + 10, 1)
     first, again = first_run.picks, solve_staged(m, "prioritized-list", time.monotonic() + 10, 1).picks
@@ -123,7 +123,7 @@ def test_a_selector_failing_at_run_time_is_exit_2_for_every_objective(tmp_path, 
                *(o.model_dump(by_alias=True, exclude_none=True, exclude_unset=True) for o in (*problem.slices, *problem.classes,
                                                                           *problem.claims))]
     (tmp_path / "in.yaml").write_text(yaml.safe_dump_all(objects))
-    _register()
+    load_all_commands()
     result = CliRunner().invoke(cli, ["solve", "--objective", objective, str(tmp_path / "in.yaml")],
                                 catch_exceptions=False)
     assert result.exit_code == 2 and result.stdout == ""
@@ -139,7 +139,7 @@ def test_a_time_limit_that_is_no_number_of_seconds_is_refused(limit):
 
 def _time_runs_out_after(solves: int, monkeypatch) -> None:
     """Let CP-SAT answer ``solves`` times, then behave as if the deadline had passed."""
-    from drasat.solver import stages
+    from drasat.solver.allocation.cp_sat import stages
 
     real = stages.Stages.solve
 
@@ -153,7 +153,7 @@ def _time_runs_out_after(solves: int, monkeypatch) -> None:
 def test_time_up_after_an_allocation_was_found_returns_it_marked_not_exact(monkeypatch):
     """The first solve finds a complete allocation; the prioritized-list stage after it runs out of
     time: that allocation comes back, valid, and says it may not be the prioritized-list answer."""
-    from drasat.solver.verify import verify
+    from drasat.solver.verification.verifier import verify
 
     _time_runs_out_after(1, monkeypatch)
     problem = gpu_problem(3, 2)
@@ -175,7 +175,7 @@ def test_rank_stage_cut_short_by_time_is_not_reported_exact(monkeypatch):
     must not come back marked exact, even where no later solve is needed to decode it."""
     from ortools.sat.python import cp_model
 
-    from drasat.solver import objectives
+    from drasat.solver.allocation.cp_sat import objectives
 
     class StopsAtFirstSolution(cp_model.CpSolver):
         def solve(self, model, solution_callback=None):  # type: ignore[no-untyped-def, override]

@@ -7,7 +7,7 @@ import pytest
 from drasat.models.errors import AllocationError, EvaluationError, InputError, Unschedulable
 from drasat.models.resource import DeviceClass, ResourceClaim, ResourceSlice
 from drasat.solver import Features, NodeInfo, Problem, allocate
-from drasat.solver.verify import verify
+from drasat.solver.verification.verifier import verify
 
 NODE = NodeInfo("node-1", {"zone": "a"})
 DRIVER = "d.example.com"
@@ -184,7 +184,7 @@ def test_an_overdrawn_counter_set_blocks_its_devices_not_the_whole_allocation(op
     model infeasible outright, so prioritized-list said 'no allocation' where greedy allocates
     the one device of another pool."""
     from drasat.models.loader import load_text
-    from drasat.solver.problem import problem_from_objects
+    from drasat.solver.allocation.problem import problem_from_objects
 
     problem = problem_from_objects(list(load_text(OVERDRAWN)), node="node-1")
     answer = allocate(problem, **options)

@@ -8,10 +8,10 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from drasat.cli.main import _register, cli
+from drasat.cli.main import load_all_commands, cli
 from drasat.solver import allocate
-from drasat.solver.explanation import explain
-from drasat.solver.verify import verify
+from drasat.solver.explanation.explain import explain
+from drasat.solver.verification.verifier import verify
 
 from .explain_inputs import NODE, assert_choice_verifies, assert_minimal, claim, gpus, held, problem
 
@@ -84,7 +84,7 @@ def test_a_feasible_input_says_so_and_verifies() -> None:
 @pytest.mark.parametrize("form", ["text", "json"])
 def test_cli_outputs_and_exit_codes(tmp_path: Path, form: str) -> None:
     (tmp_path / "input.yaml").write_text(NODE + claim("a", gpus(3)) + claim("b", gpus(2)))
-    _register()
+    load_all_commands()
     result = CliRunner().invoke(cli, ["explain", "-o", form, str(tmp_path)])
     assert result.exit_code == 1, result.stderr
     if form == "json":
@@ -99,7 +99,7 @@ def test_cli_outputs_and_exit_codes(tmp_path: Path, form: str) -> None:
 def test_solve_verbose_prints_the_short_form_of_the_same_explanation(tmp_path: Path) -> None:
     (tmp_path / "input.yaml").write_text(NODE + claim("three", gpus(3), "{requests: [gpu], matchAttribute: "
                                                                         "example.com/numa}"))
-    _register()
+    load_all_commands()
     result = CliRunner().invoke(cli, ["solve", "-v", str(tmp_path)])
     assert result.exit_code == 1 and result.stdout == ""
     assert "but this rule cannot hold: claim d/three: constraint #0 (matchAttribute example.com/numa)" \

@@ -8,10 +8,10 @@ import pytest
 from drasat.models.errors import EvaluationError
 from drasat.solver import allocate
 from drasat.solver.cel import SelectorEvaluator
-from drasat.solver.claims import plan_claims
-from drasat.solver.explanation import explain, explain_funnel
-from drasat.solver.fixes import find_fixes
-from drasat.solver.inventory import build_inventory
+from drasat.solver.allocation.planning.claims import plan_claims
+from drasat.solver.explanation.explain import explain, explain_funnel
+from drasat.solver.explanation.fixes import find_fixes
+from drasat.solver.allocation.planning.inventory import build_inventory
 
 from .explain_inputs import claim, gpus, problem
 

@@ -11,7 +11,7 @@ import pytest
 
 from drasat.models.errors import AllocationError, Unschedulable
 from drasat.solver import allocate
-from drasat.solver.explanation import Explanation, explain
+from drasat.solver.explanation.explain import Explanation, explain
 
 from .explain_inputs import assert_choice_verifies, claim, gpus, held, problem, steps
 
@@ -93,9 +93,9 @@ def test_invalid_pool_is_kubernetes_error_in_explain_as_in_allocate_and_the_funn
     """Kubernetes refuses an invalid pool: explain answers as solve does (exit 2); the funnel alone
     (the library's explanation of the refusal) still names the pool and why."""
     from drasat.solver.cel import SelectorEvaluator
-    from drasat.solver.claims import plan_claims
-    from drasat.solver.explanation import explain_funnel
-    from drasat.solver.inventory import build_inventory
+    from drasat.solver.allocation.planning.claims import plan_claims
+    from drasat.solver.explanation.explain import explain_funnel
+    from drasat.solver.allocation.planning.inventory import build_inventory
 
     twice = slice_("twice", "{name: gpu-x}, {name: gpu-x}", "twice")
     p = problem(twice, claim("big", gpus(5)))

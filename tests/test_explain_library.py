@@ -8,11 +8,11 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from drasat.cli.main import _register, cli
+from drasat.cli.main import load_all_commands, cli
 from drasat.models.errors import SolveTimeout, Unschedulable
 from drasat.solver import allocate
-from drasat.solver import explanation as explanation_module
-from drasat.solver.explanation import Explanation, explain
+from drasat.solver.explanation import explain as explanation_module
+from drasat.solver.explanation.explain import Explanation, explain
 
 from .explain_inputs import NODE, assert_minimal, claim, gpus, problem
 
@@ -74,7 +74,7 @@ def test_a_timeout_after_the_funnel_keeps_the_funnel_and_says_what_ran_out(tmp_p
     assert found.timed_out == "the search for a minimal conflict ran out of time (raise --timeout)"
     assert found.to_data()["timedOut"] == found.timed_out
     (tmp_path / "input.yaml").write_text(NODE + TWO)
-    _register()
+    load_all_commands()
     result = CliRunner().invoke(cli, ["explain", str(tmp_path)])
     assert result.exit_code == 1, result.output  # as the help says: no answer within --timeout
     assert "claim d/a, request gpu: needs 3 device(s)" in result.stdout
@@ -100,7 +100,7 @@ def test_time_running_out_while_shrinking_keeps_the_conflict_found_and_says_it_i
 
 def test_a_claim_s_own_constraint_is_said_as_one_rule_not_as_requests_together(tmp_path: Path) -> None:
     (tmp_path / "input.yaml").write_text(NODE + OWN)
-    _register()
+    load_all_commands()
     result = CliRunner().invoke(cli, ["explain", str(tmp_path)])
     assert result.exit_code == 1
     assert "every request has candidates enough on its own, but this rule cannot hold:" in result.stdout

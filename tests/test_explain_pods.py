@@ -7,12 +7,12 @@ from pathlib import Path
 
 from click.testing import CliRunner
 
-from drasat.cli.main import _register, cli
+from drasat.cli.main import load_all_commands, cli
 from drasat.models.loader import load_paths
 from drasat.solver import Features
-from drasat.solver.cluster import cluster_from_objects
-from drasat.solver.pod_explanation import explain_pods
-from drasat.solver.pods import select_pods
+from drasat.solver.scheduling.cluster import cluster_from_objects
+from drasat.solver.scheduling.pod_explanation import explain_pods
+from drasat.solver.scheduling.pods import select_pods
 
 ROOT = Path(__file__).resolve().parents[1]
 INPUTS = [str(ROOT / "examples" / "cluster.yaml"), str(Path(__file__).parent / "data" / "explain" / "pods.yaml")]
@@ -31,7 +31,7 @@ def test_a_pod_too_big_for_every_node_is_explained_once_for_the_class_of_alike_n
 
 
 def test_cli_summary_for_cpu_and_choice_for_a_pod_that_fits() -> None:
-    _register()
+    load_all_commands()
     result = CliRunner().invoke(cli, ["explain", "--pods", "default/cpuhog", *INPUTS])
     assert result.exit_code == 1 and result.stdout == "pod default/cpuhog: 0/2 nodes are available: 2 Insufficient cpu.\n"
     fits = CliRunner().invoke(cli, ["explain", "-o", "json", "--pods", "default/trainer-0", *INPUTS,
@@ -45,7 +45,7 @@ def test_cli_summary_for_cpu_and_choice_for_a_pod_that_fits() -> None:
 
 
 def test_without_node_or_pods_every_pending_pod_is_judged_over_every_node() -> None:
-    _register()
+    load_all_commands()
     result = CliRunner().invoke(cli, ["explain", str(ROOT / "examples")])
     assert result.exit_code == 0, result.stderr
     lines = [line for line in result.stdout.splitlines() if line.startswith("pod ")]
@@ -56,7 +56,7 @@ def test_without_node_or_pods_every_pending_pod_is_judged_over_every_node() -> N
 def test_pods_on_one_node_get_that_node_s_own_verdict_and_none_is_dropped() -> None:
     """With --node, a pod too big in CPU is not called feasible on its devices alone, and a pod
     without claims is not left out: each gets the scheduler's verdict for that node."""
-    _register()
+    load_all_commands()
     result = CliRunner().invoke(cli, ["explain", "--pods", "default/huge,default/cpuhog", "--node", "gpu-node-1",
                                       *INPUTS])
     assert result.exit_code == 1, result.stderr
@@ -68,7 +68,7 @@ def test_pods_on_one_node_get_that_node_s_own_verdict_and_none_is_dropped() -> N
 
 
 def test_nothing_to_explain_and_claims_beside_pods_are_bad_input() -> None:
-    _register()
+    load_all_commands()
     for args in (["-n", "nosuchns"], ["-n", "nosuchns", "--node", "gpu-node-1"],
                  ["--pods", "default/huge", "--claims", "default/nosuch"]):
         result = CliRunner().invoke(cli, ["explain", *args, *INPUTS])
@@ -77,7 +77,7 @@ def test_nothing_to_explain_and_claims_beside_pods_are_bad_input() -> None:
 
 
 def test_json_is_one_object_whatever_the_question(tmp_path: Path) -> None:
-    _register()
+    load_all_commands()
     claims = CliRunner().invoke(cli, ["explain", "-o", "json", "--node", "gpu-node-1", "--claims", "default/huge-x",
                                       *INPUTS])
     pods = CliRunner().invoke(cli, ["explain", "-o", "json", "--pods", "default/cpuhog", *INPUTS])

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from drasat.cli.main import _register, cli
+from drasat.cli.main import load_all_commands, cli
 
 from .scenario_runner import SHARED, cli_args, scenario_doc, scenario_files
 from .shared_inputs import params
@@ -21,7 +21,7 @@ ENDINGS = ("cause: too few candidates for ", "dropping any one of them would let
 
 @pytest.mark.parametrize("path", params(UNSCHEDULABLE), ids=lambda p: p.stem if p else "none")
 def test_explain_names_a_cause_or_a_conflict(shared: Path, path: Path) -> None:
-    _register()
+    load_all_commands()
     doc = scenario_doc(path)
     options = [a for a in cli_args(path, doc, "cp-sat")[5:] if a != path.name]  # drop: solve -o json --solver X
     result = CliRunner().invoke(cli, ["explain", *options], catch_exceptions=False)

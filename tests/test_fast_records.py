@@ -16,10 +16,10 @@ import pytest
 
 from drasat.solver.cel import SelectorEvaluator
 from drasat.solver.cel.device import CelDevice
-from drasat.solver.claims import plan_claims
-from drasat.solver.inventory import InventoryDevice, build_inventory
-from drasat.solver.plan import EMPTY_MAPPING, Alternative, Candidates, Pick
-from drasat.solver.state import SearchState
+from drasat.solver.allocation.planning.claims import plan_claims
+from drasat.solver.allocation.planning.inventory import InventoryDevice, build_inventory
+from drasat.solver.allocation.planning.plan import EMPTY_MAPPING, Alternative, Candidates, Pick
+from drasat.solver.allocation.depth_first.search_state import SearchState
 
 from .test_stages import claim, problem, slice_
 

@@ -9,7 +9,7 @@ import pytest
 
 from drasat.models.errors import InputError
 from drasat.solver import Features
-from drasat.solver.features import DEFAULTS
+from drasat.solver.allocation.features import DEFAULTS
 
 
 def test_gates_cannot_be_changed_after_the_switches_were_derived():

@@ -7,12 +7,12 @@ import random
 from fractions import Fraction
 
 from drasat.models.resource import AllocationResult, DeviceClass, ResourceClaim, ResourceSlice
-from drasat.solver.features import Features
-from drasat.solver.headroom import Candidate, CounterState, fits_alone, max_allocatable
-from drasat.solver.pool_status import partition_summary
-from drasat.solver.pool_usage import candidate_of, counter_state, gather_pools, usage_from_claims
-from drasat.solver.problem import NodeInfo, Problem
-from drasat.solver.verify import verify
+from drasat.solver.allocation.features import Features
+from drasat.solver.report.headroom import Candidate, CounterState, fits_alone, max_allocatable
+from drasat.solver.report.pool_status import partition_summary
+from drasat.solver.report.pool_usage import candidate_of, counter_state, gather_pools, usage_from_claims
+from drasat.solver.allocation.problem import NodeInfo, Problem
+from drasat.solver.verification.verifier import verify
 
 DRIVER = "gpu.example.com"
 NODE = "worker-1"

@@ -7,13 +7,13 @@ from pathlib import Path
 
 from click.testing import CliRunner, Result
 
-from drasat.cli.main import _register, cli
+from drasat.cli.main import load_all_commands, cli
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
 
 
 def run(*args: str, stdin: str | None = None) -> Result:
-    _register()
+    load_all_commands()
     return CliRunner().invoke(cli, list(args), input=stdin, catch_exceptions=False)
 
 

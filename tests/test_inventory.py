@@ -8,14 +8,14 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from drasat.cli.main import _register, cli
+from drasat.cli.main import load_all_commands, cli
 
 CLUSTER = str(Path(__file__).parent / "data" / "pool_status" / "cluster.yaml")
 PROFILE = "gpu.example.com/profile"
 
 
 def run(*args: str, stdin: str | None = None):
-    _register()
+    load_all_commands()
     return CliRunner().invoke(cli, ["inventory", *args], input=stdin, catch_exceptions=False)
 
 

@@ -11,7 +11,7 @@ import pytest
 import yaml
 from click.testing import CliRunner
 
-from drasat.cli.main import _register, cli
+from drasat.cli.main import load_all_commands, cli
 
 from .fleet_factory import device_count, fleet
 
@@ -29,7 +29,7 @@ def page(tmp_path_factory) -> Path:
     manifests = folder / "fleet.yaml"
     manifests.write_text(yaml.safe_dump_all(fleet(NODES, GPUS, seed=7)))
     target = folder / "map.html"
-    _register()
+    load_all_commands()
     result = CliRunner().invoke(cli, ["inventory", "--html", str(target), str(manifests)], catch_exceptions=False)
     assert result.exit_code == 0, result.stderr
     assert result.stdout == "" and f"{device_count(NODES, GPUS)} devices on {NODES} nodes" in result.stderr
@@ -77,7 +77,7 @@ def test_browser_screenshot_is_not_blank(page: Path, tmp_path: Path):
 def test_counter_sets_of_two_drivers_with_the_same_names_are_two_groups(tmp_path: Path):
     target = tmp_path / "map.html"
     data = Path(__file__).parent / "data" / "inventory" / "two-drivers-same-counter-set.yaml"
-    _register()
+    load_all_commands()
     result = CliRunner().invoke(cli, ["inventory", "--html", str(target), str(data)], catch_exceptions=False)
     assert result.exit_code == 0, result.stderr
     text = target.read_text()
@@ -86,8 +86,8 @@ def test_counter_sets_of_two_drivers_with_the_same_names_are_two_groups(tmp_path
 
 
 def test_long_partition_names_keep_their_distinguishing_end():
-    from drasat.cli.html_map import render_map
-    from drasat.solver.device_states import DeviceReport, NodeReport
+    from drasat.cli.render.html import render_map
+    from drasat.solver.report.device_states import DeviceReport, NodeReport
 
     devices = [DeviceReport("gpu.example.com", "node-a", f"gpu-0-1g-at-{i}", "free", partition_type="1g",
                             counter_sets=["gpu-0"]) for i in range(3)]

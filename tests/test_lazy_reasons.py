@@ -7,7 +7,7 @@ import pytest
 from drasat.models.errors import Unschedulable
 from drasat.models.resource import DeviceClass, ResourceClaim, ResourceSlice
 from drasat.solver import NodeInfo, Problem, allocate
-from drasat.solver import explanation
+from drasat.solver.explanation import explain as explanation
 
 
 def _two_claims_one_gpu() -> Problem:

@@ -14,9 +14,9 @@ import drasat.solver
 from drasat.models.errors import Unschedulable
 from drasat.models.loader import load_paths, load_text
 from drasat.solver import allocate, explain
-from drasat.solver.explanation import Explanation
-from drasat.solver.problem import problem_from_objects
-from drasat.solver.verify import verify
+from drasat.solver.explanation.explain import Explanation
+from drasat.solver.allocation.problem import problem_from_objects
+from drasat.solver.verification.verifier import verify
 
 from .explain_inputs import NODE, assert_choice_verifies, claim, gpus, problem
 

@@ -12,10 +12,10 @@ from drasat.models.errors import Unschedulable
 from drasat.models.resource import DeviceClass, ResourceClaim, ResourceSlice
 from drasat.solver import NodeInfo, Problem, allocate
 from drasat.solver.cel import SelectorEvaluator
-from drasat.solver.claims import plan_claims
-from drasat.solver.inventory import build_inventory
-from drasat.solver.model import build_model
-from drasat.solver.verify import verify
+from drasat.solver.allocation.planning.claims import plan_claims
+from drasat.solver.allocation.planning.inventory import build_inventory
+from drasat.solver.allocation.cp_sat.model import build_model
+from drasat.solver.verification.verifier import verify
 
 NODE = NodeInfo("node-1")
 SPLIT = "decoded again with such claims apart"
@@ -80,7 +80,7 @@ def test_time_up_while_decoding_matched_claims_returns_the_allocation_found(numa
     """After the first solve found an allocation, time runs out (every later solve): that allocation comes back,
     marked not exact, its merged claims each under one label, not a SolveTimeout from the model built again."""
     from drasat.models.errors import SolveTimeout
-    from drasat.solver import stages
+    from drasat.solver.allocation.cp_sat import stages
 
     real = stages.Stages.solve
     solved: list[bool] = []  # one deadline for the call: the model built again gets no solve either
@@ -102,7 +102,7 @@ def test_time_up_while_decoding_matched_claims_returns_the_allocation_found(numa
 
 def test_solves_counted_include_those_of_the_merged_model(monkeypatch):
     """A split costs the merged model's solves and the model built again's: the stats count every one."""
-    from drasat.solver import stages
+    from drasat.solver.allocation.cp_sat import stages
 
     real, calls = stages.Stages.solve, []
 

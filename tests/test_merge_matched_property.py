@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 from drasat.models.errors import AllocationError, SolveTimeout, Unschedulable
 from drasat.models.resource import DeviceClass, ResourceClaim, ResourceSlice
 from drasat.solver import Features, Problem, allocate
-from drasat.solver.verify import verify
+from drasat.solver.verification.verifier import verify
 
 from .problem_factory import NODE, allocated
 
@@ -160,7 +160,7 @@ def test_prioritized_list_finds_the_least_total_rank(problem):
 def test_time_up_mid_decoding_returns_a_valid_allocation(problem, solves):
     """Time runs out after ``solves`` solves of the call (all its models): the answer is the depth-first one,
     or a valid allocation marked not exact, or (before any allocation was found) a SolveTimeout."""
-    from drasat.solver import stages
+    from drasat.solver.allocation.cp_sat import stages
 
     real, done = stages.Stages.solve, list[bool]()  # each solve's answer
 

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from drasat.cli.main import _register, cli
+from drasat.cli.main import load_all_commands, cli
 
 from .shared_inputs import SHARED
 
@@ -20,7 +20,7 @@ FILE = "gpu-test1/pods/pod0/resourceclaimtemplates/gpu/gpu/gpu.example.com-metad
 
 
 def run(*args: str, stdin: str | None = None):
-    _register()
+    load_all_commands()
     return CliRunner().invoke(cli, ["metadata", *args], input=stdin, catch_exceptions=False)
 
 

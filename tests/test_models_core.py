@@ -8,7 +8,7 @@ import pytest
 
 from drasat.models.core import Namespace, Node, Pod, PodGroup
 from drasat.models.loader import load_text
-from drasat.models.pool_status import ResourcePoolStatusRequest
+from drasat.models.pool_status_request import ResourcePoolStatusRequest
 from drasat.models.yaml_io import parse_documents
 
 from .helpers_models import client_view, differences

@@ -21,7 +21,7 @@ from drasat.models.core import Namespace, Node, Pod, PodGroup
 from drasat.models.errors import Location
 from drasat.models.kinds import lookup
 from drasat.models.loader import load_text
-from drasat.models.pool_status import ResourcePoolStatusRequest
+from drasat.models.pool_status_request import ResourcePoolStatusRequest
 from drasat.models.resource import DeviceClass, DeviceTaintRule, ResourceClaim, ResourceClaimTemplate, ResourceSlice
 from drasat.models.validation import validate_object
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 from fractions import Fraction
 
 from drasat.models.core import Pod
-from drasat.solver.node_resources import aggregate_requests, least_allocated
-from drasat.solver.scheduling import schedule
+from drasat.solver.scheduling.plugins.node_resources import aggregate_requests, least_allocated
+from drasat.solver.scheduling.one_by_one import schedule
 
 from .cluster_factory import device_class, make_cluster, node, violations
 

@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner, Result
 
-from drasat.cli.main import _register, cli
-from drasat.cli.output import render_list
+from drasat.cli.main import load_all_commands, cli
+from drasat.cli.render.kubectl import render_list
 
 EXAMPLES = str(Path(__file__).resolve().parents[1] / "examples")
 ITEMS = [{"kind": "ResourceClaim", "metadata": {"name": "a"}, "status": {"allocation": {"devices": {"results": [
@@ -18,7 +18,7 @@ ITEMS = [{"kind": "ResourceClaim", "metadata": {"name": "a"}, "status": {"alloca
 
 
 def run(*args: str) -> Result:
-    _register()
+    load_all_commands()
     return CliRunner().invoke(cli, list(args))
 
 

@@ -12,9 +12,9 @@ import yaml
 from click.testing import CliRunner
 from rich.table import Table
 
-from drasat.cli.main import _register, cli
+from drasat.cli.main import load_all_commands, cli
 from drasat.cli.progress import Bar, wanted
-from drasat.cli.render import table_text
+from drasat.cli.render.tables import table_text
 
 from .explain_inputs import NODE, claim, gpus
 
@@ -22,7 +22,7 @@ EXAMPLES = str(Path(__file__).resolve().parents[1] / "examples")
 
 
 def run(*args: str) -> tuple[int, str, str]:
-    _register()
+    load_all_commands()
     result = CliRunner().invoke(cli, list(args))
     return result.exit_code, result.stdout, result.stderr
 

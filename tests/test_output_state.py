@@ -7,17 +7,17 @@ from pathlib import Path
 import yaml
 from click.testing import CliRunner, Result
 
-from drasat.cli.main import _register, cli
+from drasat.cli.main import load_all_commands, cli
 from drasat.models.loader import load_paths
 from drasat.models.resource import AllocationResult
-from drasat.solver.problem import problem_from_objects
-from drasat.solver.verify import verify
+from drasat.solver.allocation.problem import problem_from_objects
+from drasat.solver.verification.verifier import verify
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
 
 
 def run(*args: str) -> Result:
-    _register()
+    load_all_commands()
     return CliRunner().invoke(cli, list(args))
 
 

@@ -15,12 +15,12 @@ from drasat.models.loader import load_paths
 from drasat.models.quantity import Quantity
 from drasat.models.resource import AllocationResult, DeviceClass, ResourceClaim, ResourceSlice
 from drasat.solver import Features, Problem, allocate
-from drasat.solver.cluster import cluster_from_objects
-from drasat.solver.node_dra import AllocateOptions
-from drasat.solver.packing import footprint
-from drasat.solver.pods import select_pods
-from drasat.solver.scheduling import schedule
-from drasat.solver.verify import verify
+from drasat.solver.scheduling.cluster import cluster_from_objects
+from drasat.solver.scheduling.plugins.dynamic_resources import AllocateOptions
+from drasat.solver.allocation.cp_sat.packing import footprint
+from drasat.solver.scheduling.pods import select_pods
+from drasat.solver.scheduling.one_by_one import schedule
+from drasat.solver.verification.verifier import verify
 
 from .cluster_factory import violations
 from .problem_factory import NODE, problems
@@ -242,7 +242,7 @@ def test_time_up_between_pack_stages_returns_a_valid_allocation_marked_not_exact
 
 def test_stage_three_out_of_effort_keeps_stages_one_and_two(monkeypatch):
     """With no effort left for the biggest holes, the answer is still valid and touches the fewest GPUs."""
-    from drasat.solver import packing
+    from drasat.solver.allocation.cp_sat import packing
 
     monkeypatch.setattr(packing, "HOLES_EFFORT", 1e-9)
     devices = [_partition(g, p, i) for p in PROFILES for g in range(2) for i in range(len(PROFILES[p][1]))]
@@ -324,12 +324,12 @@ def test_schedule_warns_when_time_ran_out_before_packs_answer(monkeypatch, tmp_p
     """The allocation found before time ran out is kept (valid), and schedule says it may not be pack's."""
     from click.testing import CliRunner
 
-    from drasat.cli.main import _register, cli
+    from drasat.cli.main import load_all_commands, cli
 
     from .test_engine_deadline import _time_runs_out_after
 
     _time_runs_out_after(1, monkeypatch)
-    _register()
+    load_all_commands()
     result = CliRunner().invoke(cli, ["schedule", "--objective", "pack", "--pods", "default/new", "-o", "name",
                                       str(SCHEDULE_SCENARIO)])
     assert result.exit_code == 0 and "pod/new" in result.stdout

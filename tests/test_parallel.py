@@ -13,13 +13,14 @@ from typing import Any
 import pytest
 from click.testing import CliRunner
 
-from drasat.cli.main import _register, cli
+from drasat.cli.main import load_all_commands, cli
 from drasat.models.errors import DrasatWarning, InputError, WorkerLost
-from drasat.solver import node_dra, parallel
-from drasat.solver.cluster import Cluster
-from drasat.solver.node_dra import AllocateOptions
-from drasat.solver.parallel import LocalProcesses, RayCluster, Serial, executor, ray_installed
-from drasat.solver.scheduling import Placement, schedule
+from drasat.solver.scheduling.plugins import dynamic_resources
+from drasat.solver.scheduling import parallel
+from drasat.solver.scheduling.cluster import Cluster
+from drasat.solver.scheduling.plugins.dynamic_resources import AllocateOptions
+from drasat.solver.scheduling.parallel import LocalProcesses, RayCluster, Serial, executor, ray_installed
+from drasat.solver.scheduling.one_by_one import Placement, schedule
 
 from .cluster_factory import claim, device_class, gpu_slice, make_cluster, node, pod, template, violations
 
@@ -158,7 +159,7 @@ def test_schedule_cli_without_ray_says_so_and_still_places(monkeypatch, tmp_path
     docs = [node("node-0"), gpu_slice("node-0"), device_class(), template("one"),
             pod("p", claims=[{"name": "gpu", "resourceClaimTemplateName": "one"}])]
     (tmp_path / "in.yaml").write_text(yaml.safe_dump_all(docs))
-    _register()
+    load_all_commands()
     result = CliRunner().invoke(cli, ["schedule", "--ray", "auto", "-o", "name", str(tmp_path / "in.yaml")])
     assert result.exit_code == 0, result.output
     assert "ray is not installed (pip install 'drasat[ray]')" in result.stderr
@@ -225,7 +226,7 @@ def test_a_ray_address_without_ray_is_refused(monkeypatch):
 
 def _in_a_worker(parent: int, action: str) -> Any:
     """An ``allocate`` that kills its worker process, or raises there; in the test's own process, allocates."""
-    real = node_dra.allocate
+    real = dynamic_resources.allocate
 
     def allocate(*args: Any, **kwargs: Any) -> Any:
         if os.getpid() != parent:
@@ -237,7 +238,7 @@ def _in_a_worker(parent: int, action: str) -> Any:
 
 
 def test_a_worker_that_dies_is_worker_lost(monkeypatch):
-    monkeypatch.setattr(node_dra, "allocate", _in_a_worker(os.getpid(), "die"))
+    monkeypatch.setattr(dynamic_resources, "allocate", _in_a_worker(os.getpid(), "die"))
     with LocalProcesses(2, min_batch=2) as ex, pytest.raises(WorkerLost, match="a worker process died"):
         schedule(_unlike_nodes(), executor=ex)
 
@@ -254,8 +255,8 @@ def _cli_input(tmp_path: Path) -> str:
                                                 ("raise", 2, "error: boom in a worker")])
 def test_schedule_cli_says_what_went_wrong_on_a_worker_in_one_line(monkeypatch, tmp_path, action, code, line):
     monkeypatch.setattr(parallel, "WORTH_SHIPPING", 1)  # ship even this small cluster's batches
-    monkeypatch.setattr(node_dra, "allocate", _in_a_worker(os.getpid(), action))
-    _register()
+    monkeypatch.setattr(dynamic_resources, "allocate", _in_a_worker(os.getpid(), action))
+    load_all_commands()
     result = CliRunner().invoke(cli, ["schedule", "--processes", "2", "-o", "name", _cli_input(tmp_path)])
     assert result.exit_code == code and result.stdout == ""
     assert result.stderr.startswith(line) and result.stderr.count("\n") == 1, result.stderr
@@ -264,8 +265,8 @@ def test_schedule_cli_says_what_went_wrong_on_a_worker_in_one_line(monkeypatch, 
 def test_greedy_with_another_objective_is_refused_before_any_work(monkeypatch, tmp_path):
     def no_work(*args: Any, **kwargs: Any) -> Any:
         raise AssertionError("allocated before refusing the options")
-    monkeypatch.setattr(node_dra, "allocate", no_work)
-    _register()
+    monkeypatch.setattr(dynamic_resources, "allocate", no_work)
+    load_all_commands()
     result = CliRunner().invoke(cli, ["schedule", "--solver", "greedy", "--objective", "pack", _cli_input(tmp_path)])
     assert result.exit_code == 2 and result.stdout == ""
     assert result.stderr == "error: the greedy solver only knows the first-fit objective; use --solver cp-sat\n"
@@ -276,7 +277,7 @@ import os, sys, time
 from drasat.cli.allocation_options import exit_on_error
 from drasat.cli.interrupt import exit_on_interrupt, stopped_on_interrupt
 from drasat.models.errors import DrasatError
-from drasat.solver.parallel import LocalProcesses
+from drasat.solver.scheduling.parallel import LocalProcesses
 
 def nap(_):
     os.write(1, f"{os.getpid()}\\n".encode())  # one write: the two workers' lines never interleave

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import re
 
-from drasat.solver.extended import extended_claim
-from drasat.solver.pods import (
+from drasat.solver.scheduling.extended import extended_claim
+from drasat.solver.scheduling.pods import (
     EXTENDED_CLAIM_ANNOTATION, POD_CLAIM_ANNOTATION, RESERVED_FOR_MAX, generated_name, resolve_pod_claims,
     template_claim_base,
 )
 
-from drasat.solver.scheduling import schedule
+from drasat.solver.scheduling.one_by_one import schedule
 
 from .cluster_factory import GPU, claim, device_class, gpu_slice, make_cluster, node, pod, template, violations
 

@@ -10,9 +10,9 @@ import yaml
 from drasat.models.loader import load_text
 from drasat.models.resource import AllocationResult
 from drasat.solver import Features
-from drasat.solver.pod_problem import pods_problem
-from drasat.solver.scheduling import schedule
-from drasat.solver.verify import verify
+from drasat.solver.scheduling.pod_problem import pods_problem
+from drasat.solver.scheduling.one_by_one import schedule
+from drasat.solver.verification.verifier import verify
 
 from .cluster_factory import claim, device_class, gpu_slice, make_cluster, node, pod, template, violations
 from .test_schedule_cli import drasat
@@ -142,7 +142,7 @@ def test_validate_refuses_a_toleration_operator_other_than_exists_or_equal():
 
 
 def test_summary_sorts_count_and_reason_as_strings_and_ends_with_a_period():
-    from drasat.solver.node_filter import summary
+    from drasat.solver.scheduling.plugins.node_filters import summary
 
     assert summary(12, [["b"]] * 10 + [["a"]] * 2) == "0/12 nodes are available: 10 b, 2 a."
 
@@ -200,7 +200,7 @@ def _cpu(name: str, cpu: str, **extra) -> dict:
 
 
 def test_per_container_dra_overhead_of_init_containers_is_added_after_the_init_peak():
-    from drasat.solver.node_resources import pod_requests
+    from drasat.solver.scheduling.plugins.node_resources import pod_requests
 
     pod_obj = _model_pod({"containers": [_cpu("main", "1")], "initContainers": [_cpu("init", "4")]})
     # upstream: max(1 main, 4 init) = 4, then both containers' 1 cpu DRA overhead: 6 (not max(1+1, 4+1) = 5)
@@ -208,7 +208,7 @@ def test_per_container_dra_overhead_of_init_containers_is_added_after_the_init_p
 
 
 def test_pod_overhead_is_not_counted_in_the_pod_level_check():
-    from drasat.solver.node_resources import pod_level_violation
+    from drasat.solver.scheduling.plugins.node_resources import pod_level_violation
 
     pod_obj = _model_pod({"containers": [_cpu("main", "2")], "overhead": {"cpu": "1"},
                           "resources": {"requests": {"cpu": "3"}}})
@@ -298,7 +298,7 @@ def test_balanced_allocation_breaks_a_least_allocated_tie():
 def test_scoring_defaults_apply_to_init_containers_but_not_to_the_fit_filter():
     from fractions import Fraction
 
-    from drasat.solver.node_resources import pod_requests
+    from drasat.solver.scheduling.plugins.node_resources import pod_requests
 
     pod_obj = _model_pod({"containers": [_cpu("main", "10m")], "initContainers": [{"name": "init", "image": "x"}]})
     assert pod_requests(pod_obj, defaults=True)["cpu"] == Fraction(1, 10)  # the init container's 100m default
@@ -322,7 +322,7 @@ def test_a_long_pods_extended_resource_claim_name_is_cut_as_generate_name_does()
 
 
 def test_pod_level_hugepages_limit_must_cover_container_hugepages_plus_dra_and_only_with_the_gate():
-    from drasat.solver.node_resources import pod_level_violation
+    from drasat.solver.scheduling.plugins.node_resources import pod_level_violation
 
     mapped = _status(["main"], mapped="2Mi", resource="hugepages-2Mi")
     # the container's hugepages request below its limit lets the request check pass, so the limit check decides

@@ -9,11 +9,11 @@ import pytest
 import yaml
 from click.testing import CliRunner
 
-from drasat.cli.main import _register, cli
+from drasat.cli.main import load_all_commands, cli
 from drasat.models.loader import load_paths
-from drasat.models.pool_status import ResourcePoolStatusRequestSpec
+from drasat.models.pool_status_request import ResourcePoolStatusRequestSpec
 from drasat.models.resource import DeviceTaintRule, ResourceClaim, ResourceSlice
-from drasat.solver.pool_status import Cluster, pool_status
+from drasat.solver.report.pool_status import Cluster, pool_status
 
 from .shared_inputs import SHARED
 
@@ -24,7 +24,7 @@ needs_seeds = pytest.mark.usefixtures("shared")  # skips with the one shared-inp
 
 
 def run(*args: str, stdin: str | None = None):
-    _register()
+    load_all_commands()
     return CliRunner().invoke(cli, ["pool-status", *args], input=stdin, catch_exceptions=False)
 
 

@@ -17,12 +17,12 @@ from hypothesis import strategies as st
 
 from drasat.models.errors import DrasatError
 from drasat.solver.cel import SelectorEvaluator
-from drasat.solver.claims import plan_claims
-from drasat.solver.inventory import Inventory, build_inventory
-from drasat.solver.plan import Alternative, ClaimPlan
-from drasat.solver.rules.base import Rule
-from drasat.solver.rules.registry import RULES
-from drasat.solver.state import SearchState
+from drasat.solver.allocation.planning.claims import plan_claims
+from drasat.solver.allocation.planning.inventory import Inventory, build_inventory
+from drasat.solver.allocation.planning.plan import Alternative, ClaimPlan
+from drasat.solver.allocation.rules.base import Rule
+from drasat.solver.allocation.rules.registry import RULES
+from drasat.solver.allocation.depth_first.search_state import SearchState
 
 from .problem_factory import problems
 
@@ -75,7 +75,7 @@ def _depth_first_accepts(rule: Rule, inv: Inventory, plans: list[ClaimPlan], cho
 def _cp_sat_accepts(rule: Rule, inv: Inventory, plans: list[ClaimPlan], chosen: Choice) -> bool:
     from ortools.sat.python import cp_model
 
-    from drasat.solver.model import build_model
+    from drasat.solver.allocation.cp_sat.model import build_model
     m = build_model(inv, plans, rules=[rule, EveryDeviceAlone()])
     model = m.model.clone()
     for literal in m.literals():
@@ -105,7 +105,7 @@ def test_assumption_literals_name_the_rule_instances_in_a_conflict():
     """Assumed all true, the literals of an infeasible model form a core that names the conflict in words."""
     from ortools.sat.python import cp_model
 
-    from drasat.solver.model import build_model
+    from drasat.solver.allocation.cp_sat.model import build_model
 
     from .test_engine_deadline import gpu_problem
     problem = gpu_problem(1, 2)  # two claims, one device

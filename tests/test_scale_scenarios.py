@@ -17,8 +17,8 @@ import pytest
 from drasat.models.loader import load_paths
 from drasat.models.resource import AllocationResult
 from drasat.solver import Features, allocate
-from drasat.solver.problem import Problem, problem_from_objects
-from drasat.solver.verify import verify
+from drasat.solver.allocation.problem import Problem, problem_from_objects
+from drasat.solver.verification.verifier import verify
 
 from .scenario_runner import SHARED, SKIP, Outcome, mismatches, run, scenario_doc, scenario_files
 from .shared_inputs import params

@@ -14,13 +14,13 @@ import pytest
 from drasat.models.loader import load_paths
 from drasat.models.resource import AllocationResult
 from drasat.solver import Features
-from drasat.solver.cluster import cluster_from_objects
-from drasat.solver.pods import select_pods
-from drasat.solver.node_dra import AllocateOptions
-from drasat.solver.batch import schedule_batch
-from drasat.solver.scheduling import schedule
-from drasat.solver.problem import problem_from_objects
-from drasat.solver.verify import verify
+from drasat.solver.scheduling.cluster import cluster_from_objects
+from drasat.solver.scheduling.pods import select_pods
+from drasat.solver.scheduling.plugins.dynamic_resources import AllocateOptions
+from drasat.solver.batch.placement import schedule_batch
+from drasat.solver.scheduling.one_by_one import schedule
+from drasat.solver.allocation.problem import problem_from_objects
+from drasat.solver.verification.verifier import verify
 
 from .cluster_factory import violations
 from .scenario_runner import OWN, SHARED, SKIP, mismatches, run, scenario_doc, scenario_files

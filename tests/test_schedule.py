@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from drasat.solver import node_dra
-from drasat.solver.node_filter import summary
-from drasat.solver.scheduling import schedule
+from drasat.solver.scheduling.plugins import dynamic_resources
+from drasat.solver.scheduling.plugins.node_filters import summary
+from drasat.solver.scheduling.one_by_one import schedule
 
 from .cluster_factory import (
     claim, device_class, gpu_slice, make_cluster, node, pod, template, violations,
@@ -158,13 +158,13 @@ def test_extended_resource_is_allocated_through_dra_unless_a_device_plugin_offer
 
 def test_one_allocation_per_class_of_identical_nodes(monkeypatch):
     calls = []
-    real = node_dra.allocate
+    real = dynamic_resources.allocate
 
     def counting(problem, **kwargs):
         calls.append(problem.node.name)
         return real(problem, **kwargs)
 
-    monkeypatch.setattr(node_dra, "allocate", counting)
+    monkeypatch.setattr(dynamic_resources, "allocate", counting)
     cluster = make_cluster(device_class(), template("one-gpu"), *gpu_nodes(20), pod("p", claims=TEMPLATED))
     (placement,) = schedule(cluster)
     assert placement.node == "n0" and calls == ["n0"]
@@ -172,8 +172,8 @@ def test_one_allocation_per_class_of_identical_nodes(monkeypatch):
 
 def test_a_pool_reaching_all_nodes_is_used_up_once_for_all_of_them(monkeypatch):
     calls = []
-    real = node_dra.allocate
-    monkeypatch.setattr(node_dra, "allocate", lambda problem, **kw: calls.append(problem.node.name) or real(problem, **kw))
+    real = dynamic_resources.allocate
+    monkeypatch.setattr(dynamic_resources, "allocate", lambda problem, **kw: calls.append(problem.node.name) or real(problem, **kw))
     shared = gpu_slice("x", 2)
     shared["metadata"]["name"] = "network-gpus"
     del shared["spec"]["nodeName"]

@@ -8,14 +8,14 @@ from pathlib import Path
 import yaml
 from click.testing import CliRunner
 
-from drasat.cli.main import _register, cli
+from drasat.cli.main import load_all_commands, cli
 from drasat.models.loader import load_paths
 from drasat.models.resource import AllocationResult
 from drasat.solver import Features
-from drasat.solver.cluster import cluster_from_objects
-from drasat.solver.pod_problem import pods_problem
-from drasat.solver.scheduling import schedule
-from drasat.solver.verify import verify
+from drasat.solver.scheduling.cluster import cluster_from_objects
+from drasat.solver.scheduling.pod_problem import pods_problem
+from drasat.solver.scheduling.one_by_one import schedule
+from drasat.solver.verification.verifier import verify
 
 from .cluster_factory import device_class, gpu_slice, node, pod, violations
 
@@ -23,7 +23,7 @@ EXAMPLES = str(Path(__file__).resolve().parents[1] / "examples")
 
 
 def drasat(*args: str, stdin: str | None = None):
-    _register()
+    load_all_commands()
     return CliRunner().invoke(cli, list(args), input=stdin, catch_exceptions=False)
 
 

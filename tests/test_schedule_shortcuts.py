@@ -20,13 +20,13 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from drasat.solver import scheduling
+from drasat.solver.scheduling import one_by_one
 from drasat.solver.cel import SelectorEvaluator
-from drasat.solver.cluster import Cluster
-from drasat.solver.node_dra import AllocateOptions
-from drasat.solver.pods import pending_pods
-from drasat.solver.schedule_state import ClusterState
-from drasat.solver.scheduling import Placement, schedule, schedule_one
+from drasat.solver.scheduling.cluster import Cluster
+from drasat.solver.scheduling.plugins.dynamic_resources import AllocateOptions
+from drasat.solver.scheduling.pods import pending_pods
+from drasat.solver.scheduling.cluster_state import ClusterState
+from drasat.solver.scheduling.one_by_one import Placement, schedule, schedule_one
 
 from .cluster_factory import make_cluster, violations
 from .schedule_mix import mixed_cluster
@@ -49,7 +49,7 @@ def _cluster(r: random.Random) -> Cluster:
 
 
 def _every_node_asked(state: ClusterState, pc: Any, firsts: dict[tuple, Any], cache: dict[tuple, Any]) -> dict:
-    return {key: scheduling._scored(state, pc, node) for key, node in firsts.items()}
+    return {key: one_by_one._scored(state, pc, node) for key, node in firsts.items()}
 
 
 @FUZZ
@@ -57,9 +57,9 @@ def _every_node_asked(state: ClusterState, pc: Any, firsts: dict[tuple, Any], ca
 def test_shortcuts_change_no_node_device_or_reason(r):
     cluster = _cluster(r)
     fast = schedule(cluster)
-    with mock.patch.object(scheduling, "_scores_fixed", return_value=False), \
-            mock.patch.object(scheduling._Devices, "failed_before", return_value=False), \
-            mock.patch.object(scheduling, "_prepared", _every_node_asked):
+    with mock.patch.object(one_by_one, "_scores_fixed", return_value=False), \
+            mock.patch.object(one_by_one._Devices, "failed_before", return_value=False), \
+            mock.patch.object(one_by_one, "_prepared", _every_node_asked):
         slow = schedule(cluster)
     assert _outcome(fast) == _outcome(slow)
     assert violations(fast) == []

@@ -12,16 +12,16 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-import drasat.solver.api
-from drasat.cli.main import _register, cli
+import drasat.solver.allocation.api
+from drasat.cli.main import load_all_commands, cli
 from drasat.models.loader import load_paths
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
 
 
 def test_a_problem_past_the_pair_bound_is_refused(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(drasat.solver.api, "MAX_REQUEST_DEVICE_PAIRS", 20)
-    _register()
+    monkeypatch.setattr(drasat.solver.allocation.api, "MAX_REQUEST_DEVICE_PAIRS", 20)
+    load_all_commands()
     result = CliRunner().invoke(cli, ["solve", "--node", "gpu-node-1", "--claims", "single-gpu,two-gpus,gpu-with-nic", str(EXAMPLES)])
     assert result.exit_code == 2
     assert result.stdout == ""
@@ -31,8 +31,8 @@ def test_a_problem_past_the_pair_bound_is_refused(monkeypatch: pytest.MonkeyPatc
 
 
 def test_at_the_bound_it_solves(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(drasat.solver.api, "MAX_REQUEST_DEVICE_PAIRS", 24)
-    _register()
+    monkeypatch.setattr(drasat.solver.allocation.api, "MAX_REQUEST_DEVICE_PAIRS", 24)
+    load_all_commands()
     assert CliRunner().invoke(cli, ["solve", "--node", "gpu-node-1", "--claims", "single-gpu,two-gpus,gpu-with-nic", str(EXAMPLES)]).exit_code == 0
 
 

@@ -11,19 +11,19 @@ import pytest
 import yaml
 from click.testing import CliRunner
 
-from drasat.cli.main import _register, cli
+from drasat.cli.main import load_all_commands, cli
 from drasat.models.loader import load_paths
 from drasat.models.resource import AllocationResult
 from drasat.solver import Features
-from drasat.solver.pod_problem import pods_problem
-from drasat.solver.verify import verify
+from drasat.solver.scheduling.pod_problem import pods_problem
+from drasat.solver.verification.verifier import verify
 
 EXAMPLES = str(Path(__file__).resolve().parents[1] / "examples")
 CLAIMS = "single-gpu,two-gpus,default/gpu-with-nic"  # the example's pending claims: together they need 4 GPUs
 
 
 def solve(*args: str, stdin: str | None = None):
-    _register()
+    load_all_commands()
     return CliRunner().invoke(cli, ["solve", *args], input=stdin, catch_exceptions=False)
 
 

@@ -8,13 +8,13 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from drasat.cli.main import _register, cli
+from drasat.cli.main import load_all_commands, cli
 from drasat.models.defaults import apply_defaults
 from drasat.models.loader import load_paths, load_text
 from drasat.models.resource import AllocationResult, ResourceClaim
 from drasat.models.validation import validate_object
-from drasat.solver.problem import NodeInfo, Problem, problem_from_objects
-from drasat.solver.verify import verify
+from drasat.solver.allocation.problem import NodeInfo, Problem, problem_from_objects
+from drasat.solver.verification.verifier import verify
 
 from .test_models_defaults import CLAIM
 
@@ -33,7 +33,7 @@ def test_count_zero_is_one_device(tmp_path: Path, where: str) -> None:
     assert SINGLE_GPU in claims
     (tmp_path / "claims.yaml").write_text(claims.replace(SINGLE_GPU, ZERO[where], 1))
     (tmp_path / "cluster.yaml").write_text((EXAMPLES / "cluster.yaml").read_text())
-    _register()
+    load_all_commands()
     result = CliRunner().invoke(cli, ["solve", "--node", "gpu-node-1", "--claims", "single-gpu", "-o", "json",
                                       str(tmp_path)], catch_exceptions=False)
     assert result.exit_code == 0, result.stderr

@@ -7,10 +7,10 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from drasat.cli.main import _register, cli
+from drasat.cli.main import load_all_commands, cli
 from drasat.models.errors import InputError
 from drasat.models.loader import load_text
-from drasat.solver.problem import problem_from_objects
+from drasat.solver.allocation.problem import problem_from_objects
 
 CLUSTER = Path(__file__).resolve().parents[1] / "examples" / "cluster.yaml"
 CLAIM = """\
@@ -55,7 +55,7 @@ BROKEN = {
 def _run(tmp_path: Path, *args: str, claims: str = CLAIM, cluster: str | None = None):
     (tmp_path / "claims.yaml").write_text(claims)
     (tmp_path / "cluster.yaml").write_text(cluster if cluster is not None else CLUSTER.read_text())
-    _register()
+    load_all_commands()
     return CliRunner().invoke(cli, [*args, str(tmp_path)], catch_exceptions=False)
 
 

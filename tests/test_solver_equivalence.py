@@ -8,7 +8,7 @@ from hypothesis import HealthCheck, given, settings
 
 from drasat.models.errors import AllocationError, Unschedulable
 from drasat.solver import allocate
-from drasat.solver.verify import verify
+from drasat.solver.verification.verifier import verify
 
 from .problem_factory import problems
 

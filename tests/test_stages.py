@@ -11,14 +11,14 @@ from drasat.models.meta import NodeSelector
 from drasat.models.quantity import Quantity
 from drasat.models.resource import DeviceAttribute, DeviceCapacity, DeviceClass, ResourceClaim, ResourceSlice
 from drasat.solver import Features, NodeInfo, Problem
-from drasat.solver.capacity import consumed_amount, share_of, violates
+from drasat.solver.allocation.planning.rounding import consumed_amount, share_of, violates
 from drasat.solver.cel import SelectorEvaluator
-from drasat.solver.claims import plan_claims
-from drasat.solver.classes import equivalence_classes
-from drasat.solver.constraints import distinct_holds, labels, match_holds
-from drasat.solver.inventory import build_inventory, in_use_state
-from drasat.solver.nodes import reaches, selector_matches
-from drasat.solver.rules.base import RuleContext
+from drasat.solver.allocation.planning.claims import plan_claims
+from drasat.solver.allocation.planning.equivalence import equivalence_classes
+from drasat.solver.allocation.planning.constraints import distinct_holds, labels, match_holds
+from drasat.solver.allocation.planning.inventory import build_inventory, in_use_state
+from drasat.solver.allocation.planning.node_selectors import reaches, selector_matches
+from drasat.solver.allocation.rules.base import RuleContext
 
 RANGE = {"value": "10", "requestPolicy": {"default": "2", "validRange": {"min": "2", "step": "2", "max": "4"}}}
 
@@ -62,7 +62,7 @@ def test_node_selectors(selector, expected):
 
 
 def test_node_selector_parse_error_is_an_allocation_error():
-    from drasat.solver.nodes import checked_reaches
+    from drasat.solver.allocation.planning.node_selectors import checked_reaches
     bad = NodeSelector.model_validate({"nodeSelectorTerms": [{"matchExpressions": [
         {"key": "region", "operator": "In", "values": []}]}]})
     with pytest.raises(AllocationError, match="failed to perform node selection for slice s"):
@@ -157,6 +157,6 @@ def test_equivalence_classes_merge_interchangeable_devices_only():
 
 def test_verifier_node_matches_reads_the_spec_not_the_solver():
     """§3.1: an empty nodeName is not set, so allNodes decides (the verifier once read `is not None`)."""
-    from drasat.solver.verify_pools import node_matches
+    from drasat.solver.verification.pools import node_matches
     assert node_matches(NODE, "", True, None) and not node_matches(NODE, "", None, None)
     assert node_matches(NODE, "node-1", None, None) and not node_matches(NODE, "node-2", True, None)

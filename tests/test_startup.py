@@ -12,7 +12,7 @@ from typing import Any
 
 from rich.table import Table
 
-from drasat.cli.render import TextTable, table_text
+from drasat.cli.render.tables import TextTable, table_text
 from drasat.solver.cel.check_proto import CHECK_FILE, check_file
 
 EXAMPLES = str(Path(__file__).resolve().parents[1] / "examples")
@@ -47,7 +47,7 @@ def test_solve_on_the_readme_example_imports_only_what_it_needs() -> None:
     done, modules = loaded("solve", "--node", "gpu-node-1", "-o", "table", EXAMPLES)
     assert done.returncode == 0 and done.stdout.startswith("CLAIM ")
     unneeded = {"rich": "the table is piped", "ortools": "greedy finishes", "celpy": "cel-expr is the engine",
-                "yaml_rs": "the files are small", "orjson": "no JSON", "drasat.solver.explanation": "all allocated",
+                "yaml_rs": "the files are small", "orjson": "no JSON", "drasat.solver.explanation.explain": "all allocated",
                 "drasat.solver.cel.cost": "no selector ran out of cel-cpp's budget",
                 "google.protobuf.descriptor_pb2": "the check environment's messages come serialized"}
     assert {name: why for name, why in unneeded.items() if name in modules} == {}

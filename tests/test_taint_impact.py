@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from drasat.cli.main import _register, cli
+from drasat.cli.main import load_all_commands, cli
 
 from .shared_inputs import SHARED
 
@@ -27,7 +27,7 @@ def rule(selector: str, effect: str = "None", name: str = "dry-run") -> str:
 def impact(tmp_path: Path, text: str, *extra: str):
     path = tmp_path / "rule.yaml"
     path.write_text(text)
-    _register()
+    load_all_commands()
     return CliRunner().invoke(cli, ["taint-impact", *extra, str(path), CLUSTER], catch_exceptions=False)
 
 
@@ -96,7 +96,7 @@ def test_empty_selector_selects_every_device_as_pool_status_does(tmp_path: Path)
     """Upstream ruleMatchesDevice: only a missing selector matches nothing; {} matches every device."""
     found = data(tmp_path, rule("{}", effect="NoSchedule"))
     assert (found["publishedDevices"], found["allocatedDevices"]) == (7, 5)
-    _register()
+    load_all_commands()
     status = CliRunner().invoke(cli, ["pool-status", "--driver", "gpu.example.com", "-o", "json", CLUSTER,
                                       str(tmp_path / "rule.yaml")], catch_exceptions=False)
     assert status.exit_code == 0, status.stderr
@@ -137,7 +137,7 @@ def evicted_cases(tmp_path: Path) -> dict[str, int | None]:
     """pod -> afterSeconds (None: at once) for the eviction-cases cluster under the maint rule."""
     path = tmp_path / "maint.yaml"
     path.write_text(MAINT)
-    _register()
+    load_all_commands()
     result = CliRunner().invoke(cli, ["taint-impact", "-o", "json", str(path), CASES], catch_exceptions=False)
     assert result.exit_code == 0, result.stderr
     return {entry["pod"]: entry.get("afterSeconds") for entry in json.loads(result.stdout)["evictedPods"]}
@@ -168,7 +168,7 @@ def test_an_unknown_taint_effect_is_refused_in_the_rule_and_in_a_slice(tmp_path:
     slices = tmp_path / "slices.yaml"
     pool_cluster = Path(__file__).parent / "data" / "pool_status" / "cluster.yaml"
     slices.write_text(pool_cluster.read_text().replace("effect: NoSchedule}", "effect: Sometimes}", 1))
-    _register()
+    load_all_commands()
     result = CliRunner().invoke(cli, ["taint-impact", str(tmp_path / "rule.yaml"), str(slices)],
                                 catch_exceptions=False)
     assert result.exit_code == 2 and result.stdout == ""

@@ -46,8 +46,8 @@ def test_unknown_field_refused():
 def test_frozen_records_built_at_once_equal_the_constructors():
     from dataclasses import FrozenInstanceError
 
-    from drasat.solver.frozen import built
-    from drasat.solver.plan import RequestPlan
+    from drasat.solver.allocation.frozen import built
+    from drasat.solver.allocation.planning.plan import RequestPlan
 
     fields = {"index": 2, "name": "gpu", "alternatives": (), "first_available": False}
     made = built(RequestPlan, **fields)
@@ -73,7 +73,7 @@ class _OddNames:
 
 
 def test_record_makers_take_any_field_name():
-    from drasat.solver.frozen import built, maker
+    from drasat.solver.allocation.frozen import built, maker
 
     made = built(_OddNames, obj=1, _new=2, _set=3, cls=4, make=5)
     assert made == _OddNames(1, 2, 3, 4, 5) and vars(made) == {"obj": 1, "_new": 2, "_set": 3, "cls": 4, "make": 5}
@@ -96,7 +96,7 @@ class _Checked:
 
 @pytest.mark.parametrize("cls", [_Mutable, _Checked])
 def test_record_makers_refuse_what_they_cannot_build(cls: type) -> None:
-    from drasat.solver.frozen import maker
+    from drasat.solver.allocation.frozen import maker
 
     with pytest.raises(TypeError, match="frozen dataclasses without __post_init__"):
         maker(cls)

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner, Result
 
-from drasat.cli.main import _register, cli
+from drasat.cli.main import load_all_commands, cli
 from drasat.models.errors import Location, Problem
 from drasat.models.meta import TypedObject
 from drasat.models.validation import register_checker, unregister_checker
@@ -18,7 +18,7 @@ from .helpers_models import REPO, SHARED, shared_files
 from .shared_inputs import params
 from .test_models_api_rejects import API_REJECTS
 
-_register()
+load_all_commands()
 
 CLASS = "apiVersion: resource.k8s.io/v1\nkind: DeviceClass\nmetadata: {name: gpu.example.com}\n"
 

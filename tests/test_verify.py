@@ -12,9 +12,9 @@ from typing import Any
 import pytest
 
 from drasat.models.resource import AllocationResult, DeviceClass, DeviceTaintRule, ResourceClaim, ResourceSlice
-from drasat.solver.features import Features
-from drasat.solver.problem import NodeInfo, Problem
-from drasat.solver.verify import check_or_raise, verify
+from drasat.solver.allocation.features import Features
+from drasat.solver.allocation.problem import NodeInfo, Problem
+from drasat.solver.verification.verifier import check_or_raise, verify
 
 API = "resource.k8s.io/v1"
 NODE = NodeInfo("node-1", {"region": "region-1", "planet": "earth"})
@@ -261,7 +261,7 @@ def test_failing_or_unavailable_cel_is_reported(monkeypatch: pytest.MonkeyPatch)
     boom = [{"cel": {"expression": "boom"}}]
     prob = problem(ONE, [claim("claim-0", [req(selectors=boom)])])
     assert_broken(prob, {"claim-0": alloc(res("req-0", "device-1"))}, "request selector #0 fails")
-    import drasat.solver.verify as module
+    import drasat.solver.verification.verifier as module
     from drasat.solver.cel import CelDevice
     monkeypatch.setattr(module, "_default_cel", lambda need=True: (None, CelDevice))
     problems = verify(problem(ONE, [claim("claim-0", [req()])]), {"claim-0": alloc(res("req-0", "device-1"))})
@@ -701,7 +701,7 @@ spec: {devices: {requests: [{name: r, exactly: {deviceClassName: any, count: 2}}
 ])
 def test_compatibility_groups_judge_only_what_this_allocation_draws(devices: list[str], broken: bool) -> None:
     from drasat.models.loader import load_text
-    from drasat.solver.problem import problem_from_objects
+    from drasat.solver.allocation.problem import problem_from_objects
 
     problem = problem_from_objects(list(load_text(MIXED_SET)), node="node-1", claims=["new"],
                                    features=Features.parse("DRADeviceCompatibilityGroups=true"))

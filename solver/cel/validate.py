@@ -1,6 +1,6 @@
 """``drasat validate``'s CEL check: every expression of an object must compile, as the API server demands.
 
-The built-in rules (:mod:`drasat.models.rules_claim`) check that a CEL expression is
+The built-in rules (:mod:`drasat.models.validation.claims`) check that a CEL expression is
 present and not too long; whether it compiles is this module's job, because only the
 CEL layer can tell. ``drasat validate`` imports the module (see
 ``CHECKER_MODULES`` in ``cli/validate.py``), which registers :func:`check_cel`.
@@ -26,7 +26,7 @@ from drasat.models.errors import Location, Problem
 from drasat.models.meta import TypedObject
 from drasat.models.resource import (DeviceClaim, DeviceClass, DeviceSelector, DeviceSubRequest, ExactDeviceRequest,
                                     ResourceClaim, ResourceClaimTemplate)
-from drasat.models.rules_format import index
+from drasat.models.validation.formats import index
 from drasat.models.validation import register_checker
 
 from .analysis import MEMORY_GUARD

@@ -37,8 +37,9 @@ REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO))
 
 with atheris.instrument_imports(include=["drasat"]):
-    import drasat.cli.commands  # noqa: F401
-    import drasat.cli.main  # noqa: F401
+    import drasat.cli.main
+
+    drasat.cli.main.load_all_commands()
     import drasat.models.loader  # noqa: F401
     import drasat.solver  # noqa: F401
     import drasat.solver.cel.validate  # noqa: F401

@@ -20,7 +20,7 @@ from typing import Callable, Iterator
 import yaml
 from click.testing import CliRunner
 
-from drasat.cli.main import _register, cli
+from drasat.cli.main import load_all_commands, cli
 
 #: Command name -> its arguments for an input (``node`` is the node the input names, if any).
 COMMANDS: dict[str, Callable[[str | None], list[str]]] = {
@@ -76,7 +76,7 @@ def node_of(text: str) -> str | None:
 
 def run_all(data: bytes) -> Iterator[Outcome]:
     """Every available command on ``data`` as stdin."""
-    _register()
+    load_all_commands()
     text = data[:MAX_INPUT_BYTES].decode("utf-8", errors="replace")
     node = node_of(text)
     runner = CliRunner()

@@ -1,0 +1,1 @@
+"""One module per ``drasat`` command; ``cli.main.COMMANDS`` lists them."""

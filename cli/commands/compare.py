@@ -1,0 +1,101 @@
+"""``drasat compare``: Kubernetes' depth-first first fit and CP-SAT on the same claims, side by side."""
+
+from __future__ import annotations
+
+import json
+import sys
+from typing import TYPE_CHECKING
+
+import click
+import yaml
+
+from drasat.models.errors import DrasatError
+
+from drasat.cli.allocation_options import CEL_ENGINE, FEATURE_GATES, OBJECTIVES, WORKERS, names_option
+from drasat.cli.inputs import input_options, read_inputs
+from drasat.cli.options import Seconds
+from drasat.cli.render.tables import comparison_table
+
+if TYPE_CHECKING:
+    from drasat.models.bundle import Bundle
+    from drasat.solver.report.comparison import Comparison
+
+EPILOG = """\b
+Exit status: 0 the comparison was made (whatever either side's verdict: read
+it in the output); 2 invalid input, unknown node or claim.
+
+\b
+Examples:
+  drasat compare --node gpu-node-1 examples/
+  drasat compare --objective prioritized-list -o json cluster.yaml
+  drasat compare --context prod --node worker-7 --claims team-a/train
+  drasat compare --schedule -o table cluster/
+"""
+
+
+@click.command(epilog=EPILOG)
+@input_options
+@click.option("--node", metavar="NAME", help="Node to allocate for (default: the only Node in the input).")
+@FEATURE_GATES
+@click.option("--claims", metavar="NS/NAME,...", help="Claims to allocate, in this order (default: the claims "
+              "of the pending Pods, or every claim without status.allocation when the input has no Pods).")
+@click.option("--pods", metavar="NS/NAME,...", help="Compare on the claims of these Pods (as `drasat solve`).")
+@click.option("--objective", type=click.Choice(OBJECTIVES), default="first-fit",
+              show_default=True, help="The CP-SAT column's objective (the greedy column is always first-fit, "
+              "as Kubernetes); pack: fewest GPUs and devices touched, then the biggest free partitions.")
+@click.option("--timeout", type=Seconds(), default=60.0, show_default=True, metavar="SECONDS",
+              help="Time each side may take; a side that runs out is reported as 'timeout'.")
+@WORKERS
+@CEL_ENGINE
+@click.option("--schedule", "pods_mode", is_flag=True, help="Compare placing the pending Pods one by one (as "
+              "kube-scheduler) with `drasat schedule --batch`: pods placed, gangs complete, devices and counter sets "
+              "touched, whole devices left free, largest free partition per node type, wall time, pods that differ.")
+@click.option("-o", "--output", type=click.Choice(["table", "json", "yaml"]), default="table", show_default=True,
+              help="table: side by side for people; json/yaml: the same as data.")
+def compare(files: tuple[str, ...], filenames: tuple[str, ...], kubeconfig: str | None, context: str | None,
+            node: str | None, feature_gates: str, claims: str | None, pods: str | None, objective: str,
+            timeout: float, workers: int, cel_engine: str | None, pods_mode: bool, output: str) -> None:
+    """Compare Kubernetes' greedy allocation with CP-SAT's on the same claims.
+
+    The greedy column is drasat's twin of Kubernetes' allocator: depth-first,
+    first fit, with backtracking. The CP-SAT column is the constraint solver
+    alone. For each: the verdict, the devices per request, wall time and search
+    statistics; then whether the two chose the same devices.
+
+    FILE is read as by `drasat solve` (files, directories, - for stdin); with
+    --kubeconfig/--context the cluster's objects are read too.
+    """
+    try:
+        bundle = read_inputs(files, kubeconfig, context, filenames)
+        if pods_mode:
+            from .compare_schedule import compare_schedule
+
+            data, table = compare_schedule(bundle, node, claims, pods, feature_gates, objective, timeout, workers,
+                                           cel_engine)
+        else:
+            result = _compare(bundle, node, feature_gates, claims, pods, objective, timeout, workers, cel_engine)
+            data, table = result.to_data(), comparison_table(result)
+    except DrasatError as exc:
+        click.echo(f"error: {exc}", err=True)
+        sys.exit(exc.exit_code)
+    if output == "json":
+        click.echo(json.dumps(data, indent=2))
+    elif output == "yaml":
+        click.echo(yaml.safe_dump(data, sort_keys=False), nl=False)
+    else:
+        click.echo(table, nl=False)
+
+
+def _compare(bundle: Bundle, node: str | None, feature_gates: str, claims: str | None, pods: str | None,
+             objective: str, timeout: float, workers: int, cel_engine: str | None) -> Comparison:
+    """The question `drasat solve` would answer for these options, put to both searches."""
+    from drasat.solver import Features
+    from drasat.solver.report.comparison import compare as run_compare
+    from drasat.solver.scheduling.pod_problem import pods_problem
+
+    question = pods_problem(list(bundle), node=node, pods=names_option(pods), claims=names_option(claims),
+                            features=Features.parse(feature_gates), locate=bundle.location_of)
+    for pod, why in question.left_out:
+        click.echo(f"pod {pod} is not allocated: {why}", err=True)
+    problem = question.problem
+    return run_compare(problem, objective=objective, time_limit=timeout, workers=workers, cel_engine=cel_engine)

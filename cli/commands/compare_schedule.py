@@ -1,0 +1,40 @@
+"""``drasat compare --schedule``: one-by-one placement against the joint one, on the same cluster."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+import click
+
+from drasat.models.errors import InputError
+
+from drasat.cli.allocation_options import names_option
+from drasat.cli.render.schedule import schedule_comparison_table
+
+if TYPE_CHECKING:
+    from drasat.models.bundle import Bundle
+
+
+def compare_schedule(bundle: Bundle, node: str | None, claims: str | None, pods: str | None, feature_gates: str,
+                     objective: str, timeout: float, workers: int,
+                     cel_engine: str | None) -> tuple[dict[str, Any], str]:
+    """The comparison as data and as a table; --node and --claims belong to the claims comparison."""
+    from drasat.solver import Features
+    from drasat.solver.cel import SelectorEvaluator
+    from drasat.solver.scheduling.cluster import cluster_from_objects
+    from drasat.solver.scheduling.plugins.dynamic_resources import AllocateOptions
+    from drasat.solver.scheduling.pod_inputs import refuse_unstorable_pods
+    from drasat.solver.scheduling.pods import pending_pods, select_pods
+    from drasat.solver.report.schedule_comparison import compare_schedules
+
+    if node is not None or claims is not None:
+        raise InputError("--node and --claims compare one node's claims; --schedule places Pods over every node "
+                         "(choose them with --pods)")
+    cluster = cluster_from_objects(list(bundle), Features.parse(feature_gates))
+    chosen = select_pods(cluster, names_option(pods) or []) if pods is not None else pending_pods(cluster)
+    refuse_unstorable_pods(cluster, chosen, bundle.location_of)
+    if not chosen:
+        click.echo("notice: no pending pods in the input (pods without spec.nodeName)", err=True)
+    options = AllocateOptions("cp-sat", objective, timeout, workers, SelectorEvaluator(cel_engine))
+    result = compare_schedules(cluster, chosen, options=options)
+    return result.to_data(), schedule_comparison_table(result)

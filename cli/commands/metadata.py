@@ -1,0 +1,81 @@
+"""``drasat metadata``: write the KEP-5304 device metadata files for allocated claims, atomically."""
+
+from __future__ import annotations
+
+import json
+import os
+from typing import Any
+
+import click
+
+from drasat.models.errors import InputError
+
+from drasat.cli.reporting import exits_on_error, load_bundle, write_atomically
+
+EPILOG = """\b
+Below DIR each pod gets its own tree, since the protocol's paths are what one
+container sees under /var/run/kubernetes.io/dra-device-attributes (two pods from
+one template both see resourceclaimtemplates/gpu/...):
+  <namespace>/pods/<pod>/resourceclaims/<claim>/<request>/<driver>-metadata.json
+  <namespace>/pods/<pod>/resourceclaimtemplates/<podClaimName>/<request>/<driver>-metadata.json
+A pod consumes a claim when its spec.resourceClaims or status.resourceClaimStatuses
+name it, the claim's status.reservedFor lists it, or it owns the claim; a claim no
+pod consumes yet goes to <namespace>/claims/<claim>/<protocol path>.
+A claim counts as generated from a template when it has the annotation
+resource.kubernetes.io/pod-claim-name or a Pod's status.resourceClaimStatuses names
+it. Each file is a stream of DeviceMetadata objects (v1beta1, then v1alpha1) at
+generation 1, with each device's attributes from its ResourceSlice. Every file is
+written to a temporary name and then renamed, so none is ever half written.
+
+\b
+Exit status: 0 written (the paths are printed); 2 invalid input, two claims
+writing one path of one pod, or a device missing from the slices.
+
+\b
+Examples:
+  drasat metadata --out /tmp/dra-metadata cluster/
+  drasat metadata --out out/ --claim gpu-test1/pod0-gpu-2kqrd cluster/
+"""
+
+
+@click.command(epilog=EPILOG)
+@click.argument("files", nargs=-1, required=True, metavar="FILE...")
+@click.option("--out", "out_dir", required=True, metavar="DIR", type=click.Path(file_okay=False),
+              help="Folder to write the metadata files into (created if missing).")
+@click.option("--claim", "claim_names", multiple=True, metavar="NAMESPACE/NAME",
+              help="Only this allocated claim (repeatable); default: every allocated claim.")
+@exits_on_error
+def metadata(files: tuple[str, ...], out_dir: str, claim_names: tuple[str, ...]) -> None:
+    """Write the device metadata files drivers would write for allocated ResourceClaims.
+
+    FILE is a YAML or JSON file, a directory (read recursively) or - for stdin, holding
+    allocated ResourceClaims, the ResourceSlices of their devices and, optionally, Pods.
+    """
+    from drasat.models.core import Pod
+    from drasat.models.resource import ResourceClaim, ResourceSlice
+    from drasat.solver.report.metadata import metadata_files
+
+    bundle = load_bundle(files)
+    claims = _chosen(bundle.of_kind(ResourceClaim), claim_names)
+    made = metadata_files(claims, bundle.of_kind(ResourceSlice), bundle.of_kind(Pod))
+    for entry in made:
+        write_atomically(os.path.join(out_dir, entry.path), stream(entry.objects))
+    for entry in made:
+        click.echo(os.path.join(out_dir, entry.path))
+    if not made:
+        click.echo("notice: no allocated ResourceClaim in the input: nothing written", err=True)
+
+
+def _chosen(claims: list, names: tuple[str, ...]) -> list:
+    if not names:
+        return claims
+    by_name = {f"{c.namespace}/{c.name}": c for c in claims}
+    missing = [n for n in names if n not in by_name]
+    if missing:
+        raise InputError(f"--claim: no ResourceClaim {', '.join(missing)} in the input (write NAMESPACE/NAME)")
+    return [by_name[n] for n in names]
+
+
+def stream(objects: tuple[dict[str, Any], ...]) -> str:
+    """The objects one after another, each as indented JSON on its own lines (a JSON stream)."""
+    return "".join(json.dumps(obj, indent=2) + "\n" for obj in objects)

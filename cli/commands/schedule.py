@@ -1,0 +1,156 @@
+"""``drasat schedule``: place pending pods one at a time over every node, as kube-scheduler does."""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+import click
+
+from drasat.models.errors import DrasatError
+
+from ..startup import importing
+from drasat.cli.allocation_options import allocation_options, exit_on_error, names_option, parallel_options
+from drasat.cli.inputs import in_namespace, input_options, namespace_options, read_inputs
+from drasat.cli.interrupt import stopped_on_interrupt
+from drasat.cli.render.kubectl import OutputFormat, render_list
+from drasat.cli.progress import Bar
+from drasat.cli.render.schedule import batch_summary_line, placement_table
+from drasat.cli.output_state import state_option, write_state
+
+EPILOG = """\b
+Exit status: 0 every pod placed; 1 some pod stays pending (the scheduler's
+reason on stderr; the pods that were placed are still printed) or the time ran
+out; 2 invalid input, an unknown or already bound pod, or a CEL expression that
+does not compile.
+
+\b
+Examples:
+  drasat schedule -o table examples/
+  kubectl get nodes,pods,podgroups,resourceslices,deviceclasses,resourceclaims,resourceclaimtemplates \\
+      -A -o yaml | drasat schedule -o wide -
+  drasat schedule --pods default/trainer-0 cluster/
+  drasat schedule --objective pack --processes 2 cluster/
+  drasat schedule --batch -o table cluster/
+"""
+
+
+@click.command(epilog=EPILOG)
+@input_options
+@namespace_options
+@click.option("--pods", metavar="NS/NAME,...", help="Pods to schedule, in this order "
+              "(default: every pod without spec.nodeName, in input order). A bare name must be unambiguous.")
+@allocation_options
+@parallel_options
+@click.option("-o", "--output", type=OutputFormat(("table", "wide")), default="yaml", show_default=True,
+              help="yaml/json: a v1 List of the placed pods and their claims; name: pod/NAME and "
+                   "resourceclaim.resource.k8s.io/NAME; jsonpath=TEMPLATE: kubectl's JSONPath template over that "
+                   "List; table: one line per pod; wide: one line per device.")
+@state_option
+@click.option("--batch", is_flag=True, help="Place every pending pod jointly (CP-SAT over pod and node classes): "
+              "the most pods, higher spec.priority first, a PodGroup whole or not at all; a summary on stderr. "
+              "--timeout then bounds the whole run: what time cut short is said in the summary.")
+@click.option("-v", "--verbose", is_flag=True, help="Per-node reasons for pods left pending, and the time taken.")
+def schedule(files: tuple[str, ...], filenames: tuple[str, ...], kubeconfig: str | None, context: str | None,
+             namespace: str | None, all_namespaces: bool, pods: str | None, feature_gates: str, solver: str, objective: str,
+             timeout: float, workers: int, cel_engine: str | None, processes: int, ray: str | None, output: str,
+             output_state: str | None, batch: bool, verbose: bool) -> None:
+    """Choose a node for each pending Pod and allocate its claims there.
+
+    For each pod, in order: every Node is filtered as kube-scheduler's default
+    profile filters it (node selector and required affinity, taints, cpu, memory
+    and pods, DRA claims including templates, PodGroup claims and extended
+    resources), the nodes that pass are scored as the default profile weighs
+    them (PreferNoSchedule taints, preferred node affinity, least allocated,
+    balanced allocation, DRA prioritized-list score; ties by node name, or with
+    --objective pack first by pack's order: fewest devices and GPUs newly
+    touched, least of the biggest free partitions taken, then the node with
+    fewer whole GPUs left, so pods pack onto nodes already in use) and the
+    best one is taken. Each placement reduces what the next pod finds. Pods
+    with spec.schedulingGates or another spec.schedulerName stay pending.
+    Pods (and the templates and PodGroups they name) the API server would not
+    store are refused, as `drasat validate` words it.
+
+    FILE is read as by `drasat solve`; with --kubeconfig/--context the live
+    cluster's objects are read (read-only) and files add to them. --output-state
+    writes the whole input with the placed pods and their claims merged in.
+    """
+    try:
+        bundle = read_inputs(files, kubeconfig, context, filenames, output=output)
+        pods = in_namespace(pods, namespace, all_namespaces)
+        text, pending, placed = _schedule(bundle, namespace, pods, feature_gates, solver, objective, timeout, workers,
+                                          cel_engine, (processes, ray), output, verbose, batch)
+        if output_state:
+            write_state(output_state, bundle, placed)
+    except DrasatError as exc:
+        exit_on_error(exc, verbose, timeout)
+        return
+    if text:
+        click.echo(text, nl=not text.endswith("\n"))
+    if pending:
+        raise SystemExit(1)
+
+
+def _schedule(bundle, namespace, pods, feature_gates, solver, objective, timeout, workers, cel_engine, parallel, output,
+              verbose, batch=False) -> tuple[str, int, list[dict[str, Any]]]:
+    with importing():
+        from drasat.solver import Features
+        from drasat.solver.cel import SelectorEvaluator
+        from drasat.solver.scheduling.cluster import cluster_from_objects, key_of
+        from drasat.solver.scheduling.plugins.dynamic_resources import AllocateOptions
+        from drasat.solver.scheduling.parallel import executor
+        from drasat.solver.scheduling.pod_inputs import refuse_unstorable_pods
+        from drasat.solver.scheduling.pods import pending_pods, select_pods
+        from drasat.solver.scheduling.one_by_one import schedule as place
+
+        options = AllocateOptions(solver, objective, timeout, workers, SelectorEvaluator(cel_engine))  # checked first
+    cluster = cluster_from_objects(list(bundle), Features.parse(feature_gates))
+    if not cluster.nodes:
+        click.echo("warning: no Node objects in the input: no pod can be placed", err=True)
+    if pods is not None:
+        chosen = select_pods(cluster, names_option(pods) or [])
+    elif namespace is not None:  # the namespace's pending pods, as the scheduler's queue would hold them
+        chosen = [p for p in pending_pods(cluster) if key_of(p)[0] == namespace]
+    else:
+        chosen = None
+    refuse_unstorable_pods(cluster, pending_pods(cluster) if chosen is None else chosen, bundle.location_of)
+    started = time.monotonic()
+    if batch:
+        from drasat.solver.batch.placement import schedule_batch
+
+        result = schedule_batch(cluster, chosen, options=options)
+        placements = result.placements
+        click.echo(batch_summary_line(result.summary), err=True)
+    else:
+        with executor(*parallel) as ex, stopped_on_interrupt(ex.terminate), \
+                Bar("scheduling pods", output=output) as bar:
+            placements = place(cluster, chosen, options=options, executor=ex, progress=bar.update)
+    if not placements:
+        click.echo("notice: no pending pods in the input (pods without spec.nodeName)", err=True)
+    for p in placements:
+        if p.node is not None and not p.exact:
+            click.echo(f"warning: pod {p.label}: time ran out before the {objective} answer on {p.node}; its valid "
+                       f"allocation so far is kept (raise --timeout)", err=True)
+    pending = [p for p in placements if p.node is None]
+    for p in pending:
+        click.echo(f"pod {p.label} is pending: {p.reason}", err=True)
+        for node, reasons in sorted(p.node_reasons.items()) if verbose else []:
+            click.echo(f"  {node}: {'; '.join(reasons)}", err=True)
+    if verbose:
+        click.echo(f"{len(placements) - len(pending)}/{len(placements)} pods placed in "
+                   f"{time.monotonic() - started:.2f} s", err=True)
+    placed = [obj for p in placements if p.node is not None for obj in _objects(p)]
+    if output in ("table", "wide"):
+        return placement_table(placements, wide=output == "wide"), len(pending), placed
+    return (render_list(placed, output) if placed else ""), len(pending), placed
+
+
+def _objects(placement) -> list[dict[str, Any]]:
+    pod = placement.pod.to_api()
+    pod["apiVersion"] = "v1"
+    claims = []
+    for claim in placement.claims:
+        body = claim.to_api()
+        body["apiVersion"] = "resource.k8s.io/v1"
+        claims.append(body)
+    return [pod, *claims]

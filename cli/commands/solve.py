@@ -1,0 +1,170 @@
+"""``drasat solve``: allocate claims on a node and print them with ``status.allocation`` set."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import click
+
+from drasat.models.errors import DrasatError, InternalError, Unschedulable
+
+from ..startup import importing
+from drasat.cli.allocation_options import allocation_options, exit_on_error, names_option
+from drasat.cli.inputs import in_namespace, input_options, namespace_options, read_inputs
+from drasat.cli.render.kubectl import OutputFormat, render_list
+from drasat.cli.render.tables import allocation_table
+from drasat.cli.output_state import state_option, write_state
+
+BEST_SO_FAR = 4  # exit status: a valid allocation printed, the time limit reached before the objective's answer
+
+EPILOG = """\b
+Exit status: 0 all claims allocated (a pending pod that cannot have its claims
+— scheduling gates, a missing template — is named on stderr and left out,
+unless --pods names it); 1 no allocation exists for all of them together, or
+none was found within --timeout (one line on stderr, nothing on stdout);
+2 invalid input, unknown node or claim, or a CEL error (nothing on stdout);
+3 an internal error of drasat; 4 the time ran out after an allocation was
+found: it is printed (checked by drasat's verifier) but may not be the
+--objective's answer.
+
+\b
+Examples:
+  drasat solve --node gpu-node-1 examples/
+  kubectl get resourceslices,deviceclasses,resourceclaims,nodes -A -o yaml \\
+      | drasat solve --node worker-3 -o table -
+  drasat solve --claims train,infer --objective prioritized-list cluster.yaml
+  drasat solve --node gpu-node-1 --pods default/trainer-0 examples/
+"""
+
+
+@click.command(epilog=EPILOG)
+@input_options
+@namespace_options
+@click.option("--node", metavar="NAME", help="Node to allocate for (default: the only Node in the input).")
+@click.option("--claims", metavar="NS/NAME,...", help="Claims to allocate, in this order "
+              "(default: the claims of the pending Pods, or every claim without status.allocation when the "
+              "input has no Pods). A bare name must be unambiguous.")
+@click.option("--pods", metavar="NS/NAME,...", help="Allocate the claims of these Pods (templates, PodGroup "
+              "claims and extended resources included), after those named by --claims.")
+@allocation_options
+@click.option("-o", "--output", type=OutputFormat(("table", "wide")), default="yaml", show_default=True,
+              help="yaml/json: a v1 List of the allocated ResourceClaims; name: resourceclaim.resource.k8s.io/NAME "
+                   "per claim; jsonpath=TEMPLATE: kubectl's JSONPath template over that List, e.g. "
+                   "'jsonpath={.items[*].status.allocation.devices.results[*].device}'; table: a summary for people; "
+                   "wide: the table with share IDs, consumed capacity, conditions and node selector in columns.")
+@state_option
+@click.option("-v", "--verbose", is_flag=True,
+              help="Print how the answer was found, or why there is none, on stderr.")
+def solve(files: tuple[str, ...], filenames: tuple[str, ...], kubeconfig: str | None, context: str | None,
+          namespace: str | None, all_namespaces: bool, node: str | None, claims: str | None, pods: str | None, feature_gates: str,
+          solver: str, objective: str, timeout: float, workers: int, cel_engine: str | None, output: str,
+          output_state: str | None, verbose: bool) -> None:
+    """Allocate devices for ResourceClaims on one node, all claims together.
+
+    FILE is a YAML or JSON file (multi-document, List kinds and `kubectl get -o yaml`
+    output are fine), a directory (read recursively), or - for stdin. Claims that
+    already have status.allocation count as devices in use. With Pods in the input,
+    the claims of the pending pods are allocated (generated from templates where
+    needed) and nothing else unless named with --claims. With --kubeconfig/--context the
+    live cluster's objects are read (read-only) and files add to them.
+
+    Objects are taken as the API server stores them: its defaults applied (a
+    missing or zero count is 1), and objects it would never store refused (a
+    negative count, no name, numbers beyond int64; `drasat validate` checks the
+    rest).
+
+    Prints a v1 List of the newly allocated ResourceClaims with status.allocation set;
+    --output-state also writes the whole input with them merged in (nothing when no
+    allocation exists).
+    """
+    try:
+        bundle = read_inputs(files, kubeconfig, context, filenames, output=output)
+        claims, pods = in_namespace(claims, namespace, all_namespaces), in_namespace(pods, namespace, all_namespaces)
+        allocated, exact = _solve(bundle, node, namespace, feature_gates, claims, pods, solver, objective, timeout,
+                                  workers, cel_engine, verbose)
+        if output_state:
+            write_state(output_state, bundle, allocated)
+    except DrasatError as exc:
+        exit_on_error(exc, verbose, timeout)
+        return
+    text = render(allocated, output)
+    click.echo(text, nl=not text.endswith("\n"))
+    if not exact:
+        click.echo(f"warning: the time limit ({timeout:g} s) was reached: this allocation is valid (verified) but "
+                   f"may not be the {objective} answer; raise --timeout for it", err=True)
+        raise SystemExit(BEST_SO_FAR)
+
+
+def _solve(bundle, node, namespace, feature_gates, claims, pods, solver, objective, timeout, workers, cel_engine,
+           verbose) -> tuple[list[dict[str, Any]], bool]:
+    with importing():
+        from drasat.solver import Features, allocate
+        from drasat.solver.cel import SelectorEvaluator
+        from drasat.solver.scheduling.pod_problem import pods_problem
+
+    objects = list(bundle)
+    features = Features.parse(feature_gates)
+    question = pods_problem(objects, node=node, pods=names_option(pods), claims=names_option(claims),
+                            features=features, locate=bundle.location_of, namespace=namespace)
+    problem = question.problem
+    for pod, why in question.left_out:
+        click.echo(f"pod {pod} is not allocated: {why}", err=True)
+    if not problem.claims:
+        click.echo(f"notice: nothing to allocate: {_nothing_because(objects, claims)}", err=True)
+    if not any(n.kind == "Node" for n in objects):
+        click.echo(f"warning: no Node objects in the input: node {problem.node.name} has no labels, "
+                   "so slices selected by node labels do not match", err=True)
+    with importing():  # the CEL engine's modules
+        evaluator = SelectorEvaluator(cel_engine)
+    try:
+        answer = allocate(problem, solver=solver, objective=objective, time_limit=timeout, workers=workers,
+                          evaluator=evaluator)
+    except Unschedulable as exc:
+        if verbose:  # the same explanation `drasat explain` gives, in short
+            from drasat.solver.explanation.explain import explain
+
+            exc.explanation = explain(problem, evaluator=evaluator, time_limit=timeout, proven=exc)
+            exc.reasons = exc.explanation.summary()
+        raise
+    if verbose:
+        s = answer.stats
+        notes = "".join(f"; {note}" for note in s.notes)
+        click.echo(f"solved by {s.solver} in {s.seconds * 1000:.1f} ms (greedy steps {s.greedy_steps}, "
+                   f"CP-SAT solves {s.cp_sat_solves}){notes}", err=True)
+    allocated = []
+    for claim in problem.claims:
+        body = claim.to_api()
+        body["apiVersion"] = "resource.k8s.io/v1"
+        status = body.setdefault("status", {})
+        status["allocation"] = answer.results[claim.name].to_api()
+        reserved = [r.to_api() for r in question.consumers.get(claim.name, [])]
+        if reserved:
+            status["reservedFor"] = status.get("reservedFor", []) + reserved
+        allocated.append(body)
+    if not answer.stats.exact:
+        _check_best_so_far(problem, answer.results)
+    return allocated, answer.stats.exact
+
+
+def _check_best_so_far(problem: Any, results: Any) -> None:
+    """An answer cut short by the time limit is only printed if the independent verifier accepts it."""
+    from drasat.solver.verification.verifier import verify
+
+    problems = verify(problem, results)
+    if problems:
+        raise InternalError("the allocation found before the time limit does not verify: " + "; ".join(problems))
+
+
+def _nothing_because(objects: list, claims: str | None) -> str:
+    if claims is not None:
+        return "--claims names no claim"
+    if any(o.kind == "Pod" for o in objects):
+        return "no pending Pod needs a claim (claims no pod uses are left alone unless named with --claims)"
+    return "the input has no ResourceClaim without status.allocation"
+
+
+def render(claims: list[dict[str, Any]], output: str) -> str:
+    """The allocated claims as kubectl would print their List (yaml, json, name, jsonpath) or a human table."""
+    if output in ("table", "wide"):
+        return allocation_table(claims, wide=output == "wide")
+    return render_list(claims, output)

@@ -1,0 +1,160 @@
+"""``drasat taint-impact``: how many devices a DeviceTaintRule selects and which pods NoExecute would evict."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import click
+import yaml
+
+from drasat.models.errors import InputError, Location, Problem
+
+from drasat.cli.reporting import dump, exits_on_error, load_bundle
+
+EPILOG = """\b
+The first line is the condition message Kubernetes writes into a rule with
+effect: None (a dry run: the effect is taken as NoExecute), then the pods that
+would be evicted. Selectors: driver, pool and device (resource.k8s.io/v1), and
+deviceClassName and CEL selectors as older versions wrote them; no
+deviceSelector selects nothing, an empty one (deviceSelector: {}) every device.
+A toleration with effect NoExecute in
+the claim's allocation with tolerationSeconds delays eviction (the shortest
+wins); one without prevents it. Only scheduled pods (spec.nodeName) that the
+claim's status.reservedFor lists are evicted, as the controller does.
+
+\b
+Exit status: 0 reported; 2 invalid input (a broken rule, an unknown DeviceClass,
+a CEL error, a taint effect other than NoSchedule, NoExecute or None).
+
+\b
+Examples:
+  drasat taint-impact drain-node-7.yaml cluster/
+  kubectl get resourceslices,resourceclaims,pods,deviceclasses -A -o yaml \\
+      | drasat taint-impact -o json rule.yaml -
+"""
+
+EXTRA_FIELDS = ("deviceClassName", "selectors")
+
+
+@click.command("taint-impact", epilog=EPILOG)
+@click.argument("rule_file", metavar="RULE.yaml")
+@click.argument("files", nargs=-1, required=True, metavar="FILE...")
+@click.option("-o", "--output", type=click.Choice(["text", "json"]), default="text", show_default=True,
+              help="text: the condition message and the pods; json: the numbers, devices and pods as data.")
+@exits_on_error
+def taint_impact(rule_file: str, files: tuple[str, ...], output: str) -> None:
+    """Dry-run a DeviceTaintRule: devices it selects, and pods that NoExecute would evict.
+
+    RULE.yaml holds one or more DeviceTaintRules. FILE is a YAML or JSON file, a directory
+    (read recursively) or - for stdin, holding ResourceSlices, ResourceClaims, Pods and
+    DeviceClasses.
+    """
+    from drasat.models.core import Pod
+    from drasat.models.resource import DeviceClass, ResourceClaim, ResourceSlice
+    from drasat.solver.cel import SelectorEvaluator
+    from drasat.solver.report.pool_usage import refuse_bad_taints
+    from drasat.solver.report.taint_impact import taint_impact as impact_of
+
+    rules = read_rules(rule_file)
+    bundle = load_bundle(files)
+    refuse_bad_taints(bundle.of_kind(ResourceSlice), [], bundle.location_of)
+    evaluator = SelectorEvaluator()
+    for rule, selector in rules:
+        for i, expression in enumerate(selector.cel):
+            try:
+                evaluator.compile(expression)
+            except InputError as exc:
+                raise InputError(f"{rule_file}: DeviceTaintRule/{rule.name}: spec.deviceSelector.selectors[{i}].cel."
+                                 f"expression: {exc}") from None
+    try:
+        impacts = [impact_of(rule.name, selector, rule.spec.taint, bundle.of_kind(ResourceSlice),
+                             bundle.of_kind(ResourceClaim), bundle.of_kind(Pod), bundle.of_kind(DeviceClass),
+                             evaluator) for rule, selector in rules]
+    except InputError as exc:  # the rule's deviceClassName names no DeviceClass: the rule file is at fault
+        raise InputError(f"{rule_file}: {exc}") from None
+    if output == "json":
+        click.echo(dump([_as_data(i) for i in impacts] if len(impacts) > 1 else _as_data(impacts[0]), "json"),
+                   nl=False)
+        return
+    for impact in impacts:
+        click.echo(f"DeviceTaintRule {impact.rule}: {impact.message()}")
+        for pod in impact.evicted:
+            delay = impact.delayed.get(pod)
+            click.echo(f"  would evict pod {pod}" + (f" after {delay} s (tolerationSeconds)" if delay else ""))
+
+
+def read_rules(path: str) -> list[tuple[Any, Any]]:
+    """The DeviceTaintRules in ``path`` with their selectors, older selector fields included.
+
+    ``deviceClassName`` and ``selectors`` left the API in 1.35; the model follows the
+    current API, so they are taken out here, checked, and carried beside the rule.
+    """
+    from drasat.models.loader import load_text
+    from drasat.models.resource import DeviceTaintRule
+    from drasat.models.yaml_io import parse_documents, read_file
+    from drasat.solver.report.pool_usage import refuse_bad_taints
+
+    text, problem = read_file(path) if path != "-" else (None, Problem(Location(path), "RULE.yaml must be a file"))
+    if problem is not None or text is None:
+        raise InputError([problem or Problem(Location(path), "could not be read")])
+    documents, extras = [], []
+    for document in parse_documents(text, path):
+        if document.problem is not None:
+            raise InputError([document.problem])
+        data = document.data
+        extras.append(_take_extras(data, Location(path, document.index, "DeviceTaintRule", _name(data))))
+        documents.append(data)
+    bundle = load_text(yaml.safe_dump_all(documents, sort_keys=False), path)
+    if bundle.problems:
+        raise InputError(bundle.problems)
+    rules = [(loaded.obj, extras[loaded.location.document or 0]) for loaded in bundle.objects
+             if isinstance(loaded.obj, DeviceTaintRule)]
+    if not rules:
+        raise InputError(f"{path}: no DeviceTaintRule in this file")
+    refuse_bad_taints([], [rule for rule, _ in rules], bundle.location_of)
+    return [(rule, _selector(rule, extra)) for rule, extra in rules]
+
+
+def _name(data: Any) -> str | None:
+    metadata = data.get("metadata") if isinstance(data, dict) else None
+    return metadata.get("name") if isinstance(metadata, dict) else None
+
+
+def _take_extras(data: Any, where: Location) -> tuple[str | None, tuple[str, ...]]:
+    """Remove and check ``deviceClassName`` and ``selectors[].cel.expression`` of a rule's device selector."""
+    if not isinstance(data, dict) or data.get("kind") != "DeviceTaintRule":
+        return None, ()
+    spec = data.get("spec")
+    selector = spec.get("deviceSelector") if isinstance(spec, dict) else None
+    if not isinstance(selector, dict):
+        return None, ()
+    at = where.child("spec.deviceSelector")
+    device_class = selector.pop("deviceClassName", None)
+    if device_class is not None and not isinstance(device_class, str):
+        raise InputError([Problem(at.child("deviceClassName"), "must be text")])
+    expressions = []
+    for i, entry in enumerate(selector.pop("selectors", None) or []):
+        expression = entry.get("cel", {}).get("expression") if isinstance(entry, dict) and isinstance(
+            entry.get("cel"), dict) else None
+        if not isinstance(expression, str) or not expression:
+            raise InputError([Problem(at.child(f"selectors[{i}].cel.expression"), "required: a CEL expression")])
+        expressions.append(expression)
+    return device_class, tuple(expressions)
+
+
+def _selector(rule: Any, extra: tuple[str | None, tuple[str, ...]]) -> Any:
+    from drasat.solver.report.taint_impact import RuleSelector
+
+    names = rule.spec.device_selector
+    return RuleSelector(driver=names.driver if names else None, pool=names.pool if names else None,
+                        device=names.device if names else None, device_class=extra[0], cel=extra[1],
+                        given=names is not None)
+
+
+def _as_data(impact: Any) -> dict[str, Any]:
+    return {"rule": impact.rule, "publishedDevices": len(impact.published), "allocatedDevices": impact.allocated,
+            "pods": len(impact.evicted), "namespaces": impact.namespaces,
+            "devices": ["/".join(key) for key in impact.published],
+            "evictedPods": [{"pod": p, **({"afterSeconds": impact.delayed[p]} if p in impact.delayed else {})}
+                            for p in impact.evicted],
+            "message": impact.message()}

@@ -1,0 +1,76 @@
+"""``drasat explain``'s text for people: the funnel, then the cause, the conflict or the choice, then fixes.
+
+A funnel is shown for every alternative when there are few; with many, only for those that
+matter — alternatives that fall short, and those of the claims in the conflict — and the rest
+are counted (``-o json`` has them all). A feasible input with many requests shows only the choice.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from drasat.solver.explanation.explain import Explanation, Funnel
+    from drasat.solver.scheduling.pod_explanation import PodExplanation
+
+ALL_FUNNELS = 10  # up to this many alternatives, every funnel is shown
+
+
+def pod_text(found: PodExplanation) -> str:
+    """One pod: the scheduler's summary (or its node and devices), then each node class's explanation."""
+    lines = [f"pod {found.pod}: {found.summary}"]
+    lines.extend(f"  - claim {c.claim}, request {c.request}: {c.device}" for c in found.choice)
+    for node_class in found.classes:
+        more = f" and {node_class.more_nodes} more" if node_class.more_nodes else ""
+        lines.append(f"  on node(s) {', '.join(node_class.nodes)}{more} the devices cannot be allocated:")
+        lines.extend("    " + line for line in explanation_text(node_class.explanation).splitlines())
+    if found.unexplained_nodes:
+        lines.append(f"  ({found.unexplained_nodes} more node(s) fail on devices in other ways, not explained here)")
+    return "\n".join(lines)
+
+
+def explanation_text(found: Explanation) -> str:
+    """One explanation for one node, as lines of text."""
+    from drasat.solver.explanation.explain import conflict_header
+
+    lines: list[str] = []
+    shown = _shown(found)
+    for f in shown:
+        needs = "all matching devices" if f.needs == "all" else f"{f.needs} device(s)"
+        lines.append(f"claim {f.claim}, request {f.request}: needs {needs}; {f.candidates} of the {f.offered} "
+                     "device(s) seen are candidates")
+        for step in f.steps:
+            named = ", ".join(step.devices) + (", ..." if step.removed > len(step.devices) else "")
+            lines.append(f"  - {step.removed} removed: {step.reason} ({named})")
+        lines.extend(f"  - note: {note}" for note in f.notes)
+        if f.blocked:
+            lines.append(f"  - allocationMode All cannot be met: {f.blocked}")
+    if len(shown) < len(found.funnel):
+        lines.append(f"({len(found.funnel) - len(shown)} other request alternative(s) have candidates enough; "
+                     "-o json shows every funnel)")
+    if found.feasible:
+        lines.append("feasible: the claims can be allocated together; drasat solve would choose:" if found.exact else
+                     "feasible: the claims can be allocated together, for example so (time ran out before the "
+                     "first-fit choice was proved; raise --timeout for drasat solve's own):")
+        lines.extend(f"  - claim {c.claim}, request {c.request}: {c.device}" for c in found.choice)
+    elif found.short_requests:
+        lines.append("cause: too few candidates for " + "; ".join(found.short_requests))
+    elif found.conflict:
+        lines.append(conflict_header(found) + ":")
+        lines.extend(f"  - {words}" for words in found.conflict)
+    if found.timed_out:
+        lines.append(found.timed_out)
+    if found.fixes:
+        lines.append("what would fix it:")
+        lines.extend(f"  - {fix.text}" for fix in found.fixes)
+    return "\n".join(lines)
+
+
+def _shown(found: Explanation) -> list[Funnel]:
+    if len(found.funnel) <= ALL_FUNNELS:
+        return found.funnel
+    if found.feasible:
+        return []
+    claims = {rule.claim for rule in found.conflict_rules}
+    every = None in claims  # a member naming no claim (a device, a counter set) may involve any of them
+    return [f for f in found.funnel if f.short or f.notes or (found.conflict_rules and (every or f.claim in claims))]

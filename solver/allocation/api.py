@@ -1,0 +1,347 @@
+"""The library entry point: ``allocate(problem)`` returns one AllocationResult per claim.
+
+The stages run in one straight line — inventory, claims and candidates, then a search,
+then results — and only the search differs between solvers. The default ``cp-sat``
+solver first lets the greedy twin try with a budget of device tries: when it finishes, its
+answer *is* the first-fit answer (or the proof that none exists); only inputs where
+depth-first search would explode go to CP-SAT.
+
+The budget scales with the input (:func:`greedy_budget`): twice as many tries as the CP-SAT model would
+have count variables, and never fewer than a floor. A device try costs about what
+building one variable costs (tens of microseconds each, measured in benchmarks/solve_bench.py),
+so where depth-first search explodes it gives up after about the time CP-SAT would spend just
+building its model — the default path stays within about 2x of CP-SAT alone — while a search
+that barely backtracks (a few tries per pick; hundreds of claims on thousands of devices) finishes
+within it, as fast as greedy alone. A fixed budget cannot do both: 3,000 tries gave up on
+100 MIG claims that need 7,000, and a budget of millions would let a pigeonhole input run for
+minutes. The equivalence classes the budget is counted on are kept for the model.
+
+The floor is what handing over costs beyond the model: ``GREEDY_BUDGET`` tries while OR-Tools is not
+loaded yet (loading it takes most of a second), ``LOADED_BUDGET`` once it is — then CP-SAT answers a
+small pigeonhole input in 3-5 ms, and 3,000 tries (8-23 ms) made the default path 2.5-4.7x slower than
+CP-SAT alone (perf/pigeon-*, slow-*). The answer is first-fit's either way.
+"""
+
+from __future__ import annotations
+
+import gc
+import math
+import sys
+import time
+import weakref
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from drasat.models.errors import AllocationError, DrasatError, InputError, SolveTimeout, Unschedulable
+from drasat.models.resource import AllocationResult
+
+from drasat.solver.cel import SelectorEvaluator
+from .planning.equivalence import Classes, class_counts, equivalence_classes
+from .planning.claims import claim_label, plan_claims
+from .depth_first.search import BudgetExhausted, GreedyResult, greedy_search
+from .planning.inventory import Inventory, build_inventory
+from .planning.plan import ClaimPlan, Pick, alternatives
+from .problem import FIRST_FIT, PACK, PRIORITIZED, Problem
+from .planning.results import allocation_results
+from .rules.base import RuleContext
+from .depth_first.search_state import SearchState
+
+if TYPE_CHECKING:
+    from .cp_sat.objectives import Staged
+    from drasat.solver.explanation.explain import Explanation
+
+SOLVERS = ("cp-sat", "greedy")
+OBJECTIVES = (FIRST_FIT, PRIORITIZED, PACK)
+GREEDY_BUDGET = 3_000  # device tries the greedy twin may make on the default path at least (see greedy_budget)
+LOADED_BUDGET = 300  # the same, once OR-Tools is loaded (the module's docstring says why)
+
+
+@dataclass
+class Stats:
+    """How the answer was found: which search, how many greedy steps and CP-SAT solves, how long."""
+
+    solver: str = ""
+    greedy_steps: int = 0
+    greedy_tries: int = 0  # devices the depth-first search tried
+    greedy_backtracks: int = 0  # devices it took back after what followed them failed
+    cp_sat_solves: int = 0
+    cp_sat_branches: int = 0
+    cp_sat_conflicts: int = 0
+    seconds: float = 0.0
+    notes: list[str] = field(default_factory=list)
+    exact: bool = True  # False: time ran out, and this is a valid allocation, not surely the objective's answer
+
+
+@dataclass
+class Allocation:
+    """The answer: claim name -> AllocationResult, in claim order.
+
+    ``results`` stays keyed by bare name, as every caller reads it: one allocation never holds
+    two claims of one name (``allocate`` refuses that), and pod-level callers work within one
+    namespace. ``by_claim`` keys the same results by ``namespace/name`` for callers that mix
+    answers across namespaces.
+    """
+
+    results: dict[str, AllocationResult]
+    stats: Stats
+    labels: dict[str, str] = field(default_factory=dict)  # claim name -> namespace/name
+
+    @property
+    def by_claim(self) -> dict[str, AllocationResult]:
+        """The results keyed by ``namespace/name`` (bare name for a claim without a namespace)."""
+        return {self.labels.get(name, name): result for name, result in self.results.items()}
+
+
+#: Request alternatives x devices on the node that one allocation may weigh. Candidates, device
+#: classes and the CP-SAT model all grow with it, at about 100 bytes a pair (measured in
+#: benchmarks/size_bench.py), so this bounds memory near 1 GiB.
+MAX_REQUEST_DEVICE_PAIRS = 10_000_000
+
+
+def _too_large(problem: Problem, alternatives: int, devices: int) -> InputError:
+    """The refusal of a problem whose memory would grow past the bound (``alternatives``: the claims' requests
+    and subrequests, counted by :func:`_count_alternatives`). The bound is asked inline by :func:`allocate`,
+    before any work; this only words the error."""
+    return InputError(f"too large to allocate in bounded memory: {len(problem.claims):,} claims with "
+                      f"{alternatives:,} requests and alternatives against {devices:,} devices on node "
+                      f"{problem.node.name} make {alternatives * devices:,} request-device pairs, more than "
+                      f"drasat's limit of {MAX_REQUEST_DEVICE_PAIRS:,} (about 1 GiB); allocate fewer claims at a time")
+
+
+def check_options(solver: str, objective: str, time_limit: float) -> None:
+    """InputError for options no allocation can run with: callers that fan out many allocations (schedule,
+    on worker processes too) check once, before any work, rather than fail inside each."""
+    if solver not in SOLVERS:
+        raise InputError(f"unknown solver {solver!r} (choose from {', '.join(SOLVERS)})")
+    if objective not in OBJECTIVES:
+        raise InputError(f"unknown objective {objective!r} (choose from {', '.join(OBJECTIVES)})")
+    if not (0 < time_limit < math.inf):  # also false for NaN
+        raise InputError(f"the time limit must be a positive number of seconds, not {time_limit}")
+    if solver == "greedy" and objective != FIRST_FIT:
+        raise InputError("the greedy solver only knows the first-fit objective; use --solver cp-sat")
+
+
+def allocate(problem: Problem, *, solver: str = "cp-sat", objective: str = FIRST_FIT,
+             time_limit: float = 60.0, workers: int = 1, evaluator: SelectorEvaluator | None = None,
+             greedy_budget: int | None = None) -> Allocation:
+    """Allocate all of ``problem.claims`` together, or raise :class:`Unschedulable`.
+
+    ``greedy_budget`` bounds the default path's depth-first search in device tries (None: scaled
+    with the input, see the module's docstring; 0: CP-SAT alone).
+
+    Raises InputError / AllocationError / EvaluationError for inputs Kubernetes would
+    refuse, and SolveTimeout when ``time_limit`` seconds were not enough. The limit is one
+    deadline for the whole call: selector evaluation and both searches share it.
+
+    Python's cyclic garbage collector is paused for the call and running again after it (see :func:`_allocate`).
+    """
+    collecting = gc.isenabled()
+    if collecting:
+        gc.disable()  # see _allocate; models.collector's pause, inline: asked on every small call
+    try:
+        return _allocate(problem, solver, objective, time_limit, workers, evaluator, greedy_budget)
+    finally:
+        if collecting:
+            gc.enable()
+
+
+def _allocate(problem: Problem, solver: str, objective: str, time_limit: float, workers: int,
+              evaluator: SelectorEvaluator | None, greedy_budget: int | None) -> Allocation:
+    """:func:`allocate`, with Python's cyclic garbage collector paused by the caller.
+
+    A call builds many small containers (candidates, plans, search state, results) that reference
+    counting frees or the answer keeps, and no cycles worth collecting; yet the collector, run every
+    700 new objects, walks every object the process holds -- the caller's whole input among them --
+    each time the survivors grow by a quarter. On 4,096 devices and 1,024 claims that was 40 % of a
+    greedy call and 45 % of the default path's (whose equivalence classes add survivors, so more
+    passes). Paused, the collector runs after the call and sees only what it kept. Already paused
+    (the caller's choice): left as it is; threads only ever delay a collection.
+    """
+    check_options(solver, objective, time_limit)
+    alternatives = _count_alternatives(problem)
+    started = time.monotonic()
+    deadline = started + time_limit
+    stats = Stats(solver)
+    inv = build_inventory(problem)
+    if alternatives * len(inv.devices) > MAX_REQUEST_DEVICE_PAIRS:
+        raise _too_large(problem, alternatives, len(inv.devices))
+    plans = plan_claims(problem, inv, evaluator or SelectorEvaluator(), deadline=deadline)
+    try:
+        picks = _search(inv, plans, solver, objective, deadline, workers, greedy_budget, stats)
+    except SolveTimeout as exc:
+        exc.stats = _finished(stats, started)  # how far the searches got
+        raise
+    if picks is None:
+        raise _no_allocation(problem, inv, plans, evaluator, time_limit, _finished(stats, started))
+    results, labels = allocation_results(inv, plans, picks)
+    stats.seconds = time.monotonic() - started
+    return Allocation(results, stats, labels)
+
+
+def _no_allocation(problem: Problem, inv: Inventory, plans: list[ClaimPlan], evaluator: SelectorEvaluator | None,
+                   time_limit: float, stats: Stats) -> DrasatError:
+    """The error for "no allocation": Kubernetes' invalid-pool error, else Unschedulable with its explanation
+    worked out when first read. Made here and raised by the caller, and the explanation holds the error
+    weakly: no reference cycle keeps the error, its traceback and the call's whole state alive until the
+    garbage collector runs (the scheduler asks many nodes, and most say no)."""
+    invalid = [f"{pool.label()} ({pool.problem})" for pool in inv.pools if pool.state == "invalid"]
+    if invalid:
+        return AllocationError("invalid resource pools were encountered: " + "; ".join(invalid))
+    names = ", ".join(plan.label for plan in plans)
+    failure = Unschedulable(f"no allocation exists for claims {names} together on node {problem.node.name}")
+    proven = weakref.ref(failure)
+    failure._explain = lambda: _explain(problem, evaluator, time_limit, proven())
+    failure.stats = stats  # what proving it took
+    return failure
+
+
+def _explain(problem: Problem, evaluator: SelectorEvaluator | None, time_limit: float,
+             proven: Unschedulable | None) -> Explanation:
+    from drasat.solver.explanation.explain import explain  # only a failed allocation is explained: no start-up pays for it
+
+    return explain(problem, evaluator=evaluator, time_limit=time_limit, proven=proven)
+
+
+def _finished(stats: Stats, started: float) -> Stats:
+    stats.seconds = time.monotonic() - started
+    return stats
+
+
+def _count_alternatives(problem: Problem) -> int:
+    """The claims' requests and alternatives, counted (for :func:`_too_large`); the same pass also refuses
+    two claims of one name: results are keyed by claim name, and two claims of one name (other namespaces)
+    would share one result. A pod's claims are all in its own namespace, so such an input is refused."""
+    alternatives = 0
+    seen: set[str] = set()
+    for claim in problem.claims:  # plain loops: every call asks, and a small one has a claim or two
+        name = claim.metadata.name or ""
+        if name in seen:  # labels are worded only for the error
+            first = next(c for c in problem.claims if c.name == name)
+            raise InputError(f"claims {claim_label(first)} and {claim_label(claim)} to allocate share the name "
+                             f"{name}: results are named by claim, so allocate claims of different "
+                             "namespaces separately")
+        seen.add(name)
+        for r in claim.spec.devices.requests:
+            alternatives += len(r.first_available) or 1
+    return alternatives
+
+
+def _search_decides_errors(plans: list[ClaimPlan]) -> bool:
+    """Whether Kubernetes' answer may be an error raised mid-search: a selector that failed on
+    some device, or an ``allocationMode: All`` request under a constraint (a device of the
+    fixed list that breaks it is a fatal error, not a reason to backtrack)."""
+    for plan in plans:
+        for req in plan.requests:
+            for alt in req.alternatives:
+                if alt.errors or (alt.mode == "All" and any(c.applies(alt) for c in plan.constraints)):
+                    return True
+    return False
+
+
+def _greedy_stats(stats: Stats, result: GreedyResult, path: str) -> None:
+    stats.solver, stats.greedy_steps = path, result.steps
+    stats.greedy_tries, stats.greedy_backtracks = result.tries, result.backtracks
+
+
+def greedy_budget(plans: list[ClaimPlan], class_of: dict[int, int], floor: int = GREEDY_BUDGET) -> int:
+    """The default path's budget of device tries: twice the CP-SAT model's count variables (one per
+    alternative and class of its candidates; each comes with a constraint or two), at least ``floor``."""
+    counts = class_counts(alternatives(plans), class_of)
+    return max(floor, 2 * sum(len(per_class) for per_class in counts.values()))
+
+
+def _pairs_until(plans: list[ClaimPlan], bound: int) -> int:
+    """The alternatives' request-device pairs, counted only until they pass ``bound`` (exact up to it)."""
+    pairs = 0
+    for plan in plans:
+        for req in plan.requests:
+            for alt in req.alternatives:
+                pairs += len(alt.candidates)
+                if pairs > bound:
+                    return pairs
+    return pairs
+
+
+def _solve_staged(inv: Inventory, plans: list[ClaimPlan], classes: Classes | None, objective: str, deadline: float,
+                  workers: int, stats: Stats) -> Staged:
+    """CP-SAT's answer, from a model with alike claims merged (first-fit), or built again with the claims under
+    a match constraint apart where decoding needs them so; the solves of both are counted."""
+    from .cp_sat.merge import SplitMatched
+    from .cp_sat.model import build_model  # OR-Tools loads only when CP-SAT is needed (it takes a second)
+    from .cp_sat.objectives import solve_staged
+
+    model = build_model(inv, plans, classes=classes, deadline=deadline, merge=objective == FIRST_FIT)
+    try:
+        return solve_staged(model, objective, deadline, workers)
+    except SplitMatched as split:
+        # Claims merged under a match constraint decode only where the guess holds for them: else each
+        # claim gets its own variables again (a model as big as claims x classes, but decodable).
+        stats.notes.append(f"{split}: decoded again with such claims apart")
+        found = split.found
+    try:
+        model = build_model(inv, plans, classes=classes, deadline=deadline, merge=True, matched=False)
+        staged = solve_staged(model, objective, deadline, workers)
+    except SolveTimeout:
+        if found is None:
+            raise
+        return found  # time ran out before the model built again found any allocation
+    if found is None:
+        return staged
+    return staged._replace(solves=staged.solves + found.solves, branches=staged.branches + found.branches,
+                           conflicts=staged.conflicts + found.conflicts)
+
+
+class _GaveUp(Exception):
+    def __init__(self, classes: Classes | None) -> None:
+        self.classes = classes  # counted for the scaled budget: the model reuses them
+
+
+def _greedy_within_budget(inv: Inventory, plans: list[ClaimPlan], budget: int | None, deadline: float,
+                          stats: Stats) -> tuple[GreedyResult, Classes | None]:
+    """Depth-first search within ``budget`` tries, or (None) within the scaled budget. Counting that needs
+    the equivalence classes; an input with too few request-device pairs to reach past the floor
+    (the model has at most one variable per pair) never pays for them."""
+    classes: Classes | None = None
+    if budget is None:
+        floor = LOADED_BUDGET if "ortools.sat.python.cp_model" in sys.modules else GREEDY_BUDGET
+        pairs = 2 * _pairs_until(plans, GREEDY_BUDGET // 2)
+        budget = max(floor, min(pairs, GREEDY_BUDGET))  # the scaled budget is at most ``pairs``
+        if pairs > GREEDY_BUDGET:
+            classes = equivalence_classes(RuleContext(inv, plans))
+            budget = greedy_budget(plans, classes[1], floor)
+    try:
+        return greedy_search(SearchState(inv, plans), budget, deadline), classes
+    except BudgetExhausted:
+        stats.greedy_steps = stats.greedy_tries = budget
+        raise _GaveUp(classes) from None
+
+
+def _search(inv: Inventory, plans: list[ClaimPlan], solver: str, objective: str, deadline: float,
+            workers: int, budget: int | None, stats: Stats) -> list[list[Pick]] | None:
+    if time.monotonic() > deadline:
+        raise SolveTimeout("the time limit was reached while evaluating selectors (raise --timeout)")
+    classes: Classes | None = None
+    if solver == "greedy" or _search_decides_errors(plans):
+        # These errors only count where the depth-first search reaches them: only it can tell.
+        # Another objective still fails as Kubernetes' search does, then looks for its own answer.
+        result = greedy_search(SearchState(inv, plans), deadline=deadline)
+        _greedy_stats(stats, result, "greedy")
+        if objective == FIRST_FIT or result.picks is None:
+            return result.picks
+    elif objective == FIRST_FIT and budget != 0:
+        try:
+            result, classes = _greedy_within_budget(inv, plans, budget, deadline, stats)
+            _greedy_stats(stats, result, "greedy (within budget)")
+            return result.picks
+        except _GaveUp as gave_up:
+            classes = gave_up.classes
+            stats.notes.append(f"greedy search gave up after {stats.greedy_tries} device tries; CP-SAT took over")
+    staged = _solve_staged(inv, plans, classes, objective, deadline, workers, stats)
+    stats.cp_sat_solves, stats.exact = staged.solves, staged.exact
+    stats.cp_sat_branches, stats.cp_sat_conflicts = staged.branches, staged.conflicts
+    stats.solver = "cp-sat"
+    picks = staged.picks
+    if not stats.exact:
+        stats.notes.append(f"the time limit was reached: this is the last complete allocation CP-SAT found, "
+                           f"which may not be the {objective} answer")
+    return picks

@@ -1,0 +1,1 @@
+"""One CP-SAT model for all claims together, over equivalence-class counts, and the objectives read off it."""

@@ -1,0 +1,1 @@
+"""Kubernetes' own search, depth first with backtracking, and the first-fit guess built from it."""

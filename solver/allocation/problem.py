@@ -1,0 +1,161 @@
+"""The question drasat answers, as one plain value: what to allocate, where, from what.
+
+Every solver stage takes a :class:`Problem` (or something derived from it); the
+command line builds one from files, library users build one from objects.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Callable, Mapping, Sequence
+
+from drasat.models.defaults import apply_defaults
+from drasat.models.errors import InputError, Location
+from drasat.models.loader import typed_objects
+from drasat.models.storable import unstorable_problems
+from drasat.models.resource import DeviceClass, DeviceTaintRule, ResourceClaim, ResourceSlice
+
+from .features import Features
+
+FIRST_FIT = "first-fit"  # exactly the devices Kubernetes' depth-first search returns
+PRIORITIZED = "prioritized-list"  # earliest firstAvailable alternatives first, then first-fit
+PACK = "pack"  # fewest devices and counter sets touched, then the biggest free partitions, then first-fit
+
+
+@dataclass(frozen=True)
+class NodeInfo:
+    """What allocation needs of a Node: its name and labels (node selectors match these)."""
+
+    name: str
+    labels: Mapping[str, str] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Problem:
+    """Claims to allocate together on one node, and everything that constrains them.
+
+    ``claims`` are allocated in the order given (it matters: first-fit gives earlier
+    claims the earlier devices). ``allocated`` are claims that already hold devices.
+
+    Claims are held as the API server stores them: constructing a Problem replaces
+    ``claims`` and ``allocated`` with defaulted copies (:func:`apply_defaults`: a
+    missing or zero ``count`` is 1, a missing toleration operator is ``Equal``). Every
+    way into the solver — ``drasat solve``, :func:`problem_from_objects`, a Problem
+    built by hand — passes here, so no stage ever sees a claim the server would have
+    filled in differently; the caller's objects are left as they were written.
+    """
+
+    node: NodeInfo
+    slices: Sequence[ResourceSlice]
+    classes: Sequence[DeviceClass]
+    claims: Sequence[ResourceClaim]
+    allocated: Sequence[ResourceClaim] = ()
+    taint_rules: Sequence[DeviceTaintRule] = ()
+    features: Features = field(default_factory=Features)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "claims", tuple(apply_defaults(c) for c in self.claims))
+        object.__setattr__(self, "allocated", tuple(apply_defaults(c) for c in self.allocated))
+
+    def device_class(self, name: str) -> DeviceClass | None:
+        for cls in self.classes:
+            if cls.metadata.name == name:
+                return cls
+        return None
+
+
+def problem_from_objects(objects: Sequence[object], *, node: str | None = None,
+                         claims: Sequence[str] | None = None, features: Features | None = None,
+                         locate: Callable[[Any], Location | None] | None = None) -> Problem:
+    """Sort loaded objects into a Problem, as ``drasat solve`` does.
+
+    Node objects give labels; ``node`` names the node (default: the only Node). Claims
+    without ``status.allocation`` are to be allocated — all of them in input order, or
+    those named in ``claims`` in that order; allocated claims count as in use.
+
+    Raises InputError when an object the Problem uses is one the API server would never
+    have stored (:mod:`drasat.models.storable`), with ``drasat validate``'s messages;
+    ``locate`` gives each object's place in the input for them (file, document).
+    """
+
+    objects = typed_objects(objects)  # client objects and API JSON are read as files are
+    _check_admin_access(objects)
+    by_kind: dict[str, list] = {}
+    for obj in objects:
+        by_kind.setdefault(getattr(obj, "kind", ""), []).append(obj)
+    node_info = _pick_node(by_kind.get("Node", []), node)
+    all_claims = by_kind.get("ResourceClaim", [])
+    pending = [c for c in all_claims if not (c.status and c.status.allocation)]
+    allocated = [c for c in all_claims if c.status and c.status.allocation]
+    if claims is not None:
+        pending = chosen_claims(all_claims, claims)
+    used_nodes = [n for n in by_kind.get("Node", []) if n.name == node_info.name]
+    refuse_unstorable([*pending, *allocated, *by_kind.get("ResourceSlice", []), *by_kind.get("DeviceClass", []),
+                        *by_kind.get("DeviceTaintRule", []), *used_nodes], locate)
+    return Problem(node=node_info, slices=by_kind.get("ResourceSlice", []),
+                   classes=by_kind.get("DeviceClass", []), claims=pending, allocated=allocated,
+                   taint_rules=by_kind.get("DeviceTaintRule", []), features=features or Features())
+
+
+def _label(claim: ResourceClaim) -> str:
+    return f"{claim.namespace or ''}/{claim.name}"
+
+
+def chosen_claims(all_claims: Sequence[ResourceClaim], names: Sequence[str]) -> list[ResourceClaim]:
+    """The claims ``names`` asks for, in its order, each once; a name is ``name`` (unambiguous) or
+    ``namespace/name``."""
+    chosen: list[ResourceClaim] = []
+    for name in names:
+        found = [c for c in all_claims if name in (c.name, _label(c))]
+        if not found:
+            raise InputError(f"no ResourceClaim named {name} in the input")
+        if len(found) > 1:
+            raise InputError(f"ResourceClaim name {name} is ambiguous: give one of "
+                             f"{', '.join(_label(c) for c in found)}")
+        if found[0].status and found[0].status.allocation:
+            raise InputError(f"ResourceClaim {name} is already allocated (it has status.allocation)")
+        if not any(c is found[0] for c in chosen):
+            chosen.append(found[0])
+    return chosen
+
+
+def _check_admin_access(objects: Sequence[object]) -> None:
+    """The API server never stores a claim asking for admin access outside an admin namespace."""
+    import warnings
+
+    from drasat.models.errors import DrasatWarning, InputError, Location, Problem
+    from drasat.models.validation.admin_access import admin_access_unchecked, admin_access_violations
+
+    violations = admin_access_violations(objects)
+    if violations:
+        raise InputError([Problem(Location(kind=v.obj.kind, name=v.obj.name, path=v.path), v.message)
+                          for v in violations])
+    unchecked = admin_access_unchecked(objects)
+    if unchecked is not None:
+        warnings.warn(unchecked, DrasatWarning, stacklevel=2)
+
+
+def refuse_unstorable(used: Sequence[Any], locate: Callable[[Any], Location | None] | None = None) -> None:
+    """InputError naming every object of ``used`` the API server would never have stored.
+
+    Public for every other way of choosing the claims of a Problem: each object it uses
+    must pass here, or ``drasat solve`` would allocate what ``validate`` refuses.
+    """
+    problems = [problem for obj in used
+                for problem in unstorable_problems(obj, locate(obj) if locate is not None else None)]
+    if problems:
+        raise InputError(problems)
+
+
+def _pick_node(nodes: Sequence, name: str | None) -> NodeInfo:
+    if name is None:
+        if len(nodes) != 1:
+            found = ", ".join(n.name for n in nodes) or "none"
+            raise InputError(f"name the node to allocate for with --node (Node objects in the input: {found})")
+        return NodeInfo(nodes[0].name, dict(nodes[0].metadata.labels))
+    for n in nodes:
+        if n.name == name:
+            return NodeInfo(n.name, dict(n.metadata.labels))
+    if nodes:
+        raise InputError(f"unknown node {name!r}: the input has Node objects {', '.join(n.name for n in nodes)}")
+    return NodeInfo(name, {})

@@ -1,0 +1,51 @@
+"""One deadline for a whole joint placement, shared by its stages.
+
+``schedule --batch --timeout S`` promises an answer within about S seconds, whatever the
+size: the scheduler-order pass, the configurations, the master, the per-node allocations
+and the last one-by-one pass all draw on the same clock. A stage that finds the time gone
+stops where it is (every answer it has already made stays valid and verified), and says
+what it cut short; the summary's notes carry those lines.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field, replace
+
+from drasat.solver.scheduling.plugins.dynamic_resources import AllocateOptions
+
+# The least time an allocation is given once the budget is nearly spent (a positive limit is required).
+LEAST_SECONDS = 0.05
+
+
+@dataclass
+class Budget:
+    """Seconds left until the run's deadline, and what the stages cut short."""
+
+    ends: float
+    cut_short: list[str] = field(default_factory=list)
+
+    @classmethod
+    def of(cls, seconds: float) -> Budget:
+        return cls(time.monotonic() + seconds)
+
+    def part(self, fraction: float) -> Budget:
+        """A budget ending once ``fraction`` of the time left is spent (or at this one's end); its notes are
+        this one's."""
+        return Budget(min(self.ends, time.monotonic() + fraction * self.left()), self.cut_short)
+
+    def left(self) -> float:
+        return max(0.0, self.ends - time.monotonic())
+
+    def over(self) -> bool:
+        return time.monotonic() >= self.ends
+
+    def options(self, options: AllocateOptions) -> AllocateOptions:
+        """``options`` with an allocation's time limit no later than the deadline."""
+        limit = max(LEAST_SECONDS, min(options.time_limit, self.left()))
+        return options if limit == options.time_limit else replace(options, time_limit=limit)
+
+    def cut(self, what: str) -> None:
+        """Record that a stage stopped early (once per message)."""
+        if what not in self.cut_short:
+            self.cut_short.append(what)

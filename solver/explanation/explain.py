@@ -1,0 +1,281 @@
+"""Why claims cannot be allocated: the funnel of candidates, a minimal conflict, and what would fix it.
+
+Kubernetes answers "cannot allocate all claims". drasat answers in three steps:
+
+1. **The funnel** (:mod:`.funnel`), per request and alternative: how many devices the node
+   offers it, and what removed the others, naming the selector, the node selection, the pool,
+   the taint, the claim holding a device, the counter left, the gate. A request none of whose
+   alternatives has the devices it needs is the cause, and nothing more needs to be said.
+2. **The conflict**, when every request has enough candidates on its own: each DRA rule
+   instance of the CP-SAT model (one device's exclusivity, one constraint of one claim,
+   one counter set, one device's capacity) carries an assumption literal. CP-SAT names a
+   sufficient set of them for infeasibility; that set is then shrunk one member at a
+   time until dropping any member makes the rest feasible — a minimal conflict, each member
+   said with its numbers (:mod:`.conflict_detail`).
+3. **What would fix it** (:mod:`.fixes`): the largest count that fits, the one allocated
+   claim whose release makes it fit, the feature gate to turn on.
+
+A feasible input is said to be so, with the devices ``allocate`` would choose. Nothing here
+changes what ``allocate`` decides; it reads the same plans and model.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+from drasat.models.errors import AllocationError, DrasatError, EvaluationError, SolveTimeout, Unschedulable
+
+from drasat.solver.cel import SelectorEvaluator
+from drasat.solver.allocation.planning.claims import plan_claims
+from .conflict_detail import detail
+from .fixes import Fix, find_fixes
+from .funnel import Funnel, Step, funnel_of, gate_named
+from drasat.solver.allocation.planning.inventory import Inventory, build_inventory
+from drasat.solver.allocation.planning.plan import ClaimPlan
+from drasat.solver.allocation.problem import Problem
+from drasat.solver.allocation.rules.base import Assumption
+
+__all__ = ["Choice", "ConflictRule", "Explanation", "Fix", "Funnel", "Step", "explain", "explain_funnel",
+           "funnel_of"]
+
+OWN_LIMIT = ("the requests themselves: together they need more devices than these alternatives offer, "
+             "or more than 32 for one claim")
+
+
+@dataclass(frozen=True)
+class ConflictRule:
+    """One rule instance of a minimal conflict: which rule, what it says, its numbers, and whose it is."""
+
+    rule: str
+    meaning: str
+    detail: str = ""
+    claim: str | None = None
+    constraint: int | None = None
+    counter_set: str | None = None
+    requests: tuple[str, ...] = ()  # the requests a constraint covers
+
+    @property
+    def sentence(self) -> str:
+        """The rule instance and its numbers, in one sentence."""
+        return f"{self.meaning}: {self.detail}" if self.detail else self.meaning
+
+    def to_data(self) -> dict[str, Any]:
+        """The rule instance as JSON-ready data, with the ids of what it belongs to."""
+        ids = {"claim": self.claim, "constraint": self.constraint, "counterSet": self.counter_set,
+               "requests": list(self.requests) or None}
+        return {"rule": self.rule, "meaning": self.meaning, **({"detail": self.detail} if self.detail else {}),
+                **{k: v for k, v in ids.items() if v is not None}}
+
+
+@dataclass(frozen=True)
+class Choice:
+    """One device a feasible input would get, as ``drasat solve`` would choose it."""
+
+    claim: str
+    request: str
+    device: str
+
+    def to_data(self) -> dict[str, str]:
+        """The device as JSON-ready data."""
+        return {"claim": self.claim, "request": self.request, "device": self.device}
+
+
+@dataclass
+class Explanation:
+    """The whole answer: whether the claims fit, the funnel, a minimal conflict, fixes, or the choice."""
+
+    feasible: bool
+    funnel: list[Funnel]
+    short: list[tuple[str, str]] = field(default_factory=list)  # (claim, request): no alternative can be met
+    conflict_rules: list[ConflictRule] = field(default_factory=list)
+    fixes: list[Fix] = field(default_factory=list)
+    choice: list[Choice] = field(default_factory=list)  # feasible: the devices allocate picks
+    exact: bool = True  # False: time ran out before the choice was surely the first-fit one
+    timed_out: str = ""  # which search ran out of time, in words ("": none did)
+    minimal: bool = True  # False: time ran out while shrinking the conflict (every member is still needed? unknown)
+
+    @property
+    def short_requests(self) -> list[str]:
+        """The requests no alternative of which can be met, each in words ("claim ns/name, request r")."""
+        return [f"claim {claim}, request {request}" for claim, request in self.short]
+
+    @property
+    def conflict(self) -> list[str]:
+        """The conflict's rule instances, each in one sentence."""
+        return [rule.sentence for rule in self.conflict_rules]
+
+    def summary(self) -> list[str]:
+        """The explanation in a few lines (``solve -v``, ``Unschedulable.reasons``): the alternatives
+        that fall short, then the cause or the conflict, then the fixes."""
+        lines = []
+        for f in self.funnel:
+            if f.short:
+                why = f.blocked or "; ".join(f"{s.removed} {s.reason}" for s in f.steps[:3]) or "nothing matches"
+                lines.append(f"claim {f.claim}, request {f.request}: {f.candidates} candidate(s), needs {f.needs}: "
+                             f"{why}")
+            lines.extend(f"claim {f.claim}, request {f.request}: {note}" for note in f.notes)
+        if self.short_requests:
+            lines.append("cause: too few candidates for " + "; ".join(self.short_requests))
+        elif self.conflict:
+            lines.append(f"{conflict_header(self)}: " + "; ".join(self.conflict))
+        elif self.timed_out:
+            lines.append(self.timed_out)
+        elif not self.feasible:
+            lines.append("every request has candidates enough on its own: together they conflict "
+                         "(`drasat explain` names the rules that do)")
+        lines.extend(f"fix: {fix.text}" for fix in self.fixes)
+        return lines
+
+    def to_data(self) -> dict[str, Any]:
+        """The explanation as JSON-ready data (``drasat explain -o json``)."""
+        return {"feasible": self.feasible, "shortRequests": [{"claim": c, "request": r} for c, r in self.short],
+                "conflict": [rule.to_data() for rule in self.conflict_rules],
+                "fixes": [fix.to_data() for fix in self.fixes],
+                "choice": [c.to_data() for c in self.choice], "exact": self.exact,
+                **({"timedOut": self.timed_out} if self.timed_out else {}),
+                **({} if self.minimal else {"conflictMinimal": False}),
+                "funnel": [f.to_data() for f in self.funnel]}
+
+
+def conflict_header(found: Explanation) -> str:
+    """The words before a conflict's members: one rule alone (a claim's own constraint) is said as such,
+    and a conflict time did not let shrink is not called minimal."""
+    if len(found.conflict_rules) == 1:
+        head = "every request has candidates enough on its own, but this rule cannot hold"
+    else:
+        head = "every request has candidates enough on its own; these cannot all hold together"
+    if not found.minimal:
+        return head + " (time ran out before the set was shrunk to a minimal one; raise --timeout)"
+    if len(found.conflict_rules) == 1:
+        return head
+    return head + " (dropping any one of them would let the claims fit)"
+
+
+def explain(problem: Problem, *, evaluator: SelectorEvaluator | None = None, time_limit: float = 60.0,
+            proven: Unschedulable | None = None) -> Explanation:
+    """Explain ``problem``: its funnel, a minimal conflict when every request has candidates enough,
+    fixes where cheap — or, when the claims fit, the devices they would get. ``proven``: the error
+    ``allocate`` raised for this very problem (``solve -v``), so that it is not proved a second time."""
+    deadline = time.monotonic() + time_limit
+    ev = evaluator or SelectorEvaluator()
+    inv = build_inventory(problem)
+    plans = plan_claims(problem, inv, ev, deadline=deadline)
+    found = explain_funnel(problem, inv, plans, ev)
+    involved = {(p.index, r.index) for p in plans for r in p.requests
+                if (p.label, r.name) in found.short}
+    try:
+        refused = proven or _allocate(problem, found, ev, deadline)
+    except SolveTimeout:
+        found.timed_out = "time ran out before allocate decided whether the claims fit (raise --timeout)"
+        return found
+    if refused is None:
+        found.short = []
+        return found
+    if not isinstance(refused, Unschedulable):
+        raise refused  # Kubernetes' own error (a selector that fails on a device it reaches): solve's answer
+    if not found.short_requests:
+        from drasat.solver.allocation.cp_sat.model import build_model  # OR-Tools loads only when needed
+
+        model = build_model(inv, plans)
+        try:
+            conflict, found.minimal = _minimal_conflict(model, deadline)
+        except SolveTimeout:
+            found.timed_out = "the search for a minimal conflict ran out of time (raise --timeout)"
+            return found
+        if conflict is None:
+            raise refused  # not a matter of fitting: Kubernetes' own error, met mid-search
+        found.conflict_rules = [_rule(inv, plans, a) for a in conflict] or [ConflictRule("requests", OWN_LIMIT)]
+        involved = _involved(plans, conflict)
+    hinted = frozenset(gate for rule in found.conflict_rules if (gate := gate_named(rule.detail)))
+    found.fixes = find_fixes(problem, inv, plans, found.funnel, involved, ev, _feasible_plans, deadline, hinted)
+    return found
+
+
+def explain_funnel(problem: Problem, inv: Inventory, plans: list[ClaimPlan],
+                   evaluator: SelectorEvaluator | None = None) -> Explanation:
+    """The funnel alone, for claims known not to fit (``allocate``'s failure: no extra solves)."""
+    funnel, short = funnel_of(inv, plans, problem, evaluator)
+    return Explanation(False, funnel, short=short)
+
+
+def _allocate(problem: Problem, found: Explanation, ev: SelectorEvaluator, deadline: float) -> DrasatError | None:
+    """Allocate as ``drasat solve`` would: None when the claims fit (``found`` then holds the choice),
+    else the error that says they do not (Unschedulable, or an error Kubernetes' search meets)."""
+    from drasat.solver.allocation.api import allocate
+
+    try:
+        answer = allocate(problem, evaluator=ev, time_limit=max(deadline - time.monotonic(), 0.001))
+    except (Unschedulable, AllocationError, EvaluationError) as exc:
+        return exc
+    found.feasible, found.exact = True, answer.stats.exact
+    found.choice = [Choice(label, r.request, f"{r.driver}/{r.pool}/{r.device}")
+                    for label, result in answer.by_claim.items() for r in result.devices.results]
+    return None
+
+
+def _rule(inv: Inventory, plans: list[ClaimPlan], a: Assumption) -> ConflictRule:
+    counter_set = "/".join(a.counter_set) if a.counter_set else None
+    claim = plans[a.claim].label if a.claim is not None else None
+    requests: tuple[str, ...] = ()
+    if a.claim is not None and a.constraint is not None:
+        plan = plans[a.claim]
+        covered = next(c for c in plan.constraints if c.index == a.constraint)
+        requests = tuple(alt.result_name for alt in plan.alternatives() if covered.applies(alt))
+    return ConflictRule(a.rule, a.meaning, detail(inv, plans, a), claim, a.constraint, counter_set, requests)
+
+
+def _involved(plans: list[ClaimPlan], conflict: list[Assumption]) -> set[tuple[int, int]]:
+    """The requests a conflict touches: those of its claims (every claim when no member names one)."""
+    claims = {a.claim for a in conflict if a.claim is not None} or {p.index for p in plans}
+    return {(p.index, r.index) for p in plans if p.index in claims for r in p.requests}
+
+
+def _feasible_plans(inv: Inventory, plans: list[ClaimPlan], deadline: float) -> bool:
+    from drasat.solver.allocation.cp_sat.model import build_model
+
+    model = build_model(inv, plans)
+    return _core(model, list(model.assumptions), deadline) is None
+
+
+def _minimal_conflict(model: Any, deadline: float) -> tuple[list[Any] | None, bool]:
+    """None when every rule instance can hold together; else a set of them that cannot, and whether
+    it is minimal (time may run out while shrinking it: the set found so far is still a conflict)."""
+    assumptions = list(model.assumptions)
+    core = _core(model, assumptions, deadline)
+    if core is None:
+        return None, True
+    for member in list(core):  # deletion: keep a member only if the rest would be feasible without it
+        if member not in core:
+            continue  # an earlier, smaller core already left it out
+        trial = [a for a in core if a is not member]
+        try:
+            smaller = _core(model, trial, deadline)
+        except SolveTimeout:
+            return core, False
+        if smaller is not None:
+            core = [a for a in trial if a in smaller]
+    return core, True
+
+
+def _core(model: Any, assumptions: list[Any], deadline: float) -> list[Any] | None:
+    """None when the model is feasible under ``assumptions``; else a subset CP-SAT says suffices."""
+    from ortools.sat.python import cp_model
+
+    remaining = deadline - time.monotonic()
+    if remaining <= 0:
+        raise SolveTimeout("the time limit was reached while looking for a minimal conflict (raise --timeout)")
+    model.model.clear_assumptions()
+    model.model.add_assumptions([a.literal for a in assumptions])
+    solver = cp_model.CpSolver()
+    solver.parameters.num_workers = 1  # cores of assumptions come from the sequential search
+    solver.parameters.max_time_in_seconds = remaining
+    status = solver.solve(model.model)
+    model.model.clear_assumptions()
+    if status in (cp_model.OPTIMAL, cp_model.FEASIBLE):
+        return None
+    if status != cp_model.INFEASIBLE:
+        raise SolveTimeout("the time limit was reached while looking for a minimal conflict (raise --timeout)")
+    chosen = set(solver.sufficient_assumptions_for_infeasibility())
+    return [a for a in assumptions if a.literal.index in chosen]

@@ -1,0 +1,1 @@
+"""Reports over a whole cluster: pool status, device states, headroom, taint impact, metadata, comparisons."""

@@ -1,0 +1,1 @@
+"""Pods placed on nodes as kube-scheduler places them, one at a time; its plugins in ``plugins/``."""

@@ -1,0 +1,99 @@
+"""``drasat solve`` with Pods in the input: the claims of those pods (and of ``--claims``) on one node.
+
+Without Pods, solve allocates every pending claim, as before. With Pods, the
+question becomes the scheduler's for one node: the claims the pods need —
+existing ones, ones generated from templates, PodGroup claims once per group and
+the implicit extended-resource claims — and nothing else, unless named. Each
+claim carries the consumers it will be reserved for, so the answer can show
+``reservedFor`` as the scheduler writes it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from typing import Any, Callable, Sequence
+
+from drasat.models.errors import Location, Unschedulable
+from drasat.models.core import Pod
+from drasat.models.resource import ResourceClaim, ResourceClaimConsumerReference
+
+from .cluster import Cluster, ObjectKey, key_of, label_of
+from drasat.solver.allocation.features import Features
+from .extended import extended_claim
+from .plugins.node_resources import Resources
+from .pod_inputs import refuse_unstorable_pods
+from .pods import not_schedulable_now, pending_pods, pod_consumer, resolve_pod_claims, select_pods
+from drasat.solver.allocation.problem import Problem, chosen_claims, problem_from_objects, refuse_unstorable
+from .cluster_state import allocatable_of
+
+
+@dataclass
+class PodsProblem:
+    """The one-node problem, and for each claim to allocate the consumers to reserve it for."""
+
+    problem: Problem
+    consumers: dict[str, list[ResourceClaimConsumerReference]] = field(default_factory=dict)
+    left_out: list[tuple[str, str]] = field(default_factory=list)  # (pod, why) pending pods whose claims are not asked
+
+
+def select_claims(cluster: Cluster, names: Sequence[str]) -> list[ResourceClaim]:
+    """Claims named ``namespace/name`` or by a bare name that only one namespace has, in the order given."""
+    return chosen_claims(cluster.claims, names)
+
+
+def pods_problem(objects: Sequence[object], *, node: str | None, pods: Sequence[str] | None,
+                 claims: Sequence[str] | None, features: Features,
+                 locate: Callable[[Any], Location | None] | None = None,
+                 namespace: str | None = None) -> PodsProblem:
+    """The Problem ``drasat solve`` answers: pods' claims (all pending pods unless ``pods`` names some)
+    plus the claims named; with neither Pods nor names, every pending claim. A pending pod that cannot have
+    its claims (gated, a template missing) is left out with its reason, unless ``pods`` names it: one
+    unrelated pod must not spoil the answer for the others. ``namespace`` limits the pending pods (or,
+    without Pods, the pending claims) taken by default to that namespace."""
+    from .cluster import cluster_from_objects
+
+    base = problem_from_objects(objects, node=node, claims=[], features=features, locate=locate)
+    cluster = cluster_from_objects(objects, features)
+    named = pods is not None
+    if namespace is not None and pods is None and claims is None and not cluster.pods:
+        claims = [f"{namespace}/{c.name}" for c in cluster.claims
+                  if key_of(c)[0] == namespace and not (c.status and c.status.allocation)]
+    pending = [p for p in pending_pods(cluster) if namespace is None or key_of(p)[0] == namespace]
+    chosen_pods = select_pods(cluster, pods) if pods is not None else (pending if claims is None else [])
+    refuse_unstorable_pods(cluster, chosen_pods, locate)
+    if not cluster.pods and claims is None:
+        return PodsProblem(problem_from_objects(objects, node=node, features=features, locate=locate))
+    wanted: dict[ObjectKey, ResourceClaim] = {key_of(c): c for c in select_claims(cluster, claims or [])}
+    consumers: dict[ObjectKey, list[ResourceClaimConsumerReference]] = {}
+    left_out: list[tuple[str, str]] = []
+    node_obj = next((n for n in cluster.nodes if n.name == base.node.name), None)
+    allocatable = allocatable_of(node_obj) if node_obj is not None else {}
+    for pod in chosen_pods:
+        found, why = _pod_claims(pod, cluster, allocatable)
+        if why and named:
+            raise Unschedulable(f"pod {label_of(pod)} cannot be scheduled: {why}")
+        if why:
+            left_out.append((label_of(pod), why))
+        for claim, consumer in found:
+            wanted.setdefault(key_of(claim), claim)
+            if consumer not in consumers.setdefault(key_of(claim), []):
+                consumers[key_of(claim)].append(consumer)
+    refuse_unstorable(list(wanted.values()), locate)  # claims chosen here, not by problem_from_objects
+    problem = replace(base, claims=list(wanted.values()))
+    return PodsProblem(problem, {key[1]: refs for key, refs in consumers.items()}, left_out)
+
+
+def _pod_claims(pod: Pod, cluster: Cluster, allocatable: Resources
+                ) -> tuple[list[tuple[ResourceClaim, ResourceClaimConsumerReference]], str]:
+    """The claims still to allocate for ``pod`` with their consumer, or why the pod cannot have them."""
+    why = not_schedulable_now(pod)
+    if why:
+        return [], why
+    pc = resolve_pod_claims(pod, cluster)
+    if pc.unresolvable:
+        return [], pc.unresolvable
+    found = [(u.claim, u.consumer.reference()) for u in pc.uses if not u.allocated]
+    on_dra = {name: n for name, n in pc.extended.items() if not allocatable.get(name)}
+    if on_dra:
+        found.append((extended_claim(pod, on_dra, cluster)[0], pod_consumer(pod).reference()))
+    return found, ""
