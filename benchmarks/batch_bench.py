@@ -30,20 +30,19 @@ from __future__ import annotations
 
 import time
 
+from mig_cluster import GPU, cluster_objects
 from rich.console import Console
 from rich.table import Table
 
-from mig_cluster import GPU, cluster_objects
-
 from drasat.models.loader import load_objects
 from drasat.solver import Features
+from drasat.solver.allocation.problem import FIRST_FIT
 from drasat.solver.batch.placement import schedule_batch
+from drasat.solver.report.schedule_comparison import BATCH, ONE_BY_ONE, side_of
 from drasat.solver.scheduling.cluster import Cluster, cluster_from_objects
+from drasat.solver.scheduling.one_by_one import schedule
 from drasat.solver.scheduling.plugins.dynamic_resources import AllocateOptions
 from drasat.solver.scheduling.pods import pending_pods
-from drasat.solver.allocation.problem import FIRST_FIT
-from drasat.solver.report.schedule_comparison import BATCH, ONE_BY_ONE, side_of
-from drasat.solver.scheduling.one_by_one import schedule
 from drasat.solver.verification.verifier import verify
 
 
@@ -64,9 +63,15 @@ def _row(nodes: int, pods: int, timeout: float) -> dict:
     bad_batch = sum(1 for c in batch.nodes if verify(c.problem, c.allocations))
     sample = [p for p in one if p.problem is not None][::50]
     bad_one = sum(1 for p in sample if verify(p.problem, p.allocations))
-    return {"nodes": nodes, "pods": pods, "one": one_side, "batch": batch_side,
-            "batch_checked": f"{len(batch.nodes) - bad_batch}/{len(batch.nodes)} nodes valid",
-            "one_checked": f"{len(sample) - bad_one}/{len(sample)} sampled valid", "summary": batch.summary}
+    return {
+        "nodes": nodes,
+        "pods": pods,
+        "one": one_side,
+        "batch": batch_side,
+        "batch_checked": f"{len(batch.nodes) - bad_batch}/{len(batch.nodes)} nodes valid",
+        "one_checked": f"{len(sample) - bad_one}/{len(sample)} sampled valid",
+        "summary": batch.summary,
+    }
 
 
 def run(sizes: list[int], pods: list[int], plot: str | None, timeout: float = 60.0) -> None:
@@ -81,15 +86,23 @@ def run(sizes: list[int], pods: list[int], plot: str | None, timeout: float = 60
         row = _row(nodes, count, timeout)
         rows.append(row)
         for side, checked in ((row["one"], row["one_checked"]), (row["batch"], row["batch_checked"])):
-            table.add_row(str(nodes), str(count), side.method, str(side.placed),
-                          f"{side.gangs_complete}/{side.gangs}", str(side.usage.whole_free_by_driver.get(GPU, 0)),
-                          f"{side.seconds:.1f} s", checked)
+            table.add_row(
+                str(nodes),
+                str(count),
+                side.method,
+                str(side.placed),
+                f"{side.gangs_complete}/{side.gangs}",
+                str(side.usage.whole_free_by_driver.get(GPU, 0)),
+                f"{side.seconds:.1f} s",
+                checked,
+            )
         s = row["summary"]
-        Console(stderr=True).print(f"{nodes} nodes: {s.pod_classes} pod classes, {s.node_classes} node classes, "
-                                   f"{s.configurations} configurations, {s.allocator_calls} allocator calls, "
-                                   f"{s.nodes_carried}/{s.nodes_verified} node answers carried "
-                                   f"({time.perf_counter() - started:.0f} s for the size)"
-                                   + "".join(f"\n  note: {n}" for n in s.notes))
+        Console(stderr=True).print(
+            f"{nodes} nodes: {s.pod_classes} pod classes, {s.node_classes} node classes, "
+            f"{s.configurations} configurations, {s.allocator_calls} allocator calls, "
+            f"{s.nodes_carried}/{s.nodes_verified} node answers carried "
+            f"({time.perf_counter() - started:.0f} s for the size)" + "".join(f"\n  note: {n}" for n in s.notes)
+        )
     Console(width=150).print(table)
     if plot:
         _plot(rows, plot)

@@ -56,15 +56,20 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 REPO = Path(__file__).resolve().parents[1]
 SHARED = Path(os.environ.get("DRASAT_SHARED") or REPO.parent / "shared")
 UPSTREAM = SHARED / "scenarios" / "upstream"
-GO_US = {"network-attached-device": 7, "small-and-large-backtrack-requests": 36,
-         "check-combinations-with-backtracking": 36, "many-network-attached-devices": 22,
-         "allow-multiple-allocations-with-partitionable-device": 66}
+GO_US = {
+    "network-attached-device": 7,
+    "small-and-large-backtrack-requests": 36,
+    "check-combinations-with-backtracking": 36,
+    "many-network-attached-devices": 22,
+    "allow-multiple-allocations-with-partitionable-device": 66,
+}
 """anchors.md's per-call figures (Go's ``simple``, one claim and one device, 7 µs, stands beside the scenario
 of that shape); the other scenarios have none, and no ratio is printed for them."""
 GENERATED = [(1, 1), (8, 1), (8, 4), (8, 16)]
@@ -76,8 +81,8 @@ def _scenario_call(path: Path) -> Callable[[bool], None] | None:
 
     from drasat.models.loader import load_paths
     from drasat.solver import Features, allocate
-    from drasat.solver.cel import SelectorEvaluator
     from drasat.solver.allocation.problem import problem_from_objects
+    from drasat.solver.cel import SelectorEvaluator
 
     doc = next(d for d in yaml.safe_load_all(path.read_text()) if isinstance(d, dict) and d.get("kind") == "Scenario")
     spec = doc.get("spec") or {}
@@ -85,14 +90,19 @@ def _scenario_call(path: Path) -> Callable[[bool], None] | None:
         return None
     try:
         objects = [loaded.obj for loaded in load_paths([str(path)]).objects]
-        problem = problem_from_objects(objects, node=spec.get("node"), claims=spec.get("claims"),
-                                       features=Features.from_mapping(spec.get("featureGates") or {}))
+        problem = problem_from_objects(
+            objects,
+            node=spec.get("node"),
+            claims=spec.get("claims"),
+            features=Features.from_mapping(spec.get("featureGates") or {}),
+        )
     except Exception:  # noqa: BLE001 - an input refused before solving has no call to time
         return None
     evaluator = SelectorEvaluator()
 
     def call(greedy: bool) -> None:
         allocate(problem, solver="greedy" if greedy else "cp-sat", evaluator=evaluator)
+
     return call
 
 
@@ -102,21 +112,52 @@ def generated_problem(devices: int, claims: int) -> Any:
     from drasat.models.resource import DeviceClass, ResourceClaim, ResourceSlice
     from drasat.solver import NodeInfo, Problem
 
-    gpus = [{"name": f"gpu-{i}", "attributes": {"numa": {"int": i % 4}, "model": {"string": "h100"}},
-             "capacity": {"memory": {"value": "80Gi"}}} for i in range(devices)]
-    slice_ = ResourceSlice.model_validate({
-        "apiVersion": "resource.k8s.io/v1", "kind": "ResourceSlice", "metadata": {"name": "node-1-gpus"},
-        "spec": {"driver": "gpu.example.com", "nodeName": "node-1",
-                 "pool": {"name": "node-1", "generation": 1, "resourceSliceCount": 1}, "devices": gpus}})
-    cls = DeviceClass.model_validate({
-        "apiVersion": "resource.k8s.io/v1", "kind": "DeviceClass", "metadata": {"name": "gpu"},
-        "spec": {"selectors": [{"cel": {"expression": 'device.driver == "gpu.example.com"'}}]}})
+    gpus = [
+        {
+            "name": f"gpu-{i}",
+            "attributes": {"numa": {"int": i % 4}, "model": {"string": "h100"}},
+            "capacity": {"memory": {"value": "80Gi"}},
+        }
+        for i in range(devices)
+    ]
+    slice_ = ResourceSlice.model_validate(
+        {
+            "apiVersion": "resource.k8s.io/v1",
+            "kind": "ResourceSlice",
+            "metadata": {"name": "node-1-gpus"},
+            "spec": {
+                "driver": "gpu.example.com",
+                "nodeName": "node-1",
+                "pool": {"name": "node-1", "generation": 1, "resourceSliceCount": 1},
+                "devices": gpus,
+            },
+        }
+    )
+    cls = DeviceClass.model_validate(
+        {
+            "apiVersion": "resource.k8s.io/v1",
+            "kind": "DeviceClass",
+            "metadata": {"name": "gpu"},
+            "spec": {"selectors": [{"cel": {"expression": 'device.driver == "gpu.example.com"'}}]},
+        }
+    )
     count = 1 if devices < 8 * claims else 2
-    wanted = [ResourceClaim.model_validate({
-        "apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaim", "metadata": {"name": f"claim-{c}"},
-        "spec": {"devices": {"requests": [{"name": "gpus", "exactly": {"deviceClassName": "gpu", "count": count}}],
-                             "constraints": [{"matchAttribute": "gpu.example.com/numa"}]}}})
-        for c in range(claims)]
+    wanted = [
+        ResourceClaim.model_validate(
+            {
+                "apiVersion": "resource.k8s.io/v1",
+                "kind": "ResourceClaim",
+                "metadata": {"name": f"claim-{c}"},
+                "spec": {
+                    "devices": {
+                        "requests": [{"name": "gpus", "exactly": {"deviceClassName": "gpu", "count": count}}],
+                        "constraints": [{"matchAttribute": "gpu.example.com/numa"}],
+                    }
+                },
+            }
+        )
+        for c in range(claims)
+    ]
     return Problem(NodeInfo("node-1"), [slice_], [cls], wanted)
 
 
@@ -128,6 +169,7 @@ def _generated_call(devices: int, claims: int) -> Callable[[bool], None]:
 
     def call(greedy: bool) -> None:
         allocate(problem, solver="greedy" if greedy else "cp-sat", evaluator=SelectorEvaluator())
+
     return call
 
 
@@ -155,19 +197,24 @@ def measure(repeat: int, only: str, clock: Callable[[], float] = time.perf_count
     calls: list[tuple[str, Callable[[bool], None] | None]] = []
     calls += [(p.stem, _scenario_call(p)) for p in sorted(UPSTREAM.glob("*.yaml")) if only in p.stem]
     calls += [(f"generated-{d}x{c}", _generated_call(d, c)) for d, c in GENERATED if only in f"generated-{d}x{c}"]
-    return {name: {"greedy": _median_us(call, True, repeat, clock), "default": _median_us(call, False, repeat, clock)}
-            for name, call in calls if call is not None}
+    return {
+        name: {"greedy": _median_us(call, True, repeat, clock), "default": _median_us(call, False, repeat, clock)}
+        for name, call in calls
+        if call is not None
+    }
 
 
 def old_checkout(commit: str) -> Path:
     """A folder to put on PYTHONPATH so that ``import drasat`` is ``commit``'s (made once, then reused)."""
-    sha = subprocess.run(["git", "-C", str(REPO), "rev-parse", "--short", commit], check=True,
-                         capture_output=True, text=True).stdout.strip()
+    sha = subprocess.run(
+        ["git", "-C", str(REPO), "rev-parse", "--short", commit], check=True, capture_output=True, text=True
+    ).stdout.strip()
     base = Path(tempfile.gettempdir()) / f"drasat-at-{sha}"
     tree, path = base / "tree", base / "path"
     if not tree.exists():
-        subprocess.run(["git", "-C", str(REPO), "worktree", "add", "--detach", str(tree), sha], check=True,
-                       capture_output=True)
+        subprocess.run(
+            ["git", "-C", str(REPO), "worktree", "add", "--detach", str(tree), sha], check=True, capture_output=True
+        )
     (path / "drasat").mkdir(parents=True, exist_ok=True)
     for package in ("models", "solver", "cli"):
         link = path / "drasat" / package
@@ -180,9 +227,13 @@ def _side(repeat: int, only: str, pythonpath: str | None, clock: str) -> dict[st
     env = dict(os.environ)
     if pythonpath:
         env["PYTHONPATH"] = pythonpath
-    out = subprocess.run([sys.executable, __file__, "--worker", "--repeat", str(repeat), "--only", only,
-                          "--clock", clock],
-                         env=env, check=True, capture_output=True, text=True).stdout
+    out = subprocess.run(
+        [sys.executable, __file__, "--worker", "--repeat", str(repeat), "--only", only, "--clock", clock],
+        env=env,
+        check=True,
+        capture_output=True,
+        text=True,
+    ).stdout
     return json.loads(out)
 
 
@@ -191,8 +242,6 @@ def _keep_best(best: dict[str, dict[str, float]], measured: dict[str, dict[str, 
         kept = best.setdefault(name, dict(times))
         for column, value in times.items():
             kept[column] = min(kept[column], value)
-
-
 
 
 def _print_ratios(new: dict[str, dict[str, float]], old: dict[str, dict[str, float]]) -> None:
@@ -221,8 +270,10 @@ def print_table(new: dict[str, dict[str, float]], old: dict[str, dict[str, float
     anchored = [n for n in new if n in GO_US]
     if anchored:
         worst = max(anchored, key=lambda n: new[n]["greedy"] / GO_US[n])
-        print(f"worst greedy / Go: {new[worst]['greedy'] / GO_US[worst]:.1f}x ({worst}), of the {len(anchored)} "
-              "scenarios anchors.md has a Go figure for")
+        print(
+            f"worst greedy / Go: {new[worst]['greedy'] / GO_US[worst]:.1f}x ({worst}), of the {len(anchored)} "
+            "scenarios anchors.md has a Go figure for"
+        )
     if old is not None:
         _print_ratios(new, old)
 
@@ -234,8 +285,12 @@ def main() -> None:
     parser.add_argument("--startup", action="store_true", help="also time `drasat solve` on the README example")
     parser.add_argument("--only", default="", help="inputs whose name contains this text")
     parser.add_argument("--rounds", type=int, default=2, help="turns of old and new (each keeps its best)")
-    parser.add_argument("--clock", choices=sorted(CLOCKS), default="wall",
-                        help="per-call time as wall time, or as this process's CPU time (steadier on a loaded machine)")
+    parser.add_argument(
+        "--clock",
+        choices=sorted(CLOCKS),
+        default="wall",
+        help="per-call time as wall time, or as this process's CPU time (steadier on a loaded machine)",
+    )
     parser.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.worker:

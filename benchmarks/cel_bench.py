@@ -29,11 +29,12 @@ from drasat.solver.cel import CelDevice, SelectorEvaluator, available_engines  #
 
 G = "gpu.example.com"
 SELECTORS = {
-    "seed000-00 color/size": (f'device.attributes["{G}"].color == "black" && '
-                              f'device.attributes["{G}"].size == "large"'),
+    "seed000-00 color/size": (f'device.attributes["{G}"].color == "black" && device.attributes["{G}"].size == "large"'),
     "seed000-07 driver/type": f"device.driver == '{G}' && device.attributes['{G}'].type == 'gpu'",
-    "model + memory quantity": (f'device.driver == "{G}" && device.attributes["{G}"].model == "a100" && '
-                                f'device.capacity["{G}"].memory.compareTo(quantity("40Gi")) >= 0'),
+    "model + memory quantity": (
+        f'device.driver == "{G}" && device.attributes["{G}"].model == "a100" && '
+        f'device.capacity["{G}"].memory.compareTo(quantity("40Gi")) >= 0'
+    ),
 }
 CLASS_SELECTOR = f'device.driver == "{G}"'
 
@@ -47,22 +48,31 @@ def devices(count: int, seed: int = 7) -> list[CelDevice]:
             "type": {"string": rnd.choice(["gpu", "gpu", "gpu", "vgpu"])},
             "color": {"string": rnd.choice(["black", "white"])},
             "size": {"string": rnd.choice(["small", "large"])},
-            "numa": {"int": rnd.randrange(4)}, "index": {"int": i % 8},
+            "numa": {"int": rnd.randrange(4)},
+            "index": {"int": i % 8},
             "healthy": {"bool": rnd.random() > 0.1},
             "driverVersion": {"version": rnd.choice(["1.2.3", "1.10.0", "2.0.0-rc.1"])},
             "ext.example.com/family": {"string": "ampere"},
             "cores": {"ints": [rnd.randrange(128) for _ in range(4)]},
             "links": {"strings": ["nvlink-0", "nvlink-1"]},
         }
-        capacity = {"memory": Quantity.parse(rnd.choice(["16Gi", "40Gi", "80Gi", "81920Mi"])),
-                    "sm": Quantity.parse("108"), "power": Quantity.parse("400")}
-        out.append(CelDevice(key=(G, f"pool-{i // 64}", f"slice-{i // 64}", f"gpu-{i}"), driver=G,
-                             attributes=attributes, capacity=capacity))
+        capacity = {
+            "memory": Quantity.parse(rnd.choice(["16Gi", "40Gi", "80Gi", "81920Mi"])),
+            "sm": Quantity.parse("108"),
+            "power": Quantity.parse("400"),
+        }
+        out.append(
+            CelDevice(
+                key=(G, f"pool-{i // 64}", f"slice-{i // 64}", f"gpu-{i}"),
+                driver=G,
+                attributes=attributes,
+                capacity=capacity,
+            )
+        )
     return out
 
 
-def sweep(evaluator: SelectorEvaluator, expressions: list[str], devs: list[CelDevice]
-          ) -> tuple[float, float, int]:
+def sweep(evaluator: SelectorEvaluator, expressions: list[str], devs: list[CelDevice]) -> tuple[float, float, int]:
     """Wall and CPU seconds for one pass, and how many devices every selector accepted."""
     matches, chosen = evaluator.matches, 0
     start, cpu = time.perf_counter(), time.process_time()
@@ -92,9 +102,20 @@ def measure(engine: str, devs: list[CelDevice], repeat: int) -> list[tuple[str, 
             runs.append((cold, cold_cpu, cached))
         cold, cold_cpu, cached = min(r[0] for r in runs), min(r[1] for r in runs), min(r[2] for r in runs)
         evals = len(devs) * len(expressions)
-        rows.append((engine, name, f"{len(devs):,}", f"{chosen:,}", f"{cold * 1e3:,.1f}", f"{cold_cpu * 1e3:,.1f}",
-                     f"{evals / cold:,.0f}", f"{cached * 1e3:,.2f}", f"{evals / cached:,.0f}",
-                     f"{cold / cached:,.0f}x"))
+        rows.append(
+            (
+                engine,
+                name,
+                f"{len(devs):,}",
+                f"{chosen:,}",
+                f"{cold * 1e3:,.1f}",
+                f"{cold_cpu * 1e3:,.1f}",
+                f"{evals / cold:,.0f}",
+                f"{cached * 1e3:,.2f}",
+                f"{evals / cached:,.0f}",
+                f"{cold / cached:,.0f}x",
+            )
+        )
     return rows
 
 
@@ -108,9 +129,15 @@ def floor(devs: list[CelDevice], repeat: int) -> str:
 
     env = cel.NewEnv(variables={"device": cel.Type.Map(cel.Type.STRING, cel.Type.DYN)})
     program = env.compile(f'device.driver == "{G}" && device.attributes["{G}"].model == "a100"')
-    plain = [{"device": {"driver": d.driver, "attributes": {G: {k: next(iter(v.values()))
-                                                                 for k, v in d.attributes.items()}}}}
-             for d in devs]
+    plain = [
+        {
+            "device": {
+                "driver": d.driver,
+                "attributes": {G: {k: next(iter(v.values())) for k, v in d.attributes.items()}},
+            }
+        }
+        for d in devs
+    ]
     times = []
     for _ in range(repeat):
         start = time.perf_counter()
@@ -118,17 +145,31 @@ def floor(devs: list[CelDevice], repeat: int) -> str:
             program.eval(data=data)
         times.append(time.perf_counter() - start)
     elapsed = min(times)
-    return (f"calibration: bare cel-expr-python eval(data=dict), 2-clause selector, {len(devs):,} devices: "
-            f"{elapsed * 1e3:,.0f} ms ({elapsed / len(devs) * 1e6:.1f} us each; the reference doc "
-            "measured 9.2 us on an idle machine)")
+    return (
+        f"calibration: bare cel-expr-python eval(data=dict), 2-clause selector, {len(devs):,} devices: "
+        f"{elapsed * 1e3:,.0f} ms ({elapsed / len(devs) * 1e6:.1f} us each; the reference doc "
+        "measured 9.2 us on an idle machine)"
+    )
 
 
 def table(rows: list[tuple[str, ...]]) -> str:
-    header = ("engine", "selector", "devices", "match", "cold ms", "cold cpu ms", "cold eval/s", "cached ms",
-              "cached eval/s", "speed-up")
+    header = (
+        "engine",
+        "selector",
+        "devices",
+        "match",
+        "cold ms",
+        "cold cpu ms",
+        "cold eval/s",
+        "cached ms",
+        "cached eval/s",
+        "speed-up",
+    )
     widths = [max(len(str(r[i])) for r in [header] + rows) for i in range(len(header))]
-    line = lambda r: "  ".join(str(c).rjust(w) if i > 1 else str(c).ljust(w)  # noqa: E731
-                               for i, (c, w) in enumerate(zip(r, widths)))
+    line = lambda r: "  ".join(
+        str(c).rjust(w) if i > 1 else str(c).ljust(w)  # noqa: E731
+        for i, (c, w) in enumerate(zip(r, widths))
+    )
     return "\n".join([line(header), "  ".join("-" * w for w in widths)] + [line(r) for r in rows])
 
 
@@ -141,17 +182,18 @@ def main() -> None:
     all_devices = devices(args.devices)
     rows = []
     for engine in available_engines():
-        subset = all_devices if engine == "cel-expr" else all_devices[:args.celpy_devices]
+        subset = all_devices if engine == "cel-expr" else all_devices[: args.celpy_devices]
         rows += measure(engine, subset, args.repeat)
     print(table(rows))
     if "cel-expr" in available_engines():
         print("\n" + floor(all_devices, args.repeat))
     target = next((r for r in rows if r[0] == "cel-expr" and r[1].startswith("class")), None)
     if target:
-        print(f"\ncandidate selection for one request over {target[2]} devices, cold, cel-expr: "
-              f"{target[4]} ms wall, {target[5]} ms CPU (target < 200 ms)")
-    print(f"load average at the end: {', '.join(f'{x:.2f}' for x in os.getloadavg())} "
-          f"on {os.cpu_count()} CPUs")
+        print(
+            f"\ncandidate selection for one request over {target[2]} devices, cold, cel-expr: "
+            f"{target[4]} ms wall, {target[5]} ms CPU (target < 200 ms)"
+        )
+    print(f"load average at the end: {', '.join(f'{x:.2f}' for x in os.getloadavg())} on {os.cpu_count()} CPUs")
 
 
 if __name__ == "__main__":

@@ -45,30 +45,62 @@ def tight_objects(gpus: int, utilisation: float, seed: int) -> list[dict[str, An
     pool = {"name": NODE, "generation": 1, "resourceSliceCount": gpus + -(-gpus // GPUS_PER_COUNTER_SLICE)}
     objects: list[dict[str, Any]] = [
         {"apiVersion": "v1", "kind": "Node", "metadata": {"name": NODE, "labels": {"kubernetes.io/hostname": NODE}}},
-        {"apiVersion": "resource.k8s.io/v1", "kind": "DeviceClass", "metadata": {"name": "gpu-partition"},
-         "spec": {"selectors": [{"cel": {"expression": f'device.driver == "{DRIVER}"'}}]}}]
+        {
+            "apiVersion": "resource.k8s.io/v1",
+            "kind": "DeviceClass",
+            "metadata": {"name": "gpu-partition"},
+            "spec": {"selectors": [{"cel": {"expression": f'device.driver == "{DRIVER}"'}}]},
+        },
+    ]
     for first in range(0, gpus, GPUS_PER_COUNTER_SLICE):
-        sets = [{"name": f"gpu-{g}", "counters": {"units": {"value": str(UNITS)}}}
-                for g in range(first, min(gpus, first + GPUS_PER_COUNTER_SLICE))]
+        sets = [
+            {"name": f"gpu-{g}", "counters": {"units": {"value": str(UNITS)}}}
+            for g in range(first, min(gpus, first + GPUS_PER_COUNTER_SLICE))
+        ]
         objects.append(_slice(f"{NODE}-counters-{first // GPUS_PER_COUNTER_SLICE}", pool, sharedCounters=sets))
     for g in range(gpus):
-        devices = [{"name": f"gpu-{g}-{profile}-{i}",
-                    "attributes": {"profile": {"string": profile}, "gpu": {"int": g}},
-                    "consumesCounters": [{"counterSet": f"gpu-{g}", "counters": {"units": {"value": str(units)}}}]}
-                   for profile, (units, count) in PROFILES.items() for i in range(count)]
+        devices = [
+            {
+                "name": f"gpu-{g}-{profile}-{i}",
+                "attributes": {"profile": {"string": profile}, "gpu": {"int": g}},
+                "consumesCounters": [{"counterSet": f"gpu-{g}", "counters": {"units": {"value": str(units)}}}],
+            }
+            for profile, (units, count) in PROFILES.items()
+            for i in range(count)
+        ]
         objects.append(_slice(f"{NODE}-gpu-{g}", pool, devices=devices))
     for i, profile in enumerate(wanted):
         selector = f'device.attributes["{DRIVER}"].profile == "{profile}"'
-        objects.append({"apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaim",
-                        "metadata": {"name": f"claim-{i}-{profile}", "namespace": "default"},
-                        "spec": {"devices": {"requests": [{"name": "gpu", "exactly": {
-                            "deviceClassName": "gpu-partition", "selectors": [{"cel": {"expression": selector}}]}}]}}})
+        objects.append(
+            {
+                "apiVersion": "resource.k8s.io/v1",
+                "kind": "ResourceClaim",
+                "metadata": {"name": f"claim-{i}-{profile}", "namespace": "default"},
+                "spec": {
+                    "devices": {
+                        "requests": [
+                            {
+                                "name": "gpu",
+                                "exactly": {
+                                    "deviceClassName": "gpu-partition",
+                                    "selectors": [{"cel": {"expression": selector}}],
+                                },
+                            }
+                        ]
+                    }
+                },
+            }
+        )
     return objects
 
 
 def _slice(name: str, pool: dict[str, Any], **spec: Any) -> dict[str, Any]:
-    return {"apiVersion": "resource.k8s.io/v1", "kind": "ResourceSlice", "metadata": {"name": name},
-            "spec": {"driver": DRIVER, "nodeName": NODE, "pool": pool, **spec}}
+    return {
+        "apiVersion": "resource.k8s.io/v1",
+        "kind": "ResourceSlice",
+        "metadata": {"name": name},
+        "spec": {"driver": DRIVER, "nodeName": NODE, "pool": pool, **spec},
+    }
 
 
 def wide_objects(groups: int, claims: int) -> list[dict[str, Any]]:
@@ -77,37 +109,75 @@ def wide_objects(groups: int, claims: int) -> list[dict[str, Any]]:
     pool = {"name": NODE, "generation": 1, "resourceSliceCount": -(-groups // 8)}
     objects: list[dict[str, Any]] = [
         {"apiVersion": "v1", "kind": "Node", "metadata": {"name": NODE, "labels": {"kubernetes.io/hostname": NODE}}},
-        {"apiVersion": "resource.k8s.io/v1", "kind": "DeviceClass", "metadata": {"name": DRIVER},
-         "spec": {"selectors": [{"cel": {"expression": f'device.driver == "{DRIVER}"'}}]}}]
+        {
+            "apiVersion": "resource.k8s.io/v1",
+            "kind": "DeviceClass",
+            "metadata": {"name": DRIVER},
+            "spec": {"selectors": [{"cel": {"expression": f'device.driver == "{DRIVER}"'}}]},
+        },
+    ]
     for first in range(0, groups, 8):  # 128 devices per slice, the API's limit
-        devices = [{"name": f"gpu-{n}-{i}", "attributes": {"numa": {"int": n}, "model": {"string": f"m{i % 3}"}},
-                    "capacity": {"memory": {"value": "80Gi" if i % 4 == 3 else "40Gi"}}}
-                   for n in range(first, min(groups, first + 8)) for i in range(16)]
+        devices = [
+            {
+                "name": f"gpu-{n}-{i}",
+                "attributes": {"numa": {"int": n}, "model": {"string": f"m{i % 3}"}},
+                "capacity": {"memory": {"value": "80Gi" if i % 4 == 3 else "40Gi"}},
+            }
+            for n in range(first, min(groups, first + 8))
+            for i in range(16)
+        ]
         objects.append(_slice(f"{NODE}-gpus-{first // 8}", pool, devices=devices))
     selector = f'device.capacity["{DRIVER}"].memory.compareTo(quantity("10Gi")) >= 0'
     for c in range(claims):
-        objects.append({"apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaim",
-                        "metadata": {"name": f"claim-{c}", "namespace": "default"},
-                        "spec": {"devices": {"requests": [{"name": "gpus", "exactly": {
-                            "deviceClassName": DRIVER, "count": 4, "selectors": [{"cel": {"expression": selector}}]}}],
-                            "constraints": [{"matchAttribute": f"{DRIVER}/numa"}]}}})
+        objects.append(
+            {
+                "apiVersion": "resource.k8s.io/v1",
+                "kind": "ResourceClaim",
+                "metadata": {"name": f"claim-{c}", "namespace": "default"},
+                "spec": {
+                    "devices": {
+                        "requests": [
+                            {
+                                "name": "gpus",
+                                "exactly": {
+                                    "deviceClassName": DRIVER,
+                                    "count": 4,
+                                    "selectors": [{"cel": {"expression": selector}}],
+                                },
+                            }
+                        ],
+                        "constraints": [{"matchAttribute": f"{DRIVER}/numa"}],
+                    }
+                },
+            }
+        )
     return objects
 
 
 def scenario(name: str, objects: list[dict[str, Any]], gates: dict[str, bool]) -> list[dict[str, Any]]:
     """The objects with a Scenario document: no reference answer (a timing input), every claim in order."""
     claims = [o["metadata"]["name"] for o in objects if o["kind"] == "ResourceClaim"]
-    doc = {"apiVersion": "scenario.drasat.dev/v1", "kind": "Scenario",
-           "metadata": {"name": name, "annotations": {
-               "scenario.drasat.dev/skip": "timing input (benchmarks/generated_inputs.py): an allocation exists; "
-                                           "check it with the verifier"}},
-           "spec": {"node": NODE, "featureGates": gates, "claims": claims}}
+    doc = {
+        "apiVersion": "scenario.drasat.dev/v1",
+        "kind": "Scenario",
+        "metadata": {
+            "name": name,
+            "annotations": {
+                "scenario.drasat.dev/skip": "timing input (benchmarks/generated_inputs.py): an allocation exists; "
+                "check it with the verifier"
+            },
+        },
+        "spec": {"node": NODE, "featureGates": gates, "claims": claims},
+    }
     return [doc, *objects]
 
 
 def tight_scenario(gpus: int, utilisation: float, seed: int) -> list[dict[str, Any]]:
-    return scenario(f"tight-{gpus}gpu-{round(utilisation * 100)}pct-seed{seed}", tight_objects(gpus, utilisation, seed),
-                    {"DRAPartitionableDevices": True})
+    return scenario(
+        f"tight-{gpus}gpu-{round(utilisation * 100)}pct-seed{seed}",
+        tight_objects(gpus, utilisation, seed),
+        {"DRAPartitionableDevices": True},
+    )
 
 
 def wide_scenario(groups: int, claims: int) -> list[dict[str, Any]]:
@@ -125,8 +195,11 @@ def main() -> None:
     wide.add_argument("--groups", type=int, default=32)
     wide.add_argument("--claims", type=int, default=128)
     args = parser.parse_args()
-    docs = (tight_scenario(args.gpus, args.utilisation, args.seed) if args.kind == "tight"
-            else wide_scenario(args.groups, args.claims))
+    docs = (
+        tight_scenario(args.gpus, args.utilisation, args.seed)
+        if args.kind == "tight"
+        else wide_scenario(args.groups, args.claims)
+    )
     yaml.safe_dump_all(docs, sys.stdout, sort_keys=False)
 
 

@@ -18,8 +18,13 @@ from typing import Any
 
 GPU, NIC = "gpu.example.com", "nic.example.com"
 SLICES = 7
-PLACEMENTS = {"1g": [[i] for i in range(7)], "2g": [[0, 1], [2, 3], [4, 5]], "3g": [[0, 1, 2], [4, 5, 6]],
-              "4g": [[0, 1, 2, 3]], "7g": [list(range(7))]}
+PLACEMENTS = {
+    "1g": [[i] for i in range(7)],
+    "2g": [[0, 1], [2, 3], [4, 5]],
+    "3g": [[0, 1, 2], [4, 5, 6]],
+    "4g": [[0, 1, 2, 3]],
+    "7g": [list(range(7))],
+}
 GPUS, NICS = 8, 2
 # Already-running partitions per fragmentation pattern: (gpu, profile, placement index).
 PATTERNS: list[list[tuple[int, str, int]]] = [
@@ -27,13 +32,21 @@ PATTERNS: list[list[tuple[int, str, int]]] = [
     [(g, "1g", 6) for g in range(GPUS)] + [(g, "4g", 0) for g in range(4)],
     [(g, "3g", 0) for g in range(GPUS)],
     [(g, "2g", 1) for g in range(GPUS)] + [(g, "1g", 6) for g in range(4)],
-    [(g, "1g", (g * 3) % 7) for g in range(4)] + [(g, "3g", 1) for g in range(4, GPUS)]
+    [(g, "1g", (g * 3) % 7) for g in range(4)]
+    + [(g, "3g", 1) for g in range(4, GPUS)]
     + [(g, "1g", 0) for g in range(4, GPUS)],
     [(0, "7g", 0), (1, "7g", 0), (2, "4g", 0), (3, "4g", 0), (4, "3g", 1)] + [(g, "1g", 2) for g in range(5, GPUS)],
 ]
 # Pending pod shapes: (template, weight).
-SHAPES = [("mig-1g", 20), ("mig-2g", 15), ("mig-3g", 15), ("mig-4g", 15), ("mig-7g", 15),
-          ("whole-or-half", 10), ("mig-1g-and-nic", 10)]
+SHAPES = [
+    ("mig-1g", 20),
+    ("mig-2g", 15),
+    ("mig-3g", 15),
+    ("mig-4g", 15),
+    ("mig-7g", 15),
+    ("whole-or-half", 10),
+    ("mig-1g-and-nic", 10),
+]
 
 
 def _meta(kind: str, name: str, api: str = "resource.k8s.io/v1", namespace: str | None = None) -> dict[str, Any]:
@@ -52,23 +65,41 @@ def node_objects(name: str) -> list[dict[str, Any]]:
     node = _meta("Node", name, "v1")
     node["metadata"]["labels"] = {"kubernetes.io/hostname": name}
     node["status"] = {"allocatable": {"cpu": "128", "memory": "1Ti", "pods": "110"}}
-    counters = [{"name": f"gpu-{g}", "counters": {f"s{s}": {"value": "1"} for s in range(SLICES)}}
-                for g in range(GPUS)]
-    devices = [{"name": _mig_name(g, profile, i),
-                "attributes": {"profile": {"string": profile}, "numa": {"int": g // 4}},
-                "consumesCounters": [{"counterSet": f"gpu-{g}", "counters": {f"s{s}": {"value": "1"} for s in slots}}]}
-               for g in range(GPUS) for profile, placements in PLACEMENTS.items() for i, slots in enumerate(placements)]
+    counters = [{"name": f"gpu-{g}", "counters": {f"s{s}": {"value": "1"} for s in range(SLICES)}} for g in range(GPUS)]
+    devices = [
+        {
+            "name": _mig_name(g, profile, i),
+            "attributes": {"profile": {"string": profile}, "numa": {"int": g // 4}},
+            "consumesCounters": [{"counterSet": f"gpu-{g}", "counters": {f"s{s}": {"value": "1"} for s in slots}}],
+        }
+        for g in range(GPUS)
+        for profile, placements in PLACEMENTS.items()
+        for i, slots in enumerate(placements)
+    ]
     pool = {"name": name, "generation": 1, "resourceSliceCount": 3}  # counters, and two halves of the devices
     halves = len(devices) // 2  # a slice holds at most 64 devices that consume counters
-    gpu_slices = [{**_meta("ResourceSlice", f"{name}-counters"),
-                   "spec": {"driver": GPU, "nodeName": name, "pool": pool, "sharedCounters": counters}}]
-    gpu_slices += [{**_meta("ResourceSlice", f"{name}-gpus-{part}"),
-                    "spec": {"driver": GPU, "nodeName": name, "pool": pool, "devices": chunk}}
-                   for part, chunk in enumerate((devices[:halves], devices[halves:]))]
-    nics = {**_meta("ResourceSlice", f"{name}-nics"),
-            "spec": {"driver": NIC, "nodeName": name, "pool": {"name": f"{name}-nic", "generation": 1,
-                                                               "resourceSliceCount": 1},
-                     "devices": [{"name": f"nic-{n}", "attributes": {"numa": {"int": n}}} for n in range(NICS)]}}
+    gpu_slices = [
+        {
+            **_meta("ResourceSlice", f"{name}-counters"),
+            "spec": {"driver": GPU, "nodeName": name, "pool": pool, "sharedCounters": counters},
+        }
+    ]
+    gpu_slices += [
+        {
+            **_meta("ResourceSlice", f"{name}-gpus-{part}"),
+            "spec": {"driver": GPU, "nodeName": name, "pool": pool, "devices": chunk},
+        }
+        for part, chunk in enumerate((devices[:halves], devices[halves:]))
+    ]
+    nics = {
+        **_meta("ResourceSlice", f"{name}-nics"),
+        "spec": {
+            "driver": NIC,
+            "nodeName": name,
+            "pool": {"name": f"{name}-nic", "generation": 1, "resourceSliceCount": 1},
+            "devices": [{"name": f"nic-{n}", "attributes": {"numa": {"int": n}}} for n in range(NICS)],
+        },
+    }
     return [node, *gpu_slices, nics]
 
 
@@ -78,8 +109,10 @@ def _class(name: str, expression: str) -> dict[str, Any]:
 
 def classes_and_templates() -> list[dict[str, Any]]:
     """One DeviceClass per profile and the NIC class; one template per pending pod shape."""
-    out = [_class(f"mig-{p}", f'device.driver == "{GPU}" && device.attributes["{GPU}"].profile == "{p}"')
-           for p in PLACEMENTS]
+    out = [
+        _class(f"mig-{p}", f'device.driver == "{GPU}" && device.attributes["{GPU}"].profile == "{p}"')
+        for p in PLACEMENTS
+    ]
     out.append(_class("nic", f'device.driver == "{NIC}"'))
 
     def template(name: str, devices: dict[str, Any]) -> dict[str, Any]:
@@ -87,28 +120,64 @@ def classes_and_templates() -> list[dict[str, Any]]:
 
     for p in PLACEMENTS:
         out.append(template(f"mig-{p}", {"requests": [{"name": "gpu", "exactly": {"deviceClassName": f"mig-{p}"}}]}))
-    out.append(template("whole-or-half", {"requests": [{"name": "gpu", "firstAvailable": [
-        {"name": "whole", "deviceClassName": "mig-7g"}, {"name": "half", "deviceClassName": "mig-3g"}]}]}))
-    out.append(template("mig-1g-and-nic", {
-        "requests": [{"name": "gpu", "exactly": {"deviceClassName": "mig-1g"}},
-                     {"name": "nic", "exactly": {"deviceClassName": "nic"}}],
-        "constraints": [{"requests": ["gpu", "nic"], "matchAttribute": "numa"}]}))
+    out.append(
+        template(
+            "whole-or-half",
+            {
+                "requests": [
+                    {
+                        "name": "gpu",
+                        "firstAvailable": [
+                            {"name": "whole", "deviceClassName": "mig-7g"},
+                            {"name": "half", "deviceClassName": "mig-3g"},
+                        ],
+                    }
+                ]
+            },
+        )
+    )
+    out.append(
+        template(
+            "mig-1g-and-nic",
+            {
+                "requests": [
+                    {"name": "gpu", "exactly": {"deviceClassName": "mig-1g"}},
+                    {"name": "nic", "exactly": {"deviceClassName": "nic"}},
+                ],
+                "constraints": [{"requests": ["gpu", "nic"], "matchAttribute": "numa"}],
+            },
+        )
+    )
     return out
 
 
 def used_claims(node: str, pattern: int) -> list[dict[str, Any]]:
     """The partitions already running on ``node`` (allocated claims, no pods needed)."""
-    return [{**_meta("ResourceClaim", f"running-{node}-{i}", namespace="batch"),
-             "spec": {"devices": {"requests": [{"name": "gpu", "exactly": {"deviceClassName": f"mig-{profile}"}}]}},
-             "status": {"allocation": {"devices": {"results": [
-                 {"request": "gpu", "driver": GPU, "pool": node, "device": _mig_name(g, profile, index)}]}}}}
-            for i, (g, profile, index) in enumerate(PATTERNS[pattern])]
+    return [
+        {
+            **_meta("ResourceClaim", f"running-{node}-{i}", namespace="batch"),
+            "spec": {"devices": {"requests": [{"name": "gpu", "exactly": {"deviceClassName": f"mig-{profile}"}}]}},
+            "status": {
+                "allocation": {
+                    "devices": {
+                        "results": [
+                            {"request": "gpu", "driver": GPU, "pool": node, "device": _mig_name(g, profile, index)}
+                        ]
+                    }
+                }
+            },
+        }
+        for i, (g, profile, index) in enumerate(PATTERNS[pattern])
+    ]
 
 
 def pod(name: str, template: str, group: str | None = None, priority: int = 0) -> dict[str, Any]:
-    spec: dict[str, Any] = {"containers": [{"name": "main", "resources": {"requests": {"cpu": "2", "memory": "8Gi"},
-                                                                         "claims": [{"name": "dev"}]}}],
-                            "resourceClaims": [{"name": "dev", "resourceClaimTemplateName": template}]}
+    spec: dict[str, Any] = {
+        "containers": [
+            {"name": "main", "resources": {"requests": {"cpu": "2", "memory": "8Gi"}, "claims": [{"name": "dev"}]}}
+        ],
+        "resourceClaims": [{"name": "dev", "resourceClaimTemplateName": template}],
+    }
     if group:
         spec["schedulingGroup"] = {"podGroupName": group}
     if priority:
@@ -117,8 +186,10 @@ def pod(name: str, template: str, group: str | None = None, priority: int = 0) -
 
 
 def pod_group(name: str, members: int) -> dict[str, Any]:
-    return {**_meta("PodGroup", name, "scheduling.k8s.io/v1beta1", "default"),
-            "spec": {"schedulingPolicy": {"gang": {"minCount": members}}}}
+    return {
+        **_meta("PodGroup", name, "scheduling.k8s.io/v1beta1", "default"),
+        "spec": {"schedulingPolicy": {"gang": {"minCount": members}}},
+    }
 
 
 def cluster_objects(nodes: int, pods: int, seed: int = 1, gang_every: int = 100) -> list[dict[str, Any]]:

@@ -33,14 +33,22 @@ GATES = {"DRAPartitionableDevices": True, "DRADeviceCompatibilityGroups": True}
 
 
 def _slice(name: str, spec: dict) -> ResourceSlice:
-    return ResourceSlice.model_validate({"apiVersion": "resource.k8s.io/v1", "kind": "ResourceSlice",
-                                         "metadata": {"name": name}, "spec": spec})
+    return ResourceSlice.model_validate(
+        {"apiVersion": "resource.k8s.io/v1", "kind": "ResourceSlice", "metadata": {"name": name}, "spec": spec}
+    )
 
 
 def gpu_slices(groups: bool) -> list[ResourceSlice]:
     pool = {"name": "node-1", "generation": 1, "resourceSliceCount": 9}
-    counters = _slice("node-1-counters", {"driver": DRIVER, "nodeName": "node-1", "pool": pool, "sharedCounters": [
-        {"name": f"gpu-{g}", "counters": {"units": {"value": "28"}}} for g in range(8)]})
+    counters = _slice(
+        "node-1-counters",
+        {
+            "driver": DRIVER,
+            "nodeName": "node-1",
+            "pool": pool,
+            "sharedCounters": [{"name": f"gpu-{g}", "counters": {"units": {"value": "28"}}} for g in range(8)],
+        },
+    )
     slices = [counters]
     for g in range(8):
         devices = []
@@ -49,8 +57,9 @@ def gpu_slices(groups: bool) -> list[ResourceSlice]:
                 devices.append(_device(f"gpu-{g}-{profile}-{i}", g, profile, units, "mig" if groups else None))
         if groups:
             devices += [_device(f"gpu-{g}-vgpu-{i}", g, "vgpu", 7, "vgpu") for i in range(4)]
-        slices.append(_slice(f"node-1-gpu-{g}", {"driver": DRIVER, "nodeName": "node-1", "pool": pool,
-                                                  "devices": devices}))
+        slices.append(
+            _slice(f"node-1-gpu-{g}", {"driver": DRIVER, "nodeName": "node-1", "pool": pool, "devices": devices})
+        )
     return slices
 
 
@@ -58,8 +67,11 @@ def _device(name: str, gpu: int, profile: str, units: int, group: str | None) ->
     use: dict = {"counterSet": f"gpu-{gpu}", "counters": {"units": {"value": str(units)}}}
     if group:
         use["compatibilityGroups"] = [group]
-    return {"name": name, "attributes": {"profile": {"string": profile}, "gpu": {"int": gpu}},
-            "consumesCounters": [use]}
+    return {
+        "name": name,
+        "attributes": {"profile": {"string": profile}, "gpu": {"int": gpu}},
+        "consumesCounters": [use],
+    }
 
 
 def claims(count: int, seed: int, groups: bool) -> list[ResourceClaim]:
@@ -69,18 +81,46 @@ def claims(count: int, seed: int, groups: bool) -> list[ResourceClaim]:
     out = []
     for c in range(count):
         profile = rng.choices(profiles, weights)[0]
-        out.append(ResourceClaim.model_validate({
-            "apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaim", "metadata": {"name": f"claim-{c}-{profile}"},
-            "spec": {"devices": {"requests": [{"name": "gpu", "exactly": {
-                "deviceClassName": "gpu-partition",
-                "selectors": [{"cel": {"expression": f'device.attributes["{DRIVER}"].profile == "{profile}"'}}]}}]}}}))
+        out.append(
+            ResourceClaim.model_validate(
+                {
+                    "apiVersion": "resource.k8s.io/v1",
+                    "kind": "ResourceClaim",
+                    "metadata": {"name": f"claim-{c}-{profile}"},
+                    "spec": {
+                        "devices": {
+                            "requests": [
+                                {
+                                    "name": "gpu",
+                                    "exactly": {
+                                        "deviceClassName": "gpu-partition",
+                                        "selectors": [
+                                            {
+                                                "cel": {
+                                                    "expression": f'device.attributes["{DRIVER}"].profile == "{profile}"'
+                                                }
+                                            }
+                                        ],
+                                    },
+                                }
+                            ]
+                        }
+                    },
+                }
+            )
+        )
     return out
 
 
 def problem(slices: list[ResourceSlice], wanted: list[ResourceClaim], allocated: list[ResourceClaim]) -> Problem:
-    cls = DeviceClass.model_validate({"apiVersion": "resource.k8s.io/v1", "kind": "DeviceClass",
-                                      "metadata": {"name": "gpu-partition"},
-                                      "spec": {"selectors": [{"cel": {"expression": f'device.driver == "{DRIVER}"'}}]}})
+    cls = DeviceClass.model_validate(
+        {
+            "apiVersion": "resource.k8s.io/v1",
+            "kind": "DeviceClass",
+            "metadata": {"name": "gpu-partition"},
+            "spec": {"selectors": [{"cel": {"expression": f'device.driver == "{DRIVER}"'}}]},
+        }
+    )
     return Problem(NodeInfo("node-1"), slices, [cls], wanted, allocated, features=Features.from_mapping(GATES))
 
 
@@ -136,9 +176,17 @@ def main() -> None:
     parser.add_argument("--greedy-seconds", type=float, default=10.0, help="time limit per greedy solve")
     args = parser.parse_args()
     table = Table(title=f"Partitioned GPUs: 8 GPUs x (1+2+4+7) partitions, {args.claims} mixed claims")
-    for column in ("variant", "devices", "prefix placed one by one", "prefix placed together (greedy)",
-                   "prefix placed together (cp-sat)", "claims in timed solve", "greedy ms", "cp-sat ms (default)",
-                   "cp-sat alone ms"):
+    for column in (
+        "variant",
+        "devices",
+        "prefix placed one by one",
+        "prefix placed together (greedy)",
+        "prefix placed together (cp-sat)",
+        "claims in timed solve",
+        "greedy ms",
+        "cp-sat ms (default)",
+        "cp-sat alone ms",
+    ):
         table.add_column(column)
     for groups in (False, True):
         slices = gpu_slices(groups)
@@ -146,11 +194,19 @@ def main() -> None:
         sequential = one_after_another(slices, wanted, solver="greedy")
         greedy_n = together(slices, wanted, solver="greedy", time_limit=args.greedy_seconds)
         cp_n = together(slices, wanted)
-        p = problem(slices, wanted[:int(cp_n)], [])
+        p = problem(slices, wanted[: int(cp_n)], [])
         devices = sum(len(s.spec.devices) for s in slices)
-        table.add_row("mig+vgpu groups" if groups else "mig partitions", str(devices), sequential,
-                      greedy_n, cp_n, cp_n, timed(p, args.repeat, solver="greedy", time_limit=args.greedy_seconds),
-                      timed(p, args.repeat), timed(p, args.repeat, greedy_budget=0))
+        table.add_row(
+            "mig+vgpu groups" if groups else "mig partitions",
+            str(devices),
+            sequential,
+            greedy_n,
+            cp_n,
+            cp_n,
+            timed(p, args.repeat, solver="greedy", time_limit=args.greedy_seconds),
+            timed(p, args.repeat),
+            timed(p, args.repeat, greedy_budget=0),
+        )
     Console(width=200).print(table)
 
 

@@ -37,8 +37,7 @@ def main() -> None:
         table.add_column(column, justify="right")
     for nodes in args.nodes:
         bundle = load_text(yaml.safe_dump_all(fleet(nodes, args.gpus, seed=7)))
-        cluster = Cluster(bundle.of_kind(ResourceSlice), bundle.of_kind(ResourceClaim),
-                          bundle.of_kind(DeviceTaintRule))
+        cluster = Cluster(bundle.of_kind(ResourceSlice), bundle.of_kind(ResourceClaim), bundle.of_kind(DeviceTaintRule))
         start = time.perf_counter()
         status = pool_status(ResourcePoolStatusRequestSpec(driver=DRIVER, limit=1000), cluster)
         status_ms = (time.perf_counter() - start) * 1000
@@ -46,8 +45,9 @@ def main() -> None:
         node_reports(cluster)
         inventory_ms = (time.perf_counter() - start) * 1000
         types = sum(len(p.partition_summary) for p in status.pools)
-        table.add_row(str(nodes), str(device_count(nodes, args.gpus)), f"{status_ms:.0f}", f"{inventory_ms:.0f}",
-                      str(types))
+        table.add_row(
+            str(nodes), str(device_count(nodes, args.gpus)), f"{status_ms:.0f}", f"{inventory_ms:.0f}", str(types)
+        )
     Console().print(table)
 
 

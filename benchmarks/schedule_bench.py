@@ -29,22 +29,31 @@ from drasat.models.core import Node, Pod
 from drasat.models.resource import DeviceClass, ResourceClaim, ResourceClaimTemplate, ResourceSlice
 from drasat.solver import Features
 from drasat.solver.scheduling.cluster import Cluster
-from drasat.solver.scheduling.plugins.dynamic_resources import AllocateOptions
-from drasat.solver.scheduling.parallel import executor
 from drasat.solver.scheduling.one_by_one import Placement, schedule
+from drasat.solver.scheduling.parallel import executor
+from drasat.solver.scheduling.plugins.dynamic_resources import AllocateOptions
 from drasat.solver.verification.verifier import verify
 
 GPU, NIC = "gpu.example.com", "nic.example.com"
 
 
 def _slice(node: str, name: str, driver: str, count: int, body: dict) -> dict:
-    return {"apiVersion": "resource.k8s.io/v1", "kind": "ResourceSlice", "metadata": {"name": f"{node}-{name}"},
-            "spec": {"driver": driver, "nodeName": node, "pool": {"name": f"{node}-{driver}", "generation": 1,
-                                                                  "resourceSliceCount": count}, **body}}
+    return {
+        "apiVersion": "resource.k8s.io/v1",
+        "kind": "ResourceSlice",
+        "metadata": {"name": f"{node}-{name}"},
+        "spec": {
+            "driver": driver,
+            "nodeName": node,
+            "pool": {"name": f"{node}-{driver}", "generation": 1, "resourceSliceCount": count},
+            **body,
+        },
+    }
 
 
 def _gpus(node: str) -> list[dict]:
     """Six whole GPUs, and two that are either whole or two halves (one memory counter each)."""
+
     def gpu(name: str, numa: int, kind: str, memory: str | None, counter: str | None = None) -> dict:
         device: dict = {"name": name, "attributes": {"example.com/numa": {"int": numa}, "kind": {"string": kind}}}
         if counter:
@@ -56,30 +65,43 @@ def _gpus(node: str) -> list[dict]:
         devices.append(gpu(f"gpu-{i}", 1, "full", "80Gi", f"gpu-{i}-mem"))
         devices += [gpu(f"gpu-{i}-half-{h}", 1, "half", "40Gi", f"gpu-{i}-mem") for h in range(2)]
     counters = [{"name": f"gpu-{i}-mem", "counters": {"mem": {"value": "80Gi"}}} for i in (6, 7)]
-    return [_slice(node, "gpus", GPU, 2, {"devices": devices}),
-            _slice(node, "gpu-counters", GPU, 2, {"sharedCounters": counters})]
+    return [
+        _slice(node, "gpus", GPU, 2, {"devices": devices}),
+        _slice(node, "gpu-counters", GPU, 2, {"sharedCounters": counters}),
+    ]
 
 
 def _nics(node: str) -> dict:
-    return _slice(node, "nics", NIC, 1, {"devices": [{"name": f"nic-{n}", "attributes": {
-        "example.com/numa": {"int": n}}} for n in range(2)]})
+    return _slice(
+        node,
+        "nics",
+        NIC,
+        1,
+        {"devices": [{"name": f"nic-{n}", "attributes": {"example.com/numa": {"int": n}}} for n in range(2)]},
+    )
 
 
 def _class(name: str, expression: str, extended: str | None = None) -> DeviceClass:
     spec: dict = {"selectors": [{"cel": {"expression": expression}}]}
     if extended:
         spec["extendedResourceName"] = extended
-    return DeviceClass.model_validate({"apiVersion": "resource.k8s.io/v1", "kind": "DeviceClass",
-                                       "metadata": {"name": name}, "spec": spec})
+    return DeviceClass.model_validate(
+        {"apiVersion": "resource.k8s.io/v1", "kind": "DeviceClass", "metadata": {"name": name}, "spec": spec}
+    )
 
 
 def _template(name: str, requests: list[dict], constraints: list[dict] | None = None) -> ResourceClaimTemplate:
     devices: dict = {"requests": requests}
     if constraints:
         devices["constraints"] = constraints
-    return ResourceClaimTemplate.model_validate({
-        "apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaimTemplate",
-        "metadata": {"name": name, "namespace": "default"}, "spec": {"spec": {"devices": devices}}})
+    return ResourceClaimTemplate.model_validate(
+        {
+            "apiVersion": "resource.k8s.io/v1",
+            "kind": "ResourceClaimTemplate",
+            "metadata": {"name": name, "namespace": "default"},
+            "spec": {"spec": {"devices": devices}},
+        }
+    )
 
 
 def _pod(i: int) -> Pod:
@@ -92,8 +114,9 @@ def _pod(i: int) -> Pod:
         template = {0: "one-gpu", 2: "gpu-and-nic", 3: "one-gpu", 4: "half-gpu"}[shape]
         spec["resourceClaims"] = [{"name": "dev", "resourceClaimTemplateName": template}]
         container["resources"]["claims"] = [{"name": "dev"}]
-    return Pod.model_validate({"apiVersion": "v1", "kind": "Pod",
-                               "metadata": {"name": f"pod-{i}", "namespace": "default"}, "spec": spec})
+    return Pod.model_validate(
+        {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": f"pod-{i}", "namespace": "default"}, "spec": spec}
+    )
 
 
 def _held(node: str, n: int) -> ResourceClaim | None:
@@ -103,31 +126,65 @@ def _held(node: str, n: int) -> ResourceClaim | None:
     taken += [f"gpu-{g}-half-{h}" for g in (6, 7) for h in range(2) if rng.random() < 0.3]
     if not taken:
         return None
-    return ResourceClaim.model_validate({
-        "apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaim", "metadata": {"name": f"held-{node}",
-                                                                                "namespace": "default"},
-        "spec": {"devices": {"requests": [{"name": "gpu", "exactly": {"deviceClassName": GPU}}]}},
-        "status": {"allocation": {"devices": {"results": [
-            {"request": "gpu", "driver": GPU, "pool": f"{node}-{GPU}", "device": d} for d in taken]}}}})
+    return ResourceClaim.model_validate(
+        {
+            "apiVersion": "resource.k8s.io/v1",
+            "kind": "ResourceClaim",
+            "metadata": {"name": f"held-{node}", "namespace": "default"},
+            "spec": {"devices": {"requests": [{"name": "gpu", "exactly": {"deviceClassName": GPU}}]}},
+            "status": {
+                "allocation": {
+                    "devices": {
+                        "results": [
+                            {"request": "gpu", "driver": GPU, "pool": f"{node}-{GPU}", "device": d} for d in taken
+                        ]
+                    }
+                }
+            },
+        }
+    )
 
 
 def cluster(nodes: int, pods: int, fragmented: bool = False) -> Cluster:
-    node_objects = [Node.model_validate({"apiVersion": "v1", "kind": "Node", "metadata": {"name": f"node-{n:04d}"},
-                                         "status": {"allocatable": {"cpu": "64", "memory": "512Gi", "pods": "110"}}})
-                    for n in range(nodes)]
+    node_objects = [
+        Node.model_validate(
+            {
+                "apiVersion": "v1",
+                "kind": "Node",
+                "metadata": {"name": f"node-{n:04d}"},
+                "status": {"allocatable": {"cpu": "64", "memory": "512Gi", "pods": "110"}},
+            }
+        )
+        for n in range(nodes)
+    ]
     slices = [ResourceSlice.model_validate(s) for n in node_objects for s in (*_gpus(n.name), _nics(n.name))]
-    classes = [_class(GPU, f'device.driver == "{GPU}" && device.attributes["{GPU}"].kind == "full"',
-                      "example.com/gpu"),
-               _class("gpu-half", f'device.driver == "{GPU}" && device.attributes["{GPU}"].kind == "half"'),
-               _class(NIC, f'device.driver == "{NIC}"')]
-    templates = [_template("one-gpu", [{"name": "gpu", "exactly": {"deviceClassName": GPU}}]),
-                 _template("half-gpu", [{"name": "gpu", "exactly": {"deviceClassName": "gpu-half"}}]),
-                 _template("gpu-and-nic", [{"name": "gpu", "exactly": {"deviceClassName": GPU}},
-                                           {"name": "nic", "exactly": {"deviceClassName": NIC}}],
-                           [{"requests": ["gpu", "nic"], "matchAttribute": "example.com/numa"}])]
+    classes = [
+        _class(GPU, f'device.driver == "{GPU}" && device.attributes["{GPU}"].kind == "full"', "example.com/gpu"),
+        _class("gpu-half", f'device.driver == "{GPU}" && device.attributes["{GPU}"].kind == "half"'),
+        _class(NIC, f'device.driver == "{NIC}"'),
+    ]
+    templates = [
+        _template("one-gpu", [{"name": "gpu", "exactly": {"deviceClassName": GPU}}]),
+        _template("half-gpu", [{"name": "gpu", "exactly": {"deviceClassName": "gpu-half"}}]),
+        _template(
+            "gpu-and-nic",
+            [
+                {"name": "gpu", "exactly": {"deviceClassName": GPU}},
+                {"name": "nic", "exactly": {"deviceClassName": NIC}},
+            ],
+            [{"requests": ["gpu", "nic"], "matchAttribute": "example.com/numa"}],
+        ),
+    ]
     held = [c for i, n in enumerate(node_objects) if (c := _held(n.name, i))] if fragmented else []
-    return Cluster(nodes=node_objects, pods=[_pod(i) for i in range(pods)], slices=slices, classes=classes,
-                   claims=held, templates=templates, features=Features())
+    return Cluster(
+        nodes=node_objects,
+        pods=[_pod(i) for i in range(pods)],
+        slices=slices,
+        classes=classes,
+        claims=held,
+        templates=templates,
+        features=Features(),
+    )
 
 
 def _placements(nodes: int, args: argparse.Namespace) -> tuple[list[Placement], float, float]:
@@ -149,8 +206,12 @@ def main() -> None:
     parser.add_argument("--ray", metavar="auto|ADDRESS", help="run them on Ray instead")
     parser.add_argument("--batch", action="store_true", help="one-by-one vs joint placement on fragmented MIG nodes")
     parser.add_argument("--plot", metavar="FILE.png", help="with --batch: pods placed and time vs cluster size")
-    parser.add_argument("--timeout", type=float, default=60.0,
-                        help="with --batch: the batch's deadline for its whole run, seconds (drasat's --timeout, default 60)")
+    parser.add_argument(
+        "--timeout",
+        type=float,
+        default=60.0,
+        help="with --batch: the batch's deadline for its whole run, seconds (drasat's --timeout, default 60)",
+    )
     args = parser.parse_args()
     if args.batch:
         from batch_bench import run
@@ -159,11 +220,20 @@ def main() -> None:
         return
     args.pods = int(args.pods)
     parallel = args.processes > 1 or args.ray
-    table = Table(title=f"schedule: {args.pods} pods, one at a time over every node"
-                  + (" (fragmented)" if args.fragmented else "")
-                  + (f", processes {args.ray and 'ray ' + args.ray or args.processes}" if parallel else ""))
-    for column in ("nodes", "pods placed", "wall time", "per pod", "cpu here", "verified sample",
-                   *(["= serial"] * bool(parallel))):
+    table = Table(
+        title=f"schedule: {args.pods} pods, one at a time over every node"
+        + (" (fragmented)" if args.fragmented else "")
+        + (f", processes {args.ray and 'ray ' + args.ray or args.processes}" if parallel else "")
+    )
+    for column in (
+        "nodes",
+        "pods placed",
+        "wall time",
+        "per pod",
+        "cpu here",
+        "verified sample",
+        *(["= serial"] * bool(parallel)),
+    ):
         table.add_column(column, justify="right")
     for nodes in (int(n) for n in args.nodes.split(",")):
         placements, seconds, cpu = _placements(nodes, args)
@@ -172,17 +242,28 @@ def main() -> None:
         placed = sum(1 for p in placements if p.node)
         same = []
         if parallel:
-            serial = schedule(cluster(nodes, args.pods, args.fragmented), options=AllocateOptions(objective=args.objective))
+            serial = schedule(
+                cluster(nodes, args.pods, args.fragmented), options=AllocateOptions(objective=args.objective)
+            )
             same = ["yes" if _outcome(serial) == _outcome(placements) else "NO"]
-        table.add_row(str(nodes), str(placed), f"{seconds:.1f} s", f"{seconds / args.pods * 1000:.1f} ms",
-                      f"{cpu:.1f} s", f"{len(sample) - bad}/{len(sample)} valid", *same)
+        table.add_row(
+            str(nodes),
+            str(placed),
+            f"{seconds:.1f} s",
+            f"{seconds / args.pods * 1000:.1f} ms",
+            f"{cpu:.1f} s",
+            f"{len(sample) - bad}/{len(sample)} valid",
+            *same,
+        )
     Console().print(table)
 
 
 def _outcome(placements: list[Placement]) -> list[tuple]:
     """Each pod's node and devices, to compare two runs."""
-    return [(p.label, p.node, sorted((name, r.device) for name, a in p.allocations.items() for r in a.devices.results))
-            for p in placements]
+    return [
+        (p.label, p.node, sorted((name, r.device) for name, a in p.allocations.items() for r in a.devices.results))
+        for p in placements
+    ]
 
 
 if __name__ == "__main__":

@@ -22,7 +22,7 @@ from pathlib import Path
 from rich.console import Console
 from rich.table import Table
 
-DEVICES_PER_SLICE = 128   # ResourceSliceMaxDevices
+DEVICES_PER_SLICE = 128  # ResourceSliceMaxDevices
 CLASS = """apiVersion: resource.k8s.io/v1
 kind: DeviceClass
 metadata: {name: gpu.example.com}
@@ -41,21 +41,29 @@ def slices(devices: int) -> str:
     out = []
     for s in range(count):
         names = range(s * DEVICES_PER_SLICE, min(devices, (s + 1) * DEVICES_PER_SLICE))
-        body = "".join(f"  - name: gpu-{i}\n    attributes: {{model: {{string: a100}}, index: {{int: {i}}}}}\n"
-                       f"    capacity: {{memory: {{value: 80Gi}}}}\n" for i in names)
-        out.append(f"apiVersion: resource.k8s.io/v1\nkind: ResourceSlice\nmetadata: {{name: node-1-{s}}}\nspec:\n"
-                   f"  driver: gpu.example.com\n  nodeName: node-1\n"
-                   f"  pool: {{name: node-1, generation: 1, resourceSliceCount: {count}}}\n  devices:\n{body}")
+        body = "".join(
+            f"  - name: gpu-{i}\n    attributes: {{model: {{string: a100}}, index: {{int: {i}}}}}\n"
+            f"    capacity: {{memory: {{value: 80Gi}}}}\n"
+            for i in names
+        )
+        out.append(
+            f"apiVersion: resource.k8s.io/v1\nkind: ResourceSlice\nmetadata: {{name: node-1-{s}}}\nspec:\n"
+            f"  driver: gpu.example.com\n  nodeName: node-1\n"
+            f"  pool: {{name: node-1, generation: 1, resourceSliceCount: {count}}}\n  devices:\n{body}"
+        )
     return "---\n".join(out)
 
 
 def claims(n: int) -> str:
-    return "---\n".join(f"apiVersion: resource.k8s.io/v1\nkind: ResourceClaim\nmetadata: {{name: c-{i}, namespace: "
-                        f"default}}\nspec:\n  devices:\n    requests:\n    - name: gpu\n      exactly: "
-                        f"{{deviceClassName: gpu.example.com}}\n" for i in range(n))
+    return "---\n".join(
+        f"apiVersion: resource.k8s.io/v1\nkind: ResourceClaim\nmetadata: {{name: c-{i}, namespace: "
+        f"default}}\nspec:\n  devices:\n    requests:\n    - name: gpu\n      exactly: "
+        f"{{deviceClassName: gpu.example.com}}\n"
+        for i in range(n)
+    )
 
 
-def write_split(directory: Path, stem: str, text: str, max_bytes: int = 24 * 2 ** 20) -> None:
+def write_split(directory: Path, stem: str, text: str, max_bytes: int = 24 * 2**20) -> None:
     """``text`` as several files under the per-file limit, split at document boundaries."""
     directory.mkdir(parents=True, exist_ok=True)
     part, size, index = [], 0, 0
@@ -72,7 +80,7 @@ def huge_manifest(path: Path, megabytes: int) -> None:
     one = slices(DEVICES_PER_SLICE) + "\n---\n"
     with open(path, "w") as out:
         written = 0
-        while written < megabytes * 2 ** 20:
+        while written < megabytes * 2**20:
             out.write(one)
             written += len(one)
 
@@ -89,8 +97,11 @@ def measure(args: list[str]) -> tuple[int, float, float, str]:
         peak, lines = int(lines[-1]) / 1024, lines[:-1]
     else:
         peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
-    said = [line for line in done.stdout.splitlines()[:3] + lines
-            if line.strip() and not line.startswith(("Command exited", "warning", "notice"))]
+    said = [
+        line
+        for line in done.stdout.splitlines()[:3] + lines
+        if line.strip() and not line.startswith(("Command exited", "warning", "notice"))
+    ]
     return done.returncode, seconds, peak, (said[-1] if said else "")[:110]
 
 
@@ -117,12 +128,16 @@ def main() -> None:
         (crowd / "class.yaml").write_text(CLASS)
         write_split(crowd, "claims", claims(options.claims))
         rows = [
-            (f"{huge.stat().st_size / 2 ** 20:.0f} MB manifest", ["validate", str(huge)]),
+            (f"{huge.stat().st_size / 2**20:.0f} MB manifest", ["validate", str(huge)]),
             (f"{options.devices:,} devices", ["validate", "-q", str(many)]),
-            (f"{options.devices:,} devices, 1 claim", ["solve", "--timeout", options.timeout, "-o", "table",
-                                                      str(many)]),
-            (f"{options.claims:,} claims, {options.claims:,} devices", ["solve", "--timeout", options.timeout,
-                                                                       "-o", "table", str(crowd)]),
+            (
+                f"{options.devices:,} devices, 1 claim",
+                ["solve", "--timeout", options.timeout, "-o", "table", str(many)],
+            ),
+            (
+                f"{options.claims:,} claims, {options.claims:,} devices",
+                ["solve", "--timeout", options.timeout, "-o", "table", str(crowd)],
+            ),
         ]
         for label, args in rows:
             code, seconds, peak, message = measure(args)

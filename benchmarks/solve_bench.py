@@ -30,9 +30,10 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 import yaml
 
@@ -44,11 +45,23 @@ TIGHT = [(64, 0.95, 1), (64, 0.96, 1), (64, 0.97, 1), (64, 0.98, 1), (64, 0.97, 
 SIZES = [(8, 32), (16, 64), (32, 128), (64, 256), (128, 512), (256, 1024)]  # NUMA groups of 16 GPUs, claims
 #: Kubernetes' allocator (Go) on the same inputs, seconds (reference/anchors.md); None: no answer in 60-90 s.
 GO_SECONDS: dict[str, float | None] = {
-    "wide-8x16-16x4": 0.00095, "wide-16x16-64x4": 0.0044, "wide-32x16-128x4": 0.0155, "wide-64x16-256x4": 0.038,
-    "wide-128x16-512x4": 0.123, "wide-192x16-768x4": 0.17, "mig-64gpu-100new": 0.20,
-    "mig-64gpu-150new-40alloc": 0.49, "mig-64gpu-150new-40alloc-tight": None, "pigeon-8x8-9": 0.075,
-    "pigeon-4x12-13": 0.47, "pigeon-4x14-15": 2.0, "pigeon-4x16-17": 10.0, "slow-counters-prioritized": None,
-    "slow-consumable-distinct": None, **{f"tight-64gpu-{round(u * 100)}pct-seed{s}": None for _, u, s in TIGHT}}
+    "wide-8x16-16x4": 0.00095,
+    "wide-16x16-64x4": 0.0044,
+    "wide-32x16-128x4": 0.0155,
+    "wide-64x16-256x4": 0.038,
+    "wide-128x16-512x4": 0.123,
+    "wide-192x16-768x4": 0.17,
+    "mig-64gpu-100new": 0.20,
+    "mig-64gpu-150new-40alloc": 0.49,
+    "mig-64gpu-150new-40alloc-tight": None,
+    "pigeon-8x8-9": 0.075,
+    "pigeon-4x12-13": 0.47,
+    "pigeon-4x14-15": 2.0,
+    "pigeon-4x16-17": 10.0,
+    "slow-counters-prioritized": None,
+    "slow-consumable-distinct": None,
+    **{f"tight-64gpu-{round(u * 100)}pct-seed{s}": None for _, u, s in TIGHT},
+}
 MODES = {"default": {}, "greedy": {"solver": "greedy"}, "cp-sat": {"greedy_budget": 0}}
 
 
@@ -61,8 +74,12 @@ def load_problem(path: Path) -> Any:
     docs = [d for d in yaml.safe_load_all(path.read_text()) if isinstance(d, dict)]
     spec = next(d for d in docs if d.get("kind") == "Scenario")["spec"]
     objects = [loaded.obj for loaded in load_paths([str(path)]).objects]
-    return problem_from_objects(objects, node=spec.get("node"), claims=spec.get("claims"),
-                                features=Features.from_mapping(spec.get("featureGates") or {}))
+    return problem_from_objects(
+        objects,
+        node=spec.get("node"),
+        claims=spec.get("claims"),
+        features=Features.from_mapping(spec.get("featureGates") or {}),
+    )
 
 
 def worker(path: Path, mode: str, repeat: int, time_limit: float, clock: str = "wall") -> dict[str, Any]:
@@ -99,8 +116,12 @@ def worker(path: Path, mode: str, repeat: int, time_limit: float, clock: str = "
             outcome = "timeout"
         if outcome in ("timeout", "not exact") or times[-1] > 5:
             break  # one run says enough, and more would take minutes
-    return {"seconds": statistics.median(times), "outcome": outcome, "solves": solves,
-            "rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}
+    return {
+        "seconds": statistics.median(times),
+        "outcome": outcome,
+        "solves": solves,
+        "rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+    }
 
 
 def run(path: Path, mode: str, args: argparse.Namespace, import_root: Path | None = None) -> dict[str, Any] | None:
@@ -108,8 +129,19 @@ def run(path: Path, mode: str, args: argparse.Namespace, import_root: Path | Non
     env = dict(os.environ)
     if import_root is not None:
         env["PYTHONPATH"] = os.pathsep.join([str(import_root), env.get("PYTHONPATH", "")])
-    command = [sys.executable, str(Path(__file__)), "--worker", str(path), mode,
-               "--repeat", str(args.repeat), "--time-limit", str(args.time_limit), "--clock", args.clock]
+    command = [
+        sys.executable,
+        str(Path(__file__)),
+        "--worker",
+        str(path),
+        mode,
+        "--repeat",
+        str(args.repeat),
+        "--time-limit",
+        str(args.time_limit),
+        "--clock",
+        args.clock,
+    ]
     done = subprocess.run(command, env=env, capture_output=True, text=True, timeout=args.time_limit * 4 + 120)
     if done.returncode != 0:
         print(f"note: {path.stem} ({mode}) failed: {done.stderr.strip().splitlines()[-1:]}", file=sys.stderr)
@@ -141,8 +173,9 @@ def checkout(rev: str | None) -> Iterator[Path | None]:
     repo = HERE.parent
     with tempfile.TemporaryDirectory() as tmp:
         tree = Path(tmp) / "tree"
-        subprocess.run(["git", "-C", str(repo), "worktree", "add", "--detach", str(tree), rev], check=True,
-                       capture_output=True)
+        subprocess.run(
+            ["git", "-C", str(repo), "worktree", "add", "--detach", str(tree), rev], check=True, capture_output=True
+        )
         try:
             (Path(tmp) / "root" / "drasat").mkdir(parents=True)
             for package in ("models", "solver", "cli"):
@@ -170,9 +203,14 @@ def _row(path: Path, args: argparse.Namespace, baseline: Path | None) -> list[st
     elif default is not None and go is None:
         ratio = "Go: no answer"
     peaks = [f"{results[m]['rss_mb']:.0f}" if results[m] else "-" for m in ("default", "cp-sat")]
-    row = [path.stem, *(_ms(results[m]) if m in args.searches else "-" for m in MODES),
-           str((results["cp-sat"] or {}).get("solves", "-")), ratio, " / ".join(peaks),
-           (default or {}).get("outcome", "-")]
+    row = [
+        path.stem,
+        *(_ms(results[m]) if m in args.searches else "-" for m in MODES),
+        str((results["cp-sat"] or {}).get("solves", "-")),
+        ratio,
+        " / ".join(peaks),
+        (default or {}).get("outcome", "-"),
+    ]
     if baseline is not None:
         before = run(path, "default", args, baseline)
         change = "-"
@@ -189,10 +227,19 @@ def main() -> None:
     parser.add_argument("--time-limit", type=float, default=10.0, help="seconds per solve")
     parser.add_argument("--only", default="", help="inputs whose name contains this text")
     parser.add_argument("--baseline", metavar="REV", help="also run the default path with drasat at REV")
-    parser.add_argument("--searches", nargs="+", choices=list(MODES), default=list(MODES),
-                        help="which searches to time (default: all three; the default path is always timed)")
-    parser.add_argument("--clock", choices=["wall", "cpu"], default="wall",
-                        help="time solves by the wall clock (default) or by CPU time, steadier on a shared machine")
+    parser.add_argument(
+        "--searches",
+        nargs="+",
+        choices=list(MODES),
+        default=list(MODES),
+        help="which searches to time (default: all three; the default path is always timed)",
+    )
+    parser.add_argument(
+        "--clock",
+        choices=["wall", "cpu"],
+        default="wall",
+        help="time solves by the wall clock (default) or by CPU time, steadier on a shared machine",
+    )
     parser.add_argument("--worker", nargs=2, metavar=("PATH", "MODE"), help=argparse.SUPPRESS)
     args = parser.parse_args()
     args.searches = {"default", *args.searches}
@@ -202,12 +249,22 @@ def main() -> None:
     from rich.console import Console
     from rich.table import Table
 
-    columns = ["input", "default ms", "greedy ms", "cp-sat alone ms", "solves", "default / Go",
-               "peak MB default / cp-sat", "outcome"]
+    columns = [
+        "input",
+        "default ms",
+        "greedy ms",
+        "cp-sat alone ms",
+        "solves",
+        "default / Go",
+        "peak MB default / cp-sat",
+        "outcome",
+    ]
     if args.baseline:
         columns[-1:-1] = [f"{args.baseline} ms", "now / then"]
-    table = Table(title=f"drasat solve, in-process (median of {args.repeat}, {args.clock} clock; "
-                        f"limit {args.time_limit:g} s per solve)")
+    table = Table(
+        title=f"drasat solve, in-process (median of {args.repeat}, {args.clock} clock; "
+        f"limit {args.time_limit:g} s per solve)"
+    )
     for column in columns:
         table.add_column(column, justify="left" if column in ("input", "outcome") else "right")
     with tempfile.TemporaryDirectory() as folder, checkout(args.baseline) as baseline:

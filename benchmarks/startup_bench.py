@@ -75,7 +75,10 @@ FLOOR = (
     ("+ a first model class", "class _First(BaseModel):\n    a: int = 0"),
     ("+ drasat's models", "import drasat.models.kinds"),
     ("+ PyYAML, the loader, the CLI", "import drasat.cli.commands.solve, drasat.models.loader"),
-    ("+ the solver modules solve uses", "import drasat.solver.scheduling.pod_problem, drasat.solver.allocation.api, drasat.solver.allocation.depth_first.search"),
+    (
+        "+ the solver modules solve uses",
+        "import drasat.solver.scheduling.pod_problem, drasat.solver.allocation.api, drasat.solver.allocation.depth_first.search",
+    ),
     ("+ lark and the CEL syntax", "import drasat.solver.cel.syntax"),
     ("+ the cel-expr engine", "import drasat.solver.cel.engine_celexpr"),
 )
@@ -115,8 +118,10 @@ HEAD = f"{'ms':<44}{'wall min':>9}{'median':>9}{'CPU min':>9}{'median':>9}"
 
 def print_startup(runs: int, old_path: str | None = None) -> None:
     """``drasat solve`` on the README example beside a bare interpreter (and an older commit's drasat)."""
-    commands = [([sys.executable, "-c", "pass"], _environment(None)),
-                ([sys.executable, "-c", ENTRY, *SOLVE], _environment(None))]
+    commands = [
+        ([sys.executable, "-c", "pass"], _environment(None)),
+        ([sys.executable, "-c", ENTRY, *SOLVE], _environment(None)),
+    ]
     if old_path:
         commands.append(([sys.executable, "-c", ENTRY, *SOLVE], _environment(old_path)))
     labels = ["python -c pass", "drasat solve (README example)", "drasat solve, old commit"]

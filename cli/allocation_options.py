@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import click
 
@@ -10,39 +11,70 @@ from drasat.models.errors import DrasatError
 
 from .options import Seconds
 
-
 FEATURE_GATES = click.option(
-    "--feature-gates", default="", metavar="A=true,B=false",
-    help="Kubernetes feature gates, e.g. DRAPrioritizedList=false,DRAListTypeAttributes=true.")
+    "--feature-gates",
+    default="",
+    metavar="A=true,B=false",
+    help="Kubernetes feature gates, e.g. DRAPrioritizedList=false,DRAListTypeAttributes=true.",
+)
 SOLVER = click.option(
-    "--solver", type=click.Choice(["cp-sat", "greedy"]), default="cp-sat", show_default=True,
+    "--solver",
+    type=click.Choice(["cp-sat", "greedy"]),
+    default="cp-sat",
+    show_default=True,
     help="cp-sat: Kubernetes' depth-first search within a small budget, CP-SAT beyond it (same answer, bounded "
-         "time); greedy: the depth-first search alone (exponential on hard inputs).")
-OBJECTIVES = ("first-fit", "prioritized-list", "pack")  # drasat.solver.allocation.api.OBJECTIVES, without loading the solver
-OBJECTIVE_HELP = ("first-fit: exactly the devices Kubernetes would pick; prioritized-list: earliest firstAvailable "
-                  "alternatives first, then first-fit; pack: the firstAvailable entries Kubernetes would take (a "
-                  "later one only when an earlier cannot be satisfied), then among their devices the fewest GPUs "
-                  "(counter sets) and devices newly touched, partly used ones first (exact: the optimum for the "
-                  "node, proven within --timeout), then the biggest free partitions left (the best found within a "
-                  "fixed search effort), then first-fit.")
-OBJECTIVE = click.option("--objective", type=click.Choice(OBJECTIVES), default="first-fit", show_default=True,
-                         help=OBJECTIVE_HELP)
-TIMEOUT = click.option("--timeout", type=Seconds(), default=60.0, show_default=True, metavar="SECONDS",
-                       help="Give up (exit 1) when no answer is found in this time.")
-WORKERS = click.option("--workers", type=click.IntRange(min=1), default=1, show_default=True,
-                       help="CP-SAT search workers.")
+    "time); greedy: the depth-first search alone (exponential on hard inputs).",
+)
+OBJECTIVES = (
+    "first-fit",
+    "prioritized-list",
+    "pack",
+)  # drasat.solver.allocation.api.OBJECTIVES, without loading the solver
+OBJECTIVE_HELP = (
+    "first-fit: exactly the devices Kubernetes would pick; prioritized-list: earliest firstAvailable "
+    "alternatives first, then first-fit; pack: the firstAvailable entries Kubernetes would take (a "
+    "later one only when an earlier cannot be satisfied), then among their devices the fewest GPUs "
+    "(counter sets) and devices newly touched, partly used ones first (exact: the optimum for the "
+    "node, proven within --timeout), then the biggest free partitions left (the best found within a "
+    "fixed search effort), then first-fit."
+)
+OBJECTIVE = click.option(
+    "--objective", type=click.Choice(OBJECTIVES), default="first-fit", show_default=True, help=OBJECTIVE_HELP
+)
+TIMEOUT = click.option(
+    "--timeout",
+    type=Seconds(),
+    default=60.0,
+    show_default=True,
+    metavar="SECONDS",
+    help="Give up (exit 1) when no answer is found in this time.",
+)
+WORKERS = click.option(
+    "--workers", type=click.IntRange(min=1), default=1, show_default=True, help="CP-SAT search workers."
+)
 PROCESSES = click.option(
-    "--processes", type=click.IntRange(min=1), default=1, show_default=True, metavar="N",
+    "--processes",
+    type=click.IntRange(min=1),
+    default=1,
+    show_default=True,
+    metavar="N",
     help="Local processes for the per-node allocations of each pod (the placements are the same). Rarely faster: "
-         "only unlike nodes give work to share, and shipping each node's problem costs about what it saves (30 "
-         "unlike nodes on 2 cores, one by one: no faster than 1).")
+    "only unlike nodes give work to share, and shipping each node's problem costs about what it saves (30 "
+    "unlike nodes on 2 cores, one by one: no faster than 1).",
+)
 RAY = click.option(
-    "--ray", metavar="auto|ADDRESS",
+    "--ray",
+    metavar="auto|ADDRESS",
     help="Run the per-node allocations on Ray: auto (the Ray instance on this machine, else a new local one) or "
-         "a cluster's ADDRESS. Needs pip install 'drasat[ray]'; without it, auto uses --processes local processes "
-         "(a warning says so) and an ADDRESS is refused. Starting a local Ray instance takes seconds.")
-CEL_ENGINE = click.option("--cel-engine", type=click.Choice(["cel-expr", "celpy"]), default=None,
-                          help="CEL engine (default: cel-expr, or $DRASAT_CEL_ENGINE).")
+    "a cluster's ADDRESS. Needs pip install 'drasat[ray]'; without it, auto uses --processes local processes "
+    "(a warning says so) and an ADDRESS is refused. Starting a local Ray instance takes seconds.",
+)
+CEL_ENGINE = click.option(
+    "--cel-engine",
+    type=click.Choice(["cel-expr", "celpy"]),
+    default=None,
+    help="CEL engine (default: cel-expr, or $DRASAT_CEL_ENGINE).",
+)
 
 
 def allocation_options(command: Callable[..., Any]) -> Callable[..., Any]:

@@ -22,21 +22,42 @@ F = TypeVar("F", bound=Callable[..., Any])
 
 def input_options(function: F) -> F:
     """FILE... (optional when a cluster is read), ``-f/--filename``, ``-R``, ``--kubeconfig`` and ``--context``."""
-    function = click.option("-R", "--recursive", is_flag=True, expose_value=False,
-                            help="Accepted as kubectl does; directories are always read recursively.")(function)
-    function = click.option("-f", "--filename", "filenames", multiple=True, metavar="FILE",
-                            help="A file, directory or - (stdin), as kubectl's -f; repeatable, "
-                                 "same as FILE arguments.")(function)
-    function = click.option("--context", metavar="NAME",
-                            help="Read the cluster of this kubeconfig context (read-only: list calls only).")(function)
-    function = click.option("--kubeconfig", metavar="PATH", type=click.Path(dir_okay=False),
-                            help="Read the cluster this kubeconfig points at (default context unless --context); "
-                                 "needs pip install 'drasat[cluster]'.")(function)
+    function = click.option(
+        "-R",
+        "--recursive",
+        is_flag=True,
+        expose_value=False,
+        help="Accepted as kubectl does; directories are always read recursively.",
+    )(function)
+    function = click.option(
+        "-f",
+        "--filename",
+        "filenames",
+        multiple=True,
+        metavar="FILE",
+        help="A file, directory or - (stdin), as kubectl's -f; repeatable, same as FILE arguments.",
+    )(function)
+    function = click.option(
+        "--context", metavar="NAME", help="Read the cluster of this kubeconfig context (read-only: list calls only)."
+    )(function)
+    function = click.option(
+        "--kubeconfig",
+        metavar="PATH",
+        type=click.Path(dir_okay=False),
+        help="Read the cluster this kubeconfig points at (default context unless --context); "
+        "needs pip install 'drasat[cluster]'.",
+    )(function)
     return click.argument("files", nargs=-1, metavar="[FILE...]")(function)
 
 
-def read_inputs(files: tuple[str, ...], kubeconfig: str | None, context: str | None,
-                filenames: tuple[str, ...] = (), *, output: str | None = None) -> Bundle:
+def read_inputs(
+    files: tuple[str, ...],
+    kubeconfig: str | None,
+    context: str | None,
+    filenames: tuple[str, ...] = (),
+    *,
+    output: str | None = None,
+) -> Bundle:
     """The objects of the cluster (with ``--kubeconfig``/``--context``) and then of the files, as one
     bundle that knows where each object came from; any problem raises InputError. A live read shows
     a progress bar on a terminal unless ``output`` is for tools."""
@@ -44,8 +65,10 @@ def read_inputs(files: tuple[str, ...], kubeconfig: str | None, context: str | N
     if files.count("-") > 1:
         raise InputError("standard input (-) is given more than once; it can be read only once")
     if not files and kubeconfig is None and context is None:
-        raise InputError("nothing to read: give FILE... (a file, a directory, or - for stdin), "
-                         "or --kubeconfig/--context to read a live cluster")
+        raise InputError(
+            "nothing to read: give FILE... (a file, a directory, or - for stdin), "
+            "or --kubeconfig/--context to read a live cluster"
+        )
     bundle = Bundle()
     if kubeconfig is not None or context is not None:
         from drasat.models.live import read_cluster
@@ -68,12 +91,20 @@ def read_inputs(files: tuple[str, ...], kubeconfig: str | None, context: str | N
 
 def namespace_options(function: F) -> F:
     """``-n/--namespace`` and ``-A/--all-namespaces``, as kubectl spells them."""
-    function = click.option("-A", "--all-namespaces", is_flag=True,
-                            help="Consider pending pods and claims of every namespace (the default).")(function)
-    return click.option("-n", "--namespace", metavar="NS",
-                        help="Consider only the pending pods and claims of this namespace (objects of every namespace "
-                             "still count as the cluster's state); bare names in --pods/--claims are taken "
-                             "from it.")(function)
+    function = click.option(
+        "-A",
+        "--all-namespaces",
+        is_flag=True,
+        help="Consider pending pods and claims of every namespace (the default).",
+    )(function)
+    return click.option(
+        "-n",
+        "--namespace",
+        metavar="NS",
+        help="Consider only the pending pods and claims of this namespace (objects of every namespace "
+        "still count as the cluster's state); bare names in --pods/--claims are taken "
+        "from it.",
+    )(function)
 
 
 def in_namespace(names: str | None, namespace: str | None, all_namespaces: bool) -> str | None:

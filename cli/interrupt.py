@@ -15,11 +15,11 @@ from __future__ import annotations
 import os
 import signal
 import threading
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Callable, Iterator
 
-EXIT_INTERRUPTED = 128 + signal.SIGINT   # 130, what shells report for a process ended by Ctrl-C
+EXIT_INTERRUPTED = 128 + signal.SIGINT  # 130, what shells report for a process ended by Ctrl-C
 MESSAGE = b"drasat: interrupted\n"
 _PARTIAL: set[str] = set()
 _LOCK = threading.Lock()
@@ -33,7 +33,7 @@ def exit_on_interrupt() -> None:
     read_end, write_end = os.pipe()
     os.set_blocking(write_end, False)
     signal.set_wakeup_fd(write_end, warn_on_full_buffer=False)
-    signal.signal(signal.SIGINT, lambda *_: None)   # the C handler writes the wake-up byte; the thread acts
+    signal.signal(signal.SIGINT, lambda *_: None)  # the C handler writes the wake-up byte; the thread acts
     threading.Thread(target=_watch, args=(read_end,), name="drasat-interrupt", daemon=True).start()
 
 

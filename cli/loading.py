@@ -20,4 +20,3 @@ def load_bundle(files: tuple[str, ...] | list[str]) -> Bundle:
     if bundle.problems:
         raise InputError(bundle.problems)
     return bundle
-

@@ -17,9 +17,17 @@ from drasat.models.errors import DrasatWarning
 
 from .startup import importing
 
-COMMANDS = {"compare": "compare", "explain": "explain", "inventory": "inventory", "metadata": "metadata",
-            "pool-status": "pool_status", "schedule": "schedule", "solve": "solve", "taint-impact": "taint_impact",
-            "validate": "validate"}
+COMMANDS = {
+    "compare": "compare",
+    "explain": "explain",
+    "inventory": "inventory",
+    "metadata": "metadata",
+    "pool-status": "pool_status",
+    "schedule": "schedule",
+    "solve": "solve",
+    "taint-impact": "taint_impact",
+    "validate": "validate",
+}
 """Each subcommand and its module in :mod:`drasat.cli.commands`, which defines a click command of the same
 name (the command's name with ``_`` for ``-``). A command's module (and what it needs: OR-Tools, CEL
 engines, rendering) is imported only when that command runs (click's lazily loaded subcommands); the
@@ -37,8 +45,6 @@ class _LazyGroup(click.Group):
                 module = importlib.import_module(f"{__package__}.commands.{module_name}")
             self.add_command(getattr(module, module_name), name)
         return super().get_command(ctx, name)
-
-
 
 
 def _version() -> str:
@@ -73,10 +79,17 @@ Ctrl-C stops any command at once: exit 130, one line on stderr, no output file l
 """
 
 
-@click.group(cls=_LazyGroup, context_settings={"help_option_names": ["-h", "--help"]}, epilog=EPILOG,
-             invoke_without_command=True)
-@click.option("--version", is_flag=True, expose_value=False, is_eager=True, callback=_print_version,
-              help="Show the version and exit.")
+@click.group(
+    cls=_LazyGroup, context_settings={"help_option_names": ["-h", "--help"]}, epilog=EPILOG, invoke_without_command=True
+)
+@click.option(
+    "--version",
+    is_flag=True,
+    expose_value=False,
+    is_eager=True,
+    callback=_print_version,
+    help="Show the version and exit.",
+)
 @click.pass_context
 def cli(ctx: click.Context) -> None:
     """Allocate Kubernetes DRA devices (resource.k8s.io/v1) with a constraint solver.
@@ -100,7 +113,6 @@ def _show_warning(message: Warning | str, category: type[Warning], *args: Any, *
         click.echo(f"warning: {message}", err=True)
     else:
         _PYTHON_SHOWWARNING(message, category, *args, **kwargs)
-
 
 
 def load_all_commands() -> None:

@@ -24,6 +24,7 @@ class Seconds(click.ParamType):
         except ValueError:
             self.fail(f"{value!r} is not a number of seconds", param, ctx)
         if not math.isfinite(seconds) or seconds <= 0:
-            self.fail(f"{value!r} is not a time limit: give a finite number of seconds above 0, such as 30 or 0.5",
-                      param, ctx)
+            self.fail(
+                f"{value!r} is not a time limit: give a finite number of seconds above 0, such as 30 or 0.5", param, ctx
+            )
         return seconds

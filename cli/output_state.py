@@ -23,9 +23,13 @@ Key = tuple[str, str, str]
 
 
 def state_option(function: Any) -> Any:
-    return click.option("--output-state", metavar="FILE", type=click.Path(dir_okay=False),
-                        help="Also write the whole input with this run's results merged in (YAML, or JSON for "
-                             "*.json), to feed the next what-if run.")(function)
+    return click.option(
+        "--output-state",
+        metavar="FILE",
+        type=click.Path(dir_okay=False),
+        help="Also write the whole input with this run's results merged in (YAML, or JSON for "
+        "*.json), to feed the next what-if run.",
+    )(function)
 
 
 def write_state(path: str, inputs: Iterable[Any], results: list[dict[str, Any]]) -> None:

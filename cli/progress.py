@@ -38,14 +38,20 @@ class Bar:
         self._progress: Any = None
         self._task: Any = None
 
-    def __enter__(self) -> "Bar":
+    def __enter__(self) -> Bar:
         if self.enabled:
             from rich.console import Console
             from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
             console = Console(file=self.stream, force_terminal=True)
-            self._progress = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
-                                      TimeElapsedColumn(), console=console, transient=True)
+            self._progress = Progress(
+                TextColumn("{task.description}"),
+                BarColumn(),
+                MofNCompleteColumn(),
+                TimeElapsedColumn(),
+                console=console,
+                transient=True,
+            )
             self._progress.start()
             self._task = self._progress.add_task(self.description, total=None)
         return self
@@ -56,7 +62,8 @@ class Bar:
             description = f"{self.description}: {what}" if what else self.description
             self._progress.update(self._task, completed=done, total=total, description=description)
 
-    def __exit__(self, kind: type[BaseException] | None, value: BaseException | None,
-                 traceback: TracebackType | None) -> None:
+    def __exit__(
+        self, kind: type[BaseException] | None, value: BaseException | None, traceback: TracebackType | None
+    ) -> None:
         if self._progress is not None:
             self._progress.stop()

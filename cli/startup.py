@@ -6,6 +6,7 @@ from contextlib import AbstractContextManager
 
 from drasat.models.collector import collector_paused
 
+
 def importing() -> AbstractContextManager[None]:
     """Python's cyclic garbage collector paused while a command's modules are imported.
 

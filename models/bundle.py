@@ -9,8 +9,9 @@ the API server would not store both.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import Iterator, TypeVar, Union
+from typing import TypeVar
 
 from .errors import Location, Problem
 from .kinds import info_for, is_namespaced
@@ -29,7 +30,7 @@ class Loaded:
     problems: list[Problem] = field(default_factory=list)
 
 
-Entry = Union[Loaded, Problem]
+Entry = Loaded | Problem
 """An input document in reading order: a loaded object, or the problem that kept a document from loading."""
 
 
@@ -70,9 +71,12 @@ class Bundle:
         if first is None:
             self._index[identity] = loaded
             return
-        problem = Problem(loaded.location, f"duplicate: {loaded.obj.kind} {identity[3]!r}"
-                                           f"{' in namespace ' + repr(identity[2]) if identity[2] else ''} "
-                                           f"is already defined at {_place(first.location)}")
+        problem = Problem(
+            loaded.location,
+            f"duplicate: {loaded.obj.kind} {identity[3]!r}"
+            f"{' in namespace ' + repr(identity[2]) if identity[2] else ''} "
+            f"is already defined at {_place(first.location)}",
+        )
         loaded.problems.append(problem)
         self.problems.append(problem)
 
@@ -80,15 +84,17 @@ class Bundle:
         self.objects[self.objects.index(first)] = later
         self.entries[self.entries.index(first)] = later
         self._places.setdefault(id(later.obj), later.location)
-        self.notices.append(f"{_place(later.location)}: {later.obj.kind} {_display(later.obj)} replaces the copy "
-                            f"read at {_place(first.location)} (the same object, its newer state)")
+        self.notices.append(
+            f"{_place(later.location)}: {later.obj.kind} {_display(later.obj)} replaces the copy "
+            f"read at {_place(first.location)} (the same object, its newer state)"
+        )
 
     def add_problem(self, problem: Problem) -> None:
         """Record a problem of a document that did not become an object."""
         self.problems.append(problem)
         self.entries.append(problem)
 
-    def extend(self, other: "Bundle") -> None:
+    def extend(self, other: Bundle) -> None:
         """Append everything of another bundle (duplicates across the two are reported)."""
         for entry in other.entries:
             if isinstance(entry, Loaded):

@@ -25,8 +25,10 @@ def wire_form(item: Any) -> Any:
         try:
             parsed = model.model_validate(item)
         except ValueError as exc:
-            raise InputError(f"{item.get('kind')} {_name(item)} from the kubernetes client's to_dict() "
-                             f"cannot be read back by the client: {exc}") from None
+            raise InputError(
+                f"{item.get('kind')} {_name(item)} from the kubernetes client's to_dict() "
+                f"cannot be read back by the client: {exc}"
+            ) from None
         return _api_client().sanitize_for_serialization(parsed)
     return item
 
@@ -46,8 +48,10 @@ def _client_class(api_version: Any, kind: Any) -> Any:
     try:
         import kubernetes.client as client
     except ImportError:
-        raise InputError("objects given as the kubernetes client's to_dict() need the client installed: "
-                         "pip install 'drasat[cluster]'") from None
+        raise InputError(
+            "objects given as the kubernetes client's to_dict() need the client installed: "
+            "pip install 'drasat[cluster]'"
+        ) from None
     if not isinstance(api_version, str) or not isinstance(kind, str):
         raise InputError("a to_dict() object without api_version and kind as text")
     group, _, version = api_version.rpartition("/")

@@ -22,7 +22,8 @@ What changed between the versions:
 from __future__ import annotations
 
 import copy
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from .errors import InputError, Location, Problem
 from .kinds import RESOURCE_GROUP, split_api_version
@@ -31,8 +32,16 @@ V1 = f"{RESOURCE_GROUP}/v1"
 OLD_VERSIONS = ("v1beta2", "v1beta1", "v1alpha3")
 
 # Request fields that v1beta1/v1alpha3 keep directly in a request and v1 keeps under `exactly`.
-_FLAT_REQUEST_FIELDS = ("deviceClassName", "selectors", "allocationMode", "count", "adminAccess",
-                        "tolerations", "capacity", "derivedAttributes")
+_FLAT_REQUEST_FIELDS = (
+    "deviceClassName",
+    "selectors",
+    "allocationMode",
+    "count",
+    "adminAccess",
+    "tolerations",
+    "capacity",
+    "derivedAttributes",
+)
 
 
 class _Context:
@@ -84,8 +93,11 @@ def _device_class(doc: dict[str, Any], context: _Context) -> None:
     spec = doc.get("spec")
     if isinstance(spec, dict) and "suitableNodes" in spec:
         if spec.pop("suitableNodes") not in (None, {}):
-            context.error("spec.suitableNodes", "suitableNodes (classic DRA, removed in Kubernetes 1.32) has no "
-                          "equivalent in resource.k8s.io/v1; select nodes through the devices' slices instead")
+            context.error(
+                "spec.suitableNodes",
+                "suitableNodes (classic DRA, removed in Kubernetes 1.32) has no "
+                "equivalent in resource.k8s.io/v1; select nodes through the devices' slices instead",
+            )
 
 
 # --- ResourceClaim and ResourceClaimTemplate ---------------------------------------------------
@@ -109,9 +121,12 @@ def _claim_template(doc: dict[str, Any], context: _Context) -> None:
 def _claim_spec(spec: dict[str, Any], path: str, context: _Context) -> None:
     if "controller" in spec:
         if spec.pop("controller") not in (None, ""):
-            context.error(f"{path}.controller", "a claim allocated by a DRA control-plane controller (the v1alpha3 "
-                          "field `controller`, removed in Kubernetes 1.32) cannot be expressed in "
-                          "resource.k8s.io/v1, where the scheduler allocates every claim; remove the field")
+            context.error(
+                f"{path}.controller",
+                "a claim allocated by a DRA control-plane controller (the v1alpha3 "
+                "field `controller`, removed in Kubernetes 1.32) cannot be expressed in "
+                "resource.k8s.io/v1, where the scheduler allocates every claim; remove the field",
+            )
     devices = spec.get("devices")
     requests = devices.get("requests") if isinstance(devices, dict) else None
     if isinstance(requests, list):
@@ -155,13 +170,19 @@ def _meaningful(key: str, value: Any, version: str) -> bool:
 def _claim_status(status: dict[str, Any], context: _Context) -> None:
     if "deallocationRequested" in status:
         if status.pop("deallocationRequested") not in (None, False):
-            context.error("status.deallocationRequested", "deallocationRequested (classic DRA, removed in Kubernetes "
-                          "1.32) has no equivalent in resource.k8s.io/v1")
+            context.error(
+                "status.deallocationRequested",
+                "deallocationRequested (classic DRA, removed in Kubernetes "
+                "1.32) has no equivalent in resource.k8s.io/v1",
+            )
     allocation = status.get("allocation")
     if isinstance(allocation, dict) and "controller" in allocation:
         if allocation.pop("controller") not in (None, ""):
-            context.error("status.allocation.controller", "an allocation made by a DRA control-plane controller "
-                          "(classic DRA, removed in Kubernetes 1.32) cannot be expressed in resource.k8s.io/v1")
+            context.error(
+                "status.allocation.controller",
+                "an allocation made by a DRA control-plane controller "
+                "(classic DRA, removed in Kubernetes 1.32) cannot be expressed in resource.k8s.io/v1",
+            )
 
 
 # --- ResourceSlice -----------------------------------------------------------------------------
@@ -193,8 +214,9 @@ def _device(device: dict[str, Any], path: str, context: _Context) -> dict[str, A
         out[key] = value
     capacity = out.get("capacity")
     if context.version == "v1alpha3" and isinstance(capacity, dict):
-        out["capacity"] = {key: value if isinstance(value, dict) else {"value": value}
-                           for key, value in capacity.items()}
+        out["capacity"] = {
+            key: value if isinstance(value, dict) else {"value": value} for key, value in capacity.items()
+        }
     return out
 
 
@@ -208,9 +230,12 @@ def _taint_rule(doc: dict[str, Any], context: _Context) -> None:
         return
     for key in ("deviceClassName", "selectors"):
         if key in selector and selector.pop(key) not in (None, "", []):
-            context.error(f"spec.deviceSelector.{key}", f"selecting tainted devices by `{key}` (v1alpha3, dropped "
-                          "in Kubernetes 1.35) cannot be expressed in resource.k8s.io/v1, which selects by driver, "
-                          "pool and device name only; ignoring it would taint more devices than intended")
+            context.error(
+                f"spec.deviceSelector.{key}",
+                f"selecting tainted devices by `{key}` (v1alpha3, dropped "
+                "in Kubernetes 1.35) cannot be expressed in resource.k8s.io/v1, which selects by driver, "
+                "pool and device name only; ignoring it would taint more devices than intended",
+            )
 
 
 _CONVERTERS: dict[str, Callable[[dict[str, Any], _Context], None]] = {

@@ -18,8 +18,18 @@ caught; typos in the typed ones are.
 
 from pydantic import ConfigDict, Field, model_validator
 
-from .meta import (BUILT_ON_FIRST_USE, ApiModel, Condition, JsonObject, NodeSelector, NodeSelectorTerm, Timestamp,
-                   TypedObject, empty_dict, empty_list)
+from .meta import (
+    BUILT_ON_FIRST_USE,
+    ApiModel,
+    Condition,
+    JsonObject,
+    NodeSelector,
+    NodeSelectorTerm,
+    Timestamp,
+    TypedObject,
+    empty_dict,
+    empty_list,
+)
 from .quantity import Quantity
 
 CORE_API_VERSION = "v1"
@@ -166,7 +176,9 @@ class NodeAffinity(ApiModel):
     model_config = _OPEN
 
     required_during_scheduling_ignored_during_execution: NodeSelector | None = None
-    preferred_during_scheduling_ignored_during_execution: list[PreferredSchedulingTerm] = Field(default_factory=empty_list)
+    preferred_during_scheduling_ignored_during_execution: list[PreferredSchedulingTerm] = Field(
+        default_factory=empty_list
+    )
 
 
 class Affinity(ApiModel):
@@ -271,7 +283,8 @@ class PodStatus(ApiModel):
     resource_claim_statuses: list[PodResourceClaimStatus] = Field(default_factory=empty_list)
     extended_resource_claim_status: PodExtendedResourceClaimStatus | None = None
     node_allocatable_resource_claim_statuses: list[NodeAllocatableResourceClaimStatus] = Field(
-        default_factory=empty_list)
+        default_factory=empty_list
+    )
 
 
 class Pod(TypedObject):

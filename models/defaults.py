@@ -23,7 +23,8 @@ would cost as much as solving them.
 
 from __future__ import annotations
 
-from typing import Any, Callable, TypeVar
+from collections.abc import Callable
+from typing import Any, TypeVar
 
 from pydantic import BaseModel
 
@@ -68,8 +69,11 @@ def _devices(devices: DeviceClaim) -> DeviceClaim:
 
 
 def _request(request: DeviceRequest) -> DeviceRequest:
-    return _replaced(request, exactly=_exact(request.exactly) if request.exactly else None,
-                     first_available=_each(request.first_available, _exact))
+    return _replaced(
+        request,
+        exactly=_exact(request.exactly) if request.exactly else None,
+        first_available=_each(request.first_available, _exact),
+    )
 
 
 R = TypeVar("R", ExactDeviceRequest, DeviceSubRequest)
@@ -78,8 +82,7 @@ R = TypeVar("R", ExactDeviceRequest, DeviceSubRequest)
 def _exact(request: R) -> R:
     mode = request.allocation_mode or EXACT_COUNT
     count = 1 if mode == EXACT_COUNT and not request.count else request.count
-    return _replaced(request, allocation_mode=mode, count=count,
-                     tolerations=_each(request.tolerations, _toleration))
+    return _replaced(request, allocation_mode=mode, count=count, tolerations=_each(request.tolerations, _toleration))
 
 
 def _status(status: ResourceClaimStatus) -> ResourceClaimStatus:

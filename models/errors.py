@@ -16,8 +16,8 @@ and library callers can catch exactly the family they care about.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
 
 class DrasatError(Exception):
@@ -46,7 +46,7 @@ class Location:
             parts.append(self.path)
         return ": ".join(parts)
 
-    def child(self, path: str) -> "Location":
+    def child(self, path: str) -> Location:
         """The same object, one field deeper."""
         joined = path if not self.path else (self.path + path if path.startswith("[") else f"{self.path}.{path}")
         return Location(self.file, self.document, self.kind, self.name, joined)
@@ -99,9 +99,13 @@ class Unschedulable(DrasatError):
     exit_code = 1
     stats: object | None = None  # the solver's statistics (drasat.solver.Stats) for the search that proved it
 
-    def __init__(self, message: str = "no allocation exists for all claims together",
-                 reasons: list[str] | Callable[[], list[str]] | None = None, explanation: object | None = None,
-                 explain: Callable[[], object] | None = None) -> None:
+    def __init__(
+        self,
+        message: str = "no allocation exists for all claims together",
+        reasons: list[str] | Callable[[], list[str]] | None = None,
+        explanation: object | None = None,
+        explain: Callable[[], object] | None = None,
+    ) -> None:
         self._reasons = reasons
         self._explanation = explanation
         self._explain = explain  # computes the explanation when first asked for: a caller that only

@@ -19,7 +19,7 @@ Small inputs always take the reference path: the fast one pays off only on big o
 from __future__ import annotations
 
 import re
-from functools import lru_cache
+from functools import cache
 from typing import Any
 
 import yaml
@@ -28,24 +28,25 @@ FAST_FROM_BYTES = 256 * 1024
 """Inputs smaller than this are parsed by the reference parsers alone."""
 
 _SYNTAX = (  # each starts with a character: a fast scan each
-    r"[&*!][^\s,\[\]\{\}]",              # an anchor, alias or tag (or text that looks like one)
-    r"\n%",                                 # a directive
-    "[\x85\u2028\u2029\r]",                  # line breaks YAML 1.1 knows and 1.2 does not (NEL, LS,
-                                            # PS), and CR (line numbers on errors stay PyYAML's)
-    r"\n[ ]*\t",                            # a tab in the indentation
-    r"<<[ \t]*:",                           # a merge key
-    r"[\]\}][ \t]*:(?:[ \t]|\n|$)",         # a flow collection used as a key
-    r"\n[ \t]*\?(?:[ \t]|\n|$)",             # an explicit (complex) key
-    r"\n(?:---|\.\.\.)(?:[ \t]|\n|$)",       # more than one document
-    r":(?<=[\s\[\{,]:)(?:[\s,\]\}]|$)",       # an empty key (PyYAML refuses some that yaml-rs reads)
+    r"[&*!][^\s,\[\]\{\}]",  # an anchor, alias or tag (or text that looks like one)
+    r"\n%",  # a directive
+    "[\x85\u2028\u2029\r]",  # line breaks YAML 1.1 knows and 1.2 does not (NEL, LS,
+    # PS), and CR (line numbers on errors stay PyYAML's)
+    r"\n[ ]*\t",  # a tab in the indentation
+    r"<<[ \t]*:",  # a merge key
+    r"[\]\}][ \t]*:(?:[ \t]|\n|$)",  # a flow collection used as a key
+    r"\n[ \t]*\?(?:[ \t]|\n|$)",  # an explicit (complex) key
+    r"\n(?:---|\.\.\.)(?:[ \t]|\n|$)",  # more than one document
+    r":(?<=[\s\[\{,]:)(?:[\s,\]\}]|$)",  # an empty key (PyYAML refuses some that yaml-rs reads)
     r"[\[\{](?<=[\s,\[\{][\[\{])(?![ \t]*[\]\}])",  # a flow collection that is not empty (kubectl prints
-                                            # none; 1.1 and 1.2 differ on ':' inside them)
+    # none; 1.1 and 1.2 differ on ':' inside them)
 )
 """Compiled on first use (``re`` keeps them): a start that reads only small inputs never needs them."""
 _LONG_NUMBER = r"[0-9]{19}"
 _PLAIN = (
     r"(?:[\s\[\{,]|[\"'\]\}]:)((?:[-+._0-9=~<]|yes|Yes|YES|no|No|NO|on|On|ON|off|Off|OFF|true|True|TRUE"
-    r"|false|False|FALSE|null|Null|NULL)[^\s,\[\]\{\}]*)(?=[ \t]*(?:\n|$|[,\]\}]|:[ \t]|:\n|:$|[ \t]#))")
+    r"|false|False|FALSE|null|Null|NULL)[^\s,\[\]\{\}]*)(?=[ \t]*(?:\n|$|[,\]\}]|:[ \t]|:\n|:$|[ \t]#))"
+)
 """Plain scalars that one of the two parsers might read as something other than text: after a space, a
 bracket or a comma, or right after a JSON-like key (``{"a":012}``). A superset (a sentence's last word
 "on" is one too): each distinct token is then read by both parsers, and one that differs sends the
@@ -86,7 +87,7 @@ def fast_yaml(text: str, *, at_least: int | None = None) -> tuple[Any] | None:
     return None if data is None else (data,)  # a stream of comments only: PyYAML's zero documents
 
 
-@lru_cache(maxsize=None)
+@cache
 def _same_reading(token: str) -> bool:
     """Whether PyYAML (as drasat reads: timestamps kept as text) and yaml-rs give the plain scalar one value."""
     from .yaml_io import plain_tag, reference_scalar  # the reference's own resolver and constructor
@@ -105,7 +106,7 @@ def _same_reading(token: str) -> bool:
     return type(ours) is type(theirs[0]) and ours == theirs[0]  # NaN too is left to PyYAML (a key twice...)
 
 
-@lru_cache(maxsize=None)
+@cache
 def _module(name: str) -> Any:
     """The optional parser module, imported on first use (start-up pays nothing for it), or None."""
     try:

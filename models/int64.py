@@ -16,11 +16,24 @@ from typing import Any
 from .errors import Location, Problem
 from .validation.formats import key
 
-INT64_MIN, INT64_MAX = -2 ** 63, 2 ** 63 - 1
-_QUANTITIES = frozenset({"value", "default", "min", "max", "step", "validValues", "allocatable", "capacity", "limits",
-                         "consumedCapacity"})
-_MAPS = frozenset({"attributes", "capacity", "counters", "labels", "annotations", "allocatable", "limits",
-                   "requests", "consumedCapacity", "nodeSelector"})
+INT64_MIN, INT64_MAX = -(2**63), 2**63 - 1
+_QUANTITIES = frozenset(
+    {"value", "default", "min", "max", "step", "validValues", "allocatable", "capacity", "limits", "consumedCapacity"}
+)
+_MAPS = frozenset(
+    {
+        "attributes",
+        "capacity",
+        "counters",
+        "labels",
+        "annotations",
+        "allocatable",
+        "limits",
+        "requests",
+        "consumedCapacity",
+        "nodeSelector",
+    }
+)
 
 
 def int64_problems(data: Any, where: Location) -> list[Problem]:
@@ -32,9 +45,9 @@ def int64_problems(data: Any, where: Location) -> list[Problem]:
     while stack:
         value, at, field = stack.pop()
         if field in _QUANTITIES or (field == "requests" and isinstance(value, dict)):
-            continue   # quantities (resources.requests is a map of them; a claim's requests are a list)
+            continue  # quantities (resources.requests is a map of them; a claim's requests are a list)
         if isinstance(value, dict):
-            if field == "parameters":   # opaque driver configuration: raw JSON, not decoded
+            if field == "parameters":  # opaque driver configuration: raw JSON, not decoded
                 continue
             for name, item in value.items():
                 here = key(at, name) if field in _MAPS else at.child(str(name))
@@ -42,8 +55,13 @@ def int64_problems(data: Any, where: Location) -> list[Problem]:
         elif isinstance(value, list):
             stack.extend((item, at.child(f"[{i}]"), "[]") for i, item in enumerate(value))
         elif isinstance(value, int) and not isinstance(value, bool) and not INT64_MIN <= value <= INT64_MAX:
-            problems.append(Problem(at, f"{value} does not fit in a 64-bit integer ({INT64_MIN} to {INT64_MAX}); "
-                                        "the API server cannot decode it"))
+            problems.append(
+                Problem(
+                    at,
+                    f"{value} does not fit in a 64-bit integer ({INT64_MIN} to {INT64_MAX}); "
+                    "the API server cannot decode it",
+                )
+            )
     return problems
 
 

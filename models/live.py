@@ -16,8 +16,9 @@ others become a notice and the answer is computed without them.
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any
 
 from .bundle import Bundle
 from .errors import InputError, Location, Problem
@@ -31,31 +32,49 @@ REQUEST_TIMEOUT = 30.0  # seconds per list call: a cluster that does not answer 
 class Source:
     """One kind to list: the client API class and method, in the order of preference of versions."""
 
-    what: str                                  # plural, as kubectl names it
-    calls: tuple[tuple[str, str], ...]         # (API class, list method); later ones if earlier are not served
+    what: str  # plural, as kubectl names it
+    calls: tuple[tuple[str, str], ...]  # (API class, list method); later ones if earlier are not served
     required: bool = False
-    params: tuple[tuple[str, str], ...] = ()   # extra query parameters (field selectors)
+    params: tuple[tuple[str, str], ...] = ()  # extra query parameters (field selectors)
 
 
 SOURCES = (
     Source("nodes", (("CoreV1Api", "list_node"),)),
     Source("namespaces", (("CoreV1Api", "list_namespace"),)),
-    Source("pods", (("CoreV1Api", "list_pod_for_all_namespaces"),),
-           params=(("field_selector", "status.phase!=Succeeded,status.phase!=Failed"),)),
+    Source(
+        "pods",
+        (("CoreV1Api", "list_pod_for_all_namespaces"),),
+        params=(("field_selector", "status.phase!=Succeeded,status.phase!=Failed"),),
+    ),
     Source("deviceclasses", (("ResourceV1Api", "list_device_class"),), required=True),
     Source("resourceslices", (("ResourceV1Api", "list_resource_slice"),), required=True),
     Source("resourceclaims", (("ResourceV1Api", "list_resource_claim_for_all_namespaces"),), required=True),
     Source("resourceclaimtemplates", (("ResourceV1Api", "list_resource_claim_template_for_all_namespaces"),)),
-    Source("devicetaintrules", (("ResourceV1Api", "list_device_taint_rule"),
-                                ("ResourceV1beta2Api", "list_device_taint_rule"),
-                                ("ResourceV1alpha3Api", "list_device_taint_rule"))),
-    Source("podgroups", (("SchedulingV1beta1Api", "list_pod_group_for_all_namespaces"),
-                         ("SchedulingV1alpha3Api", "list_pod_group_for_all_namespaces"))),
+    Source(
+        "devicetaintrules",
+        (
+            ("ResourceV1Api", "list_device_taint_rule"),
+            ("ResourceV1beta2Api", "list_device_taint_rule"),
+            ("ResourceV1alpha3Api", "list_device_taint_rule"),
+        ),
+    ),
+    Source(
+        "podgroups",
+        (
+            ("SchedulingV1beta1Api", "list_pod_group_for_all_namespaces"),
+            ("SchedulingV1alpha3Api", "list_pod_group_for_all_namespaces"),
+        ),
+    ),
 )
 
 
-def read_cluster(kubeconfig: str | None = None, context: str | None = None, *,
-                 page_size: int = PAGE_SIZE, progress: Callable[[int, int, str], None] | None = None) -> Bundle:
+def read_cluster(
+    kubeconfig: str | None = None,
+    context: str | None = None,
+    *,
+    page_size: int = PAGE_SIZE,
+    progress: Callable[[int, int, str], None] | None = None,
+) -> Bundle:
     """Every object drasat uses from the cluster that ``kubeconfig``/``context`` point at.
 
     Raises :class:`InputError` when the client is not installed, the configuration is
@@ -110,8 +129,7 @@ def _pages(lister: Any, params: dict[str, str], page_size: int) -> Any:
     token = None
     while True:
         extra: dict[str, str] = {"_continue": token} if token else {}
-        response = lister(limit=page_size, _preload_content=False, _request_timeout=REQUEST_TIMEOUT,
-                          **params, **extra)
+        response = lister(limit=page_size, _preload_content=False, _request_timeout=REQUEST_TIMEOUT, **params, **extra)
         page = json.loads(response.data)
         yield page
         token = (page.get("metadata") or {}).get("continue")

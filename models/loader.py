@@ -18,7 +18,8 @@ from __future__ import annotations
 
 import os
 import sys
-from typing import Any, Iterable, Iterator, TextIO
+from collections.abc import Iterable, Iterator
+from typing import Any, TextIO
 
 from pydantic import ValidationError
 
@@ -26,8 +27,8 @@ from .bundle import Bundle, Loaded
 from .collector import collector_paused
 from .convert import needs_conversion, to_v1
 from .errors import InputError, Location, Problem
-from .kinds import KindInfo, lookup, split_api_version
 from .int64 import int64_problems
+from .kinds import KindInfo, lookup, split_api_version
 from .pydantic_problems import problems_from
 from .yaml_io import FREEZE_AFTER, MAX_FILE_BYTES, Document, decode, parse_documents, read_file
 
@@ -122,20 +123,24 @@ def _walk(directory: str) -> tuple[list[str], list[Problem]]:
     seen: set[str] = set()
 
     def unreadable(exc: OSError) -> None:
-        problems.append(Problem(Location(exc.filename or directory),
-                                f"cannot read this directory: {exc.strerror or exc}"))
+        problems.append(
+            Problem(Location(exc.filename or directory), f"cannot read this directory: {exc.strerror or exc}")
+        )
 
     for root, dirs, files in os.walk(directory, onerror=unreadable, followlinks=True):
         real = os.path.realpath(root)
         if real in seen:
-            problems.append(Problem(Location(root), f"is a link back to {real}, already read; "
-                                                    "drasat does not read it twice (a symbolic link loop?)"))
+            problems.append(
+                Problem(
+                    Location(root),
+                    f"is a link back to {real}, already read; drasat does not read it twice (a symbolic link loop?)",
+                )
+            )
             dirs[:] = []
             continue
         seen.add(real)
         dirs[:] = sorted(d for d in dirs if not d.startswith("."))
-        found.extend(os.path.join(root, f) for f in files
-                     if not f.startswith(".") and f.lower().endswith(EXTENSIONS))
+        found.extend(os.path.join(root, f) for f in files if not f.startswith(".") and f.lower().endswith(EXTENSIONS))
     return sorted(found), problems
 
 
@@ -180,22 +185,31 @@ def _add_each(bundle: Bundle, documents: Iterator[Document], name: str) -> None:
         except RecursionError:
             bundle.add_problem(Problem(where, "is nested too deeply to read"))
         except Exception as exc:  # noqa: BLE001  (never a traceback: a bug here still gets reported)
-            bundle.add_problem(Problem(where, f"could not be read because of an internal error in drasat "
-                                              f"({type(exc).__name__}: {exc}); please report it"))
+            bundle.add_problem(
+                Problem(
+                    where,
+                    f"could not be read because of an internal error in drasat "
+                    f"({type(exc).__name__}: {exc}); please report it",
+                )
+            )
     for version, count in sorted(converted.items()):
-        bundle.notices.append(f"{name}: converted {count} object{'s' if count > 1 else ''} from {version} to "
-                              "resource.k8s.io/v1; messages name the fields as v1 spells them")
+        bundle.notices.append(
+            f"{name}: converted {count} object{'s' if count > 1 else ''} from {version} to "
+            "resource.k8s.io/v1; messages name the fields as v1 spells them"
+        )
 
 
 def _add_document(bundle: Bundle, data: Any, where: Location, converted: dict[str, int]) -> None:
     if not isinstance(data, dict):
-        bundle.add_problem(Problem(where, f"is not a Kubernetes object: expected a mapping with apiVersion and "
-                                          f"kind, found {_shape(data)}"))
+        bundle.add_problem(
+            Problem(
+                where, f"is not a Kubernetes object: expected a mapping with apiVersion and kind, found {_shape(data)}"
+            )
+        )
         return
     api_version, kind = data.get("apiVersion"), data.get("kind")
     if not isinstance(api_version, str) or not isinstance(kind, str) or not api_version or not kind:
-        bundle.add_problem(Problem(where, "is not a Kubernetes object: apiVersion and kind must both be given "
-                                          "as text"))
+        bundle.add_problem(Problem(where, "is not a Kubernetes object: apiVersion and kind must both be given as text"))
         return
     item_kind = _list_item_kind(api_version, kind, data)
     if item_kind is not None:
@@ -204,8 +218,9 @@ def _add_document(bundle: Bundle, data: Any, where: Location, converted: dict[st
     info = lookup(api_version, kind)
     named = Location(where.file, where.document, kind, _display_name(data), where.path)
     if info is None:
-        bundle.notices.append(f"{_prefix(named)}skipped {api_version} {kind}/{named.name or '?'}: "
-                              "drasat does not use this kind")
+        bundle.notices.append(
+            f"{_prefix(named)}skipped {api_version} {kind}/{named.name or '?'}: drasat does not use this kind"
+        )
         return
     _add_object(bundle, data, named, info, converted)
 
@@ -219,8 +234,7 @@ def _list_item_kind(api_version: str, kind: str, data: dict[str, Any]) -> str | 
     return None
 
 
-def _add_list(bundle: Bundle, data: dict[str, Any], where: Location, item_kind: str,
-              converted: dict[str, int]) -> None:
+def _add_list(bundle: Bundle, data: dict[str, Any], where: Location, item_kind: str, converted: dict[str, int]) -> None:
     items = data.get("items")
     if items is None:
         return
@@ -237,14 +251,18 @@ def _add_list(bundle: Bundle, data: dict[str, Any], where: Location, item_kind: 
         _add_document(bundle, item, at, converted)
 
 
-def _add_object(bundle: Bundle, data: dict[str, Any], where: Location, info: KindInfo,
-                converted: dict[str, int]) -> None:
+def _add_object(
+    bundle: Bundle, data: dict[str, Any], where: Location, info: KindInfo, converted: dict[str, int]
+) -> None:
     api_version = data["apiVersion"]
     _, version = split_api_version(api_version)
     if not info.reads(version):
         versions = ", ".join(f"{info.group + '/' if info.group else ''}{v}" for v in (info.version, *info.older))
-        bundle.add_problem(Problem(where.child("apiVersion"), f"drasat does not know {info.kind} in "
-                                                              f"{api_version}; it reads {versions}"))
+        bundle.add_problem(
+            Problem(
+                where.child("apiVersion"), f"drasat does not know {info.kind} in {api_version}; it reads {versions}"
+            )
+        )
         return
     source = None
     if version != info.version and needs_conversion(api_version):

@@ -8,13 +8,13 @@ is an error, as it is for the API server).
 
 # No ``from __future__ import annotations`` here: pydantic would compile every annotation string at each start.
 
-from datetime import datetime, timezone
-from typing import Any, Annotated
+from datetime import UTC, datetime
+from typing import Annotated, Any
 
 from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field, PlainSerializer, model_validator
 from pydantic.alias_generators import to_camel
-from .wording import describe
 
+from .wording import describe
 
 BUILT_ON_FIRST_USE = ConfigDict(defer_build=True)
 """The ``model_config`` of the kinds few inputs carry (Namespace, PodGroup, DeviceTaintRule,
@@ -70,8 +70,8 @@ def _timestamp(value: Any) -> str:
     """YAML turns RFC 3339 text into datetime objects; keep the API's text form either way."""
     if isinstance(value, datetime):
         if value.tzinfo is None:
-            value = value.replace(tzinfo=timezone.utc)
-        return value.astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+            value = value.replace(tzinfo=UTC)
+        return value.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
     if isinstance(value, str):
         return value
     raise ValueError(f"a timestamp must be RFC 3339 text, not {describe(value)}")
@@ -90,8 +90,10 @@ def _fits_int64(value: int) -> int:
     server never lets happen.
     """
     if not INT64_MIN <= value <= INT64_MAX:
-        raise ValueError(f"{value} does not fit in a 64-bit integer (int64, {INT64_MIN} to {INT64_MAX}), "
-                         "so the API server cannot decode it")
+        raise ValueError(
+            f"{value} does not fit in a 64-bit integer (int64, {INT64_MIN} to {INT64_MAX}), "
+            "so the API server cannot decode it"
+        )
     return value
 
 

@@ -123,8 +123,7 @@ def _unknown_field(name: str, owner: type[BaseModel] | None) -> str:
     if owner is None:
         return message
     known = [field.alias or key for key, field in owner.model_fields.items()]
-    close = difflib.get_close_matches(name, known, n=1, cutoff=0.75) or \
-        [k for k in known if k.lower() == name.replace("_", "").lower()]
+    close = difflib.get_close_matches(name, known, n=1, cutoff=0.75) or [
+        k for k in known if k.lower() == name.replace("_", "").lower()
+    ]
     return message + (f"; did you mean {json.dumps(close[0])}?" if close else "")
-
-

@@ -16,6 +16,7 @@ from typing import Any
 
 from pydantic import GetCoreSchemaHandler
 from pydantic_core import core_schema
+
 from .wording import describe
 
 _BINARY = {"Ki": 10, "Mi": 20, "Gi": 30, "Ti": 40, "Pi": 50, "Ei": 60}
@@ -47,7 +48,7 @@ class Quantity:
         self.format = format
 
     @classmethod
-    def parse(cls, text: str | int | float) -> "Quantity":
+    def parse(cls, text: str | int | float) -> Quantity:
         """Parse a quantity written as Kubernetes accepts it (a bare number counts)."""
         if isinstance(text, bool):
             raise QuantityError(f"quantities must be numbers or strings, not {text!r}")
@@ -56,13 +57,13 @@ class Quantity:
         return _parse_cached(text)
 
     # --- arithmetic and comparison -------------------------------------------------
-    def __add__(self, other: "Quantity") -> "Quantity":
+    def __add__(self, other: Quantity) -> Quantity:
         return Quantity(self.value + _value(other), self.format)
 
-    def __sub__(self, other: "Quantity") -> "Quantity":
+    def __sub__(self, other: Quantity) -> Quantity:
         return Quantity(self.value - _value(other), self.format)
 
-    def __neg__(self) -> "Quantity":
+    def __neg__(self) -> Quantity:
         return Quantity(-self.value, self.format)
 
     def __eq__(self, other: object) -> bool:
@@ -72,7 +73,7 @@ class Quantity:
             return self.value == other
         return NotImplemented
 
-    def __lt__(self, other: "Quantity | int | Fraction") -> bool:
+    def __lt__(self, other: Quantity | int | Fraction) -> bool:
         return self.value < _value(other)
 
     def __hash__(self) -> int:
@@ -117,7 +118,7 @@ class Quantity:
         )
 
 
-def _value(q: "Quantity | int | Fraction") -> Fraction:
+def _value(q: Quantity | int | Fraction) -> Fraction:
     return q.value if isinstance(q, Quantity) else Fraction(q)
 
 
@@ -127,8 +128,10 @@ def _parse_cached(text: str) -> Quantity:
         raise QuantityError(f"quantity {text[:20]!r}... is longer than {MAX_LENGTH} characters")
     match = _GRAMMAR.match(text.strip() if text.strip() == text else "\0")
     if not match:
-        raise QuantityError(f"{text!r} is not a quantity (expected a number with an optional "
-                            "suffix such as Ki, Mi, Gi, m, k, M, G or an exponent like e3)")
+        raise QuantityError(
+            f"{text!r} is not a quantity (expected a number with an optional "
+            "suffix such as Ki, Mi, Gi, m, k, M, G or an exponent like e3)"
+        )
     number, suffix = match.group(1), match.group(2) or ""
     value = Fraction(number)
     if suffix in _BINARY:

@@ -12,8 +12,18 @@ from typing import Literal
 
 from pydantic import Field, StrictBool, StrictStr
 
-from .meta import (BUILT_ON_FIRST_USE, ApiModel, Condition, Int64, JsonObject, NodeSelector, Timestamp, TypedObject,
-                   empty_dict, empty_list)
+from .meta import (
+    BUILT_ON_FIRST_USE,
+    ApiModel,
+    Condition,
+    Int64,
+    JsonObject,
+    NodeSelector,
+    Timestamp,
+    TypedObject,
+    empty_dict,
+    empty_list,
+)
 from .quantity import Quantity
 
 API_VERSION = "resource.k8s.io/v1"
@@ -265,8 +275,16 @@ class DeviceAttribute(ApiModel):
         return out
 
 
-_ATTRIBUTE_KEYS = (("int_", "int"), ("bool_", "bool"), ("string", "string"), ("version", "version"),
-                   ("ints", "ints"), ("bools", "bools"), ("strings", "strings"), ("versions", "versions"))
+_ATTRIBUTE_KEYS = (
+    ("int_", "int"),
+    ("bool_", "bool"),
+    ("string", "string"),
+    ("version", "version"),
+    ("ints", "ints"),
+    ("bools", "bools"),
+    ("strings", "strings"),
+    ("versions", "versions"),
+)
 
 
 class CapacityRequestPolicyRange(ApiModel):

@@ -12,6 +12,7 @@ from typing import Any
 
 from pydantic import GetCoreSchemaHandler
 from pydantic_core import core_schema
+
 from .wording import describe
 
 _NUM = r"0|[1-9][0-9]*"
@@ -34,14 +35,21 @@ class Semver:
 
     __slots__ = ("major", "minor", "patch", "prerelease", "build", "text")
 
-    def __init__(self, major: int, minor: int, patch: int,
-                 prerelease: tuple[str, ...] = (), build: tuple[str, ...] = (), text: str | None = None) -> None:
+    def __init__(
+        self,
+        major: int,
+        minor: int,
+        patch: int,
+        prerelease: tuple[str, ...] = (),
+        build: tuple[str, ...] = (),
+        text: str | None = None,
+    ) -> None:
         self.major, self.minor, self.patch = major, minor, patch
         self.prerelease, self.build = prerelease, build
         self.text = text if text is not None else self._render()
 
     @classmethod
-    def parse(cls, text: str, normalize: bool = False) -> "Semver":
+    def parse(cls, text: str, normalize: bool = False) -> Semver:
         """Strict semver 2.0.0; with ``normalize`` also ``v1``, ``1.2`` and leading zeros (Kubernetes' option)."""
         if not isinstance(text, str):
             raise SemverError(f"a version must be a string, not {describe(text)}")
@@ -61,14 +69,14 @@ class Semver:
         pre = tuple((0, int(p), "") if p.isdigit() else (1, 0, p) for p in self.prerelease)
         return (self.major, self.minor, self.patch, 0 if self.prerelease else 1, pre)
 
-    def compare(self, other: "Semver") -> int:
+    def compare(self, other: Semver) -> int:
         a, b = self._key(), other._key()
         return (a > b) - (a < b)
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, Semver) and self._key() == other._key()
 
-    def __lt__(self, other: "Semver") -> bool:
+    def __lt__(self, other: Semver) -> bool:
         return self._key() < other._key()
 
     def __hash__(self) -> int:
@@ -98,11 +106,18 @@ def _parse(text: str, normalize: bool) -> Semver:
     candidate = _normalized(text) if normalize else text
     match = _STRICT.match(candidate)
     if not match:
-        raise SemverError(f"{text!r} is not a semantic version (MAJOR.MINOR.PATCH[-pre][+build], "
-                          "no leading 'v', no leading zeros)")
+        raise SemverError(
+            f"{text!r} is not a semantic version (MAJOR.MINOR.PATCH[-pre][+build], no leading 'v', no leading zeros)"
+        )
     major, minor, patch, pre, build = match.groups()
-    return Semver(int(major), int(minor), int(patch), tuple(pre.split(".")) if pre else (),
-                  tuple(build.split(".")) if build else (), candidate)
+    return Semver(
+        int(major),
+        int(minor),
+        int(patch),
+        tuple(pre.split(".")) if pre else (),
+        tuple(build.split(".")) if build else (),
+        candidate,
+    )
 
 
 def _normalized(text: str) -> str:

@@ -39,8 +39,11 @@ def unstorable_problems(obj: TypedObject, where: Location | None = None) -> list
 
 def _check_claim(out: Findings, where: Location, claim: ResourceClaim) -> None:
     if not claim.metadata.name and claim.metadata.generate_name:
-        out.add(where.child("metadata.name"), "a claim to allocate needs its name; generateName is only turned "
-                                              "into one when the API server stores the claim")
+        out.add(
+            where.child("metadata.name"),
+            "a claim to allocate needs its name; generateName is only turned "
+            "into one when the API server stores the claim",
+        )
     devices = where.child("spec.devices")
     _check_counts(out, devices.child("requests"), claim.spec.devices)
     _check_references(out, devices, claim.spec.devices)
@@ -58,8 +61,10 @@ def _check_counts(out: Findings, requests: Location, devices: DeviceClaim) -> No
 def _check_references(out: Findings, where: Location, devices: DeviceClaim) -> None:
     """Constraints and configuration must name requests the claim has: the allocator would skip the others."""
     names = request_names(devices)
-    for part, lists in (("constraints", [c.requests for c in devices.constraints]),
-                        ("config", [c.requests for c in devices.config])):
+    for part, lists in (
+        ("constraints", [c.requests for c in devices.constraints]),
+        ("config", [c.requests for c in devices.config]),
+    ):
         for i, refs in enumerate(lists):
             at = index(where.child(part), i).child("requests")
             for k, ref in enumerate(refs):

@@ -16,13 +16,15 @@ each factory called, field names checked) cost 1-1.5 µs each, twice the builder
 
 from __future__ import annotations
 
-from typing import Any, Callable, TypeVar
+from collections.abc import Callable
+from typing import Any, TypeVar
 
 from pydantic import BaseModel
 
 from .meta import empty_dict, empty_list
 
 M = TypeVar("M", bound=BaseModel)
+
 
 def dict_setter(cls: type) -> Callable[[Any, dict[str, Any]], None]:
     """The function that replaces a ``cls`` instance's ``__dict__``: its class's own ``__dict__`` descriptor's
@@ -77,8 +79,14 @@ def _generate(cls: type[M], names: tuple[str, ...]) -> Callable[..., M]:
     if unknown:
         raise TypeError(f"{cls.__name__} has no field {unknown[0]}")
     given = {name: f"v{i}" for i, name in enumerate(names)}
-    namespace: dict[str, Any] = {"_new": _new, "_set_dict": _set_dict, "_set_fields": _set_fields, "_set_extra": _set_extra,
-                                 "_set_private": _set_private, "cls": cls}
+    namespace: dict[str, Any] = {
+        "_new": _new,
+        "_set_dict": _set_dict,
+        "_set_fields": _set_fields,
+        "_set_extra": _set_extra,
+        "_set_private": _set_private,
+        "cls": cls,
+    }
     entries = []
     for i, (name, info) in enumerate(fields.items()):
         if name in given:
@@ -90,13 +98,15 @@ def _generate(cls: type[M], names: tuple[str, ...]) -> Callable[..., M]:
             namespace[f"d{i}"], value = info.default, f"d{i}"
         entries.append(f"{name!r}: {value}")
     names_set = "{" + ", ".join(repr(n) for n in names) + "}" if names else "set()"
-    source = (f"def build({', '.join(given.values())}):\n"
-              "    obj = _new(cls)\n"
-              f"    _set_dict(obj, {{{', '.join(entries)}}})\n"
-              f"    _set_fields(obj, {names_set})\n"
-              "    _set_extra(obj, None)\n"
-              "    _set_private(obj, None)\n"
-              "    return obj\n")
+    source = (
+        f"def build({', '.join(given.values())}):\n"
+        "    obj = _new(cls)\n"
+        f"    _set_dict(obj, {{{', '.join(entries)}}})\n"
+        f"    _set_fields(obj, {names_set})\n"
+        "    _set_extra(obj, None)\n"
+        "    _set_private(obj, None)\n"
+        "    return obj\n"
+    )
     exec(compile(source, f"<trusted {cls.__name__}>", "exec"), namespace)  # noqa: S102 - our own source
     build: Callable[..., M] = namespace["build"]
     return build

@@ -50,7 +50,7 @@ def construct(root: yaml.Node, loader: Any) -> tuple[Any, bool]:
 class _Builder:
     def __init__(self, loader: Any) -> None:
         self.loader = loader
-        self.built: dict[int, Any] = {}   # id(node) -> value: a node met twice is an alias
+        self.built: dict[int, Any] = {}  # id(node) -> value: a node met twice is an alias
         self.pending: list[tuple[yaml.Node, Any]] = []
         self.used_alias = False
 
@@ -97,8 +97,11 @@ class _Builder:
                 raise _Unusual
             if key_node.value in seen:
                 raise yaml.constructor.ConstructorError(
-                    "while reading a mapping", node.start_mark, f"the key {key_node.value!r} appears twice",
-                    key_node.start_mark)
+                    "while reading a mapping",
+                    node.start_mark,
+                    f"the key {key_node.value!r} appears twice",
+                    key_node.start_mark,
+                )
             seen.add(key_node.value)
             key = self.value(key_node)
             if key in mapping:

@@ -22,8 +22,9 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Any, Iterator, cast
+from typing import Any, cast
 
 import yaml
 
@@ -51,8 +52,11 @@ class _ManifestLoader(_BaseLoader):
             if isinstance(key_node, yaml.ScalarNode) and key_node.tag != "tag:yaml.org,2002:merge":
                 if key_node.value in seen:
                     raise yaml.constructor.ConstructorError(
-                        "while reading a mapping", node.start_mark,
-                        f"the key {key_node.value!r} appears twice", key_node.start_mark)
+                        "while reading a mapping",
+                        node.start_mark,
+                        f"the key {key_node.value!r} appears twice",
+                        key_node.start_mark,
+                    )
                 seen[key_node.value] = key_node
         return super().construct_mapping(node, deep=deep)
 
@@ -92,8 +96,10 @@ def plain_tag(value: str) -> str:
     return "tag:yaml.org,2002:str"
 
 
-_NUMBERS = {"tag:yaml.org,2002:int": yaml.constructor.SafeConstructor.construct_yaml_int,
-            "tag:yaml.org,2002:float": yaml.constructor.SafeConstructor.construct_yaml_float}
+_NUMBERS = {
+    "tag:yaml.org,2002:int": yaml.constructor.SafeConstructor.construct_yaml_int,
+    "tag:yaml.org,2002:float": yaml.constructor.SafeConstructor.construct_yaml_float,
+}
 
 
 def _not_a_number(tag: str, value: str) -> bool:
@@ -108,6 +114,8 @@ def _not_a_number(tag: str, value: str) -> bool:
     except ValueError:
         return True
     return False
+
+
 assert None not in _IMPLICIT and not _BaseLoader.yaml_path_resolvers  # type: ignore[attr-defined]
 
 
@@ -134,16 +142,21 @@ def decode(raw: bytes, name: str, max_bytes: int = MAX_FILE_BYTES) -> tuple[str 
     """UTF-8 text (a byte-order mark is allowed), or a problem that says why not."""
     where = Location(name)
     if len(raw) > max_bytes:
-        return None, Problem(where, f"is larger than {max_bytes // (1024 * 1024)} MiB; drasat reads manifests "
-                                    "up to that size (split the input into several files)")
+        return None, Problem(
+            where,
+            f"is larger than {max_bytes // (1024 * 1024)} MiB; drasat reads manifests "
+            "up to that size (split the input into several files)",
+        )
     if b"\x00" in raw[:8192] and not raw.startswith((b"\xff\xfe", b"\xfe\xff")):
         return None, Problem(where, "looks like a binary file (it contains NUL bytes), not YAML or JSON")
     try:
         return raw.decode("utf-8-sig"), None
     except UnicodeDecodeError as exc:
-        line = raw[:exc.start].count(b"\n") + 1
-        return None, Problem(where, f"is not UTF-8 text: byte 0x{raw[exc.start]:02x} on line {line} cannot be "
-                                    "decoded (save the file as UTF-8)")
+        line = raw[: exc.start].count(b"\n") + 1
+        return None, Problem(
+            where,
+            f"is not UTF-8 text: byte 0x{raw[exc.start]:02x} on line {line} cannot be decoded (save the file as UTF-8)",
+        )
 
 
 def parse_documents(text: str, name: str) -> Iterator[Document]:
@@ -158,7 +171,7 @@ def parse_documents(text: str, name: str) -> Iterator[Document]:
             yield Document(0, json.loads(text))  # JSON has no aliases: it holds no more than its text
             return
         except json.JSONDecodeError as exc:
-            if exc.msg == "Extra data" and "\n" in text[:exc.pos + 1]:
+            if exc.msg == "Extra data" and "\n" in text[: exc.pos + 1]:
                 # newline-delimited JSON, as `jq -c '.items[]'` prints: one document per line
                 yield from _json_lines(text, name)
                 return
@@ -167,8 +180,12 @@ def parse_documents(text: str, name: str) -> Iterator[Document]:
     index = 0
     try:
         if _depth_bound(text) > _QUICK_DEPTH_BOUND and _deeper_than(text, MAX_DEPTH):
-            yield Document(0, problem=Problem(Location(name), f"is nested more than {MAX_DEPTH} levels deep; "
-                                                              "drasat does not read it"))
+            yield Document(
+                0,
+                problem=Problem(
+                    Location(name), f"is nested more than {MAX_DEPTH} levels deep; drasat does not read it"
+                ),
+            )
             return
         with collector_paused(FREEZE_AFTER):
             fast = fast_yaml(text)
@@ -209,8 +226,13 @@ def _json_lines(text: str, name: str) -> Iterator[Document]:
             data = json.loads(line)
         except (json.JSONDecodeError, RecursionError) as exc:
             detail = f"{exc.msg}, column {exc.colno}" if isinstance(exc, json.JSONDecodeError) else "nested too deeply"
-            yield Document(index, problem=Problem(Location(name, index), f"line {number} is not JSON: {detail} "
-                                                                         "(newline-delimited JSON, one object a line)"))
+            yield Document(
+                index,
+                problem=Problem(
+                    Location(name, index),
+                    f"line {number} is not JSON: {detail} (newline-delimited JSON, one object a line)",
+                ),
+            )
             return
         yield Document(index, data)
         index += 1
@@ -286,9 +308,11 @@ def expansion_excess(data: Any, max_nodes: int = MAX_NODES, max_bytes: int = MAX
     It is iterative, so deep nesting cannot overflow the stack, and a container that
     contains itself (an alias to its own anchor) expands without end.
     """
-    message = (f"expands to more than {max_nodes:,} values or {max_bytes // (1024 * 1024)} MiB of text "
-               "(YAML aliases used many times or referring to themselves?); drasat does not read it")
-    totals: dict[int, tuple[int, int]] = {}   # id of a container -> its expanded (values, text bytes)
+    message = (
+        f"expands to more than {max_nodes:,} values or {max_bytes // (1024 * 1024)} MiB of text "
+        "(YAML aliases used many times or referring to themselves?); drasat does not read it"
+    )
+    totals: dict[int, tuple[int, int]] = {}  # id of a container -> its expanded (values, text bytes)
     open_: set[int] = set()
     stack: list[tuple[Any, bool]] = [(data, False)]
     while stack:
@@ -306,7 +330,7 @@ def expansion_excess(data: Any, max_nodes: int = MAX_NODES, max_bytes: int = MAX
                 return message
             continue
         if id(item) in open_:
-            return message   # it contains itself
+            return message  # it contains itself
         open_.add(id(item))
         stack.append((item, True))
         stack.extend((child, False) for child in _members(item) if isinstance(child, (dict, list)))

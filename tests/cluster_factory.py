@@ -19,21 +19,38 @@ from drasat.solver.verification.verifier import verify
 GPU = "gpu.example.com"
 
 
-def node(name: str, cpu: str = "8", memory: str = "32Gi", pods: str = "110", labels: dict | None = None,
-         taints: list[dict] | None = None, **allocatable: str) -> dict[str, Any]:
-    body: dict[str, Any] = {"apiVersion": "v1", "kind": "Node", "metadata": {"name": name, "labels": labels or {}},
-                            "status": {"allocatable": {"cpu": cpu, "memory": memory, "pods": pods, **allocatable}}}
+def node(
+    name: str,
+    cpu: str = "8",
+    memory: str = "32Gi",
+    pods: str = "110",
+    labels: dict | None = None,
+    taints: list[dict] | None = None,
+    **allocatable: str,
+) -> dict[str, Any]:
+    body: dict[str, Any] = {
+        "apiVersion": "v1",
+        "kind": "Node",
+        "metadata": {"name": name, "labels": labels or {}},
+        "status": {"allocatable": {"cpu": cpu, "memory": memory, "pods": pods, **allocatable}},
+    }
     if taints:
         body["spec"] = {"taints": taints}
     return body
 
 
 def gpu_slice(node_name: str, count: int = 2, driver: str = GPU, **device_fields: Any) -> dict[str, Any]:
-    return {"apiVersion": "resource.k8s.io/v1", "kind": "ResourceSlice",
-            "metadata": {"name": f"{node_name}-{driver}"},
-            "spec": {"driver": driver, "nodeName": node_name,
-                     "pool": {"name": node_name, "generation": 1, "resourceSliceCount": 1},
-                     "devices": [{"name": f"gpu-{i}", **device_fields} for i in range(count)]}}
+    return {
+        "apiVersion": "resource.k8s.io/v1",
+        "kind": "ResourceSlice",
+        "metadata": {"name": f"{node_name}-{driver}"},
+        "spec": {
+            "driver": driver,
+            "nodeName": node_name,
+            "pool": {"name": node_name, "generation": 1, "resourceSliceCount": 1},
+            "devices": [{"name": f"gpu-{i}", **device_fields} for i in range(count)],
+        },
+    }
 
 
 def device_class(name: str = GPU, driver: str = GPU, extended: str | None = None) -> dict[str, Any]:
@@ -44,25 +61,39 @@ def device_class(name: str = GPU, driver: str = GPU, extended: str | None = None
 
 
 def claim_spec(count: int = 1, cls: str = GPU) -> dict[str, Any]:
-    return {"devices": {"requests": [{"name": "gpu", "exactly": {"deviceClassName": cls, "count": count,
-                                                                 "allocationMode": "ExactCount"}}]}}
+    return {
+        "devices": {
+            "requests": [
+                {"name": "gpu", "exactly": {"deviceClassName": cls, "count": count, "allocationMode": "ExactCount"}}
+            ]
+        }
+    }
 
 
 def claim(name: str, namespace: str = "default", count: int = 1, **status: Any) -> dict[str, Any]:
-    body: dict[str, Any] = {"apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaim",
-                            "metadata": {"name": name, "namespace": namespace}, "spec": claim_spec(count)}
+    body: dict[str, Any] = {
+        "apiVersion": "resource.k8s.io/v1",
+        "kind": "ResourceClaim",
+        "metadata": {"name": name, "namespace": namespace},
+        "spec": claim_spec(count),
+    }
     if status:
         body["status"] = status
     return body
 
 
 def template(name: str, namespace: str = "default", count: int = 1) -> dict[str, Any]:
-    return {"apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaimTemplate",
-            "metadata": {"name": name, "namespace": namespace}, "spec": {"spec": claim_spec(count)}}
+    return {
+        "apiVersion": "resource.k8s.io/v1",
+        "kind": "ResourceClaimTemplate",
+        "metadata": {"name": name, "namespace": namespace},
+        "spec": {"spec": claim_spec(count)},
+    }
 
 
-def pod(name: str, namespace: str = "default", claims: list[dict] | None = None, requests: dict | None = None,
-        **spec: Any) -> dict[str, Any]:
+def pod(
+    name: str, namespace: str = "default", claims: list[dict] | None = None, requests: dict | None = None, **spec: Any
+) -> dict[str, Any]:
     """A pod with one container using every pod claim; ``claims`` are spec.resourceClaims entries."""
     container: dict[str, Any] = {"name": "main", "image": "busybox"}
     resources: dict[str, Any] = {}
@@ -72,8 +103,12 @@ def pod(name: str, namespace: str = "default", claims: list[dict] | None = None,
         resources["claims"] = [{"name": c["name"]} for c in claims]
     if resources:
         container["resources"] = resources
-    body = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": name, "namespace": namespace},
-            "spec": {"containers": [container], **spec}}
+    body = {
+        "apiVersion": "v1",
+        "kind": "Pod",
+        "metadata": {"name": name, "namespace": namespace},
+        "spec": {"containers": [container], **spec},
+    }
     if claims:
         body["spec"]["resourceClaims"] = claims
     return body

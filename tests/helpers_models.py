@@ -16,16 +16,17 @@ import json
 import re
 import types
 import typing
+from collections.abc import Callable, Iterator
 from fractions import Fraction
 from pathlib import Path
-from typing import Any, Callable, Iterator
+from typing import Any
 
 from pydantic import BaseModel
 
 from drasat.models.errors import Location, Problem
 from drasat.models.kinds import lookup
-from drasat.models.validation import validate_object
 from drasat.models.quantity import Quantity, QuantityError
+from drasat.models.validation import validate_object
 from drasat.models.yaml_io import parse_documents
 
 from .shared_inputs import SHARED, shared_available, shared_files  # noqa: F401  (re-exported for the tests)
@@ -180,77 +181,179 @@ def _timestamp(value: Any) -> datetime.datetime | None:
 # --- valid base objects and edits for the validation rule tests ----------------------------------
 
 SLICE = {
-    "apiVersion": "resource.k8s.io/v1", "kind": "ResourceSlice", "metadata": {"name": "node-1-gpus"},
+    "apiVersion": "resource.k8s.io/v1",
+    "kind": "ResourceSlice",
+    "metadata": {"name": "node-1-gpus"},
     "spec": {
-        "driver": "gpu.example.com", "nodeName": "node-1",
+        "driver": "gpu.example.com",
+        "nodeName": "node-1",
         "pool": {"name": "node-1", "generation": 1, "resourceSliceCount": 1},
-        "devices": [{
-            "name": "gpu-0",
-            "attributes": {"model": {"string": "GX-80"}, "example.com/numa": {"int": 0}},
-            "capacity": {"memory": {"value": "80Gi"}},
-        }],
+        "devices": [
+            {
+                "name": "gpu-0",
+                "attributes": {"model": {"string": "GX-80"}, "example.com/numa": {"int": 0}},
+                "capacity": {"memory": {"value": "80Gi"}},
+            }
+        ],
     },
 }
 SHARED_DEVICE = {  # a consumable-capacity device: allowMultipleAllocations with a request policy
-    "name": "nic-0", "allowMultipleAllocations": True,
-    "capacity": {"bandwidth": {"value": "100", "requestPolicy": {
-        "default": "10", "validRange": {"min": "10", "max": "100", "step": "10"}}}},
+    "name": "nic-0",
+    "allowMultipleAllocations": True,
+    "capacity": {
+        "bandwidth": {
+            "value": "100",
+            "requestPolicy": {"default": "10", "validRange": {"min": "10", "max": "100", "step": "10"}},
+        }
+    },
 }
 CLAIM = {
-    "apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaim", "metadata": {"name": "c", "namespace": "ml"},
-    "spec": {"devices": {
-        "requests": [
-            {"name": "gpu", "exactly": {"deviceClassName": "gpu.example.com",
-                                        "selectors": [{"cel": {"expression": "true"}}]}},
-            {"name": "nic", "firstAvailable": [{"name": "fast", "deviceClassName": "nic.example.com"},
-                                               {"name": "any", "deviceClassName": "nic.example.com"}]},
-        ],
-        "constraints": [{"requests": ["gpu", "nic"], "matchAttribute": "example.com/numa"}],
-        "config": [{"requests": ["gpu"], "opaque": {"driver": "gpu.example.com", "parameters": {"a": 1}}}],
-    }},
+    "apiVersion": "resource.k8s.io/v1",
+    "kind": "ResourceClaim",
+    "metadata": {"name": "c", "namespace": "ml"},
+    "spec": {
+        "devices": {
+            "requests": [
+                {
+                    "name": "gpu",
+                    "exactly": {"deviceClassName": "gpu.example.com", "selectors": [{"cel": {"expression": "true"}}]},
+                },
+                {
+                    "name": "nic",
+                    "firstAvailable": [
+                        {"name": "fast", "deviceClassName": "nic.example.com"},
+                        {"name": "any", "deviceClassName": "nic.example.com"},
+                    ],
+                },
+            ],
+            "constraints": [{"requests": ["gpu", "nic"], "matchAttribute": "example.com/numa"}],
+            "config": [{"requests": ["gpu"], "opaque": {"driver": "gpu.example.com", "parameters": {"a": 1}}}],
+        }
+    },
 }
-ALLOCATED = copy.deepcopy(CLAIM) | {"status": {
-    "allocation": {"devices": {
-        "results": [{"request": "gpu", "driver": "gpu.example.com", "pool": "node-1", "device": "gpu-0"},
-                    {"request": "nic/fast", "driver": "nic.example.com", "pool": "node-1", "device": "nic-0",
-                     "shareID": "7f3c9a52-1b4e-4d6a-9e2f-3c5b7d9a1e40"}],
-        "config": [{"source": "FromClaim", "requests": ["gpu"],
-                    "opaque": {"driver": "gpu.example.com", "parameters": {"a": 1}}}]},
-        "nodeSelector": {"nodeSelectorTerms": [{"matchFields": [
-            {"key": "metadata.name", "operator": "In", "values": ["node-1"]}]}]}},
-    "reservedFor": [{"resource": "pods", "name": "p", "uid": "u-1"}],
-    "devices": [{"driver": "gpu.example.com", "pool": "node-1", "device": "gpu-0",
-                 "conditions": [{"type": "Ready", "status": "True", "reason": "Prepared",
-                                 "lastTransitionTime": "2026-01-01T00:00:00Z"}],
-                 "networkData": {"interfaceName": "eth1", "ips": ["10.0.0.5/24"]}}],
-}}
-CLASS = {"apiVersion": "resource.k8s.io/v1", "kind": "DeviceClass", "metadata": {"name": "gpu.example.com"},
-         "spec": {"selectors": [{"cel": {"expression": "device.driver == 'gpu.example.com'"}}],
-                  "extendedResourceName": "example.com/gpu"}}
-TEMPLATE = {"apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaimTemplate",
-            "metadata": {"name": "t", "namespace": "ml"},
-            "spec": {"metadata": {"labels": {"team": "ml"}},
-                     "spec": {"devices": {"requests": [{"name": "gpu", "exactly": {"deviceClassName": "g"}}]}}}}
-RULE = {"apiVersion": "resource.k8s.io/v1", "kind": "DeviceTaintRule", "metadata": {"name": "r"},
-        "spec": {"deviceSelector": {"driver": "gpu.example.com", "pool": "node-1", "device": "gpu-0"},
-                 "taint": {"key": "example.com/broken", "value": "yes", "effect": "NoExecute"}}}
-NODE = {"apiVersion": "v1", "kind": "Node", "metadata": {"name": "node-1", "labels": {"zone": "a"}},
-        "spec": {"taints": [{"key": "gpu", "effect": "NoSchedule"}]}}
+ALLOCATED = copy.deepcopy(CLAIM) | {
+    "status": {
+        "allocation": {
+            "devices": {
+                "results": [
+                    {"request": "gpu", "driver": "gpu.example.com", "pool": "node-1", "device": "gpu-0"},
+                    {
+                        "request": "nic/fast",
+                        "driver": "nic.example.com",
+                        "pool": "node-1",
+                        "device": "nic-0",
+                        "shareID": "7f3c9a52-1b4e-4d6a-9e2f-3c5b7d9a1e40",
+                    },
+                ],
+                "config": [
+                    {
+                        "source": "FromClaim",
+                        "requests": ["gpu"],
+                        "opaque": {"driver": "gpu.example.com", "parameters": {"a": 1}},
+                    }
+                ],
+            },
+            "nodeSelector": {
+                "nodeSelectorTerms": [
+                    {"matchFields": [{"key": "metadata.name", "operator": "In", "values": ["node-1"]}]}
+                ]
+            },
+        },
+        "reservedFor": [{"resource": "pods", "name": "p", "uid": "u-1"}],
+        "devices": [
+            {
+                "driver": "gpu.example.com",
+                "pool": "node-1",
+                "device": "gpu-0",
+                "conditions": [
+                    {
+                        "type": "Ready",
+                        "status": "True",
+                        "reason": "Prepared",
+                        "lastTransitionTime": "2026-01-01T00:00:00Z",
+                    }
+                ],
+                "networkData": {"interfaceName": "eth1", "ips": ["10.0.0.5/24"]},
+            }
+        ],
+    }
+}
+CLASS = {
+    "apiVersion": "resource.k8s.io/v1",
+    "kind": "DeviceClass",
+    "metadata": {"name": "gpu.example.com"},
+    "spec": {
+        "selectors": [{"cel": {"expression": "device.driver == 'gpu.example.com'"}}],
+        "extendedResourceName": "example.com/gpu",
+    },
+}
+TEMPLATE = {
+    "apiVersion": "resource.k8s.io/v1",
+    "kind": "ResourceClaimTemplate",
+    "metadata": {"name": "t", "namespace": "ml"},
+    "spec": {
+        "metadata": {"labels": {"team": "ml"}},
+        "spec": {"devices": {"requests": [{"name": "gpu", "exactly": {"deviceClassName": "g"}}]}},
+    },
+}
+RULE = {
+    "apiVersion": "resource.k8s.io/v1",
+    "kind": "DeviceTaintRule",
+    "metadata": {"name": "r"},
+    "spec": {
+        "deviceSelector": {"driver": "gpu.example.com", "pool": "node-1", "device": "gpu-0"},
+        "taint": {"key": "example.com/broken", "value": "yes", "effect": "NoExecute"},
+    },
+}
+NODE = {
+    "apiVersion": "v1",
+    "kind": "Node",
+    "metadata": {"name": "node-1", "labels": {"zone": "a"}},
+    "spec": {"taints": [{"key": "gpu", "effect": "NoSchedule"}]},
+}
 NAMESPACE = {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "ml"}}
-POD = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p", "namespace": "ml"},
-       "spec": {"nodeSelector": {"zone": "a"},
-                "resourceClaims": [{"name": "gpu", "resourceClaimTemplateName": "one-gpu"}],
-                "containers": [{"name": "main", "image": "busybox",
-                                "resources": {"claims": [{"name": "gpu"}], "requests": {"cpu": "1"},
-                                              "limits": {"cpu": "2"}}}]}}
-POD_GROUP = {"apiVersion": "scheduling.k8s.io/v1beta1", "kind": "PodGroup", "metadata": {"name": "g", "namespace": "ml"},
-             "spec": {"resourceClaims": [{"name": "shared", "resourceClaimName": "c"}]}}
-POOL_REQUEST = {"apiVersion": "resource.k8s.io/v1alpha3", "kind": "ResourcePoolStatusRequest",
-                "metadata": {"name": "q"}, "spec": {"driver": "gpu.example.com", "limit": 10}}
+POD = {
+    "apiVersion": "v1",
+    "kind": "Pod",
+    "metadata": {"name": "p", "namespace": "ml"},
+    "spec": {
+        "nodeSelector": {"zone": "a"},
+        "resourceClaims": [{"name": "gpu", "resourceClaimTemplateName": "one-gpu"}],
+        "containers": [
+            {
+                "name": "main",
+                "image": "busybox",
+                "resources": {"claims": [{"name": "gpu"}], "requests": {"cpu": "1"}, "limits": {"cpu": "2"}},
+            }
+        ],
+    },
+}
+POD_GROUP = {
+    "apiVersion": "scheduling.k8s.io/v1beta1",
+    "kind": "PodGroup",
+    "metadata": {"name": "g", "namespace": "ml"},
+    "spec": {"resourceClaims": [{"name": "shared", "resourceClaimName": "c"}]},
+}
+POOL_REQUEST = {
+    "apiVersion": "resource.k8s.io/v1alpha3",
+    "kind": "ResourcePoolStatusRequest",
+    "metadata": {"name": "q"},
+    "spec": {"driver": "gpu.example.com", "limit": 10},
+}
 
-BASES = {"slice": SLICE, "claim": CLAIM, "allocated": ALLOCATED, "class": CLASS, "template": TEMPLATE,
-         "rule": RULE, "node": NODE, "namespace": NAMESPACE, "pod": POD, "podgroup": POD_GROUP,
-         "pool": POOL_REQUEST}
+BASES = {
+    "slice": SLICE,
+    "claim": CLAIM,
+    "allocated": ALLOCATED,
+    "class": CLASS,
+    "template": TEMPLATE,
+    "rule": RULE,
+    "node": NODE,
+    "namespace": NAMESPACE,
+    "pod": POD,
+    "podgroup": POD_GROUP,
+    "pool": POOL_REQUEST,
+}
 _TOKEN = re.compile(r'\.?([A-Za-z_][\w-]*)|\[(\d+)\]|\["([^"]*)"\]')
 
 

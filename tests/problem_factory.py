@@ -20,8 +20,17 @@ def capacity(draw) -> dict:
     """A consumable capacity of 10, maybe with a request policy (default, range with step, or values)."""
     policy = draw(st.sampled_from(["none", "range", "values"]))
     if policy == "range":
-        return {"value": "10", "requestPolicy": {"default": "2", "validRange": {
-            "min": "2", "step": draw(st.sampled_from(["1", "2", "3"])), "max": draw(st.sampled_from(["6", "8"]))}}}
+        return {
+            "value": "10",
+            "requestPolicy": {
+                "default": "2",
+                "validRange": {
+                    "min": "2",
+                    "step": draw(st.sampled_from(["1", "2", "3"])),
+                    "max": draw(st.sampled_from(["6", "8"])),
+                },
+            },
+        }
     if policy == "values":
         return {"value": "10", "requestPolicy": {"default": "1", "validValues": ["1", "3", "5"]}}
     return {"value": "10"}
@@ -31,13 +40,19 @@ def capacity(draw) -> dict:
 def devices(draw, pool: int, counters: bool, per_device: bool = False) -> list[dict]:
     out = []
     for i in range(draw(st.integers(1, 5))):
-        device: dict = {"name": f"dev-{pool}-{i}", "attributes": {
-            "numa": {"int": draw(st.integers(0, 1))}, "kind": {"string": draw(st.sampled_from(["a", "b", "c"]))}}}
+        device: dict = {
+            "name": f"dev-{pool}-{i}",
+            "attributes": {
+                "numa": {"int": draw(st.integers(0, 1))},
+                "kind": {"string": draw(st.sampled_from(["a", "b", "c"]))},
+            },
+        }
         roots = draw(st.lists(st.integers(0, 3), min_size=1, max_size=3, unique=True))
         device["attributes"]["roots"] = {"ints": roots} if draw(st.booleans()) else {"int": roots[0]}
         if counters and draw(st.booleans()):
-            device["consumesCounters"] = [{"counterSet": "mem", "counters": {
-                "gib": {"value": str(draw(st.integers(1, 4)))}}}]
+            device["consumesCounters"] = [
+                {"counterSet": "mem", "counters": {"gib": {"value": str(draw(st.integers(1, 4)))}}}
+            ]
             groups = draw(st.sampled_from([[], ["mig"], ["vgpu"], ["mig", "vgpu"]]))
             if groups:
                 device["consumesCounters"][0]["compatibilityGroups"] = groups
@@ -61,18 +76,40 @@ def slices(draw) -> list[ResourceSlice]:
     for pool in range(draw(st.integers(1, 2))):
         counters = draw(st.booleans())
         per_device = draw(st.integers(0, 3)) == 0
-        spec: dict = {"driver": "d.example.com",
-                      "pool": {"name": f"pool-{pool}", "generation": 1, "resourceSliceCount": 2 if counters else 1},
-                      "devices": draw(devices(pool, counters, per_device))}
+        spec: dict = {
+            "driver": "d.example.com",
+            "pool": {"name": f"pool-{pool}", "generation": 1, "resourceSliceCount": 2 if counters else 1},
+            "devices": draw(devices(pool, counters, per_device)),
+        }
         spec.update({"perDeviceNodeSelection": True} if per_device else {"nodeName": NODE.name})
-        out.append(ResourceSlice.model_validate({"apiVersion": "resource.k8s.io/v1", "kind": "ResourceSlice",
-                                                 "metadata": {"name": f"slice-{pool}"}, "spec": spec}))
+        out.append(
+            ResourceSlice.model_validate(
+                {
+                    "apiVersion": "resource.k8s.io/v1",
+                    "kind": "ResourceSlice",
+                    "metadata": {"name": f"slice-{pool}"},
+                    "spec": spec,
+                }
+            )
+        )
         if counters:
-            out.append(ResourceSlice.model_validate({
-                "apiVersion": "resource.k8s.io/v1", "kind": "ResourceSlice", "metadata": {"name": f"counters-{pool}"},
-                "spec": {"driver": "d.example.com", "nodeName": NODE.name,
-                         "pool": {"name": f"pool-{pool}", "generation": 1, "resourceSliceCount": 2},
-                         "sharedCounters": [{"name": "mem", "counters": {"gib": {"value": str(draw(st.integers(2, 8)))}}}]}}))
+            out.append(
+                ResourceSlice.model_validate(
+                    {
+                        "apiVersion": "resource.k8s.io/v1",
+                        "kind": "ResourceSlice",
+                        "metadata": {"name": f"counters-{pool}"},
+                        "spec": {
+                            "driver": "d.example.com",
+                            "nodeName": NODE.name,
+                            "pool": {"name": f"pool-{pool}", "generation": 1, "resourceSliceCount": 2},
+                            "sharedCounters": [
+                                {"name": "mem", "counters": {"gib": {"value": str(draw(st.integers(2, 8)))}}}
+                            ],
+                        },
+                    }
+                )
+            )
     return out
 
 
@@ -89,6 +126,7 @@ def request(draw, index: int) -> dict:
         if draw(st.integers(0, 5)) == 0:
             b["tolerations"] = [{"key": "maintenance", "operator": "Exists"}]
         return b
+
     if draw(st.integers(0, 2)) == 0:
         return {"name": f"r{index}", "firstAvailable": [{"name": f"s{j}", **body()} for j in range(2)]}
     exact = body()
@@ -112,9 +150,16 @@ def claims(draw) -> list[ResourceClaim]:
             constraints.append({"matchAttribute": "d.example.com/roots"})
         elif kind == "distinct-roots":
             constraints.append({"distinctAttribute": "d.example.com/roots"})
-        out.append(ResourceClaim.model_validate({
-            "apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaim", "metadata": {"name": f"claim-{c}"},
-            "spec": {"devices": {"requests": requests, "constraints": constraints}}}))
+        out.append(
+            ResourceClaim.model_validate(
+                {
+                    "apiVersion": "resource.k8s.io/v1",
+                    "kind": "ResourceClaim",
+                    "metadata": {"name": f"claim-{c}"},
+                    "spec": {"devices": {"requests": requests, "constraints": constraints}},
+                }
+            )
+        )
     return out
 
 
@@ -132,19 +177,36 @@ def allocated(draw, slices: list[ResourceSlice]) -> list[ResourceClaim]:
             result["shareID"] = "123e4567-e89b-12d3-a456-426614174000"
             result["consumedCapacity"] = {"bw": "4"}
         results.append(result)
-    return [ResourceClaim.model_validate({
-        "apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaim", "metadata": {"name": "already"},
-        "spec": {"devices": {"requests": [{"name": "held", "exactly": {"deviceClassName": "any"}}]}},
-        "status": {"allocation": {"devices": {"results": results}}}})]
+    return [
+        ResourceClaim.model_validate(
+            {
+                "apiVersion": "resource.k8s.io/v1",
+                "kind": "ResourceClaim",
+                "metadata": {"name": "already"},
+                "spec": {"devices": {"requests": [{"name": "held", "exactly": {"deviceClassName": "any"}}]}},
+                "status": {"allocation": {"devices": {"results": results}}},
+            }
+        )
+    ]
 
 
 @st.composite
 def problems(draw) -> Problem:
-    any_class = DeviceClass.model_validate({"apiVersion": "resource.k8s.io/v1", "kind": "DeviceClass",
-                                            "metadata": {"name": "any"}})
+    any_class = DeviceClass.model_validate(
+        {"apiVersion": "resource.k8s.io/v1", "kind": "DeviceClass", "metadata": {"name": "any"}}
+    )
     chosen = draw(slices())
-    return Problem(node=NODE, slices=chosen, classes=[any_class], claims=draw(claims()),
-                   allocated=draw(allocated(chosen)),
-                   features=Features.from_mapping({"DRAListTypeAttributes": draw(st.booleans()),
-                                                   "DRADeviceCompatibilityGroups": draw(st.booleans()),
-                                                   "DRADeviceBindingConditions": draw(st.integers(0, 3)) > 0}))
+    return Problem(
+        node=NODE,
+        slices=chosen,
+        classes=[any_class],
+        claims=draw(claims()),
+        allocated=draw(allocated(chosen)),
+        features=Features.from_mapping(
+            {
+                "DRAListTypeAttributes": draw(st.booleans()),
+                "DRADeviceCompatibilityGroups": draw(st.booleans()),
+                "DRADeviceBindingConditions": draw(st.integers(0, 3)) > 0,
+            }
+        ),
+    )

@@ -80,7 +80,9 @@ def mismatches(expect: dict[str, Any], outcome: Outcome) -> list[str]:
     if "error" in expect:
         if outcome.exit_code != 2 or outcome.stdout:
             return [f"expected error exit 2, got {outcome.exit_code}: {outcome.stderr.strip()[:300]}"]
-        return [] if expect["error"] in outcome.stderr else [f"error text {expect['error']!r} not in {outcome.stderr!r}"]
+        return (
+            [] if expect["error"] in outcome.stderr else [f"error text {expect['error']!r} not in {outcome.stderr!r}"]
+        )
     if expect.get("unschedulable"):
         if outcome.exit_code != 1 or outcome.stdout:
             return [f"expected unschedulable exit 1, got {outcome.exit_code}: {outcome.stderr.strip()[:300]}"]
@@ -104,10 +106,15 @@ def placement_mismatches(expect: dict[str, Any], outcome: Outcome) -> list[str]:
     pending = expect.get("pending") or {}
     if outcome.exit_code != (1 if pending else 0):
         return [f"expected exit {1 if pending else 0}, got {outcome.exit_code}: {outcome.stderr.strip()[:500]}"]
-    problems = [f"pod {pod} not pending with {why!r}: {outcome.stderr!r}" for pod, why in pending.items()
-                if f"pod {pod} is pending: " not in outcome.stderr or why not in outcome.stderr]
+    problems = [
+        f"pod {pod} not pending with {why!r}: {outcome.stderr!r}"
+        for pod, why in pending.items()
+        if f"pod {pod} is pending: " not in outcome.stderr or why not in outcome.stderr
+    ]
     items = json.loads(outcome.stdout)["items"] if outcome.stdout else []
-    pods = {f"{i['metadata'].get('namespace', 'default')}/{i['metadata']['name']}": i for i in items if i["kind"] == "Pod"}
+    pods = {
+        f"{i['metadata'].get('namespace', 'default')}/{i['metadata']['name']}": i for i in items if i["kind"] == "Pod"
+    }
     claims = {i["metadata"]["name"]: i for i in items if i["kind"] == "ResourceClaim"}
     placements = expect.get("placements") or {}
     if set(pods) != set(placements):
@@ -155,8 +162,15 @@ def _pair(results: list[dict], expected: list[dict]) -> list[tuple[dict, dict]]:
     """Each result with the expected entry describing the same device (for the optional fields)."""
     pairs = []
     for r in results:
-        match = next((e for e in expected if (e.get("request"), e.get("device"), e.get("pool")) ==
-                      (r.get("request"), r.get("device"), r.get("pool"))), {})
+        match = next(
+            (
+                e
+                for e in expected
+                if (e.get("request"), e.get("device"), e.get("pool"))
+                == (r.get("request"), r.get("device"), r.get("pool"))
+            ),
+            {},
+        )
         pairs.append((r, match))
     return pairs
 
@@ -164,10 +178,20 @@ def _pair(results: list[dict], expected: list[dict]) -> list[tuple[dict, dict]]:
 def _entry(entry: dict[str, Any], expectation: dict[str, Any]) -> tuple:
     consumed = {k: Quantity.parse(v).value for k, v in (entry.get("consumedCapacity") or {}).items()}
     share = entry.get("shareID")
-    base = (entry.get("request"), entry.get("driver"), entry.get("pool"), entry.get("device"),
-            bool(entry.get("adminAccess")), tuple(sorted(consumed.items())), bool(share))
-    optional = tuple(_normal(entry.get(k)) for k in ("tolerations", "bindingConditions", "bindingFailureConditions")
-                     if k in expectation)
+    base = (
+        entry.get("request"),
+        entry.get("driver"),
+        entry.get("pool"),
+        entry.get("device"),
+        bool(entry.get("adminAccess")),
+        tuple(sorted(consumed.items())),
+        bool(share),
+    )
+    optional = tuple(
+        _normal(entry.get(k))
+        for k in ("tolerations", "bindingConditions", "bindingFailureConditions")
+        if k in expectation
+    )
     return base + optional
 
 
@@ -175,8 +199,11 @@ def _selector(want: Any) -> Any:
     if want == "allNodes" or want is None:
         return None
     if isinstance(want, dict) and set(want) == {"nodeName"}:
-        return {"nodeSelectorTerms": [{"matchFields": [
-            {"key": "metadata.name", "operator": "In", "values": [want["nodeName"]]}]}]}
+        return {
+            "nodeSelectorTerms": [
+                {"matchFields": [{"key": "metadata.name", "operator": "In", "values": [want["nodeName"]]}]}
+            ]
+        }
     return want
 
 

@@ -10,14 +10,17 @@ such skip into one line with one reason.
 from __future__ import annotations
 
 import os
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any
 
 import pytest
 
 SHARED = Path(os.environ.get("DRASAT_SHARED") or Path(__file__).resolve().parents[2] / "shared")
-MISSING = (f"shared inputs not found at {SHARED} (needs scenarios/ and seeds/examples/): "
-           "put shared/ beside the clone or set DRASAT_SHARED")
+MISSING = (
+    f"shared inputs not found at {SHARED} (needs scenarios/ and seeds/examples/): "
+    "put shared/ beside the clone or set DRASAT_SHARED"
+)
 
 
 def shared_available() -> bool:

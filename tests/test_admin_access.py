@@ -13,15 +13,17 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner, Result
 
-from drasat.cli.main import load_all_commands, cli
+from drasat.cli.main import cli, load_all_commands
 from drasat.models.loader import load_paths
 from drasat.models.resource import AllocationResult
 from drasat.solver.allocation.problem import problem_from_objects
 from drasat.solver.verification.verifier import verify
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
-FORBIDDEN = ("Forbidden: admin access to devices requires the `resource.kubernetes.io/admin-access: true` label "
-             "on the containing namespace")
+FORBIDDEN = (
+    "Forbidden: admin access to devices requires the `resource.kubernetes.io/admin-access: true` label "
+    "on the containing namespace"
+)
 CLAIM = """apiVersion: resource.k8s.io/v1
 kind: ResourceClaim
 metadata: {name: inspect, namespace: monitoring}
@@ -41,16 +43,21 @@ def run(tmp_path: Path, command: str, *documents: str) -> tuple[Path, Result]:
     load_all_commands()
     path = tmp_path / "admin.yaml"
     path.write_text("---\n".join(documents))
-    args = [command, str(path)] if command == "validate" else [command, "--node", "gpu-node-1", "-o", "json",
-                                                                str(EXAMPLES / "cluster.yaml"), str(path)]
+    args = (
+        [command, str(path)]
+        if command == "validate"
+        else [command, "--node", "gpu-node-1", "-o", "json", str(EXAMPLES / "cluster.yaml"), str(path)]
+    )
     return path, CliRunner().invoke(cli, args)
 
 
 def test_validate_reports_a_claim_outside_an_admin_namespace(tmp_path: Path) -> None:
     path, result = run(tmp_path, "validate", CLAIM, namespace("team: a"))
     assert result.exit_code == 2
-    assert (f"{path}[0]: ResourceClaim/monitoring/inspect: spec.devices.requests[0].exactly.adminAccess: {FORBIDDEN} "
-            "(namespace 'monitoring' does not have it)") in result.stdout
+    assert (
+        f"{path}[0]: ResourceClaim/monitoring/inspect: spec.devices.requests[0].exactly.adminAccess: {FORBIDDEN} "
+        "(namespace 'monitoring' does not have it)"
+    ) in result.stdout
 
 
 def test_validate_accepts_it_in_an_admin_namespace(tmp_path: Path) -> None:
@@ -68,8 +75,10 @@ def test_the_namespace_must_be_in_the_input_once_any_namespace_is(tmp_path: Path
 def test_without_namespaces_validate_warns(tmp_path: Path) -> None:
     _, result = run(tmp_path, "validate", CLAIM)
     assert result.exit_code == 0
-    assert result.stderr == ("warning: no Namespace objects in the input: admin access of monitoring/inspect is not "
-                             "checked against the namespace label resource.kubernetes.io/admin-access\n")
+    assert result.stderr == (
+        "warning: no Namespace objects in the input: admin access of monitoring/inspect is not "
+        "checked against the namespace label resource.kubernetes.io/admin-access\n"
+    )
 
 
 def test_solve_refuses_it(tmp_path: Path) -> None:

@@ -8,7 +8,8 @@ refused while loading, as the API server's decoder refuses them.
 from __future__ import annotations
 
 import copy
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import pytest
 
@@ -30,57 +31,141 @@ def attributes(n: int) -> dict[str, Any]:
 def requests(n: int) -> list[dict[str, Any]]:
     """The base claim's two requests (its constraint names them) and ``n - 2`` more."""
     return [copy.deepcopy(r) for r in CLAIM_BASE["spec"]["devices"]["requests"]] + [
-        {"name": f"r{i}", "exactly": {"deviceClassName": "gpu.example.com"}} for i in range(n - 2)]
+        {"name": f"r{i}", "exactly": {"deviceClassName": "gpu.example.com"}} for i in range(n - 2)
+    ]
 
 
 # (id, base, field, value for a size n, limit, field where the problem is, words of the message)
 LIMITS: list[tuple[str, str, str, Callable[[int], Any], int, str, str]] = [
-    ("devices per slice", "slice", "spec.devices", lambda n: many(n, device), 128, "spec.devices",
-     "more than the limit of 128"),
-    ("devices per slice with taints", "slice", "spec.devices", lambda n: many(n, lambda i: device(i, taints=[TAINT])),
-     64, "spec.devices", "more than the limit of 64"),
-    ("attributes per device", "slice", f"{D0}.attributes", attributes, 32, f"{D0}",
-     "more than the limit of 32"),
-    ("taints per device", "slice", f"{D0}.taints", lambda n: many(n, lambda i: dict(TAINT, key=f"k{i}")), 16,
-     f"{D0}.taints", "more than the limit of 16"),
-    ("string attribute length", "slice", f'{D0}.attributes["model"]', lambda n: {"string": "x" * n}, 64,
-     f'{D0}.attributes["model"].string', "64"),
-    ("list attribute values", "slice", f'{D0}.attributes["model"]',   # the base device's other attribute is one value
-     lambda n: {"strings": [f"v{i}" for i in range(n - 1)]}, 48, f"{D0}", "more than the limit of 48"),
+    (
+        "devices per slice",
+        "slice",
+        "spec.devices",
+        lambda n: many(n, device),
+        128,
+        "spec.devices",
+        "more than the limit of 128",
+    ),
+    (
+        "devices per slice with taints",
+        "slice",
+        "spec.devices",
+        lambda n: many(n, lambda i: device(i, taints=[TAINT])),
+        64,
+        "spec.devices",
+        "more than the limit of 64",
+    ),
+    ("attributes per device", "slice", f"{D0}.attributes", attributes, 32, f"{D0}", "more than the limit of 32"),
+    (
+        "taints per device",
+        "slice",
+        f"{D0}.taints",
+        lambda n: many(n, lambda i: dict(TAINT, key=f"k{i}")),
+        16,
+        f"{D0}.taints",
+        "more than the limit of 16",
+    ),
+    (
+        "string attribute length",
+        "slice",
+        f'{D0}.attributes["model"]',
+        lambda n: {"string": "x" * n},
+        64,
+        f'{D0}.attributes["model"].string',
+        "64",
+    ),
+    (
+        "list attribute values",
+        "slice",
+        f'{D0}.attributes["model"]',  # the base device's other attribute is one value
+        lambda n: {"strings": [f"v{i}" for i in range(n - 1)]},
+        48,
+        f"{D0}",
+        "more than the limit of 48",
+    ),
     ("attribute id length", "slice", f'{D0}.attributes["{{}}"]', None, 32, "", "longer than 32 characters"),
-    ("driver name length", "slice", "spec.driver", lambda n: "a" * (n - 4) + ".com", 63, "spec.driver",
-     "longer than 63 characters"),
-    ("requests per claim", "claim", "spec.devices.requests", requests, 32, "spec.devices.requests",
-     "more than the limit of 32"),
-    ("subrequests", "claim", "spec.devices.requests[1].firstAvailable",
-     lambda n: [{"name": f"s{i}", "deviceClassName": "nic.example.com"} for i in range(n)], 8,
-     "spec.devices.requests[1].firstAvailable", "more than the limit of 8"),
-    ("selectors per request", "claim", f"{R0}.selectors", lambda n: [{"cel": {"expression": "true"}}] * n, 32,
-     f"{R0}.selectors", "more than the limit of 32"),
-    ("tolerations per request", "claim", f"{R0}.tolerations", lambda n: [{"key": f"k{i}", "operator": "Exists"}
-                                                                        for i in range(n)], 16,
-     f"{R0}.tolerations", "more than the limit of 16"),
-    ("CEL expression bytes", "claim", f"{R0}.selectors", lambda n: [{"cel": {"expression": "true" + " " * (n - 4)}}],
-     10 * 1024, f"{R0}.selectors[0].cel.expression", "more than the limit of 10240"),
-    ("class selectors", "class", "spec.selectors", lambda n: [{"cel": {"expression": "true"}}] * n, 32,
-     "spec.selectors", "more than the limit of 32"),
+    (
+        "driver name length",
+        "slice",
+        "spec.driver",
+        lambda n: "a" * (n - 4) + ".com",
+        63,
+        "spec.driver",
+        "longer than 63 characters",
+    ),
+    (
+        "requests per claim",
+        "claim",
+        "spec.devices.requests",
+        requests,
+        32,
+        "spec.devices.requests",
+        "more than the limit of 32",
+    ),
+    (
+        "subrequests",
+        "claim",
+        "spec.devices.requests[1].firstAvailable",
+        lambda n: [{"name": f"s{i}", "deviceClassName": "nic.example.com"} for i in range(n)],
+        8,
+        "spec.devices.requests[1].firstAvailable",
+        "more than the limit of 8",
+    ),
+    (
+        "selectors per request",
+        "claim",
+        f"{R0}.selectors",
+        lambda n: [{"cel": {"expression": "true"}}] * n,
+        32,
+        f"{R0}.selectors",
+        "more than the limit of 32",
+    ),
+    (
+        "tolerations per request",
+        "claim",
+        f"{R0}.tolerations",
+        lambda n: [{"key": f"k{i}", "operator": "Exists"} for i in range(n)],
+        16,
+        f"{R0}.tolerations",
+        "more than the limit of 16",
+    ),
+    (
+        "CEL expression bytes",
+        "claim",
+        f"{R0}.selectors",
+        lambda n: [{"cel": {"expression": "true" + " " * (n - 4)}}],
+        10 * 1024,
+        f"{R0}.selectors[0].cel.expression",
+        "more than the limit of 10240",
+    ),
+    (
+        "class selectors",
+        "class",
+        "spec.selectors",
+        lambda n: [{"cel": {"expression": "true"}}] * n,
+        32,
+        "spec.selectors",
+        "more than the limit of 32",
+    ),
 ]
 
 
 def _case(base: str, field: str, make: Callable[[int], Any] | None, n: int) -> dict[str, Any]:
-    if make is None:   # the attribute id itself has the size
+    if make is None:  # the attribute id itself has the size
         return {field.replace("{}", "a" * n): {"int": 1}}
     return {field: make(n)}
 
 
 @pytest.mark.parametrize("base, field, make, limit, at, words", [c[1:] for c in LIMITS], ids=[c[0] for c in LIMITS])
-def test_the_limit_passes_one_more_fails(base: str, field: str, make: Callable[[int], Any] | None, limit: int,
-                                         at: str, words: str) -> None:
+def test_the_limit_passes_one_more_fails(
+    base: str, field: str, make: Callable[[int], Any] | None, limit: int, at: str, words: str
+) -> None:
     assert [str(p) for p in problems(base, _case(base, field, make, limit))] == []
     found = problems(base, _case(base, field, make, limit + 1))
     assert found, f"{limit + 1} should be refused"
     assert any(words in p.message and (not at or p.location.path.startswith(at)) for p in found), [
-        str(p) for p in found]
+        str(p) for p in found
+    ]
 
 
 SLICE = """apiVersion: resource.k8s.io/v1
@@ -107,8 +192,9 @@ spec:
 """
 
 
-@pytest.mark.parametrize("value, ok", [(INT64_MAX, True), (INT64_MAX + 1, False), (INT64_MIN, True),
-                                       (INT64_MIN - 1, False)])
+@pytest.mark.parametrize(
+    "value, ok", [(INT64_MAX, True), (INT64_MAX + 1, False), (INT64_MIN, True), (INT64_MIN - 1, False)]
+)
 def test_int64_attributes_and_generation(tmp_path, value: int, ok: bool) -> None:
     path = tmp_path / "slice.yaml"
     path.write_text(SLICE.format(generation=1, value=value))
@@ -117,7 +203,8 @@ def test_int64_attributes_and_generation(tmp_path, value: int, ok: bool) -> None
     if not ok:
         assert [str(p) for p in bundle.problems] == [
             f'{path}[0]: ResourceSlice/s: spec.devices[0].attributes["numa"].int: {value} does not fit in a 64-bit '
-            f"integer ({INT64_MIN} to {INT64_MAX}); the API server cannot decode it"]
+            f"integer ({INT64_MIN} to {INT64_MAX}); the API server cannot decode it"
+        ]
 
 
 @pytest.mark.parametrize("count, ok", [(INT64_MAX, True), (INT64_MAX + 1, False)])
@@ -131,6 +218,9 @@ def test_int64_count_but_not_opaque_parameters(tmp_path, count: int, ok: bool) -
 def test_a_bare_number_where_a_quantity_goes_is_no_int64(tmp_path) -> None:
     """Quantities have any size (a bare number there is a quantity): only int64 fields are refused."""
     path = tmp_path / "slice.yaml"
-    path.write_text(SLICE.format(generation=1, value=1).replace(
-        "    attributes:", "    capacity: {memory: {value: 99999999999999999999999}}\n    attributes:"))
+    path.write_text(
+        SLICE.format(generation=1, value=1).replace(
+            "    attributes:", "    capacity: {memory: {value: 99999999999999999999999}}\n    attributes:"
+        )
+    )
     assert load_paths([str(path)]).problems == []

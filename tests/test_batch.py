@@ -36,8 +36,7 @@ def test_gang_of_two_halves_fails_one_by_one_and_fits_jointly():
     result = schedule_batch(_cluster("batch-gang-whole-or-half.yaml"))
     assert one_by_one == {"default/trainer-0": "gpu-node"}
     assert _placed(result.placements) == {"default/trainer-0": "gpu-node", "default/trainer-1": "gpu-node"}
-    devices = sorted(r.device for p in result.placements for c in p.claims
-                     for r in c.status.allocation.devices.results)
+    devices = sorted(r.device for p in result.placements for c in p.claims for r in c.status.allocation.devices.results)
     assert devices == ["gpu-0-half-0", "gpu-0-half-1"]
     assert result.summary.gangs_complete == 1 and len(result.nodes) == 1
     assert _verified(result) == []
@@ -64,10 +63,14 @@ def test_higher_priority_is_served_first_even_for_fewer_pods():
 @pytest.mark.parametrize("name", sorted(p.name for p in Path(OWN).glob("batch-*.yaml")))
 def test_the_same_input_gives_the_same_answer(name):
     first, second = schedule_batch(_cluster(name)), schedule_batch(_cluster(name))
-    devices = [[(c.name, c.status.allocation.devices.to_api() if c.status and c.status.allocation else None)
-                for c in p.claims] for p in first.placements]
-    assert devices == [[(c.name, c.status.allocation.devices.to_api() if c.status and c.status.allocation else None)
-                        for c in p.claims] for p in second.placements]
+    devices = [
+        [(c.name, c.status.allocation.devices.to_api() if c.status and c.status.allocation else None) for c in p.claims]
+        for p in first.placements
+    ]
+    assert devices == [
+        [(c.name, c.status.allocation.devices.to_api() if c.status and c.status.allocation else None) for c in p.claims]
+        for p in second.placements
+    ]
     assert _placed(first.placements) == _placed(second.placements)
 
 
@@ -104,7 +107,7 @@ def test_compare_schedule_cli_prints_data_and_refuses_node(tmp_path):
 
     from click.testing import CliRunner
 
-    from drasat.cli.main import load_all_commands, cli
+    from drasat.cli.main import cli, load_all_commands
 
     load_all_commands()
     path = str(OWN / "batch-gang-whole-or-half.yaml")
@@ -124,8 +127,11 @@ def test_a_gang_sharing_its_group_claims_is_placed_one_by_one_and_kept_whole():
     features = Features.from_mapping({"DRAWorkloadResourceClaims": True})
     result = schedule_batch(cluster_from_objects(objects, features))
     one_by_one = schedule(cluster_from_objects(objects, features))
-    assert _placed(result.placements) == _placed(one_by_one) == {
-        "some-ns/training-group-pod-1": "worker-2", "some-ns/training-group-pod-2": "worker-2"}
+    assert (
+        _placed(result.placements)
+        == _placed(one_by_one)
+        == {"some-ns/training-group-pod-1": "worker-2", "some-ns/training-group-pod-2": "worker-2"}
+    )
     # The seed's PodGroup names no gang policy: not a gang, each pod placed on its own (as one by one).
     assert (result.summary.gangs, result.summary.gangs_complete, result.summary.placed_jointly) == (0, 0, 0)
     assert violations(result.placements) == []
@@ -163,11 +169,12 @@ def test_nodes_of_one_class_share_one_answer_renamed_and_each_is_verified():
     result = schedule_batch(_copies_of_the_gpu_node(3, 6))
     assert result.summary.node_classes == 1 and result.summary.placed == 6
     assert result.summary.nodes_carried == 2
-    pools = {p.node: {r.pool for c in p.claims for r in c.status.allocation.devices.results}
-             for p in result.placements}
+    pools = {p.node: {r.pool for c in p.claims for r in c.status.allocation.devices.results} for p in result.placements}
     assert pools == {f"gpu-node-{n}": {f"gpu-node-{n}"} for n in range(3)}
-    selectors = {p.node: [c.status.allocation.node_selector.node_selector_terms[0].match_fields[0].values
-                          for c in p.claims] for p in result.placements}
+    selectors = {
+        p.node: [c.status.allocation.node_selector.node_selector_terms[0].match_fields[0].values for c in p.claims]
+        for p in result.placements
+    }
     assert all(values == [[node]] for node, values in selectors.items())
     assert _verified(result) == [] and violations(result.placements) == []
 
@@ -180,11 +187,11 @@ def test_batch_pack_through_the_command_line_keeps_the_untouched_gpu_whole_and_v
 
     from click.testing import CliRunner
 
-    from drasat.cli.main import load_all_commands, cli
+    from drasat.cli.main import cli, load_all_commands
     from drasat.models.resource import AllocationResult, ResourceClaim
     from drasat.solver.report.device_usage import usage
-    from drasat.solver.scheduling.plugins.dynamic_resources import AllocateOptions
     from drasat.solver.scheduling.cluster_state import ClusterState
+    from drasat.solver.scheduling.plugins.dynamic_resources import AllocateOptions
 
     name = "pack-schedule-prefers-the-partly-used-gpu.yaml"
     load_all_commands()
@@ -208,24 +215,40 @@ def test_the_baseline_reserves_no_claim_for_a_gang_member_it_withdraws():
     baseline withdraws g1: p keeps the claim (and its device), reserved for p alone."""
     from drasat.solver.batch.budget import Budget
     from drasat.solver.batch.passes import scheduler_baseline
-    from drasat.solver.cel import SelectorEvaluator
-    from drasat.solver.scheduling.plugins.dynamic_resources import AllocateOptions
     from drasat.solver.batch.pod_classes import sort_queue
-    from drasat.solver.scheduling.pods import pending_pods
+    from drasat.solver.cel import SelectorEvaluator
     from drasat.solver.scheduling.cluster_state import ClusterState
+    from drasat.solver.scheduling.plugins.dynamic_resources import AllocateOptions
+    from drasat.solver.scheduling.pods import pending_pods
 
     from .cluster_factory import claim, device_class, gpu_slice, make_cluster, node, pod
 
-    gang = {"apiVersion": "scheduling.k8s.io/v1beta1", "kind": "PodGroup",
-            "metadata": {"name": "g0", "namespace": "default"}, "spec": {"schedulingPolicy": {"gang": {"minCount": 1}}}}
+    gang = {
+        "apiVersion": "scheduling.k8s.io/v1beta1",
+        "kind": "PodGroup",
+        "metadata": {"name": "g0", "namespace": "default"},
+        "spec": {"schedulingPolicy": {"gang": {"minCount": 1}}},
+    }
     shared = [{"name": "c", "resourceClaimName": "shared"}]
-    cluster = make_cluster(device_class(), claim("shared"), gang, node("n0", cpu="2"), gpu_slice("n0", 1),
-                           pod("g1", claims=shared, requests={"cpu": "1"}, schedulingGroup={"podGroupName": "g0"}),
-                           pod("p", claims=shared, requests={"cpu": "1"}),
-                           pod("g2", requests={"cpu": "2"}, schedulingGroup={"podGroupName": "g0"}))
+    cluster = make_cluster(
+        device_class(),
+        claim("shared"),
+        gang,
+        node("n0", cpu="2"),
+        gpu_slice("n0", 1),
+        pod("g1", claims=shared, requests={"cpu": "1"}, schedulingGroup={"podGroupName": "g0"}),
+        pod("p", claims=shared, requests={"cpu": "1"}),
+        pod("g2", requests={"cpu": "2"}, schedulingGroup={"podGroupName": "g0"}),
+    )
     state, pending = ClusterState(cluster), pending_pods(cluster)
-    baseline, scheduler = scheduler_baseline(state, sort_queue(cluster, pending, state.book), pending,
-                                             AllocateOptions(evaluator=SelectorEvaluator()), {}, Budget.of(60))
+    baseline, scheduler = scheduler_baseline(
+        state,
+        sort_queue(cluster, pending, state.book),
+        pending,
+        AllocateOptions(evaluator=SelectorEvaluator()),
+        {},
+        Budget.of(60),
+    )
     assert [p.node for p in scheduler] == ["n0", "n0", None]
     assert [p.node for p in baseline] == [None, "n0", None]
     (kept,) = baseline[1].claims
@@ -239,21 +262,28 @@ def test_the_baseline_keeps_the_schedulers_other_placements_once(monkeypatch):
     not placed a second time on top of their own load (which left q pending: n0's cpu counted p twice)."""
     from drasat.solver.batch import passes
     from drasat.solver.batch.budget import Budget
-    from drasat.solver.cel import SelectorEvaluator
-    from drasat.solver.scheduling.plugins.dynamic_resources import AllocateOptions
     from drasat.solver.batch.pod_classes import sort_queue
-    from drasat.solver.scheduling.pods import pending_pods
+    from drasat.solver.cel import SelectorEvaluator
     from drasat.solver.scheduling.cluster_state import ClusterState
+    from drasat.solver.scheduling.plugins.dynamic_resources import AllocateOptions
+    from drasat.solver.scheduling.pods import pending_pods
 
     from .cluster_factory import make_cluster, node, pod
 
-    gang = {"apiVersion": "scheduling.k8s.io/v1beta1", "kind": "PodGroup",
-            "metadata": {"name": "g0", "namespace": "default"}, "spec": {"schedulingPolicy": {"gang": {"minCount": 1}}}}
-    cluster = make_cluster(gang, node("n0", cpu="3"),
-                           pod("g1", requests={"cpu": "1"}, schedulingGroup={"podGroupName": "g0"}),
-                           pod("p", requests={"cpu": "1"}),
-                           pod("g2", requests={"cpu": "3"}, schedulingGroup={"podGroupName": "g0"}),
-                           pod("q", requests={"cpu": "1"}))
+    gang = {
+        "apiVersion": "scheduling.k8s.io/v1beta1",
+        "kind": "PodGroup",
+        "metadata": {"name": "g0", "namespace": "default"},
+        "spec": {"schedulingPolicy": {"gang": {"minCount": 1}}},
+    }
+    cluster = make_cluster(
+        gang,
+        node("n0", cpu="3"),
+        pod("g1", requests={"cpu": "1"}, schedulingGroup={"podGroupName": "g0"}),
+        pod("p", requests={"cpu": "1"}),
+        pod("g2", requests={"cpu": "3"}, schedulingGroup={"podGroupName": "g0"}),
+        pod("q", requests={"cpu": "1"}),
+    )
     state, pending = ClusterState(cluster), pending_pods(cluster)
     tried = []
     real = passes.schedule_one
@@ -264,8 +294,13 @@ def test_the_baseline_keeps_the_schedulers_other_placements_once(monkeypatch):
 
     monkeypatch.setattr(passes, "schedule_one", counting)
     baseline, scheduler = passes.scheduler_baseline(
-        state, sort_queue(cluster, pending, state.book), pending, AllocateOptions(evaluator=SelectorEvaluator()),
-        {}, Budget.of(60))
+        state,
+        sort_queue(cluster, pending, state.book),
+        pending,
+        AllocateOptions(evaluator=SelectorEvaluator()),
+        {},
+        Budget.of(60),
+    )
     assert [p.node for p in scheduler] == ["n0", "n0", None, "n0"]
     assert [p.node for p in baseline] == [None, "n0", None, "n0"]
     assert tried == ["g1", "p", "g2", "q", "g1", "g2"]  # the scheduler's pass, then the gang whole

@@ -8,8 +8,8 @@ import itertools
 import pytest
 
 from drasat.solver.batch import budget
-from drasat.solver.batch.placement import schedule_batch
 from drasat.solver.batch.passes import NOT_TRIED, group_of
+from drasat.solver.batch.placement import schedule_batch
 from drasat.solver.scheduling.plugins.dynamic_resources import AllocateOptions
 from drasat.solver.verification.verifier import verify
 
@@ -69,13 +69,14 @@ def test_enough_time_cuts_nothing():
 def test_the_command_line_keeps_the_answer_so_far_and_says_what_time_cut(clock):
     from click.testing import CliRunner
 
-    from drasat.cli.main import load_all_commands, cli
+    from drasat.cli.main import cli, load_all_commands
 
     from .scenario_runner import OWN
 
     load_all_commands()
-    out = CliRunner().invoke(cli, ["schedule", "--batch", "--timeout", "2", "-o", "table",
-                                   str(OWN / "batch-gang-whole-or-half.yaml")])
+    out = CliRunner().invoke(
+        cli, ["schedule", "--batch", "--timeout", "2", "-o", "table", str(OWN / "batch-gang-whole-or-half.yaml")]
+    )
     assert out.exit_code == 1, out.stderr
     assert "time ran out (--timeout 2 s for the whole run)" in out.stderr
     assert out.stdout.count("(pending)") == 2 and "Traceback" not in out.stderr

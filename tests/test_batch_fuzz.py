@@ -17,15 +17,19 @@ from typing import Any
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from drasat.solver.batch.placement import schedule_batch
 from drasat.solver.batch.passes import group_of, placed_by_priority
+from drasat.solver.batch.placement import schedule_batch
 from drasat.solver.scheduling.one_by_one import Placement, schedule
 from drasat.solver.verification.verifier import verify
 
 from .cluster_factory import make_cluster, node, pod, violations
 
-settings.register_profile("batch-fuzz", max_examples=25, deadline=None,
-                          suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+settings.register_profile(
+    "batch-fuzz",
+    max_examples=25,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
 FUZZ = settings.get_profile(os.environ.get("HYPOTHESIS_PROFILE", "batch-fuzz"))
 GPU = "gpu.example.com"
 GROUPS = ("g0", "g1")
@@ -36,32 +40,82 @@ def _gpu(node_name: str) -> list[dict[str, Any]]:
     pool = {"name": node_name, "generation": 1, "resourceSliceCount": 2}
 
     def device(name: str, kind: str, memory: str) -> dict[str, Any]:
-        return {"name": name, "attributes": {"kind": {"string": kind}},
-                "consumesCounters": [{"counterSet": "mem", "counters": {"memory": {"value": memory}}}]}
+        return {
+            "name": name,
+            "attributes": {"kind": {"string": kind}},
+            "consumesCounters": [{"counterSet": "mem", "counters": {"memory": {"value": memory}}}],
+        }
 
-    return [{"apiVersion": "resource.k8s.io/v1", "kind": "ResourceSlice", "metadata": {"name": f"{node_name}-counters"},
-             "spec": {"driver": GPU, "nodeName": node_name, "pool": pool,
-                      "sharedCounters": [{"name": "mem", "counters": {"memory": {"value": "80Gi"}}}]}},
-            {"apiVersion": "resource.k8s.io/v1", "kind": "ResourceSlice", "metadata": {"name": f"{node_name}-gpus"},
-             "spec": {"driver": GPU, "nodeName": node_name, "pool": pool,
-                      "devices": [device("gpu-whole", "whole", "80Gi"), device("gpu-half-0", "half", "40Gi"),
-                                  device("gpu-half-1", "half", "40Gi")]}}]
+    return [
+        {
+            "apiVersion": "resource.k8s.io/v1",
+            "kind": "ResourceSlice",
+            "metadata": {"name": f"{node_name}-counters"},
+            "spec": {
+                "driver": GPU,
+                "nodeName": node_name,
+                "pool": pool,
+                "sharedCounters": [{"name": "mem", "counters": {"memory": {"value": "80Gi"}}}],
+            },
+        },
+        {
+            "apiVersion": "resource.k8s.io/v1",
+            "kind": "ResourceSlice",
+            "metadata": {"name": f"{node_name}-gpus"},
+            "spec": {
+                "driver": GPU,
+                "nodeName": node_name,
+                "pool": pool,
+                "devices": [
+                    device("gpu-whole", "whole", "80Gi"),
+                    device("gpu-half-0", "half", "40Gi"),
+                    device("gpu-half-1", "half", "40Gi"),
+                ],
+            },
+        },
+    ]
 
 
 def _shared_objects() -> list[dict[str, Any]]:
-    classes = [{"apiVersion": "resource.k8s.io/v1", "kind": "DeviceClass", "metadata": {"name": kind},
-                "spec": {"selectors": [{"cel": {"expression": f'device.attributes["{GPU}"].kind == "{kind}"'}}]}}
-               for kind in ("whole", "half")]
-    templates = [{"apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaimTemplate",
-                  "metadata": {"name": name, "namespace": "default"},
-                  "spec": {"spec": {"devices": {"requests": [request]}}}}
-                 for name, request in (("whole", {"name": "gpu", "exactly": {"deviceClassName": "whole"}}),
-                                       ("whole-or-half", {"name": "gpu", "firstAvailable": [
-                                           {"name": "whole", "deviceClassName": "whole"},
-                                           {"name": "half", "deviceClassName": "half"}]}))]
-    groups = [{"apiVersion": "scheduling.k8s.io/v1beta1", "kind": "PodGroup",
-               "metadata": {"name": name, "namespace": "default"},
-               "spec": {"schedulingPolicy": {"gang": {"minCount": 1}}}} for name in GROUPS]
+    classes = [
+        {
+            "apiVersion": "resource.k8s.io/v1",
+            "kind": "DeviceClass",
+            "metadata": {"name": kind},
+            "spec": {"selectors": [{"cel": {"expression": f'device.attributes["{GPU}"].kind == "{kind}"'}}]},
+        }
+        for kind in ("whole", "half")
+    ]
+    templates = [
+        {
+            "apiVersion": "resource.k8s.io/v1",
+            "kind": "ResourceClaimTemplate",
+            "metadata": {"name": name, "namespace": "default"},
+            "spec": {"spec": {"devices": {"requests": [request]}}},
+        }
+        for name, request in (
+            ("whole", {"name": "gpu", "exactly": {"deviceClassName": "whole"}}),
+            (
+                "whole-or-half",
+                {
+                    "name": "gpu",
+                    "firstAvailable": [
+                        {"name": "whole", "deviceClassName": "whole"},
+                        {"name": "half", "deviceClassName": "half"},
+                    ],
+                },
+            ),
+        )
+    ]
+    groups = [
+        {
+            "apiVersion": "scheduling.k8s.io/v1beta1",
+            "kind": "PodGroup",
+            "metadata": {"name": name, "namespace": "default"},
+            "spec": {"schedulingPolicy": {"gang": {"minCount": 1}}},
+        }
+        for name in GROUPS
+    ]
     return classes + templates + groups
 
 
@@ -113,18 +167,28 @@ def test_the_batch_never_places_fewer_pods_than_the_scheduler_and_is_always_vali
 
 def test_a_scheduler_answer_with_a_split_gang_counts_without_the_gang():
     """The reference the fuzzer compares with is itself checked: a split gang's placed member is taken out."""
-    docs = [*_shared_objects(), node("n0", cpu="2"),
-            pod("a", requests={"cpu": "2"}, schedulingGroup={"podGroupName": "g0"}),
-            pod("b", requests={"cpu": "2"}, schedulingGroup={"podGroupName": "g0"})]
+    docs = [
+        *_shared_objects(),
+        node("n0", cpu="2"),
+        pod("a", requests={"cpu": "2"}, schedulingGroup={"podGroupName": "g0"}),
+        pod("b", requests={"cpu": "2"}, schedulingGroup={"podGroupName": "g0"}),
+    ]
     one = schedule(make_cluster(*docs))
     assert [p.node for p in one] == ["n0", None] and _split_gangs(one) == ["default/g0"]
     assert [p.node for p in _legal(one)] == [None, None]
 
 
 def _outcome(placements: list[Placement]) -> list[tuple]:
-    return [(p.label, p.node, p.reason, sorted(p.node_reasons.items()),
-             sorted((name, r.pool, r.device) for name, a in p.allocations.items() for r in a.devices.results))
-            for p in placements]
+    return [
+        (
+            p.label,
+            p.node,
+            p.reason,
+            sorted(p.node_reasons.items()),
+            sorted((name, r.pool, r.device) for name, a in p.allocations.items() for r in a.devices.results),
+        )
+        for p in placements
+    ]
 
 
 @FUZZ
@@ -138,7 +202,9 @@ def test_the_schedulers_shortcuts_change_no_answer(docs):
     from drasat.solver.scheduling import one_by_one
 
     fast = schedule(make_cluster(*docs))
-    with mock.patch.object(one_by_one, "_scores_fixed", return_value=False), \
-            mock.patch.object(one_by_one._Devices, "failed_before", return_value=False):
+    with (
+        mock.patch.object(one_by_one, "_scores_fixed", return_value=False),
+        mock.patch.object(one_by_one._Devices, "failed_before", return_value=False),
+    ):
         slow = schedule(make_cluster(*docs))
     assert _outcome(fast) == _outcome(slow)

@@ -6,8 +6,8 @@ from pathlib import Path
 
 from drasat.models.loader import load_paths
 from drasat.solver import Features
-from drasat.solver.batch.placement import schedule_batch
 from drasat.solver.batch.passes import placed_by_priority
+from drasat.solver.batch.placement import schedule_batch
 from drasat.solver.scheduling.cluster import Cluster, cluster_from_objects
 from drasat.solver.scheduling.one_by_one import schedule
 
@@ -46,8 +46,11 @@ def test_a_high_priority_gang_one_by_one_places_whole_is_placed():
 def test_a_gang_on_a_node_reaching_a_shared_pool_is_tried_one_by_one_and_kept_whole():
     """The node reaches an allNodes NIC pool, so the joint model leaves it out; the gang is still placed."""
     result = schedule_batch(_cluster("shared.yaml"))
-    assert _placed(result.placements) == _placed(schedule(_cluster("shared.yaml"))) == {
-        "default/ring-0": "node-a", "default/ring-1": "node-a"}
+    assert (
+        _placed(result.placements)
+        == _placed(schedule(_cluster("shared.yaml")))
+        == {"default/ring-0": "node-a", "default/ring-1": "node-a"}
+    )
     assert result.summary.gangs_complete == 1
     assert any("shared device pools" in note for note in result.summary.notes)
     assert violations(result.placements) == []
@@ -60,16 +63,20 @@ def test_of_two_gangs_that_each_fit_alone_one_is_placed_whole_and_the_other_says
     complete = {groups[label] for label in placed}
     assert len(complete) == 1 and result.summary.gangs_complete == 1
     pending = [p for p in result.placements if p.node is None]
-    assert pending and all(groups[p.label] not in complete and "not every member fits" in p.reason
-                           and "Insufficient cpu" in p.reason for p in pending)
+    assert pending and all(
+        groups[p.label] not in complete and "not every member fits" in p.reason and "Insufficient cpu" in p.reason
+        for p in pending
+    )
     assert violations(result.placements) == []
 
 
 def test_claims_of_one_name_in_two_namespaces_are_allocated_together_and_mapped_back():
     result = schedule_batch(_cluster("samename.yaml"))
     assert _placed(result.placements) == {"team-a/worker": "node-a", "team-b/worker": "node-a"}
-    devices = {p.label: [(c.namespace, c.name, r.device) for c in p.claims for r in c.status.allocation.devices.results]
-               for p in result.placements}
+    devices = {
+        p.label: [(c.namespace, c.name, r.device) for c in p.claims for r in c.status.allocation.devices.results]
+        for p in result.placements
+    }
     assert sorted(d for _, _, d in devices["team-a/worker"] + devices["team-b/worker"]) == ["gpu-0", "gpu-1"]
     assert [(ns, name) for ns, name, _ in devices["team-a/worker"]] == [("team-a", "gpu")]
     assert result.summary.placed_jointly == 2 and violations(result.placements) == []
@@ -101,7 +108,7 @@ def test_a_podgroup_with_the_basic_policy_is_not_a_gang():
 def test_a_priority_that_is_not_an_integer_is_refused_naming_file_object_and_field():
     from click.testing import CliRunner
 
-    from drasat.cli.main import load_all_commands, cli
+    from drasat.cli.main import cli, load_all_commands
 
     load_all_commands()
     out = CliRunner().invoke(cli, ["schedule", "--batch", str(DATA / "badprio.yaml")])
@@ -119,8 +126,9 @@ def test_mixes_the_allocator_cannot_decide_in_time_are_reported(monkeypatch):
         raise SolveTimeout("out of time")
 
     monkeypatch.setattr(configs, "allocate", out_of_time)
-    cluster = cluster_from_objects([o.obj for o in load_paths([str(OWN / "batch-gang-whole-or-half.yaml")]).objects],
-                                   Features())
+    cluster = cluster_from_objects(
+        [o.obj for o in load_paths([str(OWN / "batch-gang-whole-or-half.yaml")]).objects], Features()
+    )
     result = schedule_batch(cluster)
     assert any("undecided in time" in note for note in result.summary.notes)
     assert violations(result.placements) == []

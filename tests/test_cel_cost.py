@@ -8,19 +8,19 @@ part of API compatibility, so drasat must reproduce it to the unit, not approxim
 from __future__ import annotations
 
 import importlib
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Iterator
 
 import pytest
 from click.testing import CliRunner
 
-from drasat.cli.main import load_all_commands, cli
+from drasat.cli.main import cli, load_all_commands
 from drasat.models.validation import registered_checkers, unregister_checker
 from drasat.solver.cel.cost import MAX_COST, cost_problem, estimated_cost
 
 load_all_commands()
 D = "dra.example.com"
-LIST_ELEMENTS = 64   # max(DeviceAttributeMaxValueLength, ResourceSliceMaxAttributeValuesPerDevice)
+LIST_ELEMENTS = 64  # max(DeviceAttributeMaxValueLength, ResourceSliceMaxAttributeValuesPerDevice)
 
 KUBERNETES_COSTS = {
     'device.attributes["no-such-domain"].noSuchAttr.isGreaterThan(quantity("0"))': 6,
@@ -79,7 +79,8 @@ def test_the_limit_is_inclusive() -> None:
     assert estimated_cost(costing(MAX_COST)) == MAX_COST
     assert cost_problem(costing(MAX_COST)) is None
     assert cost_problem(costing(MAX_COST + 1)) == (
-        "Forbidden: too complex, exceeds cost limit (estimated worst-case cost 1000001, limit 1000000)")
+        "Forbidden: too complex, exceeds cost limit (estimated worst-case cost 1000001, limit 1000000)"
+    )
 
 
 def test_five_nested_loops_pass_six_do_not() -> None:
@@ -116,10 +117,15 @@ spec:
 @pytest.mark.usefixtures("_registry_as_found")
 def test_validate_refuses_a_selector_over_the_limit(tmp_path: Path) -> None:
     path = tmp_path / "classes.yaml"
-    path.write_text(CLASS.format(name="five", expression=nested_all(5)) + "---\n"
-                    + CLASS.format(name="six", expression=nested_all(6)))
+    path.write_text(
+        CLASS.format(name="five", expression=nested_all(5))
+        + "---\n"
+        + CLASS.format(name="six", expression=nested_all(6))
+    )
     result = CliRunner().invoke(cli, ["validate", str(path)])
     assert result.exit_code == 2, result.output
     assert "DeviceClass/five" in result.stdout.splitlines()[0] and result.stdout.startswith("ok")
-    assert (f"{path}[1]: DeviceClass/six: spec.selectors[0].cel.expression: Forbidden: too complex, exceeds cost "
-            "limit (estimated worst-case cost 6555551, limit 1000000)") in result.stdout
+    assert (
+        f"{path}[1]: DeviceClass/six: spec.selectors[0].cel.expression: Forbidden: too complex, exceeds cost "
+        "limit (estimated worst-case cost 6555551, limit 1000000)"
+    ) in result.stdout

@@ -9,12 +9,22 @@ import pytest
 from drasat.models.errors import EvaluationError, SelectorError
 from drasat.models.quantity import Quantity
 from drasat.solver import cel
-from drasat.solver.cel import (CelCompileError, CelDevice, CelRuntimeError, SelectorEvaluator,
-                               available_engines, default_engine_name)
+from drasat.solver.cel import (
+    CelCompileError,
+    CelDevice,
+    CelRuntimeError,
+    SelectorEvaluator,
+    available_engines,
+    default_engine_name,
+)
 
 ENGINES = available_engines()
-DEV = CelDevice(key=("d", "p", "s", "dev-0"), driver="d", attributes={"model": {"string": "x"}},
-                capacity={"mem": Quantity.parse("1Gi")})
+DEV = CelDevice(
+    key=("d", "p", "s", "dev-0"),
+    driver="d",
+    attributes={"model": {"string": "x"}},
+    capacity={"mem": Quantity.parse("1Gi")},
+)
 
 
 def test_available_engines_lists_known_names() -> None:
@@ -41,8 +51,14 @@ def test_unknown_engine_is_rejected() -> None:
 def test_error_classes_fit_drasats_hierarchy() -> None:
     assert issubclass(CelCompileError, SelectorError)
     assert issubclass(CelRuntimeError, EvaluationError)
-    assert set(cel.__all__) == {"CelDevice", "CelCompileError", "CelRuntimeError", "SelectorEvaluator",
-                                "available_engines", "default_engine_name"}
+    assert set(cel.__all__) == {
+        "CelDevice",
+        "CelCompileError",
+        "CelRuntimeError",
+        "SelectorEvaluator",
+        "available_engines",
+        "default_engine_name",
+    }
 
 
 @pytest.mark.parametrize("engine", ENGINES)
@@ -85,8 +101,16 @@ def test_evaluation_off_the_main_thread(engine: str) -> None:
     def work() -> None:
         ev = SelectorEvaluator(engine)
         try:
-            results.append(ev.matches("[" + ",".join(map(str, range(100))) + "].all(x, ["
-                                      + ",".join(map(str, range(100))) + "].all(y, x + y >= 0))", DEV))
+            results.append(
+                ev.matches(
+                    "["
+                    + ",".join(map(str, range(100)))
+                    + "].all(x, ["
+                    + ",".join(map(str, range(100)))
+                    + "].all(y, x + y >= 0))",
+                    DEV,
+                )
+            )
         except CelRuntimeError as exc:
             results.append(exc.detail)
         results.append(ev.matches('device.capacity["d"].mem.compareTo(quantity("1024Mi")) == 0', DEV))

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import lark
 from celpy.evaluation import celstr
-from hypothesis import given, strategies as st
+from hypothesis import given
+from hypothesis import strategies as st
 
 from drasat.solver.cel.syntax import decode_string, parse
 

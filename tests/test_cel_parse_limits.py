@@ -42,8 +42,9 @@ def evaluator(request: pytest.FixtureRequest) -> SelectorEvaluator:
     return SelectorEvaluator(request.param)
 
 
-@pytest.mark.parametrize("below, above", [(plus_chain(249), plus_chain(250)), (call_chain(248), call_chain(249)),
-                                          (parens(249), parens(250))])
+@pytest.mark.parametrize(
+    "below, above", [(plus_chain(249), plus_chain(250)), (call_chain(248), call_chain(249)), (parens(249), parens(250))]
+)
 def test_the_listener_limit(evaluator: SelectorEvaluator, below: str, above: str) -> None:
     assert evaluator.matches(below, DEVICE) is True
     with pytest.raises(CelCompileError) as refused:
@@ -57,7 +58,7 @@ def test_a_chain_kubernetes_accepts_and_cel_cpp_alone_would_not(evaluator: Selec
 
 
 def test_the_ast_builder_limit_adds_up_different_rules() -> None:
-    parse(mixed(124, 125))   # 124 selections + 125 additions + 1 comparison = 250 visits
+    parse(mixed(124, 125))  # 124 selections + 125 additions + 1 comparison = 250 visits
     with pytest.raises(CelCompileError) as refused:
         parse(mixed(125, 125))
     assert refused.value.detail == f"compilation failed: {VISITOR}"
@@ -86,7 +87,7 @@ def right_nested(levels: int) -> str:
 
 
 def test_contexts_stay_open_across_parentheses() -> None:
-    parse(right_nested(83))   # 3 * 83 + 1 = 250 open calc contexts
+    parse(right_nested(83))  # 3 * 83 + 1 = 250 open calc contexts
     with pytest.raises(CelCompileError) as refused:
         parse(right_nested(84))
     assert refused.value.detail == f"compilation failed: {LISTENER}"

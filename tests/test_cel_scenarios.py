@@ -15,8 +15,7 @@ import pytest
 import yaml
 
 from drasat.models.quantity import Quantity
-from drasat.solver.cel import (CelCompileError, CelDevice, CelRuntimeError, SelectorEvaluator,
-                               available_engines)
+from drasat.solver.cel import CelCompileError, CelDevice, CelRuntimeError, SelectorEvaluator, available_engines
 
 from .shared_inputs import params, shared_files
 
@@ -30,14 +29,25 @@ def load(path: Path) -> tuple[list[CelDevice], list[str], dict]:
         spec = s["spec"]
         for d in spec.get("devices") or []:
             capacity = {k: Quantity.parse(v["value"]) for k, v in (d.get("capacity") or {}).items()}
-            devices.append(CelDevice(key=(spec["driver"], spec["pool"]["name"], s["metadata"]["name"], d["name"]),
-                                     driver=spec["driver"], attributes=d.get("attributes") or {},
-                                     capacity=capacity,
-                                     allow_multiple_allocations=bool(d.get("allowMultipleAllocations"))))
-    expressions = [sel["cel"]["expression"] for d in docs if d["kind"] == "DeviceClass"
-                   for sel in d["spec"].get("selectors") or []]
-    expressions += [sel["cel"]["expression"] for d in docs if d["kind"] == "ResourceClaim"
-                    for r in d["spec"]["devices"]["requests"] for sel in r["exactly"].get("selectors") or []]
+            devices.append(
+                CelDevice(
+                    key=(spec["driver"], spec["pool"]["name"], s["metadata"]["name"], d["name"]),
+                    driver=spec["driver"],
+                    attributes=d.get("attributes") or {},
+                    capacity=capacity,
+                    allow_multiple_allocations=bool(d.get("allowMultipleAllocations")),
+                )
+            )
+    expressions = [
+        sel["cel"]["expression"] for d in docs if d["kind"] == "DeviceClass" for sel in d["spec"].get("selectors") or []
+    ]
+    expressions += [
+        sel["cel"]["expression"]
+        for d in docs
+        if d["kind"] == "ResourceClaim"
+        for r in d["spec"]["devices"]["requests"]
+        for sel in r["exactly"].get("selectors") or []
+    ]
     expect = next(d for d in docs if d["kind"] == "Scenario")["expect"]
     return devices, expressions, expect
 

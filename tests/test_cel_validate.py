@@ -9,13 +9,13 @@ from __future__ import annotations
 
 import importlib
 import re
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Iterator
 
 import pytest
 from click.testing import CliRunner, Result
 
-from drasat.cli.main import load_all_commands, cli
+from drasat.cli.main import cli, load_all_commands
 from drasat.models.validation import registered_checkers, unregister_checker
 from drasat.solver.cel import available_engines
 
@@ -108,7 +108,7 @@ def _problem(result: Result, prefix: str) -> list[str]:
     starts = [i for i, line in enumerate(lines) if line.startswith(f"       - {prefix}")]
     assert len(starts) == 1, result.stdout
     block = [lines[starts[0]]]
-    for line in lines[starts[0] + 1:]:
+    for line in lines[starts[0] + 1 :]:
         if not line.startswith(CONTINUATION):
             break
         block.append(line)
@@ -150,9 +150,12 @@ def test_good_objects_are_valid(tmp_path: Path) -> None:
 def test_bad_class_selector(tmp_path: Path) -> None:
     path, result = _run(tmp_path, _fill(CLASS, SELECTOR="device.driver == 1"))
     assert result.exit_code == 2
-    block = _problem(result, f"{path}[0]: DeviceClass/{G}: spec.selectors[1].cel.expression: CEL compile error: "
-                             "compilation failed: ERROR: <input>:1:15: found no matching overload for '_==_' "
-                             "applied to '(string, int)'")
+    block = _problem(
+        result,
+        f"{path}[0]: DeviceClass/{G}: spec.selectors[1].cel.expression: CEL compile error: "
+        "compilation failed: ERROR: <input>:1:15: found no matching overload for '_==_' "
+        "applied to '(string, int)'",
+    )
     _assert_caret(block, "device.driver == 1", 1)
     assert f"FAIL   {path}[0]: DeviceClass/{G}" in result.stdout
     _assert_shape(result)
@@ -162,8 +165,11 @@ def test_bad_request_selector(tmp_path: Path) -> None:
     source = f'device.attributes["{G}"].memory >= quantity("1Gi")'
     path, result = _run(tmp_path, _fill(CLASS), _fill(CLAIM, EXACT=source))
     assert result.exit_code == 2
-    block = _problem(result, f"{path}[1]: ResourceClaim/default/pair: {GPU_CLAIM}.selectors[0].cel.expression: "
-                             "CEL compile error: compilation failed: ")
+    block = _problem(
+        result,
+        f"{path}[1]: ResourceClaim/default/pair: {GPU_CLAIM}.selectors[0].cel.expression: "
+        "CEL compile error: compilation failed: ",
+    )
     assert "found no matching overload for '_>=_' applied to '(dyn, kubernetes.Quantity)'" in block[0]
     _assert_caret(block, source, 1)
     assert f"ok     {path}[0]: DeviceClass/{G}" in result.stdout
@@ -174,8 +180,11 @@ def test_bad_request_selector(tmp_path: Path) -> None:
 def test_bad_subrequest_selector(tmp_path: Path) -> None:
     path, result = _run(tmp_path, _fill(CLAIM, SUB="device.nosuch"))
     assert result.exit_code == 2
-    block = _problem(result, f"{path}[0]: ResourceClaim/default/pair: {NIC_SUB}.selectors[1].cel.expression: "
-                             "CEL compile error: compilation failed: ERROR: <input>:1:7: undefined field 'nosuch'")
+    block = _problem(
+        result,
+        f"{path}[0]: ResourceClaim/default/pair: {NIC_SUB}.selectors[1].cel.expression: "
+        "CEL compile error: compilation failed: ERROR: <input>:1:7: undefined field 'nosuch'",
+    )
     _assert_caret(block, "device.nosuch", 1)
     _assert_shape(result)
 
@@ -184,19 +193,26 @@ def test_selectors_must_be_bool(tmp_path: Path) -> None:
     path, result = _run(tmp_path, _fill(CLAIM, SUB='device.attributes["nic.example.com"].speed'))
     assert result.exit_code == 0  # dyn: only a device can tell
     path, result = _run(tmp_path, _fill(CLAIM, SUB="1 + 1"))
-    assert (f"       - {path}[0]: ResourceClaim/default/pair: {NIC_SUB}.selectors[1].cel.expression: "
-            "CEL compile error: must evaluate to bool or the unknown type, not int\n") in result.stdout
+    assert (
+        f"       - {path}[0]: ResourceClaim/default/pair: {NIC_SUB}.selectors[1].cel.expression: "
+        "CEL compile error: must evaluate to bool or the unknown type, not int\n"
+    ) in result.stdout
 
 
 def test_bad_derived_attributes(tmp_path: Path) -> None:
     syntax = 'device.attributes["nic.example.com"].numaNode +'
     path, result = _run(tmp_path, _fill(CLAIM, DERIVED=f'device.attributes["{G}"].numa * 1.5', SUB_DERIVED=syntax))
     assert result.exit_code == 2
-    assert (f"       - {path}[0]: ResourceClaim/default/pair: {GPU_CLAIM}.derivedAttributes[0].expression: "
-            "CEL compile error: derived attribute must evaluate to string, int, bool, version or a list of those, "
-            "not double\n") in result.stdout
-    block = _problem(result, f"{path}[0]: ResourceClaim/default/pair: {NIC_SUB}.derivedAttributes[0].expression: "
-                             "CEL compile error: compilation failed: ERROR: <input>:1:")
+    assert (
+        f"       - {path}[0]: ResourceClaim/default/pair: {GPU_CLAIM}.derivedAttributes[0].expression: "
+        "CEL compile error: derived attribute must evaluate to string, int, bool, version or a list of those, "
+        "not double\n"
+    ) in result.stdout
+    block = _problem(
+        result,
+        f"{path}[0]: ResourceClaim/default/pair: {NIC_SUB}.derivedAttributes[0].expression: "
+        "CEL compile error: compilation failed: ERROR: <input>:1:",
+    )
     _assert_caret(block, syntax, 1)
     assert result.stdout.count("       - ") == 2
     _assert_shape(result)
@@ -204,8 +220,10 @@ def test_bad_derived_attributes(tmp_path: Path) -> None:
 
 def test_derived_attribute_with_a_map_result(tmp_path: Path) -> None:
     path, result = _run(tmp_path, _fill(CLAIM, DERIVED=f'device.attributes["{G}"]'))
-    assert (f"{GPU_CLAIM}.derivedAttributes[0].expression: CEL compile error: derived attribute must evaluate to "
-            "string, int, bool, version or a list of those, not map(string, dyn)") in result.stdout
+    assert (
+        f"{GPU_CLAIM}.derivedAttributes[0].expression: CEL compile error: derived attribute must evaluate to "
+        "string, int, bool, version or a list of those, not map(string, dyn)"
+    ) in result.stdout
 
 
 def test_template(tmp_path: Path) -> None:
@@ -234,10 +252,13 @@ spec:
     path, result = _run(tmp_path, template)
     assert result.exit_code == 2, result.stdout
     assert f"FAIL   {path}[0]: ResourceClaimTemplate/default/pair" in result.stdout
-    block = _problem(result, f"{path}[0]: ResourceClaimTemplate/default/pair: spec.spec.devices.requests[1]."
-                             "firstAvailable[0].derivedAttributes[0].expression: CEL compile error: compilation "
-                             "failed: ERROR: <input>:1:21: found no matching overload for '_>_' applied to "
-                             "'(int, string)'")
+    block = _problem(
+        result,
+        f"{path}[0]: ResourceClaimTemplate/default/pair: spec.spec.devices.requests[1]."
+        "firstAvailable[0].derivedAttributes[0].expression: CEL compile error: compilation "
+        "failed: ERROR: <input>:1:21: found no matching overload for '_>_' applied to "
+        "'(int, string)'",
+    )
     _assert_caret(block, 'size(device.driver) > "1"', 1)
     assert result.stdout.count("       - ") == 1
     _assert_shape(result)
@@ -246,9 +267,10 @@ spec:
 
 
 def test_a_multi_line_expression_points_at_its_line(tmp_path: Path) -> None:
-    claim = _fill(CLAIM).replace(f"- cel: {{expression: '{GOOD['EXACT']}'}}",
-                                 f'- cel:\n            expression: |-\n              device.driver == "{G}" &&\n'
-                                 "                noSuch > 1")
+    claim = _fill(CLAIM).replace(
+        f"- cel: {{expression: '{GOOD['EXACT']}'}}",
+        f'- cel:\n            expression: |-\n              device.driver == "{G}" &&\n                noSuch > 1',
+    )
     path, result = _run(tmp_path, claim)
     block = _problem(result, f"{path}[0]: ResourceClaim/default/pair: {GPU_CLAIM}.selectors[0].cel.expression: ")
     assert "ERROR: <input>:2:3: undeclared reference to 'noSuch'" in block[0]

@@ -34,11 +34,21 @@ class R:
     text: str
 
 
-GPU = CelDevice(key=(G, "pool", "slice", "gpu-0"), driver=G, attributes={
-    "model": {"string": "a100"}, "numa": {"int": 1}, "healthy": {"bool": True},
-    "driverVersion": {"version": "1.2.3+build.5"}, "ints": {"ints": [3, 1]}, "none": {"strings": []},
-    "versions": {"versions": ["1.0.0", "2.0.0-rc.1"]}, "numa.example.com/node": {"int": 0},
-}, capacity={"memory": Quantity.parse("40Gi")})
+GPU = CelDevice(
+    key=(G, "pool", "slice", "gpu-0"),
+    driver=G,
+    attributes={
+        "model": {"string": "a100"},
+        "numa": {"int": 1},
+        "healthy": {"bool": True},
+        "driverVersion": {"version": "1.2.3+build.5"},
+        "ints": {"ints": [3, 1]},
+        "none": {"strings": []},
+        "versions": {"versions": ["1.0.0", "2.0.0-rc.1"]},
+        "numa.example.com/node": {"int": 0},
+    },
+    capacity={"memory": Quantity.parse("40Gi")},
+)
 
 ROWS: list[tuple[str, str, bool, object]] = [
     # scalars straight from attributes
@@ -65,9 +75,21 @@ ROWS: list[tuple[str, str, bool, object]] = [
     ("list-literal", '["a", "b"]', True, ["a", "b"]),
     ("list-map-macro", f"{A}.ints.map(i, i * 2)", True, [6, 2]),
     ("list-bools", "[true, false]", True, [True, False]),
-    ("list-without-gate-compile", '["a", "b"]', False, C("not list(string) (list values need the DRAListTypeAttributes")),
-    ("list-without-gate-runtime", f"{A}.ints", False, R(f"{WRONG_VALUE} list(int): it must be a string, int, bool or "
-                                                      "version (list values need the DRAListTypeAttributes feature)")),
+    (
+        "list-without-gate-compile",
+        '["a", "b"]',
+        False,
+        C("not list(string) (list values need the DRAListTypeAttributes"),
+    ),
+    (
+        "list-without-gate-runtime",
+        f"{A}.ints",
+        False,
+        R(
+            f"{WRONG_VALUE} list(int): it must be a string, int, bool or "
+            "version (list values need the DRAListTypeAttributes feature)"
+        ),
+    ),
     ("list-mixed", "[1, 'a']", True, R("derived attribute value is a list mixing int and string")),
     ("list-empty-literal", "[]", True, R("derived attribute value is an empty list")),
     ("list-empty-attribute", f"{A}.none", True, R("derived attribute value is an empty list")),
@@ -161,7 +183,7 @@ def test_returned_lists_are_copies(engine: str) -> None:
 @pytest.mark.parametrize("engine", ENGINES)
 def test_compile_value_checks_the_static_type_only(engine: str) -> None:
     evaluator = SelectorEvaluator(engine)
-    evaluator.compile_value(f"{A}.pcie", lists=False)        # dyn: only a device can tell
+    evaluator.compile_value(f"{A}.pcie", lists=False)  # dyn: only a device can tell
     evaluator.compile_value("[1, 2]", lists=True)
     with pytest.raises(CelCompileError, match=r"not list\(int\)"):
         evaluator.compile_value("[1, 2]", lists=False)

@@ -12,7 +12,7 @@ import pytest
 import yaml
 from click.testing import CliRunner
 
-from drasat.cli.main import load_all_commands, cli
+from drasat.cli.main import cli, load_all_commands
 
 EXAMPLES = str(Path(__file__).resolve().parents[1] / "examples")
 
@@ -23,8 +23,13 @@ def drasat(*args: str, stdin: str | None = None):
 
 
 def process(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "drasat.cli", *args], capture_output=True, text=True, timeout=120,
-                          env={**os.environ, **(env or {})})
+    return subprocess.run(
+        [sys.executable, "-m", "drasat.cli", *args],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={**os.environ, **(env or {})},
+    )
 
 
 def test_bare_drasat_prints_help_and_succeeds() -> None:
@@ -69,8 +74,10 @@ def test_a_console_without_box_characters_gets_an_ascii_table() -> None:
 
 
 def test_characters_the_console_cannot_show_are_escaped_not_a_crash(tmp_path: Path) -> None:
-    (tmp_path / "class.yaml").write_text("apiVersion: resource.k8s.io/v1\nkind: DeviceClass\nmetadata: {name: c}\n"
-                                         "spec:\n  selectors:\n  - cel: {expression: 'device.driver == \"\u0436\" &&'}\n")
+    (tmp_path / "class.yaml").write_text(
+        "apiVersion: resource.k8s.io/v1\nkind: DeviceClass\nmetadata: {name: c}\n"
+        "spec:\n  selectors:\n  - cel: {expression: 'device.driver == \"\u0436\" &&'}\n"
+    )
     done = process("validate", str(tmp_path), env={"PYTHONIOENCODING": "cp1252"})
     assert done.returncode == 2 and "Traceback" not in done.stderr
     assert "CEL compile error" in done.stdout and "\\u0436" in done.stdout
@@ -78,9 +85,16 @@ def test_characters_the_console_cannot_show_are_escaped_not_a_crash(tmp_path: Pa
 
 @pytest.mark.parametrize("engine", ["cel-expr", "celpy"])
 def test_a_bad_regular_expression_is_one_clean_message(tmp_path: Path, engine: str) -> None:
-    claims = Path(EXAMPLES, "claims.yaml").read_text().split("---")[0].replace(
-        "deviceClassName: gpu.example.com", "deviceClassName: gpu.example.com\n        selectors:\n"
-        "        - cel: {expression: 'device.driver.matches(\"[\")'}")
+    claims = (
+        Path(EXAMPLES, "claims.yaml")
+        .read_text()
+        .split("---")[0]
+        .replace(
+            "deviceClassName: gpu.example.com",
+            "deviceClassName: gpu.example.com\n        selectors:\n"
+            "        - cel: {expression: 'device.driver.matches(\"[\")'}",
+        )
+    )
     (tmp_path / "claims.yaml").write_text(claims)
     (tmp_path / "cluster.yaml").write_text(Path(EXAMPLES, "cluster.yaml").read_text())
     done = process("solve", "--node", "gpu-node-1", "--cel-engine", engine, str(tmp_path))
@@ -99,20 +113,31 @@ def _claims_in_two_namespaces(tmp_path: Path) -> Path:
 def test_a_claim_name_two_namespaces_share_is_refused(tmp_path: Path) -> None:
     result = drasat("solve", "--node", "gpu-node-1", "--claims", "single-gpu", str(_claims_in_two_namespaces(tmp_path)))
     assert result.exit_code == 2 and result.stdout == ""
-    assert "error: ResourceClaim name single-gpu is ambiguous: give one of default/single-gpu, team-b/single-gpu" \
+    assert (
+        "error: ResourceClaim name single-gpu is ambiguous: give one of default/single-gpu, team-b/single-gpu"
         in result.stderr
+    )
 
 
 def test_a_claim_named_twice_is_allocated_once() -> None:
-    result = drasat("solve", "--node", "gpu-node-1", "--claims", "single-gpu,default/single-gpu", "-o", "json",
-                    EXAMPLES)
+    result = drasat(
+        "solve", "--node", "gpu-node-1", "--claims", "single-gpu,default/single-gpu", "-o", "json", EXAMPLES
+    )
     assert result.exit_code == 0, result.stderr
     assert [item["metadata"]["name"] for item in json.loads(result.stdout)["items"]] == ["single-gpu"]
 
 
 def test_claims_can_be_named_with_their_namespace(tmp_path: Path) -> None:
-    result = drasat("solve", "--node", "gpu-node-1", "--claims", "team-b/single-gpu", "-o", "json",
-                    str(_claims_in_two_namespaces(tmp_path)))
+    result = drasat(
+        "solve",
+        "--node",
+        "gpu-node-1",
+        "--claims",
+        "team-b/single-gpu",
+        "-o",
+        "json",
+        str(_claims_in_two_namespaces(tmp_path)),
+    )
     assert result.exit_code == 0, result.stderr
     assert [item["metadata"]["namespace"] for item in json.loads(result.stdout)["items"]] == ["team-b"]
 

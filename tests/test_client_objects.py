@@ -19,11 +19,23 @@ EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
 
 def _claim() -> object:
     return client.ResourceV1ResourceClaim(
-        api_version="resource.k8s.io/v1", kind="ResourceClaim",
-        metadata=client.V1ObjectMeta(name="from-client", namespace="default",
-                                     creation_timestamp=datetime.datetime(2026, 1, 1, tzinfo=datetime.timezone.utc)),
-        spec=client.V1ResourceClaimSpec(devices=client.V1DeviceClaim(requests=[client.V1DeviceRequest(
-            name="gpus", exactly=client.V1ExactDeviceRequest(device_class_name="gpu.example.com", count=2))])))
+        api_version="resource.k8s.io/v1",
+        kind="ResourceClaim",
+        metadata=client.V1ObjectMeta(
+            name="from-client",
+            namespace="default",
+            creation_timestamp=datetime.datetime(2026, 1, 1, tzinfo=datetime.UTC),
+        ),
+        spec=client.V1ResourceClaimSpec(
+            devices=client.V1DeviceClaim(
+                requests=[
+                    client.V1DeviceRequest(
+                        name="gpus", exactly=client.V1ExactDeviceRequest(device_class_name="gpu.example.com", count=2)
+                    )
+                ]
+            )
+        ),
+    )
 
 
 @pytest.mark.parametrize("form", ["model", "to_dict"])

@@ -17,9 +17,9 @@ from urllib.parse import parse_qs, urlparse
 
 import pytest
 
-from drasat.models.live import read_cluster
 from drasat.models.errors import InputError
 from drasat.models.kinds import info_for
+from drasat.models.live import read_cluster
 from drasat.models.loader import load_paths
 
 pytest.importorskip("kubernetes", reason="the kubernetes client (drasat[cluster]) is not installed")
@@ -36,8 +36,9 @@ def _collections() -> dict[str, dict[str, Any]]:
         prefix = f"/apis/{info.group}/{info.version}" if info.group else f"/api/{info.version}"
         plural = info.kind.lower() + ("es" if info.kind.endswith("s") else "s")
         path = f"{prefix}/{plural}"
-        listing = out.setdefault(path, {"kind": f"{info.kind}List", "apiVersion": body["apiVersion"],
-                                        "metadata": {}, "items": []})
+        listing = out.setdefault(
+            path, {"kind": f"{info.kind}List", "apiVersion": body["apiVersion"], "metadata": {}, "items": []}
+        )
         listing["items"].append({k: v for k, v in body.items() if k not in ("apiVersion", "kind")})
     return out
 
@@ -60,15 +61,23 @@ class _Handler(BaseHTTPRequestHandler):
             self._send(200, self._page(self.server.collections[url.path], query))
         else:
             code = status or 404
-            self._send(code, {"kind": "Status", "apiVersion": "v1", "status": "Failure", "code": code,
-                              "reason": "Forbidden" if code == 403 else "NotFound",
-                              "message": f"{url.path} is {'forbidden' if code == 403 else 'not found'}"})
+            self._send(
+                code,
+                {
+                    "kind": "Status",
+                    "apiVersion": "v1",
+                    "status": "Failure",
+                    "code": code,
+                    "reason": "Forbidden" if code == 403 else "NotFound",
+                    "message": f"{url.path} is {'forbidden' if code == 403 else 'not found'}",
+                },
+            )
 
     @staticmethod
     def _page(listing: dict[str, Any], query: dict[str, list[str]]) -> dict[str, Any]:
         limit = int(query.get("limit", ["0"])[0]) or len(listing["items"])
         start = int(query.get("continue", ["0"])[0])
-        items = listing["items"][start:start + limit]
+        items = listing["items"][start : start + limit]
         more = start + limit < len(listing["items"])
         return {**listing, "metadata": {"continue": str(start + limit)} if more else {}, "items": items}
 
@@ -91,11 +100,18 @@ def api_server(tmp_path: Path) -> Iterator[tuple[_Server, str]]:
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
     kubeconfig = tmp_path / "kubeconfig"
-    kubeconfig.write_text(json.dumps({
-        "apiVersion": "v1", "kind": "Config", "current-context": "loopback",
-        "clusters": [{"name": "loopback", "cluster": {"server": f"http://127.0.0.1:{server.server_port}"}}],
-        "users": [{"name": "reader", "user": {"token": "t"}}],
-        "contexts": [{"name": "loopback", "context": {"cluster": "loopback", "user": "reader"}}]}))
+    kubeconfig.write_text(
+        json.dumps(
+            {
+                "apiVersion": "v1",
+                "kind": "Config",
+                "current-context": "loopback",
+                "clusters": [{"name": "loopback", "cluster": {"server": f"http://127.0.0.1:{server.server_port}"}}],
+                "users": [{"name": "reader", "user": {"token": "t"}}],
+                "contexts": [{"name": "loopback", "context": {"cluster": "loopback", "user": "reader"}}],
+            }
+        )
+    )
     try:
         yield server, str(kubeconfig)
     finally:
@@ -139,8 +155,7 @@ def test_a_required_kind_that_is_forbidden_stops_the_read(api_server: tuple[_Ser
         read_cluster(kubeconfig)
 
 
-def test_an_unusable_kubeconfig_or_context_is_an_input_error(api_server: tuple[_Server, str],
-                                                                tmp_path: Path) -> None:
+def test_an_unusable_kubeconfig_or_context_is_an_input_error(api_server: tuple[_Server, str], tmp_path: Path) -> None:
     _, kubeconfig = api_server
     with pytest.raises(InputError, match="context nope"):
         read_cluster(kubeconfig, "nope")
@@ -150,10 +165,18 @@ def test_an_unusable_kubeconfig_or_context_is_an_input_error(api_server: tuple[_
 
 def test_a_cluster_that_does_not_answer_is_an_input_error(tmp_path: Path) -> None:
     kubeconfig = tmp_path / "kubeconfig"
-    kubeconfig.write_text(json.dumps({
-        "apiVersion": "v1", "kind": "Config", "current-context": "c",
-        "clusters": [{"name": "c", "cluster": {"server": "http://127.0.0.1:9"}}],
-        "users": [{"name": "u", "user": {}}], "contexts": [{"name": "c", "context": {"cluster": "c", "user": "u"}}]}))
+    kubeconfig.write_text(
+        json.dumps(
+            {
+                "apiVersion": "v1",
+                "kind": "Config",
+                "current-context": "c",
+                "clusters": [{"name": "c", "cluster": {"server": "http://127.0.0.1:9"}}],
+                "users": [{"name": "u", "user": {}}],
+                "contexts": [{"name": "c", "context": {"cluster": "c", "user": "u"}}],
+            }
+        )
+    )
     with pytest.raises(InputError, match="cannot list"):
         read_cluster(str(kubeconfig))
 
@@ -161,7 +184,7 @@ def test_a_cluster_that_does_not_answer_is_an_input_error(tmp_path: Path) -> Non
 def test_compare_reads_the_cluster_like_the_files(api_server: tuple[_Server, str]) -> None:
     from click.testing import CliRunner
 
-    from drasat.cli.main import load_all_commands, cli
+    from drasat.cli.main import cli, load_all_commands
 
     _, kubeconfig = api_server
     load_all_commands()

@@ -34,7 +34,8 @@ def collecting_while_planning(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[
 
 @pytest.mark.parametrize("solver", ["greedy", "cp-sat"])
 def test_the_collector_is_paused_inside_the_call_and_running_after_it(
-        collecting_while_planning: list[bool], solver: str) -> None:
+    collecting_while_planning: list[bool], solver: str
+) -> None:
     p = problem(claim("one", gpus(2)))
     gc.enable()
     answer = allocate(p, solver=solver)

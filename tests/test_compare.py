@@ -10,10 +10,10 @@ import pytest
 import yaml
 from click.testing import CliRunner, Result
 
-from drasat.cli.main import load_all_commands, cli
+from drasat.cli.main import cli, load_all_commands
 from drasat.models.loader import load_paths
-from drasat.solver.report.comparison import ALLOCATED, TIMEOUT, UNSCHEDULABLE, Comparison, compare
 from drasat.solver.allocation.problem import Problem, problem_from_objects
+from drasat.solver.report.comparison import ALLOCATED, TIMEOUT, UNSCHEDULABLE, Comparison, compare
 from drasat.solver.verification.verifier import verify
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -44,8 +44,10 @@ def test_example_first_fit_is_identical_on_both_sides() -> None:
     assert comparison.greedy.verdict == comparison.cp_sat.verdict == ALLOCATED
     assert comparison.identical and comparison.differences == []
     assert comparison.greedy.devices == comparison.cp_sat.devices
-    assert comparison.greedy.devices["two-gpus"]["gpus"] == ["gpu.example.com/gpu-node-1/gpu-1",
-                                                             "gpu.example.com/gpu-node-1/gpu-2"]
+    assert comparison.greedy.devices["two-gpus"]["gpus"] == [
+        "gpu.example.com/gpu-node-1/gpu-1",
+        "gpu.example.com/gpu-node-1/gpu-2",
+    ]
     assert comparison.greedy.statistics["greedyTries"] > 0
     assert comparison.cp_sat.statistics["cpSatSolves"] > 0  # CP-SAT alone, not greedy within a budget
 
@@ -54,8 +56,9 @@ def test_prioritized_list_differs_from_first_fit_and_names_the_differences() -> 
     problem = _problem(PRIORITIZED)
     comparison = compare(problem, objective="prioritized-list")
     _verified(problem, comparison)
-    assert comparison.greedy.devices["a"] == {"gpus/two": ["gpu.example.com/node-1/gpu-0",
-                                                          "gpu.example.com/node-1/gpu-1"]}
+    assert comparison.greedy.devices["a"] == {
+        "gpus/two": ["gpu.example.com/node-1/gpu-0", "gpu.example.com/node-1/gpu-1"]
+    }
     assert comparison.greedy.devices["b"] == {"gpus/one": ["gpu.example.com/node-1/gpu-2"]}
     assert set(comparison.cp_sat.devices["a"]) == {"gpus/one"}
     assert set(comparison.cp_sat.devices["b"]) == {"gpus/three"}
@@ -114,11 +117,14 @@ def test_cli_objective_prioritized_list_lists_differences() -> None:
     assert "the choices differ:" in result.stdout
 
 
-@pytest.mark.parametrize("args, message", [
-    (["--node", "nope", EXAMPLES], "nope"),
-    (["--claims", "missing", "--node", "gpu-node-1", EXAMPLES], "missing"),
-    (["/no/such/file.yaml"], "no such file"),
-])
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["--node", "nope", EXAMPLES], "nope"),
+        (["--claims", "missing", "--node", "gpu-node-1", EXAMPLES], "missing"),
+        (["/no/such/file.yaml"], "no such file"),
+    ],
+)
 def test_cli_bad_input_exits_2_with_nothing_on_stdout(args: list[str], message: str) -> None:
     result = run(*args)
     assert result.exit_code == 2

@@ -8,12 +8,13 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from drasat.cli.main import load_all_commands, cli
+from drasat.cli.main import cli, load_all_commands
 from drasat.solver import allocate
 from drasat.solver.explanation.explain import explain
 from drasat.solver.verification.verifier import verify
 
 from .explain_inputs import NODE, assert_choice_verifies, assert_minimal, claim, gpus, held, problem
+
 
 def test_a_count_beyond_the_candidates_is_named_in_the_funnel() -> None:
     p = problem(claim("big", gpus(5)))
@@ -30,31 +31,41 @@ def test_two_claims_wanting_more_than_there_is_conflict_on_exclusivity() -> None
     p = problem(claim("a", gpus(3)), claim("b", gpus(2)))
     found = explain(p)
     assert not found.feasible and not found.short_requests
-    assert found.conflict == ["device gpu.example.com/node-1/gpu-0, gpu.example.com/node-1/gpu-1, "
-                              "gpu.example.com/node-1/gpu-2, gpu.example.com/node-1/gpu-3 is allocated at most once: "
-                              "4 devices, wanted by claim d/a request gpu (3 devices), claim d/b request gpu (2 devices)"]
-    assert {fix.text for fix in found.fixes} == {"claim d/a, request gpu: count 2 fits (it asks 3)",
-                                                 "claim d/b, request gpu: count 1 fits (it asks 2)"}
+    assert found.conflict == [
+        "device gpu.example.com/node-1/gpu-0, gpu.example.com/node-1/gpu-1, "
+        "gpu.example.com/node-1/gpu-2, gpu.example.com/node-1/gpu-3 is allocated at most once: "
+        "4 devices, wanted by claim d/a request gpu (3 devices), claim d/b request gpu (2 devices)"
+    ]
+    assert {fix.text for fix in found.fixes} == {
+        "claim d/a, request gpu: count 2 fits (it asks 3)",
+        "claim d/b, request gpu: count 1 fits (it asks 2)",
+    }
     assert_minimal(p, found)
 
 
 def test_match_across_requests_names_the_constraint() -> None:
     """gpu-2 is in use: numa 0 has two GPUs but no NIC, numa 1 the NIC but one GPU."""
-    pair = claim("pair", f"{gpus(2)}, {{name: nic, exactly: {{deviceClassName: nic}}}}",
-                 "{requests: [gpu, nic], matchAttribute: example.com/numa}")
+    pair = claim(
+        "pair",
+        f"{gpus(2)}, {{name: nic, exactly: {{deviceClassName: nic}}}}",
+        "{requests: [gpu, nic], matchAttribute: example.com/numa}",
+    )
     alone = problem(pair)
     assert verify(alone, allocate(alone).results) == []  # without gpu-2 in use it fits
     p = problem(held("held", "gpu-2"), pair)
     found = explain(p)
     assert not found.feasible and not found.short_requests
-    assert found.conflict == ["claim d/pair: constraint #0 (matchAttribute example.com/numa) holds: no "
-                              "example.com/numa value has 2 devices for gpu and 1 device for nic free "
-                              "(0: 2 gpu, 0 nic; 1: 1 gpu, 1 nic)"]
+    assert found.conflict == [
+        "claim d/pair: constraint #0 (matchAttribute example.com/numa) holds: no "
+        "example.com/numa value has 2 devices for gpu and 1 device for nic free "
+        "(0: 2 gpu, 0 nic; 1: 1 gpu, 1 nic)"
+    ]
     assert found.conflict_rules[0].requests == ("gpu", "nic")
     assert "releasing claim d/held (deallocating it) makes them fit" in [fix.text for fix in found.fixes]
     held_step = [s for s in found.funnel[0].steps if s.reason.startswith("already allocated")]
-    assert [(s.reason, s.devices) for s in held_step] == [("already allocated to claim d/held",
-                                                           ["gpu.example.com/node-1/gpu-2"])]
+    assert [(s.reason, s.devices) for s in held_step] == [
+        ("already allocated to claim d/held", ["gpu.example.com/node-1/gpu-2"])
+    ]
     assert_minimal(p, found)
 
 
@@ -62,8 +73,10 @@ def test_one_requests_own_match_cannot_be_met() -> None:
     p = problem(claim("three", gpus(3), "{requests: [gpu], matchAttribute: example.com/numa}"))
     found = explain(p)
     assert not found.feasible and not found.short_requests
-    assert found.conflict == ["claim d/three: constraint #0 (matchAttribute example.com/numa) holds: no "
-                              "example.com/numa value has 3 devices for gpu free (0: 2 gpu; 1: 2 gpu)"]
+    assert found.conflict == [
+        "claim d/three: constraint #0 (matchAttribute example.com/numa) holds: no "
+        "example.com/numa value has 3 devices for gpu free (0: 2 gpu; 1: 2 gpu)"
+    ]
     assert_minimal(p, found)
 
 
@@ -72,7 +85,8 @@ def test_distinct_over_too_few_values() -> None:
     found = explain(p)
     assert not found.feasible and found.conflict == [
         "claim d/spread: constraint #0 (distinctAttribute example.com/numa) holds: the candidates carry 2 distinct "
-        "values of example.com/numa (0, 1) for 3 devices"]
+        "values of example.com/numa (0, 1) for 3 devices"
+    ]
     assert_minimal(p, found)
 
 
@@ -97,27 +111,28 @@ def test_cli_outputs_and_exit_codes(tmp_path: Path, form: str) -> None:
 
 
 def test_solve_verbose_prints_the_short_form_of_the_same_explanation(tmp_path: Path) -> None:
-    (tmp_path / "input.yaml").write_text(NODE + claim("three", gpus(3), "{requests: [gpu], matchAttribute: "
-                                                                        "example.com/numa}"))
+    (tmp_path / "input.yaml").write_text(
+        NODE + claim("three", gpus(3), "{requests: [gpu], matchAttribute: example.com/numa}")
+    )
     load_all_commands()
     result = CliRunner().invoke(cli, ["solve", "-v", str(tmp_path)])
     assert result.exit_code == 1 and result.stdout == ""
-    assert "but this rule cannot hold: claim d/three: constraint #0 (matchAttribute example.com/numa)" \
-        in result.stderr
+    assert "but this rule cannot hold: claim d/three: constraint #0 (matchAttribute example.com/numa)" in result.stderr
 
 
 def test_counters_shared_by_partitions_conflict() -> None:
     """Each half alone fits the 40Gi counter set; both together overdraw it."""
     from .test_explain_funnel import PARTITIONS
 
-    halves = "selectors: [{cel: {expression: '!(\"numa\" in device.attributes[\"example.com\"])'}}]"
-    p = problem(PARTITIONS, claim("a", gpus(1, extra=halves)),
-                claim("b", gpus(1, extra=halves)))
+    halves = 'selectors: [{cel: {expression: \'!("numa" in device.attributes["example.com"])\'}}]'
+    p = problem(PARTITIONS, claim("a", gpus(1, extra=halves)), claim("b", gpus(1, extra=halves)))
     found = explain(p)
     assert not found.feasible and not found.short_requests, found.summary()
-    assert found.conflict == ["counter set memory of pool gpu.example.com/big-gpu is not overdrawn: 40Gi of gib left, "
-                              "taken by half-0 24Gi, half-1 24Gi; 2 devices, wanted by claim d/a request gpu (1 device), "
-                              "claim d/b request gpu (1 device)"]
+    assert found.conflict == [
+        "counter set memory of pool gpu.example.com/big-gpu is not overdrawn: 40Gi of gib left, "
+        "taken by half-0 24Gi, half-1 24Gi; 2 devices, wanted by claim d/a request gpu (1 device), "
+        "claim d/b request gpu (1 device)"
+    ]
     assert found.conflict_rules[0].counter_set == "gpu.example.com/big-gpu/memory"
     assert_minimal(p, found)
 
@@ -130,24 +145,34 @@ def test_consumable_capacity_exhausted_conflict() -> None:
     p = problem(SHARED, claim("a", gpus(1, extra=only)), claim("b", gpus(1, extra=only)))
     found = explain(p)
     assert not found.feasible and not found.short_requests, found.summary()
-    assert found.conflict == ["the shares of device gpu.example.com/shared/vgpu fit its capacity: device vgpu has "
-                              "memory 10Gi of 10Gi free; shares asked: claim d/a request gpu memory 6Gi, "
-                              "claim d/b request gpu memory 6Gi"]
+    assert found.conflict == [
+        "the shares of device gpu.example.com/shared/vgpu fit its capacity: device vgpu has "
+        "memory 10Gi of 10Gi free; shares asked: claim d/a request gpu memory 6Gi, "
+        "claim d/b request gpu memory 6Gi"
+    ]
     assert_minimal(p, found)
 
 
-FIRST_AVAILABLE = "{name: gpu, firstAvailable: [{name: four, deviceClassName: gpu, count: 4}, " \
-                  "{name: three, deviceClassName: gpu, count: 3}]}"
+FIRST_AVAILABLE = (
+    "{name: gpu, firstAvailable: [{name: four, deviceClassName: gpu, count: 4}, "
+    "{name: three, deviceClassName: gpu, count: 3}]}"
+)
 
 
 def test_first_available_alternatives_are_one_or_the_other_in_a_match_conflict() -> None:
-    p = problem(claim("fa", f"{FIRST_AVAILABLE}, {{name: nic, exactly: {{deviceClassName: nic}}}}",
-                      "{requests: [gpu, nic], matchAttribute: example.com/numa}"))
+    p = problem(
+        claim(
+            "fa",
+            f"{FIRST_AVAILABLE}, {{name: nic, exactly: {{deviceClassName: nic}}}}",
+            "{requests: [gpu, nic], matchAttribute: example.com/numa}",
+        )
+    )
     found = explain(p)
     assert not found.feasible and not found.short_requests
     (rule,) = found.conflict_rules
-    assert rule.detail.startswith("no example.com/numa value has (4 devices for gpu/four or 3 devices for "
-                                  "gpu/three) and 1 device for nic free"), rule.detail
+    assert rule.detail.startswith(
+        "no example.com/numa value has (4 devices for gpu/four or 3 devices for gpu/three) and 1 device for nic free"
+    ), rule.detail
     assert_minimal(p, found)
 
 

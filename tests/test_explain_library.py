@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from drasat.cli.main import load_all_commands, cli
+from drasat.cli.main import cli, load_all_commands
 from drasat.models.errors import SolveTimeout, Unschedulable
 from drasat.solver import allocate
 from drasat.solver.explanation import explain as explanation_module
@@ -19,9 +19,13 @@ from .explain_inputs import NODE, assert_minimal, claim, gpus, problem
 TWO = claim("a", gpus(3)) + claim("b", gpus(2))
 OWN = claim("own", gpus(3), "{requests: [gpu], matchAttribute: example.com/numa}")
 # x takes the numa-1 GPUs; pair needs two GPUs and the NIC on one numa node: only numa 1 has the NIC.
-MULTI = (claim("x", gpus(2, extra="selectors: [{cel: {expression: 'device.attributes[\"example.com\"].numa == 1'}}]"))
-         + claim("pair", f"{gpus(2)}, {{name: nic, exactly: {{deviceClassName: nic}}}}",
-                 "{requests: [gpu, nic], matchAttribute: example.com/numa}"))
+MULTI = claim(
+    "x", gpus(2, extra="selectors: [{cel: {expression: 'device.attributes[\"example.com\"].numa == 1'}}]")
+) + claim(
+    "pair",
+    f"{gpus(2)}, {{name: nic, exactly: {{deviceClassName: nic}}}}",
+    "{requests: [gpu, nic], matchAttribute: example.com/numa}",
+)
 
 
 def test_allocate_s_unschedulable_gives_the_minimal_conflict_when_read() -> None:
@@ -66,8 +70,9 @@ def _out_of_time(*_: object) -> None:
     raise SolveTimeout("the time limit was reached while looking for a minimal conflict (raise --timeout)")
 
 
-def test_a_timeout_after_the_funnel_keeps_the_funnel_and_says_what_ran_out(tmp_path: Path,
-                                                                           monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_timeout_after_the_funnel_keeps_the_funnel_and_says_what_ran_out(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setattr(explanation_module, "_minimal_conflict", _out_of_time)
     found = explain(problem(TWO))
     assert not found.feasible and len(found.funnel) == 2 and not found.conflict_rules
@@ -82,7 +87,8 @@ def test_a_timeout_after_the_funnel_keeps_the_funnel_and_says_what_ran_out(tmp_p
 
 
 def test_time_running_out_while_shrinking_keeps_the_conflict_found_and_says_it_is_not_minimal(
-        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     real = explanation_module._core
     calls = [0]
 

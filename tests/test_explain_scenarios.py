@@ -7,16 +7,23 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from drasat.cli.main import load_all_commands, cli
+from drasat.cli.main import cli, load_all_commands
 
 from .scenario_runner import SHARED, cli_args, scenario_doc, scenario_files
 from .shared_inputs import params
 
 ALL = scenario_files(*(SHARED / "scenarios" / folder for folder in ("upstream", "cel", "perf", "scale")))
-UNSCHEDULABLE = [p for p in ALL if "unschedulable: true" in p.read_text()  # cheap first, then exact
-                 and (scenario_doc(p).get("expect") or {}).get("unschedulable")]
-ENDINGS = ("cause: too few candidates for ", "dropping any one of them would let the claims fit",
-           "but this rule cannot hold:")
+UNSCHEDULABLE = [
+    p
+    for p in ALL
+    if "unschedulable: true" in p.read_text()  # cheap first, then exact
+    and (scenario_doc(p).get("expect") or {}).get("unschedulable")
+]
+ENDINGS = (
+    "cause: too few candidates for ",
+    "dropping any one of them would let the claims fit",
+    "but this rule cannot hold:",
+)
 
 
 @pytest.mark.parametrize("path", params(UNSCHEDULABLE), ids=lambda p: p.stem if p else "none")

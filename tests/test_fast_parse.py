@@ -13,7 +13,8 @@ import math
 
 import pytest
 import yaml
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from drasat.models import fast_parse
 from drasat.models.fast_parse import fast_json, fast_yaml
@@ -21,9 +22,45 @@ from drasat.models.yaml_io import parse_documents
 
 pytest.importorskip("yaml_rs", reason="the fast extra (yaml-rs, orjson) is not installed")
 
-TRICKY = ["yes", "No", "ON", "off", "012", "0o17", "0x1F", "0b101", "1e3", "1.5e3", "1.5e+3", "1:20", "1_000",
-          "-.5", ".5", "1.", ".inf", "-.INF", ".nan", "~", "null", "true", "False", "=", "2026-01-01",
-          "2026-11-01T10:00:00Z", "10.0.0.1", "1.2.3", "80Gi", "1.5", "-3", "+4", "0", "00", "007", "y", "n"]
+TRICKY = [
+    "yes",
+    "No",
+    "ON",
+    "off",
+    "012",
+    "0o17",
+    "0x1F",
+    "0b101",
+    "1e3",
+    "1.5e3",
+    "1.5e+3",
+    "1:20",
+    "1_000",
+    "-.5",
+    ".5",
+    "1.",
+    ".inf",
+    "-.INF",
+    ".nan",
+    "~",
+    "null",
+    "true",
+    "False",
+    "=",
+    "2026-01-01",
+    "2026-11-01T10:00:00Z",
+    "10.0.0.1",
+    "1.2.3",
+    "80Gi",
+    "1.5",
+    "-3",
+    "+4",
+    "0",
+    "00",
+    "007",
+    "y",
+    "n",
+]
 TOKENS = st.one_of(st.sampled_from(TRICKY), st.from_regex(r"[0-9.eE+\-_:xob]{1,6}", fullmatch=True))
 
 
@@ -36,8 +73,7 @@ def same(a, b) -> bool:
     if isinstance(a, float) and isinstance(b, float) and math.isnan(a) and math.isnan(b):
         return True
     if isinstance(a, dict) and isinstance(b, dict):
-        return list(a) == list(b) and all(type(k) is type(j) for k, j in zip(a, b)) and \
-            all(same(a[k], b[k]) for k in a)
+        return list(a) == list(b) and all(type(k) is type(j) for k, j in zip(a, b)) and all(same(a[k], b[k]) for k in a)
     if isinstance(a, list) and isinstance(b, list):
         return len(a) == len(b) and all(same(x, y) for x, y in zip(a, b))
     return type(a) is type(b) and a == b
@@ -57,45 +93,69 @@ def check(text: str) -> None:
 def test_plain_scalars_read_as_the_reference_reads_them(pairs, shape):
     lines = []
     for i, (a, b) in enumerate(pairs):
-        lines.append([f"k{i}: {a}", f"- {a}\n- {b}", f"k{i}: [{a}, {b}]", f'{{"k{i}":{a}, {b}: x}}',
-                      f"{a}: {b}"][shape])
+        lines.append(
+            [f"k{i}: {a}", f"- {a}\n- {b}", f"k{i}: [{a}, {b}]", f'{{"k{i}":{a}, {b}: x}}', f"{a}: {b}"][shape]
+        )
     check("\n".join(lines if shape != 1 else lines[:1]) + "\n")
 
 
 @settings(max_examples=100, deadline=None)
-@given(st.recursive(st.one_of(st.none(), st.booleans(), st.integers(-2**70, 2**70), st.text(max_size=8),
-                              st.floats(allow_nan=False), TOKENS),
-                    lambda inner: st.one_of(st.lists(inner, max_size=4),
-                                            st.dictionaries(st.text(max_size=5), inner, max_size=4)),
-                    max_leaves=20), st.booleans())
+@given(
+    st.recursive(
+        st.one_of(
+            st.none(),
+            st.booleans(),
+            st.integers(-(2**70), 2**70),
+            st.text(max_size=8),
+            st.floats(allow_nan=False),
+            TOKENS,
+        ),
+        lambda inner: st.one_of(st.lists(inner, max_size=4), st.dictionaries(st.text(max_size=5), inner, max_size=4)),
+        max_leaves=20,
+    ),
+    st.booleans(),
+)
 def test_dumped_documents_read_as_the_reference_reads_them(data, flow):
     check(yaml.safe_dump({"spec": data}, default_flow_style=flow, allow_unicode=True))
 
 
-@pytest.mark.parametrize("text", [
-    "a: 1\na: 2\n",                 # a key twice: PyYAML's message
-    "spec: '\x85  '\n",             # NEL: a line break in YAML 1.1 (PyYAML reads ' '), text in 1.2 (found by hypothesis)
-    "a: &x [1]\nb: *x\n",            # aliases: PyYAML's expansion limits
-    "a: !!str 1\n",                  # tags
-    "%YAML 1.1\n---\na: 1\n",        # directives
-    "a: 1\n---\nb: 2\n",             # several documents
-    "a:\n\t- 1\n",                   # a tab in the indentation
-    "a: \x07\n",                     # a character PyYAML refuses
-    "<<: {a: 1}\n",                  # a merge key
-    "a: [1, 2\n",                    # a syntax error: PyYAML's line and column
-    "# only a comment\n",            # no document at all
-])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "a: 1\na: 2\n",  # a key twice: PyYAML's message
+        "spec: '\x85  '\n",  # NEL: a line break in YAML 1.1 (PyYAML reads ' '), text in 1.2 (found by hypothesis)
+        "a: &x [1]\nb: *x\n",  # aliases: PyYAML's expansion limits
+        "a: !!str 1\n",  # tags
+        "%YAML 1.1\n---\na: 1\n",  # directives
+        "a: 1\n---\nb: 2\n",  # several documents
+        "a:\n\t- 1\n",  # a tab in the indentation
+        "a: \x07\n",  # a character PyYAML refuses
+        "<<: {a: 1}\n",  # a merge key
+        "a: [1, 2\n",  # a syntax error: PyYAML's line and column
+        "# only a comment\n",  # no document at all
+    ],
+)
 def test_left_to_the_reference(text):
     assert fast_yaml(text, at_least=0) is None
 
 
 def test_kubectl_shaped_text_is_taken():
-    listing = {"apiVersion": "v1", "kind": "List", "items": [
-        {"apiVersion": "v1", "kind": "Node", "metadata": {"name": "node-0001", "labels": {"zone": "a"},
-                                                           "creationTimestamp": "2026-11-01T10:00:00Z"},
-         "status": {"addresses": [{"type": "InternalIP", "address": "10.0.0.1"}],
+    listing = {
+        "apiVersion": "v1",
+        "kind": "List",
+        "items": [
+            {
+                "apiVersion": "v1",
+                "kind": "Node",
+                "metadata": {"name": "node-0001", "labels": {"zone": "a"}, "creationTimestamp": "2026-11-01T10:00:00Z"},
+                "status": {
+                    "addresses": [{"type": "InternalIP", "address": "10.0.0.1"}],
                     "capacity": {"cpu": "96", "memory": "1024Gi"},
-                    "conditions": [{"type": "Ready", "message": "kubelet has no pressure"}]}}]}
+                    "conditions": [{"type": "Ready", "message": "kubelet has no pressure"}],
+                },
+            }
+        ],
+    }
     text = yaml.safe_dump(listing, sort_keys=False)
     assert fast_yaml(text, at_least=0) == (listing,)
     assert fast_yaml(text) is None  # small: the reference's path

@@ -14,12 +14,12 @@ from dataclasses import fields, replace
 
 import pytest
 
-from drasat.solver.cel import SelectorEvaluator
-from drasat.solver.cel.device import CelDevice
+from drasat.solver.allocation.depth_first.search_state import SearchState
 from drasat.solver.allocation.planning.claims import plan_claims
 from drasat.solver.allocation.planning.inventory import InventoryDevice, build_inventory
 from drasat.solver.allocation.planning.plan import EMPTY_MAPPING, Alternative, Candidates, Pick
-from drasat.solver.allocation.depth_first.search_state import SearchState
+from drasat.solver.cel import SelectorEvaluator
+from drasat.solver.cel.device import CelDevice
 
 from .test_stages import claim, problem, slice_
 
@@ -29,8 +29,20 @@ def _names(cls: type) -> set[str]:
 
 
 def test_inventory_records_have_every_field_and_equal_the_constructors():
-    inv = build_inventory(problem([slice_("s", "pool", [{"name": "a", "attributes": {"model": {"string": "x"}}},
-                                                        {"name": "b", "capacity": {"memory": {"value": "1Gi"}}}])]))
+    inv = build_inventory(
+        problem(
+            [
+                slice_(
+                    "s",
+                    "pool",
+                    [
+                        {"name": "a", "attributes": {"model": {"string": "x"}}},
+                        {"name": "b", "capacity": {"memory": {"value": "1Gi"}}},
+                    ],
+                )
+            ]
+        )
+    )
     assert [d.name for d in inv.devices] == ["a", "b"]
     for dev in inv.devices:
         assert set(vars(dev)) == _names(InventoryDevice)
@@ -38,17 +50,35 @@ def test_inventory_records_have_every_field_and_equal_the_constructors():
         # The CEL view converts attributes and capacities when first read; every field is there to read.
         assert type(dev.cel) is CelDevice
         made = CelDevice(**{name: getattr(dev.cel, name) for name in _names(CelDevice)})
-        assert made == CelDevice(key=("d", "pool", "s", dev.name), driver="d", attributes={"model": {"string": "x"}}
-                                 if dev.name == "a" else {}, capacity={"memory": dev.device.capacity["memory"].value}
-                                 if dev.name == "b" else {})
+        assert made == CelDevice(
+            key=("d", "pool", "s", dev.name),
+            driver="d",
+            attributes={"model": {"string": "x"}} if dev.name == "a" else {},
+            capacity={"memory": dev.device.capacity["memory"].value} if dev.name == "b" else {},
+        )
         assert dev.cel == made and set(vars(dev.cel)) == _names(CelDevice)  # once read, the source is dropped
         assert dev == InventoryDevice(**{name: getattr(dev, name) for name in _names(InventoryDevice)} | {"cel": made})
 
 
 def test_inventory_cel_view_compares_replaces_and_copies_like_the_constructors_before_it_is_read():
     def fresh() -> CelDevice:
-        inv = build_inventory(problem([slice_("s", "pool", [{"name": "a", "attributes": {"model": {"string": "x"}},
-                                                              "capacity": {"memory": {"value": "1Gi"}}}])]))
+        inv = build_inventory(
+            problem(
+                [
+                    slice_(
+                        "s",
+                        "pool",
+                        [
+                            {
+                                "name": "a",
+                                "attributes": {"model": {"string": "x"}},
+                                "capacity": {"memory": {"value": "1Gi"}},
+                            }
+                        ],
+                    )
+                ]
+            )
+        )
         return inv.devices[0].cel
 
     made = CelDevice(("d", "pool", "s", "a"), "d", {"model": {"string": "x"}}, {"memory": fresh().capacity["memory"]})
@@ -75,8 +105,11 @@ def _first_alternative() -> Alternative:
 
 
 def _planned_fields(alt: Alternative) -> dict:
-    return {name: getattr(alt, name) for name in _names(Alternative) - {"candidates", "share", "errors", "excluded",
-                                                                      "blocked", "blocked_at", "derived"}}
+    return {
+        name: getattr(alt, name)
+        for name in _names(Alternative)
+        - {"candidates", "share", "errors", "excluded", "blocked", "blocked_at", "derived"}
+    }
 
 
 def test_a_planned_alternative_refuses_missing_and_unknown_fields_as_the_constructor_does():

@@ -34,8 +34,13 @@ def test_features_with_some_gates_keep_kubernetes_defaults_for_the_others():
     assert dict(features.gates) == {**DEFAULTS, "DRAAdminAccess": False}
 
 
-@pytest.mark.parametrize("gates, message", [({"DRAAdminAcces": False}, "unknown feature gate 'DRAAdminAcces'"),
-                                            ({"DRAAdminAccess": "no"}, "must be true or false")])
+@pytest.mark.parametrize(
+    "gates, message",
+    [
+        ({"DRAAdminAcces": False}, "unknown feature gate 'DRAAdminAcces'"),
+        ({"DRAAdminAccess": "no"}, "must be true or false"),
+    ],
+)
 def test_a_misspelt_gate_or_a_value_that_is_not_a_boolean_is_refused(gates, message):
     with pytest.raises(InputError, match=message):
         Features(gates)

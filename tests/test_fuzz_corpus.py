@@ -28,22 +28,26 @@ def test_every_command_ends_politely(path: Path) -> None:
     assert [o.violation() for o in outcomes if o.violation()] == []
 
 
-@pytest.mark.parametrize("name, command, code, message", [
-    ("cel-six-nested-all.yaml", "validate", 2, "Forbidden: too complex, exceeds cost limit"),
-    ("cel-plus-chain-41.yaml", "validate", 0, "4 valid, 0 invalid"),
-    ("cel-plus-chain-250.yaml", "validate", 2, "expression recursion limit exceeded: 250"),
-    # found by the corpus: cel-cpp's 32-level parser limit masked the Kubernetes verdict
-    ("cel-memory-bomb-block.yaml", "validate", 2, "Forbidden: too complex, exceeds cost limit"),
-    ("admin-access-unlabelled.yaml", "solve", 2, "Forbidden: admin access to devices requires"),
-    ("mut-a77d932137.yaml", "validate", 2, "expands to more than 2,000,000 values"),
-    ("deep-nesting.yaml", "validate", 2, "levels deep"),
-    # found by fuzzing: a null list item was described with Python's type name (NoneType)
-    ("list-with-null-items.yaml", "validate", 2, "expected a mapping with apiVersion and kind, found null"),
-    ("quantity-as-mapping.yaml", "validate", 2, "a quantity must be a string or a number, not a mapping"),
-])
+@pytest.mark.parametrize(
+    "name, command, code, message",
+    [
+        ("cel-six-nested-all.yaml", "validate", 2, "Forbidden: too complex, exceeds cost limit"),
+        ("cel-plus-chain-41.yaml", "validate", 0, "4 valid, 0 invalid"),
+        ("cel-plus-chain-250.yaml", "validate", 2, "expression recursion limit exceeded: 250"),
+        # found by the corpus: cel-cpp's 32-level parser limit masked the Kubernetes verdict
+        ("cel-memory-bomb-block.yaml", "validate", 2, "Forbidden: too complex, exceeds cost limit"),
+        ("admin-access-unlabelled.yaml", "solve", 2, "Forbidden: admin access to devices requires"),
+        ("mut-a77d932137.yaml", "validate", 2, "expands to more than 2,000,000 values"),
+        ("deep-nesting.yaml", "validate", 2, "levels deep"),
+        # found by fuzzing: a null list item was described with Python's type name (NoneType)
+        ("list-with-null-items.yaml", "validate", 2, "expected a mapping with apiVersion and kind, found null"),
+        ("quantity-as-mapping.yaml", "validate", 2, "a quantity must be a string or a number, not a mapping"),
+    ],
+)
 def test_chosen_inputs_give_their_answer(name: str, command: str, code: int, message: str) -> None:
-    outcome = next(o for o in run_all((Path(__file__).parent / "fuzz_corpus" / name).read_bytes())
-                   if o.command == command)
+    outcome = next(
+        o for o in run_all((Path(__file__).parent / "fuzz_corpus" / name).read_bytes()) if o.command == command
+    )
     assert outcome.exit_code == code, outcome.output
     assert message in outcome.output
 

@@ -8,10 +8,10 @@ from fractions import Fraction
 
 from drasat.models.resource import AllocationResult, DeviceClass, ResourceClaim, ResourceSlice
 from drasat.solver.allocation.features import Features
+from drasat.solver.allocation.problem import NodeInfo, Problem
 from drasat.solver.report.headroom import Candidate, CounterState, fits_alone, max_allocatable
 from drasat.solver.report.pool_status import partition_summary
 from drasat.solver.report.pool_usage import candidate_of, counter_state, gather_pools, usage_from_claims
-from drasat.solver.allocation.problem import NodeInfo, Problem
 from drasat.solver.verification.verifier import verify
 
 DRIVER = "gpu.example.com"
@@ -22,13 +22,32 @@ MODES = [None, ["mig"], ["vgpu"], ["mig", "vgpu"]]
 def _slices(counter_sets: dict[str, dict[str, int]], devices: list[dict]) -> list[ResourceSlice]:
     """A two-slice pool (counters apart from devices, as the API requires) on one node."""
     pool = {"name": NODE, "generation": 1, "resourceSliceCount": 2}
-    counters = {"apiVersion": "resource.k8s.io/v1", "kind": "ResourceSlice", "metadata": {"name": "counters"},
-                "spec": {"driver": DRIVER, "nodeName": NODE, "pool": pool, "sharedCounters": [
-                    {"name": name, "counters": {c: {"value": str(v)} for c, v in cs.items()}}
-                    for name, cs in counter_sets.items()]}}
-    devs = {"apiVersion": "resource.k8s.io/v1", "kind": "ResourceSlice", "metadata": {"name": "devices"},
-            "spec": {"driver": DRIVER, "nodeName": NODE, "pool": pool, "partitionTypeAttribute": f"{DRIVER}/profile",
-                     "devices": devices}}
+    counters = {
+        "apiVersion": "resource.k8s.io/v1",
+        "kind": "ResourceSlice",
+        "metadata": {"name": "counters"},
+        "spec": {
+            "driver": DRIVER,
+            "nodeName": NODE,
+            "pool": pool,
+            "sharedCounters": [
+                {"name": name, "counters": {c: {"value": str(v)} for c, v in cs.items()}}
+                for name, cs in counter_sets.items()
+            ],
+        },
+    }
+    devs = {
+        "apiVersion": "resource.k8s.io/v1",
+        "kind": "ResourceSlice",
+        "metadata": {"name": "devices"},
+        "spec": {
+            "driver": DRIVER,
+            "nodeName": NODE,
+            "pool": pool,
+            "partitionTypeAttribute": f"{DRIVER}/profile",
+            "devices": devices,
+        },
+    }
     return [ResourceSlice.model_validate(counters), ResourceSlice.model_validate(devs)]
 
 
@@ -43,31 +62,48 @@ def _device(name: str, profile: str, costs: dict[str, dict[str, int]], groups: d
 
 
 def _claim(name: str, devices: list[str], allocated: bool) -> ResourceClaim:
-    body: dict = {"apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaim",
-                  "metadata": {"name": name, "namespace": "default"},
-                  "spec": {"devices": {"requests": [{"name": "parts", "exactly": {
-                      "deviceClassName": "partitions", "count": max(1, len(devices))}}]}}}
+    body: dict = {
+        "apiVersion": "resource.k8s.io/v1",
+        "kind": "ResourceClaim",
+        "metadata": {"name": name, "namespace": "default"},
+        "spec": {
+            "devices": {
+                "requests": [
+                    {"name": "parts", "exactly": {"deviceClassName": "partitions", "count": max(1, len(devices))}}
+                ]
+            }
+        },
+    }
     if allocated:
         body["status"] = {"allocation": _allocation(devices)}
     return ResourceClaim.model_validate(body)
 
 
 def _allocation(devices: list[str]) -> dict:
-    return {"devices": {"results": [{"request": "parts", "driver": DRIVER, "pool": NODE, "device": d}
-                                    for d in devices]},
-            "nodeSelector": {"nodeSelectorTerms": [{"matchFields": [
-                {"key": "metadata.name", "operator": "In", "values": [NODE]}]}]}}
+    return {
+        "devices": {"results": [{"request": "parts", "driver": DRIVER, "pool": NODE, "device": d} for d in devices]},
+        "nodeSelector": {
+            "nodeSelectorTerms": [{"matchFields": [{"key": "metadata.name", "operator": "In", "values": [NODE]}]}]
+        },
+    }
 
 
 def _witness_is_valid(slices: list[ResourceSlice], in_use: list[str], witness: tuple[str, ...]) -> list[str]:
     """Allocate the witness as one claim beside the allocated devices and ask the verifier."""
     if not witness:
         return []
-    cls = DeviceClass.model_validate({"apiVersion": "resource.k8s.io/v1", "kind": "DeviceClass",
-                                      "metadata": {"name": "partitions"}})
+    cls = DeviceClass.model_validate(
+        {"apiVersion": "resource.k8s.io/v1", "kind": "DeviceClass", "metadata": {"name": "partitions"}}
+    )
     allocated = [_claim("in-use", in_use, allocated=True)] if in_use else []
-    problem = Problem(NodeInfo(NODE), slices, [cls], [_claim("more", list(witness), allocated=False)], allocated,
-                      features=Features().with_gates(DRADeviceCompatibilityGroups=True))
+    problem = Problem(
+        NodeInfo(NODE),
+        slices,
+        [cls],
+        [_claim("more", list(witness), allocated=False)],
+        allocated,
+        features=Features().with_gates(DRADeviceCompatibilityGroups=True),
+    )
     return verify(problem, {"more": AllocationResult.model_validate(_allocation(list(witness)))})
 
 
@@ -103,10 +139,12 @@ def test_allocated_device_takes_its_slots_away():
 
 
 def test_compatibility_groups_make_modes_exclusive():
-    devices = [_device("mig-0", "half", {"gpu-0": {"mem": 4}}, {"gpu-0": ["mig"]}),
-               _device("mig-1", "half", {"gpu-0": {"mem": 4}}, {"gpu-0": ["mig"]}),
-               _device("vgpu-0", "half", {"gpu-0": {"mem": 4}}, {"gpu-0": ["vgpu"]}),
-               _device("plain", "half", {"gpu-0": {"mem": 4}}, {})]
+    devices = [
+        _device("mig-0", "half", {"gpu-0": {"mem": 4}}, {"gpu-0": ["mig"]}),
+        _device("mig-1", "half", {"gpu-0": {"mem": 4}}, {"gpu-0": ["mig"]}),
+        _device("vgpu-0", "half", {"gpu-0": {"mem": 4}}, {"gpu-0": ["vgpu"]}),
+        _device("plain", "half", {"gpu-0": {"mem": 4}}, {}),
+    ]
     slices = _slices({"gpu-0": {"mem": 8}}, devices)
     pool = gather_pools(slices)[0]
     fresh = counter_state(pool, [])
@@ -147,8 +185,9 @@ def _greedy(candidates: list[Candidate], state: CounterState) -> int:
 
 
 def _random_pool(rng: random.Random) -> tuple[dict[str, dict[str, int]], list[dict], list[str]]:
-    sets = {f"set-{i}": {f"c{j}": rng.randint(1, 6) for j in range(rng.randint(1, 2))}
-            for i in range(rng.randint(1, 2))}
+    sets = {
+        f"set-{i}": {f"c{j}": rng.randint(1, 6) for j in range(rng.randint(1, 2))} for i in range(rng.randint(1, 2))
+    }
     devices = []
     for i in range(rng.randint(2, 8)):
         chosen = rng.sample(sorted(sets), rng.randint(1, len(sets)))
@@ -207,4 +246,3 @@ def test_exact_headroom_agrees_with_brute_force_on_200_random_pools():
             free = [candidate_of(d) for _, d in pool.devices if d.name not in in_use]
             witness = max_allocatable(free, state).witness
             assert _witness_is_valid(slices, in_use, witness) == [], f"case {case}"
-

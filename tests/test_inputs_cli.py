@@ -7,7 +7,7 @@ from pathlib import Path
 
 from click.testing import CliRunner, Result
 
-from drasat.cli.main import load_all_commands, cli
+from drasat.cli.main import cli, load_all_commands
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
 
@@ -18,12 +18,32 @@ def run(*args: str, stdin: str | None = None) -> Result:
 
 
 def test_filename_options_add_to_file_arguments() -> None:
-    by_argument = run("compare", "--node", "gpu-node-1", "-o", "json", str(EXAMPLES / "cluster.yaml"),
-                      str(EXAMPLES / "claims.yaml"))
-    by_option = run("compare", "--node", "gpu-node-1", "-o", "json", "-R",
-                    "-f", str(EXAMPLES / "cluster.yaml"), "--filename", str(EXAMPLES / "claims.yaml"))
-    mixed = run("compare", "--node", "gpu-node-1", "-o", "json", str(EXAMPLES / "cluster.yaml"),
-                "-f", "-", stdin=(EXAMPLES / "claims.yaml").read_text())
+    by_argument = run(
+        "compare", "--node", "gpu-node-1", "-o", "json", str(EXAMPLES / "cluster.yaml"), str(EXAMPLES / "claims.yaml")
+    )
+    by_option = run(
+        "compare",
+        "--node",
+        "gpu-node-1",
+        "-o",
+        "json",
+        "-R",
+        "-f",
+        str(EXAMPLES / "cluster.yaml"),
+        "--filename",
+        str(EXAMPLES / "claims.yaml"),
+    )
+    mixed = run(
+        "compare",
+        "--node",
+        "gpu-node-1",
+        "-o",
+        "json",
+        str(EXAMPLES / "cluster.yaml"),
+        "-f",
+        "-",
+        stdin=(EXAMPLES / "claims.yaml").read_text(),
+    )
     assert by_argument.exit_code == by_option.exit_code == mixed.exit_code == 0, by_option.stderr
     devices = [json.loads(r.stdout)["cpSat"]["devices"] for r in (by_argument, by_option, mixed)]
     assert devices[0] == devices[1] == devices[2] and devices[0]
@@ -51,16 +71,24 @@ def test_kubectl_plugin_entry_point_names_itself_kubectl_drasat() -> None:
 def _two_namespaces() -> str:
     """The example cluster plus a copy of its claims in namespace team-b."""
     claims = (EXAMPLES / "claims.yaml").read_text()
-    return (EXAMPLES / "cluster.yaml").read_text() + "\n---\n" + claims + "\n---\n" + \
-        claims.replace("namespace: default", "namespace: team-b")
+    return (
+        (EXAMPLES / "cluster.yaml").read_text()
+        + "\n---\n"
+        + claims
+        + "\n---\n"
+        + claims.replace("namespace: default", "namespace: team-b")
+    )
 
 
 def test_namespace_scopes_the_question_not_the_state() -> None:
     text = _two_namespaces()
     team_b = run("solve", "--node", "gpu-node-1", "-n", "team-b", "-o", "name", "-", stdin=text)
     assert team_b.exit_code == 0, team_b.stderr
-    assert team_b.stdout.split() == ["resourceclaim.resource.k8s.io/single-gpu", "resourceclaim.resource.k8s.io/two-gpus",
-                                     "resourceclaim.resource.k8s.io/gpu-with-nic"]
+    assert team_b.stdout.split() == [
+        "resourceclaim.resource.k8s.io/single-gpu",
+        "resourceclaim.resource.k8s.io/two-gpus",
+        "resourceclaim.resource.k8s.io/gpu-with-nic",
+    ]
     bare = run("solve", "--node", "gpu-node-1", "-n", "team-b", "--claims", "two-gpus", "-o", "json", "-", stdin=text)
     assert bare.exit_code == 0 and json.loads(bare.stdout)["items"][0]["metadata"]["namespace"] == "team-b"
     both = run("solve", "-n", "team-b", "-A", "-", stdin=text)

@@ -22,20 +22,30 @@ def slow_class() -> str:
     body = "x0 > 0"
     for level in range(5):
         body = f"[1, 2, 3, 4, 5, 6, 7, 8, 9, 10].all(x{level}, {body})"
-    return ("apiVersion: resource.k8s.io/v1\nkind: DeviceClass\nmetadata: {name: gpu.example.com}\n"
-            f"spec:\n  selectors:\n  - cel: {{expression: '{body}'}}\n")
+    return (
+        "apiVersion: resource.k8s.io/v1\nkind: DeviceClass\nmetadata: {name: gpu.example.com}\n"
+        f"spec:\n  selectors:\n  - cel: {{expression: '{body}'}}\n"
+    )
 
 
 @pytest.mark.skipif(sys.platform == "win32", reason="POSIX signals")
 def test_sigint_exits_130_with_one_line(tmp_path: Path) -> None:
-    cluster = (EXAMPLES / "cluster.yaml").read_text().replace(
-        "metadata:\n  name: gpu.example.com\nspec:", "metadata:\n  name: unused-gpu-class\nspec:")
+    cluster = (
+        (EXAMPLES / "cluster.yaml")
+        .read_text()
+        .replace("metadata:\n  name: gpu.example.com\nspec:", "metadata:\n  name: unused-gpu-class\nspec:")
+    )
     (tmp_path / "cluster.yaml").write_text(cluster)
     (tmp_path / "class.yaml").write_text(slow_class())
     (tmp_path / "claims.yaml").write_text((EXAMPLES / "claims.yaml").read_text())
     env = dict(os.environ, DRASAT_CEL_ENGINE="celpy")
-    process = subprocess.Popen([sys.executable, "-m", "drasat.cli", "solve", "--node", "gpu-node-1", str(tmp_path)],
-                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, text=True)
+    process = subprocess.Popen(
+        [sys.executable, "-m", "drasat.cli", "solve", "--node", "gpu-node-1", str(tmp_path)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env=env,
+        text=True,
+    )
     time.sleep(2.5)
     assert process.poll() is None, process.communicate()
     process.send_signal(signal.SIGINT)
@@ -44,7 +54,8 @@ def test_sigint_exits_130_with_one_line(tmp_path: Path) -> None:
     assert stdout == ""
     assert stderr.splitlines()[-1] == "drasat: interrupted"
     assert [line for line in stderr.splitlines() if not line.startswith(("notice:", "warning:"))] == [
-        "drasat: interrupted"]
+        "drasat: interrupted"
+    ]
 
 
 def test_write_atomically_replaces_the_file_whole(tmp_path: Path) -> None:
@@ -60,7 +71,7 @@ def test_an_interrupted_write_leaves_the_old_file_and_no_temporary(tmp_path: Pat
     target.write_text("old\n")
 
     def interrupted_fsync(fd: int) -> None:
-        remove_partial_outputs()   # what the interrupt thread does before it ends the process
+        remove_partial_outputs()  # what the interrupt thread does before it ends the process
         raise KeyboardInterrupt
 
     monkeypatch.setattr(os, "fsync", interrupted_fsync)

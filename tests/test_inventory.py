@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from drasat.cli.main import load_all_commands, cli
+from drasat.cli.main import cli, load_all_commands
 
 CLUSTER = str(Path(__file__).parent / "data" / "pool_status" / "cluster.yaml")
 PROFILE = "gpu.example.com/profile"
@@ -54,9 +54,14 @@ def test_blocked_by_counters_and_incomplete_pool():
 
 def test_blocked_by_compatibility_groups():
     # the allocated 1g-at-6 declares group "mig"; the other 1g partitions declare none, so they cannot join it
-    text = Path(CLUSTER).read_text().replace(
-        "      counters:\n        s6: {value: '1'}\n  - name: 7g",
-        "      counters:\n        s6: {value: '1'}\n      compatibilityGroups: [mig]\n  - name: 7g")
+    text = (
+        Path(CLUSTER)
+        .read_text()
+        .replace(
+            "      counters:\n        s6: {value: '1'}\n  - name: 7g",
+            "      counters:\n        s6: {value: '1'}\n      compatibilityGroups: [mig]\n  - name: 7g",
+        )
+    )
     assert "compatibilityGroups" in text
     worker = nodes("-", stdin=text)["worker-1"]
     assert device(worker, "1g-at-0")["state"] == "blocked"
@@ -68,9 +73,11 @@ def test_counters_used_and_left_and_fragmentation_line():
     s6 = next(c for c in worker["counters"] if c["counter"] == "s6")
     assert (s6["capacity"], s6["used"], s6["left"]) == ("1", "1", "0")
     assert sum(1 for c in worker["counters"] if c["used"] == "0") == 6
-    assert worker["largestFit"] == [{"driver": "gpu.example.com", "partitionType": "1g", "devices": 6},
-                                    {"driver": "gpu.example.com", "partitionType": "2g", "devices": 3},
-                                    {"driver": "gpu.example.com", "partitionType": "7g", "devices": 0}]
+    assert worker["largestFit"] == [
+        {"driver": "gpu.example.com", "partitionType": "1g", "devices": 6},
+        {"driver": "gpu.example.com", "partitionType": "2g", "devices": 3},
+        {"driver": "gpu.example.com", "partitionType": "7g", "devices": 0},
+    ]
     assert worker["fragmentation"] == "worker-1: largest request that still fits: gpu.example.com 1g×6, 2g×3, 7g×0"
     assert nodes(CLUSTER)["node-a"]["freeWholeDevices"] == {"gpu.example.com": 1}
 
@@ -83,10 +90,13 @@ def test_table_and_wide_output_for_one_node():
     assert "COUNTER SETS" in wide.stdout and "1g×6, 2g×3, 7g×0" in wide.stdout
 
 
-@pytest.mark.parametrize("args, message", [
-    (["--node", "nowhere", CLUSTER], "--node: no device or counter set of any ResourceSlice is on node 'nowhere'"),
-    (["missing.yaml"], "missing.yaml: no such file or directory"),
-])
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["--node", "nowhere", CLUSTER], "--node: no device or counter set of any ResourceSlice is on node 'nowhere'"),
+        (["missing.yaml"], "missing.yaml: no such file or directory"),
+    ],
+)
 def test_bad_input_exits_2(args, message):
     result = run(*args)
     assert result.exit_code == 2 and result.stdout == "" and message in result.stderr
@@ -94,9 +104,16 @@ def test_bad_input_exits_2(args, message):
 
 def test_over_committed_counter_blocks_every_partition_and_zeroes_headroom():
     # 2g-at-0 and 2g-at-1 are both allocated: s1 is used twice, so the pool is over-committed
-    text = Path(CLUSTER).read_text().replace("device: 1g-at-6}", "device: 1g-at-6}\n      - {request: r, "
-                                             "driver: gpu.example.com, pool: worker-1, device: 2g-at-0}\n      - {"
-                                             "request: r, driver: gpu.example.com, pool: worker-1, device: 2g-at-1}")
+    text = (
+        Path(CLUSTER)
+        .read_text()
+        .replace(
+            "device: 1g-at-6}",
+            "device: 1g-at-6}\n      - {request: r, "
+            "driver: gpu.example.com, pool: worker-1, device: 2g-at-0}\n      - {"
+            "request: r, driver: gpu.example.com, pool: worker-1, device: 2g-at-1}",
+        )
+    )
     assert text.count("device: 2g-at-0}") == 1
     worker = nodes("-", stdin=text)["worker-1"]
     free = [d for d in worker["devices"] if d["state"] not in ("allocated",)]
@@ -106,8 +123,11 @@ def test_over_committed_counter_blocks_every_partition_and_zeroes_headroom():
 
 
 def test_cluster_wide_slices_are_listed_under_all_nodes():
-    text = Path(CLUSTER).read_text().replace("  driver: nic.example.com\n  nodeName: node-c\n",
-                                             "  driver: nic.example.com\n  allNodes: true\n")
+    text = (
+        Path(CLUSTER)
+        .read_text()
+        .replace("  driver: nic.example.com\n  nodeName: node-c\n", "  driver: nic.example.com\n  allNodes: true\n")
+    )
     assert "allNodes: true" in text
     found = nodes("-", stdin=text)
     assert [d["name"] for d in found["(all nodes)"]["devices"]] == ["nic-0", "nic-1"] and "node-c" not in found
@@ -142,4 +162,4 @@ def test_an_unknown_device_taint_effect_is_refused():
     text = Path(CLUSTER).read_text().replace("effect: NoSchedule}", "effect: Sometimes}", 1)
     result = run("-", stdin=text)
     assert result.exit_code == 2 and result.stdout == ""
-    assert "taints[0].effect: \"Sometimes\" is not a device taint effect" in result.stderr
+    assert 'taints[0].effect: "Sometimes" is not a device taint effect' in result.stderr

@@ -11,14 +11,15 @@ import pytest
 import yaml
 from click.testing import CliRunner
 
-from drasat.cli.main import load_all_commands, cli
+from drasat.cli.main import cli, load_all_commands
 
 from .fleet_factory import device_count, fleet
 
 BROWSERS = ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable")
 BROWSER = next((found for name in BROWSERS if (found := shutil.which(name))), None)
-needs_browser = pytest.mark.skipif(BROWSER is None, reason="no Chromium found (Debian: apt-get install chromium; "
-                                                           ".ci/run installs it)")
+needs_browser = pytest.mark.skipif(
+    BROWSER is None, reason="no Chromium found (Debian: apt-get install chromium; .ci/run installs it)"
+)
 NODES, GPUS = 100, 8
 
 
@@ -38,9 +39,17 @@ def page(tmp_path_factory) -> Path:
 
 def chromium(tmp_path: Path, *args: str) -> subprocess.CompletedProcess:
     assert BROWSER is not None
-    flags = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-             "--disable-background-networking", "--disable-component-update", "--disable-sync",
-             f"--user-data-dir={tmp_path / 'profile'}"]
+    flags = [
+        "--headless",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-quic",
+        "--no-first-run",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+        f"--user-data-dir={tmp_path / 'profile'}",
+    ]
     return subprocess.run([BROWSER, *flags, *args], capture_output=True, text=True, timeout=60, check=True)
 
 
@@ -89,8 +98,12 @@ def test_long_partition_names_keep_their_distinguishing_end():
     from drasat.cli.render.html import render_map
     from drasat.solver.report.device_states import DeviceReport, NodeReport
 
-    devices = [DeviceReport("gpu.example.com", "node-a", f"gpu-0-1g-at-{i}", "free", partition_type="1g",
-                            counter_sets=["gpu-0"]) for i in range(3)]
+    devices = [
+        DeviceReport(
+            "gpu.example.com", "node-a", f"gpu-0-1g-at-{i}", "free", partition_type="1g", counter_sets=["gpu-0"]
+        )
+        for i in range(3)
+    ]
     text = render_map([NodeReport("node-a", devices=devices)])
     drawn = re.findall(r'<text x="3" y="14">([^<]*)</text>', text)
     assert len(drawn) == 3 and len(set(drawn)) == 3

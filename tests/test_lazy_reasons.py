@@ -11,17 +11,33 @@ from drasat.solver.explanation import explain as explanation
 
 
 def _two_claims_one_gpu() -> Problem:
-    gpu = ResourceSlice.model_validate({
-        "apiVersion": "resource.k8s.io/v1", "kind": "ResourceSlice", "metadata": {"name": "s"},
-        "spec": {"driver": "gpu.example.com", "nodeName": "n", "pool": {"name": "n", "generation": 1,
-                                                                       "resourceSliceCount": 1},
-                 "devices": [{"name": "gpu-0"}]}})
-    cls = DeviceClass.model_validate({"apiVersion": "resource.k8s.io/v1", "kind": "DeviceClass",
-                                      "metadata": {"name": "gpu"}, "spec": {}})
-    claims = [ResourceClaim.model_validate({
-        "apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaim", "metadata": {"name": f"c{i}"},
-        "spec": {"devices": {"requests": [{"name": "g", "exactly": {"deviceClassName": "gpu"}}]}}})
-        for i in range(2)]
+    gpu = ResourceSlice.model_validate(
+        {
+            "apiVersion": "resource.k8s.io/v1",
+            "kind": "ResourceSlice",
+            "metadata": {"name": "s"},
+            "spec": {
+                "driver": "gpu.example.com",
+                "nodeName": "n",
+                "pool": {"name": "n", "generation": 1, "resourceSliceCount": 1},
+                "devices": [{"name": "gpu-0"}],
+            },
+        }
+    )
+    cls = DeviceClass.model_validate(
+        {"apiVersion": "resource.k8s.io/v1", "kind": "DeviceClass", "metadata": {"name": "gpu"}, "spec": {}}
+    )
+    claims = [
+        ResourceClaim.model_validate(
+            {
+                "apiVersion": "resource.k8s.io/v1",
+                "kind": "ResourceClaim",
+                "metadata": {"name": f"c{i}"},
+                "spec": {"devices": {"requests": [{"name": "g", "exactly": {"deviceClassName": "gpu"}}]}},
+            }
+        )
+        for i in range(2)
+    ]
     return Problem(NodeInfo("n"), [gpu], [cls], claims)
 
 

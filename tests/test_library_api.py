@@ -14,8 +14,8 @@ import drasat.solver
 from drasat.models.errors import Unschedulable
 from drasat.models.loader import load_paths, load_text
 from drasat.solver import allocate, explain
-from drasat.solver.explanation.explain import Explanation
 from drasat.solver.allocation.problem import problem_from_objects
+from drasat.solver.explanation.explain import Explanation
 from drasat.solver.verification.verifier import verify
 
 from .explain_inputs import NODE, assert_choice_verifies, claim, gpus, problem
@@ -32,17 +32,25 @@ def test_dir_of_the_solver_package_is_its_public_api() -> None:
 
 def _modules() -> list[str]:
     """Every module of drasat.models and drasat.solver (the CEL engine's own library functions aside)."""
-    return [m.name for pkg in (drasat.models, drasat.solver)
-            for m in pkgutil.walk_packages(pkg.__path__, pkg.__name__ + ".") if not m.name.startswith("drasat.solver.cel")]
+    return [
+        m.name
+        for pkg in (drasat.models, drasat.solver)
+        for m in pkgutil.walk_packages(pkg.__path__, pkg.__name__ + ".")
+        if not m.name.startswith("drasat.solver.cel")
+    ]
 
 
 @pytest.mark.parametrize("name", _modules())
 def test_every_public_class_and_function_says_what_it_is(name: str) -> None:
     module = importlib.import_module(name)
-    undocumented = [attr for attr, obj in vars(module).items()
-                    if not attr.startswith("_") and getattr(obj, "__module__", None) == module.__name__
-                    and (inspect.isclass(obj) or inspect.isfunction(obj))
-                    and not (obj.__doc__ or "").strip()]
+    undocumented = [
+        attr
+        for attr, obj in vars(module).items()
+        if not attr.startswith("_")
+        and getattr(obj, "__module__", None) == module.__name__
+        and (inspect.isclass(obj) or inspect.isfunction(obj))
+        and not (obj.__doc__ or "").strip()
+    ]
     assert undocumented == []
 
 
@@ -75,10 +83,19 @@ def test_explain_shows_the_choice_of_a_feasible_input() -> None:
 def test_official_client_objects_and_to_dict_go_straight_into_problem_from_objects() -> None:
     client = pytest.importorskip("kubernetes.client", reason="the kubernetes client (drasat[cluster]) is not installed")
     made = client.ResourceV1ResourceClaim(
-        api_version="resource.k8s.io/v1", kind="ResourceClaim",
+        api_version="resource.k8s.io/v1",
+        kind="ResourceClaim",
         metadata=client.V1ObjectMeta(name="from-client", namespace="default"),
-        spec=client.V1ResourceClaimSpec(devices=client.V1DeviceClaim(requests=[client.V1DeviceRequest(
-            name="gpus", exactly=client.V1ExactDeviceRequest(device_class_name="gpu.example.com", count=2))])))
+        spec=client.V1ResourceClaimSpec(
+            devices=client.V1DeviceClaim(
+                requests=[
+                    client.V1DeviceRequest(
+                        name="gpus", exactly=client.V1ExactDeviceRequest(device_class_name="gpu.example.com", count=2)
+                    )
+                ]
+            )
+        ),
+    )
     cluster = [o.obj for o in load_paths([str(EXAMPLES / "cluster.yaml")]).objects]
     for item in (made, made.to_dict()):
         p = problem_from_objects([*cluster, item], node="gpu-node-1")
@@ -89,7 +106,11 @@ def test_official_client_objects_and_to_dict_go_straight_into_problem_from_objec
 def test_objects_that_cannot_be_read_are_named() -> None:
     from drasat.models.errors import InputError
 
-    broken = {"apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaim", "metadata": {"name": "broken"},
-              "spec": {"devices": {"requests": "none"}}}
+    broken = {
+        "apiVersion": "resource.k8s.io/v1",
+        "kind": "ResourceClaim",
+        "metadata": {"name": "broken"},
+        "spec": {"devices": {"requests": "none"}},
+    }
     with pytest.raises(InputError, match="ResourceClaim/broken"):
         problem_from_objects([*load_text(NODE), broken], node="node-1")

@@ -138,9 +138,23 @@ def test_kubectl_list_output_loads_as_is() -> None:
 
 
 def test_typed_list_items_take_the_list_kind() -> None:
-    text = json.dumps({"apiVersion": "resource.k8s.io/v1", "kind": "ResourceSliceList", "metadata": {},
-                       "items": [{"metadata": {"name": "s"}, "spec": {"driver": "d.example.com", "allNodes": True,
-                                  "pool": {"name": "p", "generation": 1, "resourceSliceCount": 1}}}]})
+    text = json.dumps(
+        {
+            "apiVersion": "resource.k8s.io/v1",
+            "kind": "ResourceSliceList",
+            "metadata": {},
+            "items": [
+                {
+                    "metadata": {"name": "s"},
+                    "spec": {
+                        "driver": "d.example.com",
+                        "allNodes": True,
+                        "pool": {"name": "p", "generation": 1, "resourceSliceCount": 1},
+                    },
+                }
+            ],
+        }
+    )
     bundle = load_text(text, "slices.json")
     assert only(bundle) == [] and [o.name for o in bundle.of_kind(ResourceSlice)] == ["s"]
 
@@ -162,8 +176,9 @@ def test_directories_are_read_recursively_in_sorted_order(tmp_path: Path) -> Non
     (tmp_path / ".hidden").mkdir()
     (tmp_path / "b" / "2.yml").write_text(SLICE.format(name="two"))
     (tmp_path / "a.yaml").write_text(SLICE.format(name="one"))
-    (tmp_path / "c.json").write_text(json.dumps({"apiVersion": "resource.k8s.io/v1", "kind": "DeviceClass",
-                                                 "metadata": {"name": "three"}}))
+    (tmp_path / "c.json").write_text(
+        json.dumps({"apiVersion": "resource.k8s.io/v1", "kind": "DeviceClass", "metadata": {"name": "three"}})
+    )
     (tmp_path / "notes.txt").write_text("not: a manifest")
     (tmp_path / ".hidden" / "x.yaml").write_text("broken: [")
     bundle = load_paths([str(tmp_path)])
@@ -193,8 +208,10 @@ def test_example_directory_loads_without_problems() -> None:
 
 
 def test_timestamps_and_date_like_labels_stay_text() -> None:
-    text = ("apiVersion: v1\nkind: Node\nmetadata:\n  name: n\n  creationTimestamp: 2026-01-02T03:04:05Z\n"
-            "  labels: {installed: 2026-01-02}\n")
+    text = (
+        "apiVersion: v1\nkind: Node\nmetadata:\n  name: n\n  creationTimestamp: 2026-01-02T03:04:05Z\n"
+        "  labels: {installed: 2026-01-02}\n"
+    )
     (node,) = list(load_text(text))
     assert node.metadata.creation_timestamp == "2026-01-02T03:04:05Z"
     assert node.metadata.labels == {"installed": "2026-01-02"}
@@ -250,17 +267,25 @@ def test_one_bad_object_does_not_stop_the_others() -> None:
     assert len(bundle.problems) == 1
 
 
-@pytest.mark.parametrize("text, words", [
-    ("- just\n- a list\n", "expected a mapping with apiVersion and kind, found a list"),
-    ("plain text\n", "found text"),
-    ("metadata: {name: x}\n", "apiVersion and kind must both be given"),
-    ("apiVersion: resource.k8s.io/v9\nkind: ResourceSlice\nmetadata: {name: x}\n",
-     "drasat does not know ResourceSlice in resource.k8s.io/v9"),
-    ("apiVersion: resource.k8s.io/v1beta1\nkind: DeviceTaintRule\nmetadata: {name: x}\n",
-     "it reads resource.k8s.io/v1, resource.k8s.io/v1beta2, resource.k8s.io/v1alpha3"),
-    ("apiVersion: v1\nkind: List\nitems: {a: 1}\n", "must be a list"),
-    ("!!python/object/apply:os.system ['true']\n", "could not determine a constructor"),
-], ids=["list", "scalar", "no kind", "unknown version", "version without the kind", "list items", "python tag"])
+@pytest.mark.parametrize(
+    "text, words",
+    [
+        ("- just\n- a list\n", "expected a mapping with apiVersion and kind, found a list"),
+        ("plain text\n", "found text"),
+        ("metadata: {name: x}\n", "apiVersion and kind must both be given"),
+        (
+            "apiVersion: resource.k8s.io/v9\nkind: ResourceSlice\nmetadata: {name: x}\n",
+            "drasat does not know ResourceSlice in resource.k8s.io/v9",
+        ),
+        (
+            "apiVersion: resource.k8s.io/v1beta1\nkind: DeviceTaintRule\nmetadata: {name: x}\n",
+            "it reads resource.k8s.io/v1, resource.k8s.io/v1beta2, resource.k8s.io/v1alpha3",
+        ),
+        ("apiVersion: v1\nkind: List\nitems: {a: 1}\n", "must be a list"),
+        ("!!python/object/apply:os.system ['true']\n", "could not determine a constructor"),
+    ],
+    ids=["list", "scalar", "no kind", "unknown version", "version without the kind", "list items", "python tag"],
+)
 def test_documents_that_are_not_objects(text: str, words: str) -> None:
     bundle = load_text(text, "x.yaml")
     assert len(bundle) == 0 and len(bundle.problems) == 1
@@ -268,8 +293,10 @@ def test_documents_that_are_not_objects(text: str, words: str) -> None:
 
 
 def test_unused_kinds_and_scenarios_are_skipped_with_one_notice_each() -> None:
-    text = ("apiVersion: scenario.drasat.dev/v1\nkind: Scenario\nmetadata: {name: s}\n---\n"
-            "apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\n---\n" + CLASS)
+    text = (
+        "apiVersion: scenario.drasat.dev/v1\nkind: Scenario\nmetadata: {name: s}\n---\n"
+        "apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\n---\n" + CLASS
+    )
     bundle = load_text(text, "s.yaml")
     assert bundle.ok and [o.name for o in bundle] == ["gpu.example.com"]
     assert bundle.notices == [
@@ -298,8 +325,11 @@ def test_expansion_limit_counts_every_alias_use() -> None:
     assert expansion_excess([shared] * 30, max_nodes=200) is not None
 
 
-@pytest.mark.parametrize("text", ["[" * 100_000 + "]" * 100_000, "- " * 50_000 + "x\n", "{a: " * 3000 + "1" + "}" * 3000],
-                         ids=["flow lists", "block lists", "flow maps"])
+@pytest.mark.parametrize(
+    "text",
+    ["[" * 100_000 + "]" * 100_000, "- " * 50_000 + "x\n", "{a: " * 3000 + "1" + "}" * 3000],
+    ids=["flow lists", "block lists", "flow maps"],
+)
 def test_deep_nesting_is_refused_without_crashing(text: str) -> None:
     (problem,) = load_text(text, "deep.yaml").problems
     assert f"nested more than {MAX_DEPTH} levels deep" in problem.message
@@ -341,11 +371,20 @@ def test_missing_paths_are_problems() -> None:
 
 
 def test_duplicates_are_problems_and_namespaces_keep_objects_apart() -> None:
-    claim = ("apiVersion: resource.k8s.io/v1\nkind: ResourceClaim\nmetadata: {{name: c, namespace: {ns}{more}}}\n"
-             "spec: {{devices: {{requests: []}}}}\n")
+    claim = (
+        "apiVersion: resource.k8s.io/v1\nkind: ResourceClaim\nmetadata: {{name: c, namespace: {ns}{more}}}\n"
+        "spec: {{devices: {{requests: []}}}}\n"
+    )
     other_class = CLASS + "spec: {selectors: [{cel: {expression: 'true'}}]}\n"  # the same name, other content
-    text = "---\n".join([claim.format(ns="a", more=""), claim.format(ns="b", more=""),
-                         claim.format(ns="a", more=", labels: {x: y}"), CLASS, other_class])
+    text = "---\n".join(
+        [
+            claim.format(ns="a", more=""),
+            claim.format(ns="b", more=""),
+            claim.format(ns="a", more=", labels: {x: y}"),
+            CLASS,
+            other_class,
+        ]
+    )
     bundle = load_text(text, "d.yaml")
     assert len(bundle) == 5
     assert only(bundle) == [
@@ -359,17 +398,21 @@ def test_duplicates_are_problems_and_namespaces_keep_objects_apart() -> None:
 def test_a_later_copy_of_the_same_object_replaces_the_first_with_a_notice() -> None:
     """A chained what-if run reads its own --output-state after the original files: the claim
     comes back with status.allocation, and the newer copy counts, where the first one stood."""
-    claim = ("apiVersion: resource.k8s.io/v1\nkind: ResourceClaim\nmetadata: {name: c, namespace: a%s}\n"
-             "spec: {devices: {requests: [{name: r, exactly: {deviceClassName: gpu.example.com}}]}}\n")
+    claim = (
+        "apiVersion: resource.k8s.io/v1\nkind: ResourceClaim\nmetadata: {name: c, namespace: a%s}\n"
+        "spec: {devices: {requests: [{name: r, exactly: {deviceClassName: gpu.example.com}}]}}\n"
+    )
     allocated = (claim % ", resourceVersion: '7'") + (
-        "status: {allocation: {devices: {results: [{request: r, driver: d, pool: p, device: g}]}}}\n")
+        "status: {allocation: {devices: {results: [{request: r, driver: d, pool: p, device: g}]}}}\n"
+    )
     bundle = load_text("---\n".join([claim % "", CLASS, allocated]), "s.yaml")
     assert bundle.problems == []
     assert [type(o.obj).__name__ for o in bundle.objects] == ["ResourceClaim", "DeviceClass"]
     (first,) = bundle.of_kind(ResourceClaim)
     assert first.status is not None and first.status.allocation is not None
-    assert bundle.notices == ["s.yaml[2]: ResourceClaim a/c replaces the copy read at s.yaml[0] "
-                              "(the same object, its newer state)"]
+    assert bundle.notices == [
+        "s.yaml[2]: ResourceClaim a/c replaces the copy read at s.yaml[0] (the same object, its newer state)"
+    ]
     with_uids = load_text("---\n".join([claim % ", uid: u1", claim % ", uid: u2"]), "u.yaml")
     assert len(with_uids.problems) == 1 and "duplicate" in with_uids.problems[0].message  # other uid: not the same
 
@@ -391,7 +434,8 @@ def test_newline_delimited_json_is_one_document_per_line() -> None:
     assert bundle.problems == [] and [o.obj.name for o in bundle.objects] == ["a", "b"]
     broken = load_text(node % "a" + '\n{"apiVersion":\n', "n.json")
     assert [str(p) for p in broken.problems] == [
-        "n.json[1]: line 2 is not JSON: Expecting value, column 15 (newline-delimited JSON, one object a line)"]
+        "n.json[1]: line 2 is not JSON: Expecting value, column 15 (newline-delimited JSON, one object a line)"
+    ]
 
 
 def test_directories_follow_links_and_report_loops_and_unreadable_ones(tmp_path: Path, monkeypatch) -> None:
@@ -405,7 +449,8 @@ def test_directories_follow_links_and_report_loops_and_unreadable_ones(tmp_path:
     bundle = load_paths([str(tmp_path)])
     assert sorted(o.obj.kind for o in bundle.objects) == ["DeviceClass", "Node"]
     assert [p.message for p in bundle.problems] == [
-        f"is a link back to {tmp_path.resolve()}, already read; drasat does not read it twice (a symbolic link loop?)"]
+        f"is a link back to {tmp_path.resolve()}, already read; drasat does not read it twice (a symbolic link loop?)"
+    ]
     real_scandir = os.scandir
 
     def refuse(path):  # root reads every directory: make one unreadable the way the OS would say it
@@ -418,9 +463,13 @@ def test_directories_follow_links_and_report_loops_and_unreadable_ones(tmp_path:
     assert f"{tmp_path}/a/b: cannot read this directory: Permission denied" in problems
 
 
-
-@pytest.mark.parametrize("text", ["{a: 0b_, b: +0x__, c: 0b1_0}",  # drasat's own constructor
-                                  "{<<: {z: 1}, a: 0b_, b: +0x__, c: 0b1_0}"])  # a merge key: PyYAML's
+@pytest.mark.parametrize(
+    "text",
+    [
+        "{a: 0b_, b: +0x__, c: 0b1_0}",  # drasat's own constructor
+        "{<<: {z: 1}, a: 0b_, b: +0x__, c: 0b1_0}",
+    ],
+)  # a merge key: PyYAML's
 def test_a_number_pattern_with_no_digits_reads_as_text(text: str) -> None:
     """``0b_`` and ``0x__`` match YAML 1.1's int pattern but are no numbers (PyYAML raised a bare ValueError,
     a traceback); Kubernetes' reader takes them as text, and so does drasat."""

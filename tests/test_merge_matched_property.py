@@ -19,23 +19,35 @@ from drasat.solver.verification.verifier import verify
 
 from .problem_factory import NODE, allocated
 
-CLASSES = [DeviceClass.model_validate({"apiVersion": "resource.k8s.io/v1", "kind": "DeviceClass",
-                                       "metadata": {"name": name}, "spec": spec})
-           for name, spec in [("any", {}), ("numa0", {"selectors": [{"cel": {
-               "expression": 'device.attributes["d.example.com"].numa == 0'}}]})]]
+CLASSES = [
+    DeviceClass.model_validate(
+        {"apiVersion": "resource.k8s.io/v1", "kind": "DeviceClass", "metadata": {"name": name}, "spec": spec}
+    )
+    for name, spec in [
+        ("any", {}),
+        ("numa0", {"selectors": [{"cel": {"expression": 'device.attributes["d.example.com"].numa == 0'}}]}),
+    ]
+]
 
 
 def _claim(name: str, requests: list[dict], constraints: list[dict]) -> ResourceClaim:
-    return ResourceClaim.model_validate({
-        "apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaim", "metadata": {"name": name},
-        "spec": {"devices": {"requests": requests, "constraints": constraints}}})
+    return ResourceClaim.model_validate(
+        {
+            "apiVersion": "resource.k8s.io/v1",
+            "kind": "ResourceClaim",
+            "metadata": {"name": name},
+            "spec": {"devices": {"requests": requests, "constraints": constraints}},
+        }
+    )
 
 
 @st.composite
 def request(draw, index: int) -> dict:
     """A request for one or two devices of either class, maybe with admin access, or a firstAvailable of two."""
+
     def exactly(most: int = 2) -> dict:
         return {"deviceClassName": draw(st.sampled_from(["any", "numa0"])), "count": draw(st.integers(1, most))}
+
     if draw(st.integers(0, 2)) == 0:  # the first entry maybe too big (a rank to pay)
         return {"name": f"r{index}", "firstAvailable": [{"name": "s0", **exactly(4)}, {"name": "s1", **exactly()}]}
     body = exactly()
@@ -59,12 +71,25 @@ def matched_claims(draw) -> list[ResourceClaim]:
         wanted = count + 1 if draw(st.integers(0, 5)) == 0 else count
         other_class = "numa0" if device_class == "any" else "any"  # maybe a second group over some of the devices
         wanted_class = other_class if draw(st.integers(0, 3)) == 0 else device_class
-        out.append(_claim(f"alike-{c}", [{"name": "gpus", "exactly": {"deviceClassName": wanted_class,
-                                                                        "count": wanted}}], [constraint]))
+        out.append(
+            _claim(
+                f"alike-{c}",
+                [{"name": "gpus", "exactly": {"deviceClassName": wanted_class, "count": wanted}}],
+                [constraint],
+            )
+        )
     for c in range(draw(st.integers(0, 2))):
         requests = [draw(request(i)) for i in range(draw(st.integers(1, 2)))]
-        kind = draw(st.sampled_from([[], [{"matchAttribute": attribute}], [{"distinctAttribute": attribute}],
-                                     [{"matchAttribute": attribute, "requests": ["r0"]}]]))
+        kind = draw(
+            st.sampled_from(
+                [
+                    [],
+                    [{"matchAttribute": attribute}],
+                    [{"distinctAttribute": attribute}],
+                    [{"matchAttribute": attribute, "requests": ["r0"]}],
+                ]
+            )
+        )
         out.insert(draw(st.integers(0, len(out))), _claim(f"other-{c}", requests, kind))
     return out
 
@@ -77,32 +102,64 @@ def slices(draw) -> list[ResourceSlice]:
     devices = []
     for i in range(draw(st.integers(4, 12))):
         roots = draw(st.lists(st.integers(0, 2), min_size=1, max_size=2, unique=True))
-        device: dict = {"name": f"dev-{i}", "attributes": {
-            "numa": {"int": draw(st.integers(0, 2))}, "kind": {"string": draw(st.sampled_from(["a", "b"]))},
-            "roots": {"ints": roots} if len(roots) > 1 or draw(st.booleans()) else {"int": roots[0]}}}
+        device: dict = {
+            "name": f"dev-{i}",
+            "attributes": {
+                "numa": {"int": draw(st.integers(0, 2))},
+                "kind": {"string": draw(st.sampled_from(["a", "b"]))},
+                "roots": {"ints": roots} if len(roots) > 1 or draw(st.booleans()) else {"int": roots[0]},
+            },
+        }
         if counters and draw(st.booleans()):
-            device["consumesCounters"] = [{"counterSet": "mem", "counters": {"gib": {"value": str(draw(st.integers(1, 3)))}}}]
+            device["consumesCounters"] = [
+                {"counterSet": "mem", "counters": {"gib": {"value": str(draw(st.integers(1, 3)))}}}
+            ]
         devices.append(device)
-    spec = {"driver": "d.example.com", "nodeName": NODE.name,
-            "pool": {"name": "pool", "generation": 1, "resourceSliceCount": 2 if counters else 1}, "devices": devices}
-    out = [ResourceSlice.model_validate({"apiVersion": "resource.k8s.io/v1", "kind": "ResourceSlice",
-                                         "metadata": {"name": "devices"}, "spec": spec})]
+    spec = {
+        "driver": "d.example.com",
+        "nodeName": NODE.name,
+        "pool": {"name": "pool", "generation": 1, "resourceSliceCount": 2 if counters else 1},
+        "devices": devices,
+    }
+    out = [
+        ResourceSlice.model_validate(
+            {"apiVersion": "resource.k8s.io/v1", "kind": "ResourceSlice", "metadata": {"name": "devices"}, "spec": spec}
+        )
+    ]
     if counters:
-        out.append(ResourceSlice.model_validate({
-            "apiVersion": "resource.k8s.io/v1", "kind": "ResourceSlice", "metadata": {"name": "counters"},
-            "spec": {"driver": "d.example.com", "nodeName": NODE.name,
-                     "pool": {"name": "pool", "generation": 1, "resourceSliceCount": 2},
-                     "sharedCounters": [{"name": "mem", "counters": {"gib": {"value": str(draw(st.integers(3, 9)))}}}]}}))
+        out.append(
+            ResourceSlice.model_validate(
+                {
+                    "apiVersion": "resource.k8s.io/v1",
+                    "kind": "ResourceSlice",
+                    "metadata": {"name": "counters"},
+                    "spec": {
+                        "driver": "d.example.com",
+                        "nodeName": NODE.name,
+                        "pool": {"name": "pool", "generation": 1, "resourceSliceCount": 2},
+                        "sharedCounters": [
+                            {"name": "mem", "counters": {"gib": {"value": str(draw(st.integers(3, 9)))}}}
+                        ],
+                    },
+                }
+            )
+        )
     return out
 
 
 @st.composite
 def problems(draw) -> Problem:
     chosen = draw(slices())
-    return Problem(node=NODE, slices=chosen, classes=CLASSES, claims=draw(matched_claims()),
-                   allocated=draw(allocated(chosen)),
-                   features=Features.from_mapping({"DRAListTypeAttributes": draw(st.booleans()),
-                                                   "DRADeviceCompatibilityGroups": draw(st.booleans())}))
+    return Problem(
+        node=NODE,
+        slices=chosen,
+        classes=CLASSES,
+        claims=draw(matched_claims()),
+        allocated=draw(allocated(chosen)),
+        features=Features.from_mapping(
+            {"DRAListTypeAttributes": draw(st.booleans()), "DRADeviceCompatibilityGroups": draw(st.booleans())}
+        ),
+    )
 
 
 def _answer(problem: Problem, **options) -> dict | str | None:
@@ -132,8 +189,12 @@ def _rank(answer: dict) -> int:
 def _best_rank(problem: Problem) -> int | None:
     """The least total rank by brute force: every choice of firstAvailable entries, each tried by the depth-first
     search with that entry alone (None: no choice fits)."""
-    choices = [(c, r) for c, claim in enumerate(problem.claims) for r, req in enumerate(claim.spec.devices.requests)
-               if req.first_available]
+    choices = [
+        (c, r)
+        for c, claim in enumerate(problem.claims)
+        for r, req in enumerate(claim.spec.devices.requests)
+        if req.first_available
+    ]
     best: int | None = None
     for picked in itertools.product(range(2), repeat=len(choices)):
         claims = [claim.model_copy(deep=True) for claim in problem.claims]
@@ -169,6 +230,7 @@ def test_time_up_mid_decoding_returns_a_valid_allocation(problem, solves):
             raise SolveTimeout("the CP-SAT solver ran out of time (raise --timeout)")
         done.append(real(self, *assume, **options))
         return done[-1]
+
     expected = _answer(problem, solver="greedy")
     try:
         with mock.patch.object(stages.Stages, "solve", solve):
@@ -181,5 +243,6 @@ def test_time_up_mid_decoding_returns_a_valid_allocation(problem, solves):
         return
     assert verify(problem, answer.results) == []
     if answer.stats.exact:
-        assert {n: [(r.request, r.pool, r.device) for r in res.devices.results]
-                for n, res in answer.results.items()} == expected
+        assert {
+            n: [(r.request, r.pool, r.device) for r in res.devices.results] for n, res in answer.results.items()
+        } == expected

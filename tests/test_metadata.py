@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from drasat.cli.main import load_all_commands, cli
+from drasat.cli.main import cli, load_all_commands
 
 from .shared_inputs import SHARED
 
@@ -53,8 +53,10 @@ def test_seed_gpu_example_reproduced_field_for_field(tmp_path: Path):
     stream = read_stream(tmp_path / FILE)
     seed = seed_examples()
     assert set(seed) == {"metadata.resource.k8s.io/v1beta1", "metadata.resource.k8s.io/v1alpha1"}
-    assert [obj["apiVersion"] for obj in stream] == ["metadata.resource.k8s.io/v1beta1",
-                                                     "metadata.resource.k8s.io/v1alpha1"]
+    assert [obj["apiVersion"] for obj in stream] == [
+        "metadata.resource.k8s.io/v1beta1",
+        "metadata.resource.k8s.io/v1alpha1",
+    ]
     for obj in stream:
         assert obj == seed[obj["apiVersion"]]
         assert list(obj) == list(seed[obj["apiVersion"]])  # same field order too
@@ -66,7 +68,9 @@ def test_directly_named_claim_and_subrequest_path(tmp_path: Path):
     text = text.replace("  - {name: gpu, resourceClaimName: pod0-gpu-2kqrd}\n", "")
     result = run("--out", str(tmp_path), "-", stdin=text)
     assert result.exit_code == 0, result.stderr
-    written = tmp_path / "gpu-test1/claims/pod0-gpu-2kqrd/resourceclaims/pod0-gpu-2kqrd/gpu/gpu.example.com-metadata.json"
+    written = (
+        tmp_path / "gpu-test1/claims/pod0-gpu-2kqrd/resourceclaims/pod0-gpu-2kqrd/gpu/gpu.example.com-metadata.json"
+    )
     first = read_stream(written)[0]
     assert "podClaimName" not in first
     assert first["requests"][0]["name"] == "gpu/high-memory"
@@ -91,10 +95,14 @@ spec:
   devices:
   - name: eth1
 """
-    text = GPU.read_text().replace(
-        "      - {request: gpu, driver: gpu.example.com, pool: worker-0, device: gpu-0}\n",
-        "      - {request: gpu, driver: gpu.example.com, pool: worker-0, device: gpu-0}\n"
-        "      - {request: gpu, driver: nic.example.com, pool: worker-0, device: eth1}\n") + extra
+    text = (
+        GPU.read_text().replace(
+            "      - {request: gpu, driver: gpu.example.com, pool: worker-0, device: gpu-0}\n",
+            "      - {request: gpu, driver: gpu.example.com, pool: worker-0, device: gpu-0}\n"
+            "      - {request: gpu, driver: nic.example.com, pool: worker-0, device: eth1}\n",
+        )
+        + extra
+    )
     result = run("--out", str(tmp_path), "-", stdin=text)
     assert result.exit_code == 0, result.stderr
     folder = tmp_path / "gpu-test1/pods/pod0/resourceclaimtemplates/gpu/gpu"
@@ -103,15 +111,28 @@ spec:
     assert nic["requests"][0]["devices"] == [{"driver": "nic.example.com", "pool": "worker-0", "name": "eth1"}]
 
 
-@pytest.mark.parametrize("edit, message", [
-    (lambda t: t.replace("device: gpu-0}", "device: gpu-7}"),
-     "ResourceClaim gpu-test1/pod0-gpu-2kqrd: status.allocation.devices.results: device "
-     "gpu.example.com/worker-0/gpu-7 is in no ResourceSlice of the input"),
-    (lambda t: t + t[t.index("---\napiVersion: resource.k8s.io/v1\nkind: ResourceClaim"):t.index("---\napiVersion: v1")]
-     .replace("name: pod0-gpu-2kqrd", "name: pod1-gpu-x7k2p").replace("device: gpu-0", "device: gpu-1")
-     .replace("  allocation:", "  reservedFor: [{resource: pods, name: pod0, uid: p0}]\n  allocation:"),
-     "would both write gpu-test1/pods/pod0/resourceclaimtemplates/gpu/gpu/gpu.example.com-metadata.json"),
-])
+@pytest.mark.parametrize(
+    "edit, message",
+    [
+        (
+            lambda t: t.replace("device: gpu-0}", "device: gpu-7}"),
+            "ResourceClaim gpu-test1/pod0-gpu-2kqrd: status.allocation.devices.results: device "
+            "gpu.example.com/worker-0/gpu-7 is in no ResourceSlice of the input",
+        ),
+        (
+            lambda t: (
+                t
+                + t[
+                    t.index("---\napiVersion: resource.k8s.io/v1\nkind: ResourceClaim") : t.index("---\napiVersion: v1")
+                ]
+                .replace("name: pod0-gpu-2kqrd", "name: pod1-gpu-x7k2p")
+                .replace("device: gpu-0", "device: gpu-1")
+                .replace("  allocation:", "  reservedFor: [{resource: pods, name: pod0, uid: p0}]\n  allocation:")
+            ),
+            "would both write gpu-test1/pods/pod0/resourceclaimtemplates/gpu/gpu/gpu.example.com-metadata.json",
+        ),
+    ],
+)
 def test_bad_input_writes_nothing_and_exits_2(tmp_path: Path, edit, message):
     result = run("--out", str(tmp_path / "out"), "-", stdin=edit(GPU.read_text()))
     assert result.exit_code == 2 and result.stdout == ""
@@ -129,10 +150,14 @@ def test_two_pods_from_one_template_each_get_their_own_tree(tmp_path: Path):
     text = TWO_PODS.read_text().replace(
         "  annotations: {resource.kubernetes.io/pod-claim-name: gpu}\n",
         "  annotations: {resource.kubernetes.io/pod-claim-name: gpu}\n"
-        "  ownerReferences: [{apiVersion: v1, kind: Pod, name: pod0, uid: p0, controller: true}]\n", 1)
-    text = text.replace("  allocation:\n    devices:\n      results:\n      - {request: gpu, driver",
-                        "  reservedFor: [{resource: pods, name: pod1, uid: p1}]\n"
-                        "  allocation:\n    devices:\n      results:\n      - {request: gpu, driver")
+        "  ownerReferences: [{apiVersion: v1, kind: Pod, name: pod0, uid: p0, controller: true}]\n",
+        1,
+    )
+    text = text.replace(
+        "  allocation:\n    devices:\n      results:\n      - {request: gpu, driver",
+        "  reservedFor: [{resource: pods, name: pod1, uid: p1}]\n"
+        "  allocation:\n    devices:\n      results:\n      - {request: gpu, driver",
+    )
     result = run("--out", str(tmp_path), "-", stdin=text)
     assert result.exit_code == 0, result.stderr
     tail = "resourceclaimtemplates/gpu/gpu/gpu.example.com-metadata.json"
@@ -143,9 +168,10 @@ def test_two_pods_from_one_template_each_get_their_own_tree(tmp_path: Path):
 
 def test_same_claim_name_in_two_namespaces_and_unconsumed_claims(tmp_path: Path):
     """Without consumers each claim gets its namespace's claims/<claim> tree: no clash across namespaces."""
-    text = TWO_PODS.read_text().replace("name: pod1-gpu-bbbbb\n  namespace: ns", "name: pod0-gpu-aaaaa\n  namespace: other")
+    text = TWO_PODS.read_text().replace(
+        "name: pod1-gpu-bbbbb\n  namespace: ns", "name: pod0-gpu-aaaaa\n  namespace: other"
+    )
     result = run("--out", str(tmp_path), "-", stdin=text)
     assert result.exit_code == 0, result.stderr
     tail = "resourceclaimtemplates/gpu/gpu/gpu.example.com-metadata.json"
-    assert result.stdout.splitlines() == [str(tmp_path / ns / "claims/pod0-gpu-aaaaa" / tail)
-                                          for ns in ("ns", "other")]
+    assert result.stdout.splitlines() == [str(tmp_path / ns / "claims/pod0-gpu-aaaaa" / tail) for ns in ("ns", "other")]

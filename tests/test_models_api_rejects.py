@@ -11,7 +11,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-
 import drasat.solver.cel.validate  # noqa: F401  (registers the CEL checker, as drasat validate does)
 from drasat.models.kinds import lookup
 from drasat.models.validation import validate_object
@@ -28,12 +27,11 @@ API_REJECTS = {
     "scenarios/upstream/all-devices-some-allocated-prioritized-list.yaml[6]": _SUBREQUEST,
     "scenarios/upstream/all-devices-some-allocating-admin-access.yaml[4]": "count with allocationMode All",
     "scenarios/upstream/allow-multiple-allocations-exclude-multi-allocatable-device-by-class-selector.yaml[3]": _CAPACITY,
-    "scenarios/upstream/allow-multiple-allocations-not-allocate-dedicated-device-which-change-from-multi-allocatable.yaml[3]":
-        _CAPACITY + "; requestPolicy without allowMultipleAllocations",
+    "scenarios/upstream/allow-multiple-allocations-not-allocate-dedicated-device-which-change-from-multi-allocatable.yaml[3]": _CAPACITY
+    + "; requestPolicy without allowMultipleAllocations",
     "scenarios/upstream/allow-multiple-allocations-with-partitionable-device.yaml[5]": _SUBREQUEST,
     "scenarios/upstream/allow-multiple-allocations-with-shared-device-counter-cross-cycle.yaml[3]": _CAPACITY,
-    "scenarios/upstream/check-combinations-with-backtracking-across-slices-and-pools.yaml[5]":
-        "bindingConditions without bindingFailureConditions",
+    "scenarios/upstream/check-combinations-with-backtracking-across-slices-and-pools.yaml[5]": "bindingConditions without bindingFailureConditions",
     "scenarios/upstream/claim-config-scoped-to-subrequests-of-one-request.yaml[5]": _SUBREQUEST,
     "scenarios/upstream/consumable-capacity-dedicated-device-with-consumable-capacity-request.yaml[3]": _CAPACITY,
     "scenarios/upstream/consumable-capacity-disabled-feature-with-prioritized-list.yaml[4]": _SUBREQUEST,
@@ -41,18 +39,18 @@ API_REJECTS = {
     "scenarios/upstream/consumable-capacity-multi-allocatable-device-allocation-mode-all-in-use-sufficient.yaml[3]": _CAPACITY,
     "scenarios/upstream/consumable-capacity-multi-allocatable-device-allocation-mode-all-with-missing-capacity-request.yaml[3]": _CAPACITY,
     "scenarios/upstream/consumable-capacity-multi-allocatable-device-violates-zero-request-policy.yaml[3]": _CAPACITY,
-    "scenarios/upstream/consumable-capacity-multi-allocatable-device-with-allocated-capacity-next-device.yaml[3]":
-        _CAPACITY + "; validRange max above the capacity",
+    "scenarios/upstream/consumable-capacity-multi-allocatable-device-with-allocated-capacity-next-device.yaml[3]": _CAPACITY
+    + "; validRange max above the capacity",
     "scenarios/upstream/consumable-capacity-multi-allocatable-device-with-allocated-capacity-use-remaining.yaml[3]": _CAPACITY,
     "scenarios/upstream/consumable-capacity-multi-allocatable-device-with-missing-capacity-request.yaml[3]": _CAPACITY,
-    "scenarios/upstream/consumable-capacity-multi-allocatable-device-with-no-available-consumable-capacity.yaml[3]":
-        _CAPACITY + "; validRange max above the capacity",
+    "scenarios/upstream/consumable-capacity-multi-allocatable-device-with-no-available-consumable-capacity.yaml[3]": _CAPACITY
+    + "; validRange max above the capacity",
     "scenarios/upstream/consumable-capacity-multi-allocatable-device-with-policy-without-capacity-request.yaml[3]": _CAPACITY,
     "scenarios/upstream/consumable-capacity-multi-allocatable-device-with-request-over-max-sharing-policy.yaml[3]": _CAPACITY,
-    "scenarios/upstream/consumable-capacity-multi-allocatable-device-with-subrequest.yaml[3]":
-        _CAPACITY + "; validRange max above the capacity",
-    "scenarios/upstream/consumable-capacity-multi-allocatable-device-with-subrequest.yaml[4]":
-        _SUBREQUEST + "; two subrequests named subReq-1",
+    "scenarios/upstream/consumable-capacity-multi-allocatable-device-with-subrequest.yaml[3]": _CAPACITY
+    + "; validRange max above the capacity",
+    "scenarios/upstream/consumable-capacity-multi-allocatable-device-with-subrequest.yaml[4]": _SUBREQUEST
+    + "; two subrequests named subReq-1",
     "scenarios/upstream/consumable-capacity-multi-allocatable-device-with-valid-values-policy.yaml[3]": _CAPACITY,
     "scenarios/upstream/consumable-capacity-multi-allocatable-device-with-zero-request-policy.yaml[3]": _CAPACITY,
     "scenarios/upstream/consumable-capacity-multi-allocatable-device-without-policy-without-capacity-request-block.yaml[3]": _CAPACITY,
@@ -62,19 +60,14 @@ API_REJECTS = {
     "scenarios/upstream/distinct-constraint-two-multi-allocatable-devices-with-distinct-constraint.yaml[3]": _CAPACITY,
     "scenarios/upstream/distinct-constraint-two-multi-allocatable-devices-with-distinct-constraint.yaml[4]": _CAPACITY,
     "scenarios/upstream/invalid-cel-all-devices.yaml[4]": "count with allocationMode All",
-    "scenarios/upstream/list-attributes-distinct-constaint-with-empty-or-unknown-type.yaml[3]":
-        "an attribute without a value; an empty list attribute",
-    "scenarios/upstream/list-attributes-match-constaint-list-of-string-values-without-common-elements.yaml[4]":
-        "two requests named req-0",
-    "scenarios/upstream/list-attributes-match-constaint-with-empty-or-unknown-type.yaml[3]":
-        "an attribute without a value; an empty list attribute",
+    "scenarios/upstream/list-attributes-distinct-constaint-with-empty-or-unknown-type.yaml[3]": "an attribute without a value; an empty list attribute",
+    "scenarios/upstream/list-attributes-match-constaint-list-of-string-values-without-common-elements.yaml[4]": "two requests named req-0",
+    "scenarios/upstream/list-attributes-match-constaint-with-empty-or-unknown-type.yaml[3]": "an attribute without a value; an empty list attribute",
     "scenarios/upstream/partitionable-devices-devices-on-different-nodes-consume-same-counter-set.yaml[6]": _SUBREQUEST,
     "scenarios/upstream/partitionable-devices-multiple-capacity-pools.yaml[5]": _SUBREQUEST,
     "scenarios/upstream/partitionable-devices-prioritized-list.yaml[5]": _SUBREQUEST,
-    "scenarios/upstream/partitionable-devices-same-counter-set-name-in-different-resource-slices.yaml[4]":
-        "a counter set without counters",
-    "scenarios/upstream/partitionable-devices-same-counter-set-name-in-different-resource-slices.yaml[6]":
-        "a counter set without counters",
+    "scenarios/upstream/partitionable-devices-same-counter-set-name-in-different-resource-slices.yaml[4]": "a counter set without counters",
+    "scenarios/upstream/partitionable-devices-same-counter-set-name-in-different-resource-slices.yaml[6]": "a counter set without counters",
     "scenarios/upstream/prioritized-list-allocation-mode-all-multiple-requests.yaml[4]": _SUBREQUEST,
     "scenarios/upstream/prioritized-list-allocation-mode-all-with-selectors-deviceclass-subset.yaml[4]": _SUBREQUEST,
     "scenarios/upstream/prioritized-list-allocation-mode-all-with-selectors-multiple-pools-across-nodes.yaml[5]": _SUBREQUEST,

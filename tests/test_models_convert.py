@@ -19,7 +19,7 @@ from drasat.models.loader import load_paths, load_text
 from drasat.models.resource import ResourceClaim
 from drasat.models.validation import validate_object
 
-from .helpers_models import DATA, client_class, client_view, documents, differences
+from .helpers_models import DATA, client_class, client_view, differences, documents
 
 FIXTURES = DATA / "convert"
 OLDER = sorted(p for p in FIXTURES.glob("*.yaml") if not p.name.endswith(".v1.yaml"))
@@ -86,52 +86,84 @@ spec:
 
 
 INEXPRESSIBLE = [
-    ("claim controller", """
+    (
+        "claim controller",
+        """
 apiVersion: resource.k8s.io/v1alpha3
 kind: ResourceClaim
 metadata: {name: classic}
 spec:
   controller: dra.example.com
   devices: {requests: [{name: r, deviceClassName: c}]}
-""", "spec.controller", "cannot be expressed in resource.k8s.io/v1"),
-    ("allocation controller", """
+""",
+        "spec.controller",
+        "cannot be expressed in resource.k8s.io/v1",
+    ),
+    (
+        "allocation controller",
+        """
 apiVersion: resource.k8s.io/v1alpha3
 kind: ResourceClaim
 metadata: {name: classic}
 spec: {devices: {requests: [{name: r, deviceClassName: c}]}}
 status: {allocation: {controller: dra.example.com}}
-""", "status.allocation.controller", "control-plane controller"),
-    ("deallocation requested", """
+""",
+        "status.allocation.controller",
+        "control-plane controller",
+    ),
+    (
+        "deallocation requested",
+        """
 apiVersion: resource.k8s.io/v1alpha3
 kind: ResourceClaim
 metadata: {name: classic}
 spec: {devices: {requests: [{name: r, deviceClassName: c}]}}
 status: {deallocationRequested: true}
-""", "status.deallocationRequested", "no equivalent in resource.k8s.io/v1"),
-    ("suitable nodes", """
+""",
+        "status.deallocationRequested",
+        "no equivalent in resource.k8s.io/v1",
+    ),
+    (
+        "suitable nodes",
+        """
 apiVersion: resource.k8s.io/v1alpha3
 kind: DeviceClass
 metadata: {name: classic}
 spec:
   suitableNodes: {nodeSelectorTerms: [{matchExpressions: [{key: gpu, operator: Exists}]}]}
-""", "spec.suitableNodes", "no equivalent in resource.k8s.io/v1"),
-    ("taint rule by class", """
+""",
+        "spec.suitableNodes",
+        "no equivalent in resource.k8s.io/v1",
+    ),
+    (
+        "taint rule by class",
+        """
 apiVersion: resource.k8s.io/v1alpha3
 kind: DeviceTaintRule
 metadata: {name: by-class}
 spec:
   deviceSelector: {deviceClassName: gpu.example.com}
   taint: {key: k, effect: NoSchedule}
-""", "spec.deviceSelector.deviceClassName", "would taint more devices than intended"),
-    ("taint rule by CEL", """
+""",
+        "spec.deviceSelector.deviceClassName",
+        "would taint more devices than intended",
+    ),
+    (
+        "taint rule by CEL",
+        """
 apiVersion: resource.k8s.io/v1alpha3
 kind: DeviceTaintRule
 metadata: {name: by-cel}
 spec:
   deviceSelector: {selectors: [{cel: {expression: "true"}}]}
   taint: {key: k, effect: NoSchedule}
-""", "spec.deviceSelector.selectors", "cannot be expressed in resource.k8s.io/v1"),
-    ("field inside and outside basic", """
+""",
+        "spec.deviceSelector.selectors",
+        "cannot be expressed in resource.k8s.io/v1",
+    ),
+    (
+        "field inside and outside basic",
+        """
 apiVersion: resource.k8s.io/v1beta1
 kind: ResourceSlice
 metadata: {name: twice}
@@ -140,7 +172,10 @@ spec:
   nodeName: n
   pool: {name: p, generation: 1, resourceSliceCount: 1}
   devices: [{name: a, attributes: {}, basic: {attributes: {}}}]
-""", "spec.devices[0].attributes", "both in the device and in its `basic` part"),
+""",
+        "spec.devices[0].attributes",
+        "both in the device and in its `basic` part",
+    ),
 ]
 
 
@@ -154,8 +189,13 @@ def test_what_v1_cannot_express_is_an_error_naming_the_field(text: str, path: st
 
 
 def test_to_v1_raises_input_error_listing_every_field() -> None:
-    data = {"apiVersion": "resource.k8s.io/v1alpha3", "kind": "ResourceClaim", "metadata": {"name": "x"},
-            "spec": {"controller": "c.example.com"}, "status": {"deallocationRequested": True}}
+    data = {
+        "apiVersion": "resource.k8s.io/v1alpha3",
+        "kind": "ResourceClaim",
+        "metadata": {"name": "x"},
+        "spec": {"controller": "c.example.com"},
+        "status": {"deallocationRequested": True},
+    }
     with pytest.raises(InputError) as caught:
         to_v1(data, Location("f.yaml", 2, "ResourceClaim", "x"))
     assert [p.location.path for p in caught.value.problems] == ["spec.controller", "status.deallocationRequested"]

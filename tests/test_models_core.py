@@ -204,8 +204,13 @@ status:
         available: 80Gi
 """
 
-CASES = {"pod": (POD, Pod), "node": (NODE, Node), "namespace": (NAMESPACE, Namespace),
-         "podgroup": (POD_GROUP, PodGroup), "pool-status": (POOL_STATUS, ResourcePoolStatusRequest)}
+CASES = {
+    "pod": (POD, Pod),
+    "node": (NODE, Node),
+    "namespace": (NAMESPACE, Namespace),
+    "podgroup": (POD_GROUP, PodGroup),
+    "pool-status": (POOL_STATUS, ResourcePoolStatusRequest),
+}
 
 
 @pytest.mark.parametrize("name", sorted(CASES))
@@ -254,8 +259,9 @@ def test_pod_without_node_affinity_has_no_required_terms() -> None:
 def test_typed_parts_of_large_kinds_stay_strict() -> None:
     text = POD.replace("      - name: gpus\n      - name: shared-nic", "      - nme: gpus\n      - name: shared-nic")
     problems = [str(p) for p in load_text(text, "pod.yaml").problems]
-    assert any('spec.containers[0].resources.claims[0].nme: is not a field Kubernetes knows here' in p
-               for p in problems)
+    assert any(
+        "spec.containers[0].resources.claims[0].nme: is not a field Kubernetes knows here" in p for p in problems
+    )
 
 
 def test_node_allocatable_quantities() -> None:

@@ -52,8 +52,9 @@ def _model_of(annotation: Any) -> type[BaseModel] | None:
     return None
 
 
-def _schema_differences(ours: type[BaseModel], theirs: type, path: str, subset: bool,
-                        seen: set[tuple[type, type]]) -> list[str]:
+def _schema_differences(
+    ours: type[BaseModel], theirs: type, path: str, subset: bool, seen: set[tuple[type, type]]
+) -> list[str]:
     """Wire names missing on either side, recursively; ``subset`` allows ours to leave client fields out."""
     if (ours, theirs) in seen:
         return []
@@ -109,8 +110,9 @@ def test_there_are_shared_objects_to_compare(shared: Path) -> None:
 
 
 @pytest.mark.parametrize("where, index, data", params(OBJECTS, 3), ids=[f"{w}[{i}]" for w, i, _ in OBJECTS] or None)
-def test_what_the_client_accepts_drasat_reads_to_the_same_json(where: str, index: int, data: dict,
-                                                               shared: Path) -> None:
+def test_what_the_client_accepts_drasat_reads_to_the_same_json(
+    where: str, index: int, data: dict, shared: Path
+) -> None:
     theirs = _client_accepts(data)
     bundle = load_text_of(data, where)
     if theirs is None:
@@ -141,21 +143,38 @@ def test_load_dump_load_gives_equal_objects(where: str, index: int, data: dict, 
 
 def test_counter_set_without_counters_is_refused_by_client_and_by_drasat() -> None:
     """The case the issue names: the client refuses it outright, drasat's validation refuses it too."""
-    data = {"apiVersion": "resource.k8s.io/v1", "kind": "ResourceSlice", "metadata": {"name": "s"},
-            "spec": {"driver": "d.example.com", "nodeName": "n", "pool": {"name": "p", "generation": 1,
-                     "resourceSliceCount": 1}, "sharedCounters": [{"name": "set-1"}]}}
+    data = {
+        "apiVersion": "resource.k8s.io/v1",
+        "kind": "ResourceSlice",
+        "metadata": {"name": "s"},
+        "spec": {
+            "driver": "d.example.com",
+            "nodeName": "n",
+            "pool": {"name": "p", "generation": 1, "resourceSliceCount": 1},
+            "sharedCounters": [{"name": "set-1"}],
+        },
+    }
     assert _client_accepts(data) is None
     obj = ResourceSlice.model_validate(data)
     problems = validate_object(obj, Location(kind="ResourceSlice", name="s"))
     assert [(p.location.path, p.message) for p in problems] == [
-        ("spec.sharedCounters[0].counters", "at least one counter is required")]
+        ("spec.sharedCounters[0].counters", "at least one counter is required")
+    ]
 
 
 def test_bare_numbers_are_quantities_as_for_the_api_server() -> None:
     """The client refuses `value: 4`; Kubernetes (and drasat) read it as the quantity 4."""
-    data = {"apiVersion": "resource.k8s.io/v1", "kind": "ResourceSlice", "metadata": {"name": "s"},
-            "spec": {"driver": "d.example.com", "nodeName": "n", "pool": {"name": "p", "generation": 1,
-                     "resourceSliceCount": 1}, "devices": [{"name": "a", "capacity": {"mem": {"value": 4}}}]}}
+    data = {
+        "apiVersion": "resource.k8s.io/v1",
+        "kind": "ResourceSlice",
+        "metadata": {"name": "s"},
+        "spec": {
+            "driver": "d.example.com",
+            "nodeName": "n",
+            "pool": {"name": "p", "generation": 1, "resourceSliceCount": 1},
+            "devices": [{"name": "a", "capacity": {"mem": {"value": 4}}}],
+        },
+    }
     api = kubernetes.client.ApiClient()
     with pytest.raises(ValueError, match="valid string"):  # the client's pydantic ValidationError
         api._ApiClient__deserialize(data, "V1ResourceSlice")

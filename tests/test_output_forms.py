@@ -8,13 +8,18 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner, Result
 
-from drasat.cli.main import load_all_commands, cli
+from drasat.cli.main import cli, load_all_commands
 from drasat.cli.render.kubectl import render_list
 
 EXAMPLES = str(Path(__file__).resolve().parents[1] / "examples")
-ITEMS = [{"kind": "ResourceClaim", "metadata": {"name": "a"}, "status": {"allocation": {"devices": {"results": [
-            {"device": "gpu-0"}, {"device": "nic-1"}]}}}},
-         {"kind": "Pod", "metadata": {"name": "p"}, "spec": {"nodeName": "n1"}}]
+ITEMS = [
+    {
+        "kind": "ResourceClaim",
+        "metadata": {"name": "a"},
+        "status": {"allocation": {"devices": {"results": [{"device": "gpu-0"}, {"device": "nic-1"}]}}},
+    },
+    {"kind": "Pod", "metadata": {"name": "p"}, "spec": {"nodeName": "n1"}},
+]
 
 
 def run(*args: str) -> Result:
@@ -22,15 +27,18 @@ def run(*args: str) -> Result:
     return CliRunner().invoke(cli, list(args))
 
 
-@pytest.mark.parametrize("template, printed", [
-    ("{.items[*].metadata.name}", "a p"),
-    ('{range .items[*]}{.metadata.name}{"\\t"}{.kind}{"\\n"}{end}', "a\tResourceClaim\np\tPod\n"),
-    ("names: {.items[0].metadata.name}!", "names: a!"),
-    ("{.items[0].status.allocation.devices.results[*].device}", "gpu-0 nic-1"),
-    ("{.items[1].spec}", '{"nodeName":"n1"}'),
-    ("{.items[5].metadata.name}", ""),
-    ("{.items[0].metadata.name}{'\\t'}{\"\u00e9\"}", "a\t\u00e9"),
-])
+@pytest.mark.parametrize(
+    "template, printed",
+    [
+        ("{.items[*].metadata.name}", "a p"),
+        ('{range .items[*]}{.metadata.name}{"\\t"}{.kind}{"\\n"}{end}', "a\tResourceClaim\np\tPod\n"),
+        ("names: {.items[0].metadata.name}!", "names: a!"),
+        ("{.items[0].status.allocation.devices.results[*].device}", "gpu-0 nic-1"),
+        ("{.items[1].spec}", '{"nodeName":"n1"}'),
+        ("{.items[5].metadata.name}", ""),
+        ("{.items[0].metadata.name}{'\\t'}{\"\u00e9\"}", "a\t\u00e9"),
+    ],
+)
 def test_jsonpath_templates_as_kubectl_prints_them(template: str, printed: str) -> None:
     assert render_list(ITEMS, f"jsonpath={template}") == printed
 
@@ -51,13 +59,16 @@ def test_solve_and_schedule_print_every_form() -> None:
     assert placed.exit_code == 0 and set(placed.stdout.split()) <= {"gpu-node-1", "gpu-node-2"} and placed.stdout
 
 
-@pytest.mark.parametrize("form, message", [
-    ("bogus", "'bogus' is not an output format"),
-    ("jsonpath={range .items[*]}{.metadata.name}", "every {range} needs an {end}"),
-    ("jsonpath=plain text", "has no {expression}"),
-    ("jsonpath={.items[?(@.x ==}", "is not valid"),
-    ('jsonpath={.items[0]}{"\\q"}', "is not valid (Invalid \\escape)"),
-])
+@pytest.mark.parametrize(
+    "form, message",
+    [
+        ("bogus", "'bogus' is not an output format"),
+        ("jsonpath={range .items[*]}{.metadata.name}", "every {range} needs an {end}"),
+        ("jsonpath=plain text", "has no {expression}"),
+        ("jsonpath={.items[?(@.x ==}", "is not valid"),
+        ('jsonpath={.items[0]}{"\\q"}', "is not valid (Invalid \\escape)"),
+    ],
+)
 def test_bad_output_forms_are_refused_before_any_work(form: str, message: str) -> None:
     result = run("solve", "-o", form, EXAMPLES)
     assert result.exit_code == 2 and result.stdout == "" and message in result.stderr
@@ -66,8 +77,10 @@ def test_bad_output_forms_are_refused_before_any_work(form: str, message: str) -
 def test_share_ids_are_the_same_on_every_run_and_unique(shared: Path) -> None:
     """kubectl users diff answers: a share's ID comes from the claim, request, device and place, not chance."""
     scenario = shared / "scenarios" / "upstream" / "allow-multiple-allocations-with-partitionable-device.yaml"
-    first, again = (run("solve", "-o", "jsonpath={.items[*].status.allocation.devices.results[*].shareID}",
-                        str(scenario)) for _ in range(2))
+    first, again = (
+        run("solve", "-o", "jsonpath={.items[*].status.allocation.devices.results[*].shareID}", str(scenario))
+        for _ in range(2)
+    )
     assert first.exit_code == again.exit_code == 0, first.stderr
     ids = first.stdout.split()
     assert ids and ids == again.stdout.split() and len(set(ids)) == len(ids)

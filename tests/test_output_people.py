@@ -12,7 +12,7 @@ import yaml
 from click.testing import CliRunner
 from rich.table import Table
 
-from drasat.cli.main import load_all_commands, cli
+from drasat.cli.main import cli, load_all_commands
 from drasat.cli.progress import Bar, wanted
 from drasat.cli.render.tables import table_text
 
@@ -35,7 +35,10 @@ def test_piped_table_is_kubectls_plain_aligned_untruncated_form() -> None:
     assert not any(c in out for c in "┃│+|")
     device_at = header.index("DEVICE")
     assert [r[device_at:].split()[0] for r in rows if r[device_at:].strip()[:3] in ("gpu", "nic")] == [
-        "gpu-0", "nic-0", "gpu-1"]  # every row's DEVICE cell starts under its header
+        "gpu-0",
+        "nic-0",
+        "gpu-1",
+    ]  # every row's DEVICE cell starts under its header
     assert "default/notebook-0-extended-resources-" in out  # long names whole
 
 
@@ -65,8 +68,14 @@ def test_explain_each_output_form(tmp_path: Path, form: str) -> None:
     else:
         data = json.loads(out) if form == "json" else yaml.safe_load(out)
         assert data["shortRequests"] == [{"claim": "d/big", "request": "gpu"}] and data["funnel"][0]["offered"] == 5
-        assert data["fixes"][0] == {"kind": "count", "text": "claim d/big, request gpu: count 4 fits (it asks 5)",
-                                    "claim": "d/big", "request": "gpu", "count": 4, "asked": 5}
+        assert data["fixes"][0] == {
+            "kind": "count",
+            "text": "claim d/big, request gpu: count 4 fits (it asks 5)",
+            "claim": "d/big",
+            "request": "gpu",
+            "count": 4,
+            "asked": 5,
+        }
 
 
 class Terminal(io.StringIO):

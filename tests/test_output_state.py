@@ -7,7 +7,7 @@ from pathlib import Path
 import yaml
 from click.testing import CliRunner, Result
 
-from drasat.cli.main import load_all_commands, cli
+from drasat.cli.main import cli, load_all_commands
 from drasat.models.loader import load_paths
 from drasat.models.resource import AllocationResult
 from drasat.solver.allocation.problem import problem_from_objects
@@ -38,16 +38,18 @@ def test_schedule_state_feeds_the_next_run(tmp_path: Path) -> None:
 
 def test_solve_state_holds_the_allocations_and_they_count_as_in_use(tmp_path: Path) -> None:
     state = tmp_path / "state.json"
-    first = run("solve", "--node", "gpu-node-1", "--claims", "default/single-gpu", "--output-state", str(state),
-                str(EXAMPLES))
+    first = run(
+        "solve", "--node", "gpu-node-1", "--claims", "default/single-gpu", "--output-state", str(state), str(EXAMPLES)
+    )
     assert first.exit_code == 0, first.stderr
     objects = list(load_paths([str(state)]))
     (claim,) = [o for o in objects if o.kind == "ResourceClaim" and o.name == "single-gpu"]
     assert claim.status is not None and claim.status.allocation is not None
     problem = problem_from_objects(list(load_paths([str(EXAMPLES)])), node="gpu-node-1", claims=["single-gpu"])
     assert verify(problem, {"single-gpu": AllocationResult.model_validate(claim.status.allocation.to_api())}) == []
-    second = run("solve", "--node", "gpu-node-1", "--claims", "default/two-gpus", "-o", "json",
-                 str(EXAMPLES), str(state))
+    second = run(
+        "solve", "--node", "gpu-node-1", "--claims", "default/two-gpus", "-o", "json", str(EXAMPLES), str(state)
+    )
     assert second.exit_code == 0, second.stderr
     taken = claim.status.allocation.devices.results[0].device
     assert taken not in second.stdout  # the first run's device is in use now
@@ -55,6 +57,14 @@ def test_solve_state_holds_the_allocations_and_they_count_as_in_use(tmp_path: Pa
 
 def test_an_unwritable_state_file_is_exit_2_and_nothing_printed(tmp_path: Path) -> None:
     (tmp_path / "file").write_text("")
-    result = run("solve", "--node", "gpu-node-1", "--claims", "default/single-gpu",
-                 "--output-state", str(tmp_path / "file" / "state.yaml"), str(EXAMPLES))
+    result = run(
+        "solve",
+        "--node",
+        "gpu-node-1",
+        "--claims",
+        "default/single-gpu",
+        "--output-state",
+        str(tmp_path / "file" / "state.yaml"),
+        str(EXAMPLES),
+    )
     assert result.exit_code == 2 and result.stdout == "" and "cannot write" in result.stderr

@@ -13,17 +13,16 @@ from typing import Any
 import pytest
 from click.testing import CliRunner
 
-from drasat.cli.main import load_all_commands, cli
+from drasat.cli.main import cli, load_all_commands
 from drasat.models.errors import DrasatWarning, InputError, WorkerLost
-from drasat.solver.scheduling.plugins import dynamic_resources
 from drasat.solver.scheduling import parallel
 from drasat.solver.scheduling.cluster import Cluster
-from drasat.solver.scheduling.plugins.dynamic_resources import AllocateOptions
-from drasat.solver.scheduling.parallel import LocalProcesses, RayCluster, Serial, executor, ray_installed
 from drasat.solver.scheduling.one_by_one import Placement, schedule
+from drasat.solver.scheduling.parallel import LocalProcesses, RayCluster, Serial, executor, ray_installed
+from drasat.solver.scheduling.plugins import dynamic_resources
+from drasat.solver.scheduling.plugins.dynamic_resources import AllocateOptions
 
 from .cluster_factory import claim, device_class, gpu_slice, make_cluster, node, pod, template, violations
-
 
 
 def _unlike_node_docs(nodes: int) -> list[dict[str, Any]]:
@@ -32,9 +31,25 @@ def _unlike_node_docs(nodes: int) -> list[dict[str, Any]]:
     for i in range(nodes):
         docs += [node(f"node-{i}"), gpu_slice(f"node-{i}", count=4)]
         if i:
-            docs.append(claim(f"held-{i}", count=i, allocation={"devices": {"results": [
-                {"request": "gpu", "driver": "gpu.example.com", "pool": f"node-{i}", "device": f"gpu-{g}"}
-                for g in range(i)]}}))
+            docs.append(
+                claim(
+                    f"held-{i}",
+                    count=i,
+                    allocation={
+                        "devices": {
+                            "results": [
+                                {
+                                    "request": "gpu",
+                                    "driver": "gpu.example.com",
+                                    "pool": f"node-{i}",
+                                    "device": f"gpu-{g}",
+                                }
+                                for g in range(i)
+                            ]
+                        }
+                    },
+                )
+            )
     return docs
 
 
@@ -42,14 +57,22 @@ def _unlike_nodes() -> Cluster:
     """Six unlike nodes and eight pods asking for one or two GPUs: each pod needs an allocation on several node
     classes at once."""
     docs = [*_unlike_node_docs(6), template("one"), template("two", count=2)]
-    docs += [pod(f"p{j}", claims=[{"name": "gpu", "resourceClaimTemplateName": "one" if j % 3 else "two"}])
-             for j in range(8)]
+    docs += [
+        pod(f"p{j}", claims=[{"name": "gpu", "resourceClaimTemplateName": "one" if j % 3 else "two"}]) for j in range(8)
+    ]
     return make_cluster(*docs)
 
 
 def _outcome(placements: list[Placement]) -> list[tuple]:
-    return [(p.label, p.node, p.reason, sorted((name, r.device) for name, a in p.allocations.items()
-                                               for r in a.devices.results)) for p in placements]
+    return [
+        (
+            p.label,
+            p.node,
+            p.reason,
+            sorted((name, r.device) for name, a in p.allocations.items() for r in a.devices.results),
+        )
+        for p in placements
+    ]
 
 
 def _double(x: int) -> int:
@@ -124,6 +147,7 @@ class _FakeRay(types.ModuleType):
             def remote(self, task: Any) -> Any:
                 fake.calls += 1
                 return fn(task)
+
         return Remote()
 
     def get(self, refs: list[Any]) -> list[Any]:
@@ -156,8 +180,13 @@ def test_schedule_cli_without_ray_says_so_and_still_places(monkeypatch, tmp_path
     import yaml
 
     monkeypatch.setitem(sys.modules, "ray", None)
-    docs = [node("node-0"), gpu_slice("node-0"), device_class(), template("one"),
-            pod("p", claims=[{"name": "gpu", "resourceClaimTemplateName": "one"}])]
+    docs = [
+        node("node-0"),
+        gpu_slice("node-0"),
+        device_class(),
+        template("one"),
+        pod("p", claims=[{"name": "gpu", "resourceClaimTemplateName": "one"}]),
+    ]
     (tmp_path / "in.yaml").write_text(yaml.safe_dump_all(docs))
     load_all_commands()
     result = CliRunner().invoke(cli, ["schedule", "--ray", "auto", "-o", "name", str(tmp_path / "in.yaml")])
@@ -178,8 +207,11 @@ def _fails(_: int) -> int:
     raise InputError("boom: a task's own error")
 
 
-@pytest.mark.skipif(not ray_installed(), reason="real Ray: ray is not installed (CI installs .[test,lint] only; "
-                                                 "pip install 'drasat[ray]' to run it; starting Ray takes ~6 s)")
+@pytest.mark.skipif(
+    not ray_installed(),
+    reason="real Ray: ray is not installed (CI installs .[test,lint] only; "
+    "pip install 'drasat[ray]' to run it; starting Ray takes ~6 s)",
+)
 def test_a_local_ray_instance_places_pods_as_the_serial_run(capfd):
     """The real thing: pickling to Ray workers, a task's error unwrapped, Ray quiet on stderr, shut down after."""
     import ray
@@ -204,8 +236,10 @@ def test_a_ray_task_error_is_raised_as_the_task_raised_it(monkeypatch):
 
 def test_a_lost_ray_worker_is_one_line(monkeypatch):
     monkeypatch.setitem(sys.modules, "ray", _FakeRay(fail=_RayError("The worker died unexpectedly\n  details")))
-    with executor(2, "auto") as ex, pytest.raises(WorkerLost, match="^a Ray worker was lost: The worker died "
-                                                                  "unexpectedly; no answer$"):
+    with (
+        executor(2, "auto") as ex,
+        pytest.raises(WorkerLost, match="^a Ray worker was lost: The worker died unexpectedly; no answer$"),
+    ):
         ex.map(_double, list(range(20)))
 
 
@@ -234,6 +268,7 @@ def _in_a_worker(parent: int, action: str) -> Any:
                 os.kill(os.getpid(), signal.SIGKILL)
             raise InputError("boom in a worker")
         return real(*args, **kwargs)
+
     return allocate
 
 
@@ -246,13 +281,18 @@ def test_a_worker_that_dies_is_worker_lost(monkeypatch):
 def _cli_input(tmp_path: Path) -> str:
     import yaml
 
-    docs = [*_unlike_node_docs(4), template("one"), pod("p", claims=[{"name": "gpu", "resourceClaimTemplateName": "one"}])]
+    docs = [
+        *_unlike_node_docs(4),
+        template("one"),
+        pod("p", claims=[{"name": "gpu", "resourceClaimTemplateName": "one"}]),
+    ]
     (tmp_path / "in.yaml").write_text(yaml.safe_dump_all(docs))
     return str(tmp_path / "in.yaml")
 
 
-@pytest.mark.parametrize("action, code, line", [("die", 1, "error: a worker process died"),
-                                                ("raise", 2, "error: boom in a worker")])
+@pytest.mark.parametrize(
+    "action, code, line", [("die", 1, "error: a worker process died"), ("raise", 2, "error: boom in a worker")]
+)
 def test_schedule_cli_says_what_went_wrong_on_a_worker_in_one_line(monkeypatch, tmp_path, action, code, line):
     monkeypatch.setattr(parallel, "WORTH_SHIPPING", 1)  # ship even this small cluster's batches
     monkeypatch.setattr(dynamic_resources, "allocate", _in_a_worker(os.getpid(), action))
@@ -265,6 +305,7 @@ def test_schedule_cli_says_what_went_wrong_on_a_worker_in_one_line(monkeypatch, 
 def test_greedy_with_another_objective_is_refused_before_any_work(monkeypatch, tmp_path):
     def no_work(*args: Any, **kwargs: Any) -> Any:
         raise AssertionError("allocated before refusing the options")
+
     monkeypatch.setattr(dynamic_resources, "allocate", no_work)
     load_all_commands()
     result = CliRunner().invoke(cli, ["schedule", "--solver", "greedy", "--objective", "pack", _cli_input(tmp_path)])
@@ -303,8 +344,9 @@ def _alive(pid: int) -> bool:
 
 @pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="reads process states from /proc (Linux)")
 def test_ctrl_c_leaves_no_worker_process_behind():
-    run = subprocess.Popen([sys.executable, "-c", NAPPING_WORKERS], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                           text=True)
+    run = subprocess.Popen(
+        [sys.executable, "-c", NAPPING_WORKERS], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+    )
     assert run.stdout is not None
     workers = {int(run.stdout.readline()), int(run.stdout.readline())}
     run.send_signal(signal.SIGINT)

@@ -16,13 +16,13 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from drasat.models.errors import DrasatError
-from drasat.solver.cel import SelectorEvaluator
+from drasat.solver.allocation.depth_first.search_state import SearchState
 from drasat.solver.allocation.planning.claims import plan_claims
 from drasat.solver.allocation.planning.inventory import Inventory, build_inventory
 from drasat.solver.allocation.planning.plan import Alternative, ClaimPlan
 from drasat.solver.allocation.rules.base import Rule
 from drasat.solver.allocation.rules.registry import RULES
-from drasat.solver.allocation.depth_first.search_state import SearchState
+from drasat.solver.cel import SelectorEvaluator
 
 from .problem_factory import problems
 
@@ -60,22 +60,27 @@ def _choose(data: Any, plans: list[ClaimPlan]) -> Choice | None:
             if alt.mode == "All":
                 devices = list(alt.candidates)
             else:
-                devices = sorted(data.draw(st.lists(st.sampled_from(alt.candidates), min_size=alt.count,
-                                                    max_size=alt.count, unique=True)))
+                devices = sorted(
+                    data.draw(
+                        st.lists(st.sampled_from(alt.candidates), min_size=alt.count, max_size=alt.count, unique=True)
+                    )
+                )
             chosen.append((alt, devices))
     return chosen
 
 
 def _depth_first_accepts(rule: Rule, inv: Inventory, plans: list[ClaimPlan], chosen: Choice) -> bool:
     state = SearchState(inv, plans, rules=[rule])
-    return all(state.try_add(alt.claim, alt, device, must=False) is not None
-               for alt, devices in chosen for device in devices)
+    return all(
+        state.try_add(alt.claim, alt, device, must=False) is not None for alt, devices in chosen for device in devices
+    )
 
 
 def _cp_sat_accepts(rule: Rule, inv: Inventory, plans: list[ClaimPlan], chosen: Choice) -> bool:
     from ortools.sat.python import cp_model
 
     from drasat.solver.allocation.cp_sat.model import build_model
+
     m = build_model(inv, plans, rules=[rule, EveryDeviceAlone()])
     model = m.model.clone()
     for literal in m.literals():
@@ -108,6 +113,7 @@ def test_assumption_literals_name_the_rule_instances_in_a_conflict():
     from drasat.solver.allocation.cp_sat.model import build_model
 
     from .test_engine_deadline import gpu_problem
+
     problem = gpu_problem(1, 2)  # two claims, one device
     inv = build_inventory(problem)
     m = build_model(inv, plan_claims(problem, inv, SelectorEvaluator()))
@@ -118,4 +124,6 @@ def test_assumption_literals_name_the_rule_instances_in_a_conflict():
     assert solver.solve(model) == cp_model.INFEASIBLE
     core = set(solver.sufficient_assumptions_for_infeasibility())
     named = [a for a in m.assumptions if a.literal.index in core]
-    assert [(a.rule, a.meaning) for a in named] == [("exclusivity", "device d.example.com/p/d0 is allocated at most once")]
+    assert [(a.rule, a.meaning) for a in named] == [
+        ("exclusivity", "device d.example.com/p/d0 is allocated at most once")
+    ]

@@ -37,13 +37,19 @@ SLOW = ("wide-192x16-768x4",)
 def _problem(path: Path) -> Problem:
     spec = scenario_doc(path).get("spec") or {}
     objects = [loaded.obj for loaded in load_paths([str(path)]).objects]
-    return problem_from_objects(objects, node=spec.get("node"), claims=spec.get("claims"),
-                                features=Features.from_mapping(spec.get("featureGates") or {}))
+    return problem_from_objects(
+        objects,
+        node=spec.get("node"),
+        claims=spec.get("claims"),
+        features=Features.from_mapping(spec.get("featureGates") or {}),
+    )
 
 
 def _devices(allocations: dict[str, dict]) -> dict[str, list[tuple[str, str]]]:
-    return {name: sorted((r["request"], r["device"]) for r in body["devices"]["results"])
-            for name, body in allocations.items()}
+    return {
+        name: sorted((r["request"], r["device"]) for r in body["devices"]["results"])
+        for name, body in allocations.items()
+    }
 
 
 def _reference(path: Path) -> dict[str, list[tuple[str, str]]] | None:
@@ -63,8 +69,11 @@ def _verified(path: Path, outcome: Outcome) -> list[str]:
     return verify(_problem(path), proposed)
 
 
-@pytest.mark.parametrize("path", params([pytest.param(p, marks=pytest.mark.slow) if p.stem in SLOW else p
-                                         for p in WITH_ANSWER]), ids=lambda p: p.stem)
+@pytest.mark.parametrize(
+    "path",
+    params([pytest.param(p, marks=pytest.mark.slow) if p.stem in SLOW else p for p in WITH_ANSWER]),
+    ids=lambda p: p.stem,
+)
 def test_scale_scenario_is_kubernetes_answer_through_the_cli(path, shared):
     outcome = run(path, "cp-sat")
     assert outcome.exit_code == 0, outcome.stderr
@@ -83,8 +92,9 @@ def test_scale_scenario_cp_sat_alone_decodes_the_same_answer(path, shared):
     greedy = allocate(problem, solver="greedy")
     assert cp_sat.stats.exact and cp_sat.stats.greedy_tries == 0
     assert verify(problem, cp_sat.results) == []
-    as_lists = [{n: [(d.request, d.device) for d in r.devices.results] for n, r in a.results.items()}
-                for a in (cp_sat, greedy)]
+    as_lists = [
+        {n: [(d.request, d.device) for d in r.devices.results] for n, r in a.results.items()} for a in (cp_sat, greedy)
+    ]
     assert as_lists[0] == as_lists[1]
 
 
@@ -110,7 +120,9 @@ def _tight_problem(gpus: int, utilisation: float, seed: int) -> Problem:
 
     generator = runpy.run_path(str(Path(__file__).resolve().parents[1] / "benchmarks" / "generated_inputs.py"))
     objects = [loaded.obj for loaded in load_objects(generator["tight_objects"](gpus, utilisation, seed)).objects]
-    return problem_from_objects(objects, node="node-1", features=Features.from_mapping({"DRAPartitionableDevices": True}))
+    return problem_from_objects(
+        objects, node="node-1", features=Features.from_mapping({"DRAPartitionableDevices": True})
+    )
 
 
 # Packed nodes small enough for depth-first search to finish, after 600-2,000 backtracks (found by a scan of
@@ -127,5 +139,6 @@ def test_merged_claims_decode_kubernetes_answer_on_packed_gpus(gpus, utilisation
     cp_sat = allocate(problem, greedy_budget=0)
     assert greedy.stats.greedy_backtracks > 0  # else the input tests nothing the guess does not already get
     assert cp_sat.stats.exact and verify(problem, cp_sat.results) == []
-    assert {n: [d.device for d in r.devices.results] for n, r in cp_sat.results.items()} == \
-        {n: [d.device for d in r.devices.results] for n, r in greedy.results.items()}
+    assert {n: [d.device for d in r.devices.results] for n, r in cp_sat.results.items()} == {
+        n: [d.device for d in r.devices.results] for n, r in greedy.results.items()
+    }

@@ -14,12 +14,12 @@ import pytest
 from drasat.models.loader import load_paths
 from drasat.models.resource import AllocationResult
 from drasat.solver import Features
-from drasat.solver.scheduling.cluster import cluster_from_objects
-from drasat.solver.scheduling.pods import select_pods
-from drasat.solver.scheduling.plugins.dynamic_resources import AllocateOptions
-from drasat.solver.batch.placement import schedule_batch
-from drasat.solver.scheduling.one_by_one import schedule
 from drasat.solver.allocation.problem import problem_from_objects
+from drasat.solver.batch.placement import schedule_batch
+from drasat.solver.scheduling.cluster import cluster_from_objects
+from drasat.solver.scheduling.one_by_one import schedule
+from drasat.solver.scheduling.plugins.dynamic_resources import AllocateOptions
+from drasat.solver.scheduling.pods import select_pods
 from drasat.solver.verification.verifier import verify
 
 from .cluster_factory import violations
@@ -41,8 +41,12 @@ def _verified(path, outcome) -> list[str]:
         return _verified_placements(objects, spec, outcome)
     if outcome.exit_code != 0:
         return []
-    problem = problem_from_objects(objects, node=spec.get("node"), claims=spec.get("claims"),
-                                   features=Features.from_mapping(spec.get("featureGates") or {}))
+    problem = problem_from_objects(
+        objects,
+        node=spec.get("node"),
+        claims=spec.get("claims"),
+        features=Features.from_mapping(spec.get("featureGates") or {}),
+    )
     proposed = {name: AllocationResult.model_validate(body) for name, body in outcome.allocations().items()}
     return verify(problem, proposed)
 
@@ -52,8 +56,11 @@ def _verified_placements(objects, spec, outcome) -> list[str]:
     cluster = cluster_from_objects(objects, Features.from_mapping(spec.get("featureGates") or {}))
     chosen = select_pods(cluster, spec["pods"]) if spec.get("pods") is not None else None
     options = AllocateOptions(objective=spec.get("objective", "first-fit"))
-    placements = (schedule_batch(cluster, chosen, options=options).placements if spec.get("batch")
-                  else schedule(cluster, chosen, options=options))
+    placements = (
+        schedule_batch(cluster, chosen, options=options).placements
+        if spec.get("batch")
+        else schedule(cluster, chosen, options=options)
+    )
     items = json.loads(outcome.stdout)["items"] if outcome.stdout else []
     cli_nodes = {i["metadata"]["name"]: i["spec"]["nodeName"] for i in items if i["kind"] == "Pod"}
     library_nodes = {p.pod.name: p.node for p in placements if p.node}
@@ -91,13 +98,22 @@ def test_perf_scenario_cp_sat(path, shared):
     _check(path, "cp-sat")
 
 
-@pytest.mark.parametrize("path", params([p for p in PERF if not p.stem.startswith(GREEDY_TOO_SLOW)]), ids=lambda p: p.stem)
+@pytest.mark.parametrize(
+    "path", params([p for p in PERF if not p.stem.startswith(GREEDY_TOO_SLOW)]), ids=lambda p: p.stem
+)
 def test_perf_scenario_greedy(path, shared):
     _check(path, "greedy")
 
 
-@pytest.mark.parametrize("path", [p for p in scenario_files(OWN) if (scenario_doc(p).get("spec") or {}).get(
-    "objective", "first-fit") != "first-fit"], ids=lambda p: p.stem)
+@pytest.mark.parametrize(
+    "path",
+    [
+        p
+        for p in scenario_files(OWN)
+        if (scenario_doc(p).get("spec") or {}).get("objective", "first-fit") != "first-fit"
+    ],
+    ids=lambda p: p.stem,
+)
 def test_objective_scenario_differs_from_first_fit(path):
     """A scenario pinned to another objective must not also be the first-fit answer, or it tests nothing."""
     expect = scenario_doc(path).get("expect") or {}

@@ -8,13 +8,13 @@ from pathlib import Path
 import yaml
 from click.testing import CliRunner
 
-from drasat.cli.main import load_all_commands, cli
+from drasat.cli.main import cli, load_all_commands
 from drasat.models.loader import load_paths
 from drasat.models.resource import AllocationResult
 from drasat.solver import Features
 from drasat.solver.scheduling.cluster import cluster_from_objects
-from drasat.solver.scheduling.pod_problem import pods_problem
 from drasat.solver.scheduling.one_by_one import schedule
+from drasat.solver.scheduling.pod_problem import pods_problem
 from drasat.solver.verification.verifier import verify
 
 from .cluster_factory import device_class, gpu_slice, node, pod, violations
@@ -51,8 +51,14 @@ def _stream(*docs) -> str:
 
 
 def test_a_pending_pod_exits_1_with_the_summary_and_the_placed_pods_still_printed():
-    text = _stream(device_class(), node("n0"), gpu_slice("n0", 1), node("n1", cpu="1"),
-                   pod("fits", requests={"cpu": "2"}), pod("big", requests={"cpu": "9"}))
+    text = _stream(
+        device_class(),
+        node("n0"),
+        gpu_slice("n0", 1),
+        node("n1", cpu="1"),
+        pod("fits", requests={"cpu": "2"}),
+        pod("big", requests={"cpu": "9"}),
+    )
     result = drasat("schedule", "-o", "yaml", "-", stdin=text)
     assert result.exit_code == 1
     assert "pod default/big is pending: 0/2 nodes are available: 2 Insufficient cpu" in result.stderr
@@ -70,7 +76,9 @@ def test_pods_option_orders_and_refuses_unknown_or_ambiguous_names():
     chosen = drasat("schedule", "--pods", "default/b,other/a", "-o", "json", "-", stdin=text)
     assert chosen.exit_code == 0
     assert [(i["metadata"]["namespace"], i["metadata"]["name"]) for i in json.loads(chosen.stdout)["items"]] == [
-        ("default", "b"), ("other", "a")]
+        ("default", "b"),
+        ("other", "a"),
+    ]
     ambiguous = drasat("schedule", "--pods", "a", "-", stdin=text)
     assert ambiguous.exit_code == 2 and ambiguous.stdout == ""
     assert "ambiguous: give one of default/a, other/a" in ambiguous.stderr
@@ -100,20 +108,34 @@ def test_solve_with_pods_allocates_their_claims_reserved_for_them():
     assert result.exit_code == 0, result.stderr
     (item,) = json.loads(result.stdout)["items"]
     assert item["metadata"]["name"].startswith("trainer-0-gpu-and-nic-")
-    assert item["status"]["reservedFor"] == [{"resource": "pods", "name": "trainer-0",
-                                              "uid": "2d0c6f3e-8a41-4b7e-9f25-6c1d3e8b7a90"}]
+    assert item["status"]["reservedFor"] == [
+        {"resource": "pods", "name": "trainer-0", "uid": "2d0c6f3e-8a41-4b7e-9f25-6c1d3e8b7a90"}
+    ]
     objects = [o.obj for o in load_paths([EXAMPLES]).objects]
     question = pods_problem(objects, node="gpu-node-1", pods=["default/trainer-0"], claims=None, features=Features())
-    assert verify(question.problem, {item["metadata"]["name"]: AllocationResult.model_validate(
-        item["status"]["allocation"])}) == []
+    assert (
+        verify(
+            question.problem, {item["metadata"]["name"]: AllocationResult.model_validate(item["status"]["allocation"])}
+        )
+        == []
+    )
 
 
 def test_solve_refuses_an_ambiguous_claim_name_naming_the_candidates():
-    text = _stream(device_class(), node("n0"), gpu_slice("n0"),
-                   *({"apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaim",
-                      "metadata": {"name": "c", "namespace": ns},
-                      "spec": {"devices": {"requests": [{"name": "g", "exactly": {"deviceClassName": "gpu.example.com"}}]}}}
-                     for ns in ("a", "b")))
+    text = _stream(
+        device_class(),
+        node("n0"),
+        gpu_slice("n0"),
+        *(
+            {
+                "apiVersion": "resource.k8s.io/v1",
+                "kind": "ResourceClaim",
+                "metadata": {"name": "c", "namespace": ns},
+                "spec": {"devices": {"requests": [{"name": "g", "exactly": {"deviceClassName": "gpu.example.com"}}]}},
+            }
+            for ns in ("a", "b")
+        ),
+    )
     result = drasat("solve", "--claims", "c", "-", stdin=text)
     assert result.exit_code == 2 and "ambiguous: give one of a/c, b/c" in result.stderr
     named = drasat("solve", "--claims", "b/c", "-o", "json", "-", stdin=text)

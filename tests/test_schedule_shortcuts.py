@@ -20,27 +20,35 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from drasat.solver.scheduling import one_by_one
 from drasat.solver.cel import SelectorEvaluator
+from drasat.solver.scheduling import one_by_one
 from drasat.solver.scheduling.cluster import Cluster
-from drasat.solver.scheduling.plugins.dynamic_resources import AllocateOptions
-from drasat.solver.scheduling.pods import pending_pods
 from drasat.solver.scheduling.cluster_state import ClusterState
 from drasat.solver.scheduling.one_by_one import Placement, schedule, schedule_one
+from drasat.solver.scheduling.plugins.dynamic_resources import AllocateOptions
+from drasat.solver.scheduling.pods import pending_pods
 
 from .cluster_factory import make_cluster, violations
 from .schedule_mix import mixed_cluster
 
-settings.register_profile("schedule-shortcuts", max_examples=40, deadline=None,
-                          suppress_health_check=[HealthCheck.too_slow])
+settings.register_profile(
+    "schedule-shortcuts", max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow]
+)
 FUZZ = settings.get_profile(os.environ.get("HYPOTHESIS_PROFILE", "schedule-shortcuts"))
 
 
 def _outcome(placements: list[Placement]) -> list[tuple]:
-    return [(p.label, p.node, p.reason, sorted(p.node_reasons.items()),
-             sorted((name, r.request, r.pool, r.device) for name, a in p.allocations.items() for r in a.devices.results),
-             sorted((c.name, [u.name for u in c.status.reserved_for] if c.status else []) for c in p.claims))
-            for p in placements]
+    return [
+        (
+            p.label,
+            p.node,
+            p.reason,
+            sorted(p.node_reasons.items()),
+            sorted((name, r.request, r.pool, r.device) for name, a in p.allocations.items() for r in a.devices.results),
+            sorted((c.name, [u.name for u in c.status.reserved_for] if c.status else []) for c in p.claims),
+        )
+        for p in placements
+    ]
 
 
 def _cluster(r: random.Random) -> Cluster:
@@ -57,9 +65,11 @@ def _every_node_asked(state: ClusterState, pc: Any, firsts: dict[tuple, Any], ca
 def test_shortcuts_change_no_node_device_or_reason(r):
     cluster = _cluster(r)
     fast = schedule(cluster)
-    with mock.patch.object(one_by_one, "_scores_fixed", return_value=False), \
-            mock.patch.object(one_by_one._Devices, "failed_before", return_value=False), \
-            mock.patch.object(one_by_one, "_prepared", _every_node_asked):
+    with (
+        mock.patch.object(one_by_one, "_scores_fixed", return_value=False),
+        mock.patch.object(one_by_one._Devices, "failed_before", return_value=False),
+        mock.patch.object(one_by_one, "_prepared", _every_node_asked),
+    ):
         slow = schedule(cluster)
     assert _outcome(fast) == _outcome(slow)
     assert violations(fast) == []
@@ -84,5 +94,7 @@ def test_placements_undone_by_restore_change_no_later_answer(r):
 @pytest.mark.parametrize("seed", range(3))
 def test_the_mixed_clusters_place_some_pods_and_refuse_others(seed):
     """The generator is itself checked: its clusters are valid input, and place pods and leave some pending."""
-    outcomes = [p.node is not None for s in range(seed * 20, seed * 20 + 20) for p in schedule(_cluster(random.Random(s)))]
+    outcomes = [
+        p.node is not None for s in range(seed * 20, seed * 20 + 20) for p in schedule(_cluster(random.Random(s)))
+    ]
     assert any(outcomes) and not all(outcomes)

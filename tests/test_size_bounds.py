@@ -13,7 +13,7 @@ import pytest
 from click.testing import CliRunner
 
 import drasat.solver.allocation.api
-from drasat.cli.main import load_all_commands, cli
+from drasat.cli.main import cli, load_all_commands
 from drasat.models.loader import load_paths
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
@@ -22,23 +22,33 @@ EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
 def test_a_problem_past_the_pair_bound_is_refused(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(drasat.solver.allocation.api, "MAX_REQUEST_DEVICE_PAIRS", 20)
     load_all_commands()
-    result = CliRunner().invoke(cli, ["solve", "--node", "gpu-node-1", "--claims", "single-gpu,two-gpus,gpu-with-nic", str(EXAMPLES)])
+    result = CliRunner().invoke(
+        cli, ["solve", "--node", "gpu-node-1", "--claims", "single-gpu,two-gpus,gpu-with-nic", str(EXAMPLES)]
+    )
     assert result.exit_code == 2
     assert result.stdout == ""
-    assert result.stderr.startswith("error: too large to allocate in bounded memory: 3 claims with 4 requests and "
-                                    "alternatives against 6 devices on node gpu-node-1 make 24 request-device pairs, "
-                                    "more than drasat's limit of 20 (about 1 GiB); allocate fewer claims at a time")
+    assert result.stderr.startswith(
+        "error: too large to allocate in bounded memory: 3 claims with 4 requests and "
+        "alternatives against 6 devices on node gpu-node-1 make 24 request-device pairs, "
+        "more than drasat's limit of 20 (about 1 GiB); allocate fewer claims at a time"
+    )
 
 
 def test_at_the_bound_it_solves(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(drasat.solver.allocation.api, "MAX_REQUEST_DEVICE_PAIRS", 24)
     load_all_commands()
-    assert CliRunner().invoke(cli, ["solve", "--node", "gpu-node-1", "--claims", "single-gpu,two-gpus,gpu-with-nic", str(EXAMPLES)]).exit_code == 0
+    assert (
+        CliRunner()
+        .invoke(cli, ["solve", "--node", "gpu-node-1", "--claims", "single-gpu,two-gpus,gpu-with-nic", str(EXAMPLES)])
+        .exit_code
+        == 0
+    )
 
 
 def test_a_file_over_the_size_limit_is_refused_before_it_is_read(tmp_path: Path) -> None:
     big = tmp_path / "big.yaml"
-    big.write_text("#" * 2 ** 20 + "\n")
-    bundle = load_paths([str(big)], max_bytes=2 ** 20)
+    big.write_text("#" * 2**20 + "\n")
+    bundle = load_paths([str(big)], max_bytes=2**20)
     assert [p.message for p in bundle.problems] == [
-        "is larger than 1 MiB; drasat reads manifests up to that size (split the input into several files)"]
+        "is larger than 1 MiB; drasat reads manifests up to that size (split the input into several files)"
+    ]

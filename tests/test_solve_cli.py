@@ -11,7 +11,7 @@ import pytest
 import yaml
 from click.testing import CliRunner
 
-from drasat.cli.main import load_all_commands, cli
+from drasat.cli.main import cli, load_all_commands
 from drasat.models.loader import load_paths
 from drasat.models.resource import AllocationResult
 from drasat.solver import Features
@@ -33,8 +33,9 @@ def test_example_allocates_and_verifies():
     listing = json.loads(result.stdout)
     assert listing["kind"] == "List" and listing["apiVersion"] == "v1"
     assert all(item["apiVersion"] == "resource.k8s.io/v1" for item in listing["items"])
-    allocations = {i["metadata"]["name"]: AllocationResult.model_validate(i["status"]["allocation"])
-                   for i in listing["items"]}
+    allocations = {
+        i["metadata"]["name"]: AllocationResult.model_validate(i["status"]["allocation"]) for i in listing["items"]
+    }
     objects = [loaded.obj for loaded in load_paths([EXAMPLES]).objects]
     question = pods_problem(objects, node="gpu-node-1", pods=None, claims=None, features=Features())
     assert {c.name for c in question.problem.claims} == set(allocations)
@@ -67,20 +68,33 @@ def test_verbose_explains_why_not():
     assert "is allocated at most once" in result.stderr  # gpu-node-2 has too few free GPUs for all three
 
 
-@pytest.mark.parametrize("args, message", [
-    (["--node", "nope"], "unknown node 'nope'"),
-    ([], "name the node to allocate for with --node"),
-    (["--node", "gpu-node-1", "--claims", "missing"], "no ResourceClaim named missing"),
-    (["--node", "gpu-node-1", "--feature-gates", "NoSuchGate=true"], "--feature-gates: unknown feature gate 'NoSuchGate'"),
-    (["--node", "gpu-node-1", "--feature-gates", "DRAPrioritizedList"], "NAME=true or NAME=false"),
-])
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["--node", "nope"], "unknown node 'nope'"),
+        ([], "name the node to allocate for with --node"),
+        (["--node", "gpu-node-1", "--claims", "missing"], "no ResourceClaim named missing"),
+        (
+            ["--node", "gpu-node-1", "--feature-gates", "NoSuchGate=true"],
+            "--feature-gates: unknown feature gate 'NoSuchGate'",
+        ),
+        (["--node", "gpu-node-1", "--feature-gates", "DRAPrioritizedList"], "NAME=true or NAME=false"),
+    ],
+)
 def test_bad_arguments_are_exit_2(args, message):
     result = solve(*args, EXAMPLES)
     assert result.exit_code == 2 and result.stdout == "" and message in result.stderr
 
 
-@pytest.mark.parametrize("text", ["kind: [", "\x00\x01\x02", "apiVersion: resource.k8s.io/v1\nkind: ResourceSlice\n"
-                                  "metadata: {name: s}\nspec: {driver: d, pool: {name: p}, nosuch: 1}\n"])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "kind: [",
+        "\x00\x01\x02",
+        "apiVersion: resource.k8s.io/v1\nkind: ResourceSlice\n"
+        "metadata: {name: s}\nspec: {driver: d, pool: {name: p}, nosuch: 1}\n",
+    ],
+)
 def test_bad_input_is_exit_2_without_traceback(text):
     result = solve("--node", "n", "-", stdin=text)
     assert result.exit_code == 2 and result.stdout == ""
@@ -92,15 +106,23 @@ def test_claims_option_orders_and_selects():
     assert result.exit_code == 0
     names = [item["metadata"]["name"] for item in json.loads(result.stdout)["items"]]
     assert names == ["two-gpus", "single-gpu"]
-    devices = {item["metadata"]["name"]: [r["device"] for r in item["status"]["allocation"]["devices"]["results"]]
-               for item in json.loads(result.stdout)["items"]}
+    devices = {
+        item["metadata"]["name"]: [r["device"] for r in item["status"]["allocation"]["devices"]["results"]]
+        for item in json.loads(result.stdout)["items"]
+    }
     assert devices["two-gpus"] == ["gpu-0", "gpu-1"]  # first-fit: the first claim gets the first devices
 
 
 def test_cel_compile_error_is_exit_2(tmp_path):
-    text = Path(EXAMPLES, "claims.yaml").read_text().replace("deviceClassName: gpu.example.com",
-                                                             "deviceClassName: gpu.example.com\n        selectors:\n"
-                                                             "        - cel: {expression: 'device.nosuch ==='}", 1)
+    text = (
+        Path(EXAMPLES, "claims.yaml")
+        .read_text()
+        .replace(
+            "deviceClassName: gpu.example.com",
+            "deviceClassName: gpu.example.com\n        selectors:\n        - cel: {expression: 'device.nosuch ==='}",
+            1,
+        )
+    )
     (tmp_path / "claims.yaml").write_text(text)
     (tmp_path / "cluster.yaml").write_text(Path(EXAMPLES, "cluster.yaml").read_text())
     result = solve("--node", "gpu-node-1", str(tmp_path))
@@ -108,21 +130,36 @@ def test_cel_compile_error_is_exit_2(tmp_path):
 
 
 def test_console_script_runs_in_a_process():
-    done = subprocess.run([sys.executable, "-m", "drasat.cli", "solve", "--node", "gpu-node-1", "-o", "json", EXAMPLES],
-                          capture_output=True, text=True, timeout=120)
+    done = subprocess.run(
+        [sys.executable, "-m", "drasat.cli", "solve", "--node", "gpu-node-1", "-o", "json", EXAMPLES],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert done.returncode == 0, done.stderr
     assert json.loads(done.stdout)["items"]
 
 
 def test_cel_runtime_error_names_claim_request_device_and_expression(tmp_path):
     expression = 'device.attributes["gpu.example.com"].nosuch == 1'
-    text = Path(EXAMPLES, "claims.yaml").read_text().replace(
-        "deviceClassName: gpu.example.com", "deviceClassName: gpu.example.com\n        selectors:\n"
-        f"        - cel: {{expression: '{expression}'}}", 1)
+    text = (
+        Path(EXAMPLES, "claims.yaml")
+        .read_text()
+        .replace(
+            "deviceClassName: gpu.example.com",
+            f"deviceClassName: gpu.example.com\n        selectors:\n        - cel: {{expression: '{expression}'}}",
+            1,
+        )
+    )
     (tmp_path / "claims.yaml").write_text(text)
     (tmp_path / "cluster.yaml").write_text(Path(EXAMPLES, "cluster.yaml").read_text())
     result = solve("--node", "gpu-node-1", str(tmp_path))
     assert result.exit_code == 2 and result.stdout == ""
-    for part in ("claim default/single-gpu", "request gpu", "on device gpu.example.com/", "no such key: nosuch",
-                 expression):
+    for part in (
+        "claim default/single-gpu",
+        "request gpu",
+        "on device gpu.example.com/",
+        "no such key: nosuch",
+        expression,
+    ):
         assert part in result.stderr

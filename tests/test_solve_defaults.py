@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from drasat.cli.main import load_all_commands, cli
+from drasat.cli.main import cli, load_all_commands
 from drasat.models.defaults import apply_defaults
 from drasat.models.loader import load_paths, load_text
 from drasat.models.resource import AllocationResult, ResourceClaim
@@ -23,7 +23,7 @@ SINGLE_GPU = "      exactly:\n        deviceClassName: gpu.example.com\n---"
 ZERO = {
     "exactly": "      exactly:\n        deviceClassName: gpu.example.com\n        count: 0\n---",
     "firstAvailable": "      firstAvailable:\n      - name: one\n        deviceClassName: gpu.example.com\n"
-                      "        count: 0\n---",
+    "        count: 0\n---",
 }
 
 
@@ -34,15 +34,20 @@ def test_count_zero_is_one_device(tmp_path: Path, where: str) -> None:
     (tmp_path / "claims.yaml").write_text(claims.replace(SINGLE_GPU, ZERO[where], 1))
     (tmp_path / "cluster.yaml").write_text((EXAMPLES / "cluster.yaml").read_text())
     load_all_commands()
-    result = CliRunner().invoke(cli, ["solve", "--node", "gpu-node-1", "--claims", "single-gpu", "-o", "json",
-                                      str(tmp_path)], catch_exceptions=False)
+    result = CliRunner().invoke(
+        cli,
+        ["solve", "--node", "gpu-node-1", "--claims", "single-gpu", "-o", "json", str(tmp_path)],
+        catch_exceptions=False,
+    )
     assert result.exit_code == 0, result.stderr
     (item,) = json.loads(result.stdout)["items"]
     allocation = AllocationResult.model_validate(item["status"]["allocation"])
     assert len(allocation.devices.results) == 1
     objects = [loaded.obj for loaded in load_paths([str(tmp_path)]).objects]
-    assert verify(problem_from_objects(objects, node="gpu-node-1", claims=["single-gpu"]),
-                  {"single-gpu": allocation}) == []
+    assert (
+        verify(problem_from_objects(objects, node="gpu-node-1", claims=["single-gpu"]), {"single-gpu": allocation})
+        == []
+    )
 
 
 def test_a_problem_holds_defaulted_copies_and_leaves_the_callers_claims_alone() -> None:
@@ -59,11 +64,16 @@ def test_a_problem_holds_defaulted_copies_and_leaves_the_callers_claims_alone() 
     assert claim.to_api() == written
 
 
-@pytest.mark.parametrize("edit", [
-    ("count: 0}", "count: 0}"), ("count: 0}", "count: -1}"), ("allocationMode: All}", "allocationMode: All, count: 2}"),
-    ("tolerations: [{key: a}]", "tolerations: [{key: a, value: v}]"),
-    ("tolerations: [{key: a}]", "tolerations: [{key: a, value: v, effect: Bogus}]"),
-])
+@pytest.mark.parametrize(
+    "edit",
+    [
+        ("count: 0}", "count: 0}"),
+        ("count: 0}", "count: -1}"),
+        ("allocationMode: All}", "allocationMode: All, count: 2}"),
+        ("tolerations: [{key: a}]", "tolerations: [{key: a, value: v}]"),
+        ("tolerations: [{key: a}]", "tolerations: [{key: a, value: v, effect: Bogus}]"),
+    ],
+)
 def test_validation_reads_absent_fields_as_the_servers_defaults(edit: tuple[str, str]) -> None:
     """validate checks objects as written; the API server checks them defaulted: the verdicts must agree."""
     assert edit[0] in CLAIM

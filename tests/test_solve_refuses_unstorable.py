@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from drasat.cli.main import load_all_commands, cli
+from drasat.cli.main import cli, load_all_commands
 from drasat.models.errors import InputError
 from drasat.models.loader import load_text
 from drasat.solver.allocation.problem import problem_from_objects
@@ -34,21 +34,32 @@ spec:
     requests: [{name: gpu, exactly: {deviceClassName: gpu.example.com}}]
 """
 BROKEN = {
-    "negative count": ("exactly: {deviceClassName: gpu.example.com}",
-                       "exactly: {deviceClassName: gpu.example.com, count: -1}",
-                       "spec.devices.requests[0].exactly.count: -1 must be greater than zero"),
-    "negative subrequest count": ("{name: one, deviceClassName: gpu.example.com}",
-                                  "{name: one, deviceClassName: gpu.example.com, count: -2}",
-                                  "spec.devices.requests[1].firstAvailable[0].count: -2 must be greater than zero"),
-    "no name": ("metadata: {name: broken, namespace: default}", "metadata: {namespace: default}",
-                "metadata.name: name or generateName is required"),
-    "constraint naming no request": ("      - {name: one, deviceClassName: gpu.example.com}\n",
-                                     "      - {name: one, deviceClassName: gpu.example.com}\n    constraints:\n"
-                                     "    - {requests: [gpu, nosuch], matchAttribute: example.com/numa}\n",
-                                     'spec.devices.constraints[0].requests[1]: "nosuch" must name a request'),
-    "count beyond int64": ("exactly: {deviceClassName: gpu.example.com}",
-                           "exactly: {deviceClassName: gpu.example.com, count: 99999999999999999999}",
-                           "count: 99999999999999999999 does not fit in a 64-bit integer"),
+    "negative count": (
+        "exactly: {deviceClassName: gpu.example.com}",
+        "exactly: {deviceClassName: gpu.example.com, count: -1}",
+        "spec.devices.requests[0].exactly.count: -1 must be greater than zero",
+    ),
+    "negative subrequest count": (
+        "{name: one, deviceClassName: gpu.example.com}",
+        "{name: one, deviceClassName: gpu.example.com, count: -2}",
+        "spec.devices.requests[1].firstAvailable[0].count: -2 must be greater than zero",
+    ),
+    "no name": (
+        "metadata: {name: broken, namespace: default}",
+        "metadata: {namespace: default}",
+        "metadata.name: name or generateName is required",
+    ),
+    "constraint naming no request": (
+        "      - {name: one, deviceClassName: gpu.example.com}\n",
+        "      - {name: one, deviceClassName: gpu.example.com}\n    constraints:\n"
+        "    - {requests: [gpu, nosuch], matchAttribute: example.com/numa}\n",
+        'spec.devices.constraints[0].requests[1]: "nosuch" must name a request',
+    ),
+    "count beyond int64": (
+        "exactly: {deviceClassName: gpu.example.com}",
+        "exactly: {deviceClassName: gpu.example.com, count: 99999999999999999999}",
+        "count: 99999999999999999999 does not fit in a 64-bit integer",
+    ),
 }
 
 
@@ -65,8 +76,9 @@ def test_solve_refuses_with_validates_message(tmp_path: Path, case: str) -> None
     claims = CLAIM.replace(old, new, 1)
     validated = _run(tmp_path, "validate", "-q", claims=claims)
     assert validated.exit_code == 2 and message in validated.stdout
-    (line,) = [line.split("- ", 1)[-1].removeprefix("error  ") for line in validated.stdout.splitlines()
-               if message in line]
+    (line,) = [
+        line.split("- ", 1)[-1].removeprefix("error  ") for line in validated.stdout.splitlines() if message in line
+    ]
     solved = _run(tmp_path, "solve", "--node", "gpu-node-1", claims=claims)
     assert solved.exit_code == 2 and solved.stdout == "" and "Traceback" not in solved.stderr
     assert f"error: {line.strip()}" in solved.stderr
@@ -75,8 +87,9 @@ def test_solve_refuses_with_validates_message(tmp_path: Path, case: str) -> None
 @pytest.mark.parametrize("case", ["negative count", "constraint naming no request"])
 def test_a_claim_named_with_claims_is_checked_too(tmp_path: Path, case: str) -> None:
     old, new, message = BROKEN[case]
-    solved = _run(tmp_path, "solve", "--node", "gpu-node-1", "--claims", "default/broken",
-                  claims=CLAIM.replace(old, new, 1))
+    solved = _run(
+        tmp_path, "solve", "--node", "gpu-node-1", "--claims", "default/broken", claims=CLAIM.replace(old, new, 1)
+    )
     assert solved.exit_code == 2 and solved.stdout == "" and message in solved.stderr
 
 
@@ -95,10 +108,16 @@ def test_a_claim_known_only_by_generate_name_cannot_be_allocated(tmp_path: Path)
 
 @pytest.mark.parametrize("engine", ["cel-expr", "celpy"])
 def test_an_attribute_beyond_int64_is_refused_before_any_cel_engine_sees_it(tmp_path: Path, engine: str) -> None:
-    cluster = CLUSTER.read_text().replace("example.com/numa:\n        int: 0", "example.com/numa: {int: 99999999999999999999}")
+    cluster = CLUSTER.read_text().replace(
+        "example.com/numa:\n        int: 0", "example.com/numa: {int: 99999999999999999999}"
+    )
     assert cluster != CLUSTER.read_text()
-    claims = CLAIM.replace("exactly: {deviceClassName: gpu.example.com}", "exactly: {deviceClassName: gpu.example.com, "
-                           "selectors: [{cel: {expression: 'device.attributes[\"example.com\"].numa > 0'}}]}", 1)
+    claims = CLAIM.replace(
+        "exactly: {deviceClassName: gpu.example.com}",
+        "exactly: {deviceClassName: gpu.example.com, "
+        "selectors: [{cel: {expression: 'device.attributes[\"example.com\"].numa > 0'}}]}",
+        1,
+    )
     solved = _run(tmp_path, "solve", "--node", "gpu-node-1", "--cel-engine", engine, claims=claims, cluster=cluster)
     assert solved.exit_code == 2 and solved.stdout == "" and "Traceback" not in solved.stderr
     assert '.attributes["example.com/numa"].int: 99999999999999999999 does not fit in a 64-bit integer' in solved.stderr
@@ -137,8 +156,10 @@ spec:
 def test_solve_refuses_a_slice_with_counter_sets_and_devices_as_validate_does(tmp_path: Path) -> None:
     """Since 1.35 such a slice is never stored, and none of its devices could draw on its counters: solve used
     to allocate from it, and the verifier then found the device in no slice the node sees."""
-    claim = "apiVersion: resource.k8s.io/v1\nkind: ResourceClaim\nmetadata: {name: c, namespace: default}\n" \
-            "spec: {devices: {requests: [{name: gpu, exactly: {deviceClassName: gpu}}]}}\n"
+    claim = (
+        "apiVersion: resource.k8s.io/v1\nkind: ResourceClaim\nmetadata: {name: c, namespace: default}\n"
+        "spec: {devices: {requests: [{name: gpu, exactly: {deviceClassName: gpu}}]}}\n"
+    )
     message = "only one of `sharedCounters` or `devices` may be set in a slice"
     validated = _run(tmp_path, "validate", "-q", claims=claim, cluster=MIXED_SLICE)
     assert validated.exit_code == 2 and message in validated.stdout

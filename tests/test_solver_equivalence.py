@@ -12,10 +12,8 @@ from drasat.solver.verification.verifier import verify
 
 from .problem_factory import problems
 
-settings.register_profile("default", max_examples=60, deadline=None,
-                          suppress_health_check=[HealthCheck.too_slow])
-settings.register_profile("long", max_examples=3000, deadline=None,
-                          suppress_health_check=[HealthCheck.too_slow])
+settings.register_profile("default", max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+settings.register_profile("long", max_examples=3000, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "default"))
 
 
@@ -58,6 +56,8 @@ def test_prioritized_list_never_ranks_worse(problem):
     assert verify(problem, prioritized) == []
 
     def rank(results):
-        return sum(int(r.request.split("/s")[1]) for res in results.values() for r in res.devices.results
-                   if "/s" in r.request)
+        return sum(
+            int(r.request.split("/s")[1]) for res in results.values() for r in res.devices.results if "/s" in r.request
+        )
+
     assert rank(prioritized) <= rank(first_fit)

@@ -46,18 +46,27 @@ def loaded(*args: str) -> tuple[subprocess.CompletedProcess[str], set[str]]:
 def test_solve_on_the_readme_example_imports_only_what_it_needs() -> None:
     done, modules = loaded("solve", "--node", "gpu-node-1", "-o", "table", EXAMPLES)
     assert done.returncode == 0 and done.stdout.startswith("CLAIM ")
-    unneeded = {"rich": "the table is piped", "ortools": "greedy finishes", "celpy": "cel-expr is the engine",
-                "yaml_rs": "the files are small", "orjson": "no JSON", "drasat.solver.explanation.explain": "all allocated",
-                "drasat.solver.cel.cost": "no selector ran out of cel-cpp's budget",
-                "google.protobuf.descriptor_pb2": "the check environment's messages come serialized"}
+    unneeded = {
+        "rich": "the table is piped",
+        "ortools": "greedy finishes",
+        "celpy": "cel-expr is the engine",
+        "yaml_rs": "the files are small",
+        "orjson": "no JSON",
+        "drasat.solver.explanation.explain": "all allocated",
+        "drasat.solver.cel.cost": "no selector ran out of cel-cpp's budget",
+        "google.protobuf.descriptor_pb2": "the check environment's messages come serialized",
+    }
     assert {name: why for name, why in unneeded.items() if name in modules} == {}
 
 
 def test_start_up_objects_are_frozen_and_the_collector_runs_again() -> None:
     """The collector is paused only while modules are imported (see ``drasat.cli.main.importing``):
     a command that left it paused would grow without bound on a long run."""
-    for args in (("solve", "--node", "gpu-node-1", "-o", "table", EXAMPLES), ("schedule", "-o", "table", EXAMPLES),
-                 ("validate", "-q", EXAMPLES)):
+    for args in (
+        ("solve", "--node", "gpu-node-1", "-o", "table", EXAMPLES),
+        ("schedule", "-o", "table", EXAMPLES),
+        ("validate", "-q", EXAMPLES),
+    ):
         done, state = run(*args)
         assert done.returncode == 0, done.stderr
         assert state["collecting"] is True and state["frozen"] > 10_000, (args, state)
@@ -76,5 +85,8 @@ def test_a_text_table_on_a_terminal_is_the_rich_table() -> None:
         table.add_row("default/b")
     for encoding in ("utf-8", "cp1252"):
         assert table_text(ours, encoding, terminal=True) == table_text(theirs, encoding, terminal=True)
-    assert table_text(ours, terminal=False) == table_text(theirs, terminal=False) == (
-        "CLAIM       DEVICE\ndefault/a   gpu-0\ndefault/b\n")
+    assert (
+        table_text(ours, terminal=False)
+        == table_text(theirs, terminal=False)
+        == ("CLAIM       DEVICE\ndefault/a   gpu-0\ndefault/b\n")
+    )

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from drasat.cli.main import load_all_commands, cli
+from drasat.cli.main import cli, load_all_commands
 from drasat.models.errors import SolveTimeout
 from drasat.models.loader import load_paths
 from drasat.models.resource import AllocationResult
@@ -27,16 +27,36 @@ def test_time_up_after_an_allocation_prints_it_verified_with_exit_4(monkeypatch)
         if self.solves >= 1:  # the first solve answers; the prioritized-list stage finds the time up
             raise SolveTimeout("the CP-SAT solver ran out of time (raise --timeout)")
         return real(self, *assume, **options)
+
     monkeypatch.setattr(stages.Stages, "solve", solve)
     load_all_commands()
-    result = CliRunner().invoke(cli, ["solve", "--node", "gpu-node-1", "--claims", "single-gpu,two-gpus",
-                                      "--objective", "prioritized-list", "--timeout", "5", "-o", "json", EXAMPLES])
+    result = CliRunner().invoke(
+        cli,
+        [
+            "solve",
+            "--node",
+            "gpu-node-1",
+            "--claims",
+            "single-gpu,two-gpus",
+            "--objective",
+            "prioritized-list",
+            "--timeout",
+            "5",
+            "-o",
+            "json",
+            EXAMPLES,
+        ],
+    )
     assert result.exit_code == 4, result.stderr
     assert "may not be the prioritized-list answer" in result.stderr
     items = json.loads(result.stdout)["items"]
     problem = problem_from_objects(list(load_paths([EXAMPLES])), node="gpu-node-1", claims=["single-gpu", "two-gpus"])
-    assert verify(problem, {i["metadata"]["name"]: AllocationResult.model_validate(i["status"]["allocation"])
-                            for i in items}) == []
+    assert (
+        verify(
+            problem, {i["metadata"]["name"]: AllocationResult.model_validate(i["status"]["allocation"]) for i in items}
+        )
+        == []
+    )
 
 
 def test_no_answer_in_time_says_so_with_exit_1(shared: Path) -> None:

@@ -36,8 +36,14 @@ def test_no_machine_paths_in_the_sources() -> None:
 
 
 def _resolved(env_value: str, code: str) -> str:
-    done = subprocess.run([sys.executable, "-c", code], cwd=REPO, capture_output=True, text=True, timeout=60,
-                          env={"PATH": "", "DRASAT_SHARED": env_value, "PYTHONPATH": str(REPO)})
+    done = subprocess.run(
+        [sys.executable, "-c", code],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env={"PATH": "", "DRASAT_SHARED": env_value, "PYTHONPATH": str(REPO)},
+    )
     assert done.returncode == 0, done.stderr
     return done.stdout.strip()
 

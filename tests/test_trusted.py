@@ -13,9 +13,18 @@ from drasat.models.trusted import trusted
 
 CASES = [
     (DeviceRequestAllocationResult, {"request": "gpu", "driver": "d.example.com", "pool": "p", "device": "g-0"}),
-    (DeviceRequestAllocationResult, {"request": "gpu/one", "driver": "d", "pool": "p", "device": "g-1",
-                                     "admin_access": True, "share_id": "abc",
-                                     "consumed_capacity": {"memory": Quantity.parse("1Gi")}}),
+    (
+        DeviceRequestAllocationResult,
+        {
+            "request": "gpu/one",
+            "driver": "d",
+            "pool": "p",
+            "device": "g-1",
+            "admin_access": True,
+            "share_id": "abc",
+            "consumed_capacity": {"memory": Quantity.parse("1Gi")},
+        },
+    ),
     (NodeSelectorRequirement, {"key": "zone", "operator": "Exists"}),
     (NodeSelectorRequirement, {"key": "metadata.name", "operator": "In", "values": ["node-1"]}),
 ]
@@ -31,8 +40,11 @@ def test_trusted_equals_validated(cls, fields):
 
 def test_nested_and_defaults_fresh():
     term = trusted(NodeSelectorTerm, match_fields=[trusted(NodeSelectorRequirement, key="k", operator="Exists")])
-    first = trusted(AllocationResult, devices=trusted(DeviceAllocationResult),
-                    node_selector=trusted(NodeSelector, node_selector_terms=[term]))
+    first = trusted(
+        AllocationResult,
+        devices=trusted(DeviceAllocationResult),
+        node_selector=trusted(NodeSelector, node_selector_terms=[term]),
+    )
     second = trusted(AllocationResult)
     assert first.to_api() == AllocationResult.model_validate(first.to_api()).to_api()
     assert first.devices.results is not second.devices.results  # mutable defaults are never shared
@@ -58,7 +70,6 @@ def test_frozen_records_built_at_once_equal_the_constructors():
         built(RequestPlan, index=0)
     with pytest.raises(TypeError, match="unexpected keyword argument 'bogus'"):
         built(RequestPlan, **fields, bogus=1)
-
 
 
 @dataclass(frozen=True)

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner, Result
 
-from drasat.cli.main import load_all_commands, cli
+from drasat.cli.main import cli, load_all_commands
 from drasat.models.errors import Location, Problem
 from drasat.models.meta import TypedObject
 from drasat.models.validation import register_checker, unregister_checker
@@ -44,7 +44,7 @@ def test_invalid_object_prints_each_problem_with_file_document_object_and_field(
     assert f"ok     {path}[0]: DeviceClass/gpu.example.com" in result.stdout
     assert f"FAIL   {path}[1]: DeviceClass/GPU class" in result.stdout
     assert f"       - {path}[1]: DeviceClass/GPU class: spec.selectors[0].cel: is required" in result.stdout
-    assert f"{path}[1]: DeviceClass/GPU class: metadata.name: \"GPU class\" must be a DNS subdomain" in result.stdout
+    assert f'{path}[1]: DeviceClass/GPU class: metadata.name: "GPU class" must be a DNS subdomain' in result.stdout
     assert result.stdout.splitlines()[-1] == "2 objects: 1 valid, 1 invalid"
 
 
@@ -61,15 +61,24 @@ def test_stdin_and_notices_on_stderr() -> None:
     assert result.stderr == "notice: <stdin>[0]: skipped apps/v1 Deployment/web: drasat does not use this kind\n"
 
 
-@pytest.mark.parametrize("content, words", [
-    (b"kind: [\n", "YAML error at line 2, column 1"),
-    (b"\x00\x01\x02garbage" * 100, "binary file"),
-    (b"a: &a [*a, *a]\nb: &b [*a, *a, *a, *a, *a, *a, *a, *a]\n" + b"".join(
-        f"c{i}: &c{i} [".encode() + b", ".join([f"*{'b' if i == 0 else f'c{i - 1}'}".encode()] * 10) + b"]\n"
-        for i in range(7)), "expands to more than"),
-    (CLASS.encode() + b"spec: {selectorz: []}\n", '(unknown field "selectorz"); did you mean "selectors"?'),
-    ("metadata: {name: é}\n".encode("latin-1"), "is not UTF-8 text"),
-], ids=["broken yaml", "binary", "alias bomb", "unknown field", "latin-1"])
+@pytest.mark.parametrize(
+    "content, words",
+    [
+        (b"kind: [\n", "YAML error at line 2, column 1"),
+        (b"\x00\x01\x02garbage" * 100, "binary file"),
+        (
+            b"a: &a [*a, *a]\nb: &b [*a, *a, *a, *a, *a, *a, *a, *a]\n"
+            + b"".join(
+                f"c{i}: &c{i} [".encode() + b", ".join([f"*{'b' if i == 0 else f'c{i - 1}'}".encode()] * 10) + b"]\n"
+                for i in range(7)
+            ),
+            "expands to more than",
+        ),
+        (CLASS.encode() + b"spec: {selectorz: []}\n", '(unknown field "selectorz"); did you mean "selectors"?'),
+        ("metadata: {name: é}\n".encode("latin-1"), "is not UTF-8 text"),
+    ],
+    ids=["broken yaml", "binary", "alias bomb", "unknown field", "latin-1"],
+)
 def test_bad_input_is_reported_without_traceback(tmp_path: Path, content: bytes, words: str) -> None:
     path = tmp_path / "input.yaml"
     path.write_bytes(content)
@@ -89,8 +98,14 @@ def test_missing_file_is_an_error_not_a_crash() -> None:
 def test_help_teaches_what_is_checked_with_examples() -> None:
     result = CliRunner().invoke(cli, ["validate", "--help"])
     assert result.exit_code == 0
-    for words in ("What is checked", "devices per slice", "Exit status: 0", "drasat validate examples/",
-                  "kubectl get resourceslices", "converted to\n  v1"):
+    for words in (
+        "What is checked",
+        "devices per slice",
+        "Exit status: 0",
+        "drasat validate examples/",
+        "kubectl get resourceslices",
+        "converted to\n  v1",
+    ):
         assert words in result.output
 
 
@@ -144,15 +159,25 @@ def test_as_a_process_with_the_installed_package() -> None:
 def test_json_output_for_ci_carries_every_verdict_and_problem() -> None:
     import json
 
-    bad = ("apiVersion: resource.k8s.io/v1\nkind: ResourceClaim\nmetadata: {name: Bad_Name}\n"
-           "spec: {devices: {requests: [{name: r, exactly: {deviceClassName: g, count: -1}}]}}\n---\n: :\n")
+    bad = (
+        "apiVersion: resource.k8s.io/v1\nkind: ResourceClaim\nmetadata: {name: Bad_Name}\n"
+        "spec: {devices: {requests: [{name: r, exactly: {deviceClassName: g, count: -1}}]}}\n---\n: :\n"
+    )
     result = run("-o", "json", "-", input=CLASS + "---\n" + bad)
     assert result.exit_code == 2
     data = json.loads(result.stdout)
     assert data["valid"] is False and data["summary"] == {"valid": 1, "invalid": 1, "unreadable": 1}
     ok, claim, broken = data["objects"]
-    assert ok == {"file": "<stdin>", "document": 0, "path": None, "kind": "DeviceClass", "name": "gpu.example.com",
-                  "valid": True, "readable": True, "problems": []}
+    assert ok == {
+        "file": "<stdin>",
+        "document": 0,
+        "path": None,
+        "kind": "DeviceClass",
+        "name": "gpu.example.com",
+        "valid": True,
+        "readable": True,
+        "problems": [],
+    }
     assert [p["field"] for p in claim["problems"]] == ["metadata.name", "spec.devices.requests[0].exactly.count"]
     assert broken["readable"] is False and "YAML error at line 10" in broken["problems"][0]["message"]
     clean = run("-o", "json", str(REPO / "examples"))

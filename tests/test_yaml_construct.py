@@ -28,13 +28,51 @@ def both(text: str) -> tuple[Any, Any]:
     return fast, reference
 
 
-scalars = st.one_of(st.none(), st.booleans(), st.integers(), st.floats(allow_nan=False), st.text(max_size=12),
-                    st.sampled_from(["yes", "No", "on", "OFF", "0o17", "017", "0x1F", "1_000", "12:30", "1e3",
-                                     "1.0e3", ".inf", "-.Inf", "~", "null", "2024-01-01", "'quoted'", "a: b",
-                                     "- x", "#", "&anchor", "*alias", "!!str", "", " ", "\t", "é", "\u2028"]))
+scalars = st.one_of(
+    st.none(),
+    st.booleans(),
+    st.integers(),
+    st.floats(allow_nan=False),
+    st.text(max_size=12),
+    st.sampled_from(
+        [
+            "yes",
+            "No",
+            "on",
+            "OFF",
+            "0o17",
+            "017",
+            "0x1F",
+            "1_000",
+            "12:30",
+            "1e3",
+            "1.0e3",
+            ".inf",
+            "-.Inf",
+            "~",
+            "null",
+            "2024-01-01",
+            "'quoted'",
+            "a: b",
+            "- x",
+            "#",
+            "&anchor",
+            "*alias",
+            "!!str",
+            "",
+            " ",
+            "\t",
+            "é",
+            "\u2028",
+        ]
+    ),
+)
 keys = st.one_of(st.text(max_size=8), st.integers(), st.booleans())
-documents = st.recursive(scalars, lambda inner: st.one_of(st.lists(inner, max_size=4),
-                                                          st.dictionaries(keys, inner, max_size=4)), max_leaves=20)
+documents = st.recursive(
+    scalars,
+    lambda inner: st.one_of(st.lists(inner, max_size=4), st.dictionaries(keys, inner, max_size=4)),
+    max_leaves=20,
+)
 
 
 def test_a_key_written_twice_as_text_is_refused_whatever_its_type() -> None:
@@ -52,18 +90,21 @@ def test_random_documents_construct_as_pyyaml_does(data: Any, flow: bool) -> Non
     assert fast == reference and repr(fast) == repr(reference)  # 1 and True, 1.0 and 1 told apart
 
 
-@pytest.mark.parametrize("text", [
-    "a: yes\nb: on\nc: 017\nd: 12:30\ne: 1e3\nf: 1.5e3\ng: ~\nh: 0x1f\ni: 2024-01-01\nj: .nan\n",
-    "a: &x {k: [1, 2]}\nb: *x\nc: *x\n",
-    "- &s text\n- *s\n",
-    "a: !!null ''\n",
-    "base: &b {x: 1}\nderived: {<<: *b, y: 2}\n",
-    "a: !!binary aGVsbG8=\n",
-    "a: !!set {x, y}\n",
-    "1: int key\n1.0: float key\n",
-    "a: !!timestamp 2024-01-01\n",
-    "a: !!str 5\nb: !!int '7'\n",
-])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "a: yes\nb: on\nc: 017\nd: 12:30\ne: 1e3\nf: 1.5e3\ng: ~\nh: 0x1f\ni: 2024-01-01\nj: .nan\n",
+        "a: &x {k: [1, 2]}\nb: *x\nc: *x\n",
+        "- &s text\n- *s\n",
+        "a: !!null ''\n",
+        "base: &b {x: 1}\nderived: {<<: *b, y: 2}\n",
+        "a: !!binary aGVsbG8=\n",
+        "a: !!set {x, y}\n",
+        "1: int key\n1.0: float key\n",
+        "a: !!timestamp 2024-01-01\n",
+        "a: !!str 5\nb: !!int '7'\n",
+    ],
+)
 def test_unusual_documents_match_pyyaml_or_fall_back(text: str) -> None:
     fast, reference = both(text)
     if fast is not FALL_BACK:
@@ -88,15 +129,58 @@ def test_aliases_share_one_value_and_are_reported() -> None:
 def test_a_key_given_twice_is_the_same_error_as_before() -> None:
     (document,) = parse_documents("a: 1\nb: 2\na: 3\n", "d.yaml")
     assert document.problem is not None
-    assert document.problem.message == ("YAML error at line 3, column 1: the key 'a' appears twice "
-                                        "(while reading a mapping)")
+    assert document.problem.message == (
+        "YAML error at line 3, column 1: the key 'a' appears twice (while reading a mapping)"
+    )
 
 
 @settings(max_examples=500, deadline=None)
-@given(st.one_of(st.text(max_size=10), st.sampled_from(
-    ["", "~", "null", "Null", "NULL", "yes", "No", "on", "OFF", "y", "n", "true", "False", "0", "-0", "+1", "017",
-     "0o17", "0x1F", "0b101", "1_000", "12:30", "190:20:30", "1e3", "1.0e+3", "-1.5", ".5", ".inf", "-.Inf",
-     ".NaN", "<<", "=", "2024-01-01", "2024-01-01T10:00:00Z", "!x", "&a", "*b"])))
+@given(
+    st.one_of(
+        st.text(max_size=10),
+        st.sampled_from(
+            [
+                "",
+                "~",
+                "null",
+                "Null",
+                "NULL",
+                "yes",
+                "No",
+                "on",
+                "OFF",
+                "y",
+                "n",
+                "true",
+                "False",
+                "0",
+                "-0",
+                "+1",
+                "017",
+                "0o17",
+                "0x1F",
+                "0b101",
+                "1_000",
+                "12:30",
+                "190:20:30",
+                "1e3",
+                "1.0e+3",
+                "-1.5",
+                ".5",
+                ".inf",
+                "-.Inf",
+                ".NaN",
+                "<<",
+                "=",
+                "2024-01-01",
+                "2024-01-01T10:00:00Z",
+                "!x",
+                "&a",
+                "*b",
+            ]
+        ),
+    )
+)
 def test_the_quick_resolver_tags_every_scalar_as_pyyaml_does(value: str) -> None:
     """The loader's resolve() is PyYAML's with timestamps left as text: compare it with PyYAML's own."""
     stock = yaml.SafeLoader("")

@@ -9,12 +9,11 @@ from typing import TYPE_CHECKING
 import click
 import yaml
 
-from drasat.models.errors import DrasatError
-
 from drasat.cli.allocation_options import CEL_ENGINE, FEATURE_GATES, OBJECTIVES, WORKERS, names_option
 from drasat.cli.inputs import input_options, read_inputs
 from drasat.cli.options import Seconds
 from drasat.cli.render.tables import comparison_table
+from drasat.models.errors import DrasatError
 
 if TYPE_CHECKING:
     from drasat.models.bundle import Bundle
@@ -37,24 +36,63 @@ Examples:
 @input_options
 @click.option("--node", metavar="NAME", help="Node to allocate for (default: the only Node in the input).")
 @FEATURE_GATES
-@click.option("--claims", metavar="NS/NAME,...", help="Claims to allocate, in this order (default: the claims "
-              "of the pending Pods, or every claim without status.allocation when the input has no Pods).")
+@click.option(
+    "--claims",
+    metavar="NS/NAME,...",
+    help="Claims to allocate, in this order (default: the claims "
+    "of the pending Pods, or every claim without status.allocation when the input has no Pods).",
+)
 @click.option("--pods", metavar="NS/NAME,...", help="Compare on the claims of these Pods (as `drasat solve`).")
-@click.option("--objective", type=click.Choice(OBJECTIVES), default="first-fit",
-              show_default=True, help="The CP-SAT column's objective (the greedy column is always first-fit, "
-              "as Kubernetes); pack: fewest GPUs and devices touched, then the biggest free partitions.")
-@click.option("--timeout", type=Seconds(), default=60.0, show_default=True, metavar="SECONDS",
-              help="Time each side may take; a side that runs out is reported as 'timeout'.")
+@click.option(
+    "--objective",
+    type=click.Choice(OBJECTIVES),
+    default="first-fit",
+    show_default=True,
+    help="The CP-SAT column's objective (the greedy column is always first-fit, "
+    "as Kubernetes); pack: fewest GPUs and devices touched, then the biggest free partitions.",
+)
+@click.option(
+    "--timeout",
+    type=Seconds(),
+    default=60.0,
+    show_default=True,
+    metavar="SECONDS",
+    help="Time each side may take; a side that runs out is reported as 'timeout'.",
+)
 @WORKERS
 @CEL_ENGINE
-@click.option("--schedule", "pods_mode", is_flag=True, help="Compare placing the pending Pods one by one (as "
-              "kube-scheduler) with `drasat schedule --batch`: pods placed, gangs complete, devices and counter sets "
-              "touched, whole devices left free, largest free partition per node type, wall time, pods that differ.")
-@click.option("-o", "--output", type=click.Choice(["table", "json", "yaml"]), default="table", show_default=True,
-              help="table: side by side for people; json/yaml: the same as data.")
-def compare(files: tuple[str, ...], filenames: tuple[str, ...], kubeconfig: str | None, context: str | None,
-            node: str | None, feature_gates: str, claims: str | None, pods: str | None, objective: str,
-            timeout: float, workers: int, cel_engine: str | None, pods_mode: bool, output: str) -> None:
+@click.option(
+    "--schedule",
+    "pods_mode",
+    is_flag=True,
+    help="Compare placing the pending Pods one by one (as "
+    "kube-scheduler) with `drasat schedule --batch`: pods placed, gangs complete, devices and counter sets "
+    "touched, whole devices left free, largest free partition per node type, wall time, pods that differ.",
+)
+@click.option(
+    "-o",
+    "--output",
+    type=click.Choice(["table", "json", "yaml"]),
+    default="table",
+    show_default=True,
+    help="table: side by side for people; json/yaml: the same as data.",
+)
+def compare(
+    files: tuple[str, ...],
+    filenames: tuple[str, ...],
+    kubeconfig: str | None,
+    context: str | None,
+    node: str | None,
+    feature_gates: str,
+    claims: str | None,
+    pods: str | None,
+    objective: str,
+    timeout: float,
+    workers: int,
+    cel_engine: str | None,
+    pods_mode: bool,
+    output: str,
+) -> None:
     """Compare Kubernetes' greedy allocation with CP-SAT's on the same claims.
 
     The greedy column is drasat's twin of Kubernetes' allocator: depth-first,
@@ -70,8 +108,9 @@ def compare(files: tuple[str, ...], filenames: tuple[str, ...], kubeconfig: str 
         if pods_mode:
             from .compare_schedule import compare_schedule
 
-            data, table = compare_schedule(bundle, node, claims, pods, feature_gates, objective, timeout, workers,
-                                           cel_engine)
+            data, table = compare_schedule(
+                bundle, node, claims, pods, feature_gates, objective, timeout, workers, cel_engine
+            )
         else:
             result = _compare(bundle, node, feature_gates, claims, pods, objective, timeout, workers, cel_engine)
             data, table = result.to_data(), comparison_table(result)
@@ -86,15 +125,30 @@ def compare(files: tuple[str, ...], filenames: tuple[str, ...], kubeconfig: str 
         click.echo(table, nl=False)
 
 
-def _compare(bundle: Bundle, node: str | None, feature_gates: str, claims: str | None, pods: str | None,
-             objective: str, timeout: float, workers: int, cel_engine: str | None) -> Comparison:
+def _compare(
+    bundle: Bundle,
+    node: str | None,
+    feature_gates: str,
+    claims: str | None,
+    pods: str | None,
+    objective: str,
+    timeout: float,
+    workers: int,
+    cel_engine: str | None,
+) -> Comparison:
     """The question `drasat solve` would answer for these options, put to both searches."""
     from drasat.solver import Features
     from drasat.solver.report.comparison import compare as run_compare
     from drasat.solver.scheduling.pod_problem import pods_problem
 
-    question = pods_problem(list(bundle), node=node, pods=names_option(pods), claims=names_option(claims),
-                            features=Features.parse(feature_gates), locate=bundle.location_of)
+    question = pods_problem(
+        list(bundle),
+        node=node,
+        pods=names_option(pods),
+        claims=names_option(claims),
+        features=Features.parse(feature_gates),
+        locate=bundle.location_of,
+    )
     for pod, why in question.left_out:
         click.echo(f"pod {pod} is not allocated: {why}", err=True)
     problem = question.problem

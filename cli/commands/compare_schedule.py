@@ -6,30 +6,39 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from drasat.models.errors import InputError
-
 from drasat.cli.allocation_options import names_option
 from drasat.cli.render.schedule import schedule_comparison_table
+from drasat.models.errors import InputError
 
 if TYPE_CHECKING:
     from drasat.models.bundle import Bundle
 
 
-def compare_schedule(bundle: Bundle, node: str | None, claims: str | None, pods: str | None, feature_gates: str,
-                     objective: str, timeout: float, workers: int,
-                     cel_engine: str | None) -> tuple[dict[str, Any], str]:
+def compare_schedule(
+    bundle: Bundle,
+    node: str | None,
+    claims: str | None,
+    pods: str | None,
+    feature_gates: str,
+    objective: str,
+    timeout: float,
+    workers: int,
+    cel_engine: str | None,
+) -> tuple[dict[str, Any], str]:
     """The comparison as data and as a table; --node and --claims belong to the claims comparison."""
     from drasat.solver import Features
     from drasat.solver.cel import SelectorEvaluator
+    from drasat.solver.report.schedule_comparison import compare_schedules
     from drasat.solver.scheduling.cluster import cluster_from_objects
     from drasat.solver.scheduling.plugins.dynamic_resources import AllocateOptions
     from drasat.solver.scheduling.pod_inputs import refuse_unstorable_pods
     from drasat.solver.scheduling.pods import pending_pods, select_pods
-    from drasat.solver.report.schedule_comparison import compare_schedules
 
     if node is not None or claims is not None:
-        raise InputError("--node and --claims compare one node's claims; --schedule places Pods over every node "
-                         "(choose them with --pods)")
+        raise InputError(
+            "--node and --claims compare one node's claims; --schedule places Pods over every node "
+            "(choose them with --pods)"
+        )
     cluster = cluster_from_objects(list(bundle), Features.parse(feature_gates))
     chosen = select_pods(cluster, names_option(pods) or []) if pods is not None else pending_pods(cluster)
     refuse_unstorable_pods(cluster, chosen, bundle.location_of)

@@ -10,19 +10,19 @@ from typing import TYPE_CHECKING, Any
 import click
 import yaml
 
-from drasat.models.errors import DrasatError, InputError
-
 from drasat.cli.allocation_options import CEL_ENGINE, FEATURE_GATES, exit_on_error, names_option
 from drasat.cli.inputs import in_namespace, input_options, namespace_options, read_inputs
-from ..startup import importing
 from drasat.cli.options import Seconds
 from drasat.cli.progress import Bar
 from drasat.cli.render.explain import explanation_text, pod_text
+from drasat.models.errors import DrasatError, InputError
+
+from ..startup import importing
 
 if TYPE_CHECKING:
     from drasat.models.bundle import Bundle
-    from drasat.solver.scheduling.pod_explanation import PodExplanation
     from drasat.solver.explanation.explain import Explanation
+    from drasat.solver.scheduling.pod_explanation import PodExplanation
 
 EPILOG = """\b
 Exit status: 0 the claims can be allocated together (explain says so and
@@ -41,22 +41,54 @@ Examples:
 @click.command(epilog=EPILOG)
 @input_options
 @namespace_options
-@click.option("--node", metavar="NAME", help="Node to explain for (default: the only Node in the input; with Pods "
-              "and several Nodes, every node as the scheduler judges them).")
+@click.option(
+    "--node",
+    metavar="NAME",
+    help="Node to explain for (default: the only Node in the input; with Pods "
+    "and several Nodes, every node as the scheduler judges them).",
+)
 @click.option("--claims", metavar="NS/NAME,...", help="Claims to explain, as `drasat solve` takes them.")
-@click.option("--pods", metavar="NS/NAME,...", help="Explain these Pods as the scheduler judges them, each "
-              "against the input as it is: over every node (its summary line, then the devices per class of "
-              "nodes), or with --node over that node alone. Not with --claims.")
+@click.option(
+    "--pods",
+    metavar="NS/NAME,...",
+    help="Explain these Pods as the scheduler judges them, each "
+    "against the input as it is: over every node (its summary line, then the devices per class of "
+    "nodes), or with --node over that node alone. Not with --claims.",
+)
 @FEATURE_GATES
-@click.option("--timeout", type=Seconds(), default=60.0, show_default=True, metavar="SECONDS",
-              help="Time for the whole explanation: the allocation, then the search for a minimal conflict "
-                   "(what would fix it takes at most 10 s of it).")
+@click.option(
+    "--timeout",
+    type=Seconds(),
+    default=60.0,
+    show_default=True,
+    metavar="SECONDS",
+    help="Time for the whole explanation: the allocation, then the search for a minimal conflict "
+    "(what would fix it takes at most 10 s of it).",
+)
 @CEL_ENGINE
-@click.option("-o", "--output", type=click.Choice(["text", "json", "yaml"]), default="text", show_default=True,
-              help="text for people; json or yaml: the same as data.")
-def explain(files: tuple[str, ...], filenames: tuple[str, ...], kubeconfig: str | None, context: str | None,
-            namespace: str | None, all_namespaces: bool, node: str | None, claims: str | None, pods: str | None,
-            feature_gates: str, timeout: float, cel_engine: str | None, output: str) -> None:
+@click.option(
+    "-o",
+    "--output",
+    type=click.Choice(["text", "json", "yaml"]),
+    default="text",
+    show_default=True,
+    help="text for people; json or yaml: the same as data.",
+)
+def explain(
+    files: tuple[str, ...],
+    filenames: tuple[str, ...],
+    kubeconfig: str | None,
+    context: str | None,
+    namespace: str | None,
+    all_namespaces: bool,
+    node: str | None,
+    claims: str | None,
+    pods: str | None,
+    feature_gates: str,
+    timeout: float,
+    cel_engine: str | None,
+    output: str,
+) -> None:
     """Explain why claims cannot be allocated together on a node.
 
     First the funnel: for each request and alternative, how many devices the
@@ -74,15 +106,24 @@ def explain(files: tuple[str, ...], filenames: tuple[str, ...], kubeconfig: str 
         bundle = read_inputs(files, kubeconfig, context, filenames, output=output)
         pods = in_namespace(pods, namespace, all_namespaces)
         if pods is not None and claims is not None:
-            raise InputError("--claims cannot be combined with --pods: a pod is explained with its own claims "
-                             "(use `drasat solve --pods ... --claims ...` to allocate them together)")
+            raise InputError(
+                "--claims cannot be combined with --pods: a pod is explained with its own claims "
+                "(use `drasat solve --pods ... --claims ...` to allocate them together)"
+            )
         if pods is not None or (node is None and claims is None and _pods_over_nodes(bundle)):
             per_pod = _explain_pods(bundle, pods, node, namespace, feature_gates, timeout, cel_engine, output)
             data: Any = {"kind": "PodExplanationList", "pods": [p.to_data() for p in per_pod]}
             text, feasible = "\n".join(pod_text(p) for p in per_pod), all(p.feasible for p in per_pod)
         else:
-            found = _explain(bundle, node, in_namespace(claims, namespace, all_namespaces), namespace,
-                             feature_gates, timeout, cel_engine)
+            found = _explain(
+                bundle,
+                node,
+                in_namespace(claims, namespace, all_namespaces),
+                namespace,
+                feature_gates,
+                timeout,
+                cel_engine,
+            )
             data = {"kind": "ClaimsExplanation", **found.to_data()}
             text, feasible = explanation_text(found), found.feasible
     except DrasatError as exc:
@@ -97,22 +138,35 @@ def explain(files: tuple[str, ...], filenames: tuple[str, ...], kubeconfig: str 
     sys.exit(0 if feasible else 1)
 
 
-def _explain(bundle: Bundle, node: str | None, claims: str | None, namespace: str | None,
-             feature_gates: str, timeout: float, cel_engine: str | None) -> Explanation:
+def _explain(
+    bundle: Bundle,
+    node: str | None,
+    claims: str | None,
+    namespace: str | None,
+    feature_gates: str,
+    timeout: float,
+    cel_engine: str | None,
+) -> Explanation:
     with importing():
         from drasat.solver import Features
         from drasat.solver.cel import SelectorEvaluator
         from drasat.solver.explanation.explain import explain as run_explain
         from drasat.solver.scheduling.pod_problem import pods_problem
 
-    question = pods_problem(list(bundle), node=node, pods=None, claims=names_option(claims),
-                            features=Features.parse(feature_gates), locate=bundle.location_of, namespace=namespace)
+    question = pods_problem(
+        list(bundle),
+        node=node,
+        pods=None,
+        claims=names_option(claims),
+        features=Features.parse(feature_gates),
+        locate=bundle.location_of,
+        namespace=namespace,
+    )
     for pod, why in question.left_out:
         click.echo(f"pod {pod} is not explained: {why}", err=True)
     if not question.problem.claims:
         raise InputError("nothing to explain: no pending claim" + (f" in namespace {namespace}" if namespace else ""))
-    return run_explain(question.problem, evaluator=SelectorEvaluator(cel_engine),
-                       time_limit=timeout)
+    return run_explain(question.problem, evaluator=SelectorEvaluator(cel_engine), time_limit=timeout)
 
 
 def _pods_over_nodes(bundle: Bundle) -> bool:
@@ -121,8 +175,16 @@ def _pods_over_nodes(bundle: Bundle) -> bool:
     return "Pod" in kinds and kinds.count("Node") > 1
 
 
-def _explain_pods(bundle: Bundle, pods: str | None, node: str | None, namespace: str | None, feature_gates: str,
-                  timeout: float, cel_engine: str | None, output: str) -> list[PodExplanation]:
+def _explain_pods(
+    bundle: Bundle,
+    pods: str | None,
+    node: str | None,
+    namespace: str | None,
+    feature_gates: str,
+    timeout: float,
+    cel_engine: str | None,
+    output: str,
+) -> list[PodExplanation]:
     """Each pod as the scheduler judges it: over every node, or with ``node`` over that node alone (its own
     filters too: CPU, taints, ... — a pod is never called feasible on its devices only)."""
     with importing():
@@ -146,5 +208,6 @@ def _explain_pods(bundle: Bundle, pods: str | None, node: str | None, namespace:
     if not chosen:
         raise InputError("nothing to explain: no pending pod" + (f" in namespace {namespace}" if namespace else ""))
     with Bar("explaining pods", output=output) as bar:
-        return explain_pods(cluster, chosen, evaluator=SelectorEvaluator(cel_engine), time_limit=timeout,
-                            progress=bar.update)
+        return explain_pods(
+            cluster, chosen, evaluator=SelectorEvaluator(cel_engine), time_limit=timeout, progress=bar.update
+        )

@@ -6,11 +6,10 @@ from typing import Any
 
 import click
 
-from drasat.models.quantity import Quantity
-
 from drasat.cli.progress import Bar
 from drasat.cli.render.tables import TextTable, table_text
 from drasat.cli.reporting import dump, exits_on_error, load_bundle
+from drasat.models.quantity import Quantity
 
 EPILOG = """\b
 Device states: free; allocated (to which claim); shared (a device that allows
@@ -35,15 +34,31 @@ Examples:
 @click.command(epilog=EPILOG)
 @click.argument("files", nargs=-1, required=True, metavar="FILE...")
 @click.option("--node", metavar="NAME", help="Show only this node.")
-@click.option("--default-partition-type-attribute", "default_attribute", metavar="ATTRIBUTE",
-              help="Partition type attribute for slices that declare no partitionTypeAttribute.")
-@click.option("-o", "--output", type=click.Choice(["table", "wide", "json"]), default="table", show_default=True,
-              help="table: per node; wide: with taints and counter sets per device; json: the data.")
-@click.option("--html", "html_file", metavar="FILE", type=click.Path(dir_okay=False),
-              help="Write the allocation map, one self-contained HTML page, to FILE instead.")
+@click.option(
+    "--default-partition-type-attribute",
+    "default_attribute",
+    metavar="ATTRIBUTE",
+    help="Partition type attribute for slices that declare no partitionTypeAttribute.",
+)
+@click.option(
+    "-o",
+    "--output",
+    type=click.Choice(["table", "wide", "json"]),
+    default="table",
+    show_default=True,
+    help="table: per node; wide: with taints and counter sets per device; json: the data.",
+)
+@click.option(
+    "--html",
+    "html_file",
+    metavar="FILE",
+    type=click.Path(dir_okay=False),
+    help="Write the allocation map, one self-contained HTML page, to FILE instead.",
+)
 @exits_on_error
-def inventory(files: tuple[str, ...], node: str | None, default_attribute: str | None, output: str,
-              html_file: str | None) -> None:
+def inventory(
+    files: tuple[str, ...], node: str | None, default_attribute: str | None, output: str, html_file: str | None
+) -> None:
     """Show every DRA device per node: free, allocated, shared, tainted or blocked by counters.
 
     FILE is a YAML or JSON file, a directory (read recursively) or - for stdin, holding
@@ -67,8 +82,9 @@ def inventory(files: tuple[str, ...], node: str | None, default_attribute: str |
         from drasat.cli.render.html import write_map
 
         write_map(reports, html_file)
-        click.echo(f"wrote {html_file}: {sum(len(r.devices) for r in reports)} devices on {len(reports)} nodes",
-                   err=True)
+        click.echo(
+            f"wrote {html_file}: {sum(len(r.devices) for r in reports)} devices on {len(reports)} nodes", err=True
+        )
         return
     if output == "json":
         click.echo(dump([as_data(r) for r in reports], "json"), nl=False)
@@ -86,15 +102,38 @@ def as_data(report: Any) -> dict[str, Any]:
 
     return {
         "node": report.node,
-        "devices": [{"driver": d.driver, "pool": d.pool, "name": d.name, "state": d.state, "claims": d.claims,
-                     "taints": d.taints, "reason": d.reason, "partitionType": d.partition_type,
-                     "counterSets": d.counter_sets, **({"shares": d.shares} if d.state == "shared" else {}),
-                     "capacityLeft": {k: amount(v) for k, v in d.capacity_left.items()}} for d in report.devices],
-        "counters": [{"driver": c.driver, "pool": c.pool, "counterSet": c.counter_set, "counter": c.counter,
-                      "capacity": amount(c.capacity), "used": amount(c.used), "left": amount(c.left)}
-                     for c in report.counters],
-        "largestFit": [{"driver": driver, "partitionType": kind, "devices": n}
-                       for (driver, kind), n in sorted(report.largest_fit.items())],
+        "devices": [
+            {
+                "driver": d.driver,
+                "pool": d.pool,
+                "name": d.name,
+                "state": d.state,
+                "claims": d.claims,
+                "taints": d.taints,
+                "reason": d.reason,
+                "partitionType": d.partition_type,
+                "counterSets": d.counter_sets,
+                **({"shares": d.shares} if d.state == "shared" else {}),
+                "capacityLeft": {k: amount(v) for k, v in d.capacity_left.items()},
+            }
+            for d in report.devices
+        ],
+        "counters": [
+            {
+                "driver": c.driver,
+                "pool": c.pool,
+                "counterSet": c.counter_set,
+                "counter": c.counter,
+                "capacity": amount(c.capacity),
+                "used": amount(c.used),
+                "left": amount(c.left),
+            }
+            for c in report.counters
+        ],
+        "largestFit": [
+            {"driver": driver, "partitionType": kind, "devices": n}
+            for (driver, kind), n in sorted(report.largest_fit.items())
+        ],
         "freeWholeDevices": dict(sorted(report.free_whole.items())),
         "fragmentation": fragmentation_line(report),
     }
@@ -126,7 +165,10 @@ def _node_table(report: Any, wide: bool) -> str:
             row += [", ".join(d.taints), ", ".join(d.counter_sets)]
         table.add_row(*row)
     lines = [f"node {report.node}\n", table_text(table)]
-    lines += [f"  counter {c.driver}/{c.pool}/{c.counter_set}/{c.counter}: {amount(c.used)} used, "
-              f"{amount(c.left)} left of {amount(c.capacity)}\n" for c in report.counters]
+    lines += [
+        f"  counter {c.driver}/{c.pool}/{c.counter_set}/{c.counter}: {amount(c.used)} used, "
+        f"{amount(c.left)} left of {amount(c.capacity)}\n"
+        for c in report.counters
+    ]
     lines.append(f"  {fragmentation_line(report)}\n\n")
     return "".join(lines)

@@ -8,9 +8,8 @@ from typing import Any
 
 import click
 
-from drasat.models.errors import InputError
-
 from drasat.cli.reporting import exits_on_error, load_bundle, write_atomically
+from drasat.models.errors import InputError
 
 EPILOG = """\b
 Below DIR each pod gets its own tree, since the protocol's paths are what one
@@ -40,10 +39,21 @@ Examples:
 
 @click.command(epilog=EPILOG)
 @click.argument("files", nargs=-1, required=True, metavar="FILE...")
-@click.option("--out", "out_dir", required=True, metavar="DIR", type=click.Path(file_okay=False),
-              help="Folder to write the metadata files into (created if missing).")
-@click.option("--claim", "claim_names", multiple=True, metavar="NAMESPACE/NAME",
-              help="Only this allocated claim (repeatable); default: every allocated claim.")
+@click.option(
+    "--out",
+    "out_dir",
+    required=True,
+    metavar="DIR",
+    type=click.Path(file_okay=False),
+    help="Folder to write the metadata files into (created if missing).",
+)
+@click.option(
+    "--claim",
+    "claim_names",
+    multiple=True,
+    metavar="NAMESPACE/NAME",
+    help="Only this allocated claim (repeatable); default: every allocated claim.",
+)
 @exits_on_error
 def metadata(files: tuple[str, ...], out_dir: str, claim_names: tuple[str, ...]) -> None:
     """Write the device metadata files drivers would write for allocated ResourceClaims.

@@ -4,12 +4,16 @@ from __future__ import annotations
 
 import click
 
-from drasat.models.errors import InputError
-from drasat.models.meta import ObjectMeta
-from drasat.models.pool_status_request import API_VERSION, LIMIT_MAX, ResourcePoolStatusRequest, ResourcePoolStatusRequestSpec
-
 from drasat.cli.render.tables import TextTable, table_text
 from drasat.cli.reporting import dump, exits_on_error, load_bundle
+from drasat.models.errors import InputError
+from drasat.models.meta import ObjectMeta
+from drasat.models.pool_status_request import (
+    API_VERSION,
+    LIMIT_MAX,
+    ResourcePoolStatusRequest,
+    ResourcePoolStatusRequestSpec,
+)
 
 EPILOG = """\b
 The request comes from the flags (--driver is then required) or, without flags,
@@ -37,14 +41,30 @@ Examples:
 @click.option("--driver", metavar="NAME", help="Driver whose pools to report (instead of a request in the input).")
 @click.option("--pool", "pool_name", metavar="NAME", help="Report only this pool.")
 @click.option("--limit", type=int, metavar="N", help=f"Report at most N pools (default 100, at most {LIMIT_MAX}).")
-@click.option("--default-partition-type-attribute", "default_attribute", metavar="ATTRIBUTE",
-              help="Partition type attribute for slices that declare none, fully qualified (DOMAIN/NAME), "
-                   "e.g. gpu.example.com/profile.")
-@click.option("-o", "--output", type=click.Choice(["yaml", "json", "table"]), default="yaml", show_default=True,
-              help="yaml/json: the request with status filled (a v1 List for several); table: for people.")
+@click.option(
+    "--default-partition-type-attribute",
+    "default_attribute",
+    metavar="ATTRIBUTE",
+    help="Partition type attribute for slices that declare none, fully qualified (DOMAIN/NAME), "
+    "e.g. gpu.example.com/profile.",
+)
+@click.option(
+    "-o",
+    "--output",
+    type=click.Choice(["yaml", "json", "table"]),
+    default="yaml",
+    show_default=True,
+    help="yaml/json: the request with status filled (a v1 List for several); table: for people.",
+)
 @exits_on_error
-def pool_status(files: tuple[str, ...], driver: str | None, pool_name: str | None, limit: int | None,
-                default_attribute: str | None, output: str) -> None:
+def pool_status(
+    files: tuple[str, ...],
+    driver: str | None,
+    pool_name: str | None,
+    limit: int | None,
+    default_attribute: str | None,
+    output: str,
+) -> None:
     """Report device availability per DRA pool: counts, partition headroom, shareable capacity.
 
     FILE is a YAML or JSON file, a directory (read recursively) or - for stdin, holding
@@ -69,8 +89,9 @@ def pool_status(files: tuple[str, ...], driver: str | None, pool_name: str | Non
     click.echo(_render(answered, output), nl=False)
 
 
-def _requests(bundle, driver: str | None, pool_name: str | None, limit: int | None,
-              default_attribute: str | None) -> list[ResourcePoolStatusRequest]:
+def _requests(
+    bundle, driver: str | None, pool_name: str | None, limit: int | None, default_attribute: str | None
+) -> list[ResourcePoolStatusRequest]:
     """The request the flags describe, or else every request in the input."""
     if driver is not None:
         if limit is not None and not 1 <= limit <= LIMIT_MAX:
@@ -79,16 +100,22 @@ def _requests(bundle, driver: str | None, pool_name: str | None, limit: int | No
             from drasat.solver.report.pool_status import check_attribute_name
 
             check_attribute_name(default_attribute, "--default-partition-type-attribute")
-        spec = ResourcePoolStatusRequestSpec(driver=driver, pool_name=pool_name, limit=limit,
-                                             default_partition_type_attribute=default_attribute)
-        return [ResourcePoolStatusRequest(api_version=API_VERSION, kind="ResourcePoolStatusRequest",
-                                          metadata=ObjectMeta(name="drasat"), spec=spec)]
+        spec = ResourcePoolStatusRequestSpec(
+            driver=driver, pool_name=pool_name, limit=limit, default_partition_type_attribute=default_attribute
+        )
+        return [
+            ResourcePoolStatusRequest(
+                api_version=API_VERSION, kind="ResourcePoolStatusRequest", metadata=ObjectMeta(name="drasat"), spec=spec
+            )
+        ]
     if pool_name or limit is not None or default_attribute:
         raise InputError("--pool, --limit and --default-partition-type-attribute need --driver")
     found = bundle.of_kind(ResourcePoolStatusRequest)
     if not found:
-        raise InputError("no ResourcePoolStatusRequest in the input: give --driver NAME, or add a request "
-                         "(apiVersion resource.k8s.io/v1alpha3, kind ResourcePoolStatusRequest)")
+        raise InputError(
+            "no ResourcePoolStatusRequest in the input: give --driver NAME, or add a request "
+            "(apiVersion resource.k8s.io/v1alpha3, kind ResourcePoolStatusRequest)"
+        )
     return found
 
 
@@ -98,8 +125,11 @@ def _warn_on_driver_name(bundle, request: ResourcePoolStatusRequest) -> None:
 
     if request.spec.driver and dns_subdomain_errors(request.spec.driver):
         where = bundle.location_of(request)
-        click.echo(f"notice: {str(where) + ': ' if where else ''}spec.driver {request.spec.driver!r} is not a valid "
-                   "driver name (a DNS subdomain), so no pool can match it", err=True)
+        click.echo(
+            f"notice: {str(where) + ': ' if where else ''}spec.driver {request.spec.driver!r} is not a valid "
+            "driver name (a DNS subdomain), so no pool can match it",
+            err=True,
+        )
 
 
 def _render(answered: list[ResourcePoolStatusRequest], output: str) -> str:
@@ -112,9 +142,21 @@ def _render(answered: list[ResourcePoolStatusRequest], output: str) -> str:
 def _table(request: ResourcePoolStatusRequest) -> str:
     status = request.status
     assert status is not None  # answer() always fills it
-    table = TextTable(title=f"{request.name}: driver {request.spec.driver}, {status.pool_count} pools", show_lines=False)
-    for column in ("pool", "node", "slices", "total", "allocated", "available", "unavailable", "partitions "
-                   "(allocatable/total)", "shareable", "validation error"):
+    table = TextTable(
+        title=f"{request.name}: driver {request.spec.driver}, {status.pool_count} pools", show_lines=False
+    )
+    for column in (
+        "pool",
+        "node",
+        "slices",
+        "total",
+        "allocated",
+        "available",
+        "unavailable",
+        "partitions (allocatable/total)",
+        "shareable",
+        "validation error",
+    ):
         table.add_column(column)
     for pool in status.pools:
         partitions = ", ".join(f"{p.type} {p.allocatable}/{p.total}" for p in pool.partition_summary)
@@ -123,9 +165,23 @@ def _table(request: ResourcePoolStatusRequest) -> str:
             s = pool.shareable_summary
             shareable = f"{s.fully_available_devices} free, {s.partially_available_devices} partly used"
             shareable += "".join(f"; {c.name} {c.available} of {c.total} left" for c in s.capacity)
-        table.add_row(pool.pool_name, pool.node_name or "", *(_number(v) for v in (
-            pool.resource_slice_count, pool.total_devices, pool.allocated_devices, pool.available_devices,
-            pool.unavailable_devices)), partitions, shareable, pool.validation_error or "")
+        table.add_row(
+            pool.pool_name,
+            pool.node_name or "",
+            *(
+                _number(v)
+                for v in (
+                    pool.resource_slice_count,
+                    pool.total_devices,
+                    pool.allocated_devices,
+                    pool.available_devices,
+                    pool.unavailable_devices,
+                )
+            ),
+            partitions,
+            shareable,
+            pool.validation_error or "",
+        )
     return f"{table.title}\n{table_text(table)}"
 
 

@@ -7,16 +7,16 @@ from typing import Any
 
 import click
 
-from drasat.models.errors import DrasatError
-
-from ..startup import importing
 from drasat.cli.allocation_options import allocation_options, exit_on_error, names_option, parallel_options
 from drasat.cli.inputs import in_namespace, input_options, namespace_options, read_inputs
 from drasat.cli.interrupt import stopped_on_interrupt
-from drasat.cli.render.kubectl import OutputFormat, render_list
-from drasat.cli.progress import Bar
-from drasat.cli.render.schedule import batch_summary_line, placement_table
 from drasat.cli.output_state import state_option, write_state
+from drasat.cli.progress import Bar
+from drasat.cli.render.kubectl import OutputFormat, render_list
+from drasat.cli.render.schedule import batch_summary_line, placement_table
+from drasat.models.errors import DrasatError
+
+from ..startup import importing
 
 EPILOG = """\b
 Exit status: 0 every pod placed; 1 some pod stays pending (the scheduler's
@@ -38,23 +38,54 @@ Examples:
 @click.command(epilog=EPILOG)
 @input_options
 @namespace_options
-@click.option("--pods", metavar="NS/NAME,...", help="Pods to schedule, in this order "
-              "(default: every pod without spec.nodeName, in input order). A bare name must be unambiguous.")
+@click.option(
+    "--pods",
+    metavar="NS/NAME,...",
+    help="Pods to schedule, in this order "
+    "(default: every pod without spec.nodeName, in input order). A bare name must be unambiguous.",
+)
 @allocation_options
 @parallel_options
-@click.option("-o", "--output", type=OutputFormat(("table", "wide")), default="yaml", show_default=True,
-              help="yaml/json: a v1 List of the placed pods and their claims; name: pod/NAME and "
-                   "resourceclaim.resource.k8s.io/NAME; jsonpath=TEMPLATE: kubectl's JSONPath template over that "
-                   "List; table: one line per pod; wide: one line per device.")
+@click.option(
+    "-o",
+    "--output",
+    type=OutputFormat(("table", "wide")),
+    default="yaml",
+    show_default=True,
+    help="yaml/json: a v1 List of the placed pods and their claims; name: pod/NAME and "
+    "resourceclaim.resource.k8s.io/NAME; jsonpath=TEMPLATE: kubectl's JSONPath template over that "
+    "List; table: one line per pod; wide: one line per device.",
+)
 @state_option
-@click.option("--batch", is_flag=True, help="Place every pending pod jointly (CP-SAT over pod and node classes): "
-              "the most pods, higher spec.priority first, a PodGroup whole or not at all; a summary on stderr. "
-              "--timeout then bounds the whole run: what time cut short is said in the summary.")
+@click.option(
+    "--batch",
+    is_flag=True,
+    help="Place every pending pod jointly (CP-SAT over pod and node classes): "
+    "the most pods, higher spec.priority first, a PodGroup whole or not at all; a summary on stderr. "
+    "--timeout then bounds the whole run: what time cut short is said in the summary.",
+)
 @click.option("-v", "--verbose", is_flag=True, help="Per-node reasons for pods left pending, and the time taken.")
-def schedule(files: tuple[str, ...], filenames: tuple[str, ...], kubeconfig: str | None, context: str | None,
-             namespace: str | None, all_namespaces: bool, pods: str | None, feature_gates: str, solver: str, objective: str,
-             timeout: float, workers: int, cel_engine: str | None, processes: int, ray: str | None, output: str,
-             output_state: str | None, batch: bool, verbose: bool) -> None:
+def schedule(
+    files: tuple[str, ...],
+    filenames: tuple[str, ...],
+    kubeconfig: str | None,
+    context: str | None,
+    namespace: str | None,
+    all_namespaces: bool,
+    pods: str | None,
+    feature_gates: str,
+    solver: str,
+    objective: str,
+    timeout: float,
+    workers: int,
+    cel_engine: str | None,
+    processes: int,
+    ray: str | None,
+    output: str,
+    output_state: str | None,
+    batch: bool,
+    verbose: bool,
+) -> None:
     """Choose a node for each pending Pod and allocate its claims there.
 
     For each pod, in order: every Node is filtered as kube-scheduler's default
@@ -78,8 +109,21 @@ def schedule(files: tuple[str, ...], filenames: tuple[str, ...], kubeconfig: str
     try:
         bundle = read_inputs(files, kubeconfig, context, filenames, output=output)
         pods = in_namespace(pods, namespace, all_namespaces)
-        text, pending, placed = _schedule(bundle, namespace, pods, feature_gates, solver, objective, timeout, workers,
-                                          cel_engine, (processes, ray), output, verbose, batch)
+        text, pending, placed = _schedule(
+            bundle,
+            namespace,
+            pods,
+            feature_gates,
+            solver,
+            objective,
+            timeout,
+            workers,
+            cel_engine,
+            (processes, ray),
+            output,
+            verbose,
+            batch,
+        )
         if output_state:
             write_state(output_state, bundle, placed)
     except DrasatError as exc:
@@ -91,17 +135,30 @@ def schedule(files: tuple[str, ...], filenames: tuple[str, ...], kubeconfig: str
         raise SystemExit(1)
 
 
-def _schedule(bundle, namespace, pods, feature_gates, solver, objective, timeout, workers, cel_engine, parallel, output,
-              verbose, batch=False) -> tuple[str, int, list[dict[str, Any]]]:
+def _schedule(
+    bundle,
+    namespace,
+    pods,
+    feature_gates,
+    solver,
+    objective,
+    timeout,
+    workers,
+    cel_engine,
+    parallel,
+    output,
+    verbose,
+    batch=False,
+) -> tuple[str, int, list[dict[str, Any]]]:
     with importing():
         from drasat.solver import Features
         from drasat.solver.cel import SelectorEvaluator
         from drasat.solver.scheduling.cluster import cluster_from_objects, key_of
-        from drasat.solver.scheduling.plugins.dynamic_resources import AllocateOptions
+        from drasat.solver.scheduling.one_by_one import schedule as place
         from drasat.solver.scheduling.parallel import executor
+        from drasat.solver.scheduling.plugins.dynamic_resources import AllocateOptions
         from drasat.solver.scheduling.pod_inputs import refuse_unstorable_pods
         from drasat.solver.scheduling.pods import pending_pods, select_pods
-        from drasat.solver.scheduling.one_by_one import schedule as place
 
         options = AllocateOptions(solver, objective, timeout, workers, SelectorEvaluator(cel_engine))  # checked first
     cluster = cluster_from_objects(list(bundle), Features.parse(feature_gates))
@@ -122,23 +179,31 @@ def _schedule(bundle, namespace, pods, feature_gates, solver, objective, timeout
         placements = result.placements
         click.echo(batch_summary_line(result.summary), err=True)
     else:
-        with executor(*parallel) as ex, stopped_on_interrupt(ex.terminate), \
-                Bar("scheduling pods", output=output) as bar:
+        with (
+            executor(*parallel) as ex,
+            stopped_on_interrupt(ex.terminate),
+            Bar("scheduling pods", output=output) as bar,
+        ):
             placements = place(cluster, chosen, options=options, executor=ex, progress=bar.update)
     if not placements:
         click.echo("notice: no pending pods in the input (pods without spec.nodeName)", err=True)
     for p in placements:
         if p.node is not None and not p.exact:
-            click.echo(f"warning: pod {p.label}: time ran out before the {objective} answer on {p.node}; its valid "
-                       f"allocation so far is kept (raise --timeout)", err=True)
+            click.echo(
+                f"warning: pod {p.label}: time ran out before the {objective} answer on {p.node}; its valid "
+                f"allocation so far is kept (raise --timeout)",
+                err=True,
+            )
     pending = [p for p in placements if p.node is None]
     for p in pending:
         click.echo(f"pod {p.label} is pending: {p.reason}", err=True)
         for node, reasons in sorted(p.node_reasons.items()) if verbose else []:
             click.echo(f"  {node}: {'; '.join(reasons)}", err=True)
     if verbose:
-        click.echo(f"{len(placements) - len(pending)}/{len(placements)} pods placed in "
-                   f"{time.monotonic() - started:.2f} s", err=True)
+        click.echo(
+            f"{len(placements) - len(pending)}/{len(placements)} pods placed in {time.monotonic() - started:.2f} s",
+            err=True,
+        )
     placed = [obj for p in placements if p.node is not None for obj in _objects(p)]
     if output in ("table", "wide"):
         return placement_table(placements, wide=output == "wide"), len(pending), placed

@@ -6,14 +6,14 @@ from typing import Any
 
 import click
 
+from drasat.cli.allocation_options import allocation_options, exit_on_error, names_option
+from drasat.cli.inputs import in_namespace, input_options, namespace_options, read_inputs
+from drasat.cli.output_state import state_option, write_state
+from drasat.cli.render.kubectl import OutputFormat, render_list
+from drasat.cli.render.tables import allocation_table
 from drasat.models.errors import DrasatError, InternalError, Unschedulable
 
 from ..startup import importing
-from drasat.cli.allocation_options import allocation_options, exit_on_error, names_option
-from drasat.cli.inputs import in_namespace, input_options, namespace_options, read_inputs
-from drasat.cli.render.kubectl import OutputFormat, render_list
-from drasat.cli.render.tables import allocation_table
-from drasat.cli.output_state import state_option, write_state
 
 BEST_SO_FAR = 4  # exit status: a valid allocation printed, the time limit reached before the objective's answer
 
@@ -41,24 +41,53 @@ Examples:
 @input_options
 @namespace_options
 @click.option("--node", metavar="NAME", help="Node to allocate for (default: the only Node in the input).")
-@click.option("--claims", metavar="NS/NAME,...", help="Claims to allocate, in this order "
-              "(default: the claims of the pending Pods, or every claim without status.allocation when the "
-              "input has no Pods). A bare name must be unambiguous.")
-@click.option("--pods", metavar="NS/NAME,...", help="Allocate the claims of these Pods (templates, PodGroup "
-              "claims and extended resources included), after those named by --claims.")
+@click.option(
+    "--claims",
+    metavar="NS/NAME,...",
+    help="Claims to allocate, in this order "
+    "(default: the claims of the pending Pods, or every claim without status.allocation when the "
+    "input has no Pods). A bare name must be unambiguous.",
+)
+@click.option(
+    "--pods",
+    metavar="NS/NAME,...",
+    help="Allocate the claims of these Pods (templates, PodGroup "
+    "claims and extended resources included), after those named by --claims.",
+)
 @allocation_options
-@click.option("-o", "--output", type=OutputFormat(("table", "wide")), default="yaml", show_default=True,
-              help="yaml/json: a v1 List of the allocated ResourceClaims; name: resourceclaim.resource.k8s.io/NAME "
-                   "per claim; jsonpath=TEMPLATE: kubectl's JSONPath template over that List, e.g. "
-                   "'jsonpath={.items[*].status.allocation.devices.results[*].device}'; table: a summary for people; "
-                   "wide: the table with share IDs, consumed capacity, conditions and node selector in columns.")
+@click.option(
+    "-o",
+    "--output",
+    type=OutputFormat(("table", "wide")),
+    default="yaml",
+    show_default=True,
+    help="yaml/json: a v1 List of the allocated ResourceClaims; name: resourceclaim.resource.k8s.io/NAME "
+    "per claim; jsonpath=TEMPLATE: kubectl's JSONPath template over that List, e.g. "
+    "'jsonpath={.items[*].status.allocation.devices.results[*].device}'; table: a summary for people; "
+    "wide: the table with share IDs, consumed capacity, conditions and node selector in columns.",
+)
 @state_option
-@click.option("-v", "--verbose", is_flag=True,
-              help="Print how the answer was found, or why there is none, on stderr.")
-def solve(files: tuple[str, ...], filenames: tuple[str, ...], kubeconfig: str | None, context: str | None,
-          namespace: str | None, all_namespaces: bool, node: str | None, claims: str | None, pods: str | None, feature_gates: str,
-          solver: str, objective: str, timeout: float, workers: int, cel_engine: str | None, output: str,
-          output_state: str | None, verbose: bool) -> None:
+@click.option("-v", "--verbose", is_flag=True, help="Print how the answer was found, or why there is none, on stderr.")
+def solve(
+    files: tuple[str, ...],
+    filenames: tuple[str, ...],
+    kubeconfig: str | None,
+    context: str | None,
+    namespace: str | None,
+    all_namespaces: bool,
+    node: str | None,
+    claims: str | None,
+    pods: str | None,
+    feature_gates: str,
+    solver: str,
+    objective: str,
+    timeout: float,
+    workers: int,
+    cel_engine: str | None,
+    output: str,
+    output_state: str | None,
+    verbose: bool,
+) -> None:
     """Allocate devices for ResourceClaims on one node, all claims together.
 
     FILE is a YAML or JSON file (multi-document, List kinds and `kubectl get -o yaml`
@@ -80,8 +109,20 @@ def solve(files: tuple[str, ...], filenames: tuple[str, ...], kubeconfig: str | 
     try:
         bundle = read_inputs(files, kubeconfig, context, filenames, output=output)
         claims, pods = in_namespace(claims, namespace, all_namespaces), in_namespace(pods, namespace, all_namespaces)
-        allocated, exact = _solve(bundle, node, namespace, feature_gates, claims, pods, solver, objective, timeout,
-                                  workers, cel_engine, verbose)
+        allocated, exact = _solve(
+            bundle,
+            node,
+            namespace,
+            feature_gates,
+            claims,
+            pods,
+            solver,
+            objective,
+            timeout,
+            workers,
+            cel_engine,
+            verbose,
+        )
         if output_state:
             write_state(output_state, bundle, allocated)
     except DrasatError as exc:
@@ -90,13 +131,17 @@ def solve(files: tuple[str, ...], filenames: tuple[str, ...], kubeconfig: str | 
     text = render(allocated, output)
     click.echo(text, nl=not text.endswith("\n"))
     if not exact:
-        click.echo(f"warning: the time limit ({timeout:g} s) was reached: this allocation is valid (verified) but "
-                   f"may not be the {objective} answer; raise --timeout for it", err=True)
+        click.echo(
+            f"warning: the time limit ({timeout:g} s) was reached: this allocation is valid (verified) but "
+            f"may not be the {objective} answer; raise --timeout for it",
+            err=True,
+        )
         raise SystemExit(BEST_SO_FAR)
 
 
-def _solve(bundle, node, namespace, feature_gates, claims, pods, solver, objective, timeout, workers, cel_engine,
-           verbose) -> tuple[list[dict[str, Any]], bool]:
+def _solve(
+    bundle, node, namespace, feature_gates, claims, pods, solver, objective, timeout, workers, cel_engine, verbose
+) -> tuple[list[dict[str, Any]], bool]:
     with importing():
         from drasat.solver import Features, allocate
         from drasat.solver.cel import SelectorEvaluator
@@ -104,21 +149,32 @@ def _solve(bundle, node, namespace, feature_gates, claims, pods, solver, objecti
 
     objects = list(bundle)
     features = Features.parse(feature_gates)
-    question = pods_problem(objects, node=node, pods=names_option(pods), claims=names_option(claims),
-                            features=features, locate=bundle.location_of, namespace=namespace)
+    question = pods_problem(
+        objects,
+        node=node,
+        pods=names_option(pods),
+        claims=names_option(claims),
+        features=features,
+        locate=bundle.location_of,
+        namespace=namespace,
+    )
     problem = question.problem
     for pod, why in question.left_out:
         click.echo(f"pod {pod} is not allocated: {why}", err=True)
     if not problem.claims:
         click.echo(f"notice: nothing to allocate: {_nothing_because(objects, claims)}", err=True)
     if not any(n.kind == "Node" for n in objects):
-        click.echo(f"warning: no Node objects in the input: node {problem.node.name} has no labels, "
-                   "so slices selected by node labels do not match", err=True)
+        click.echo(
+            f"warning: no Node objects in the input: node {problem.node.name} has no labels, "
+            "so slices selected by node labels do not match",
+            err=True,
+        )
     with importing():  # the CEL engine's modules
         evaluator = SelectorEvaluator(cel_engine)
     try:
-        answer = allocate(problem, solver=solver, objective=objective, time_limit=timeout, workers=workers,
-                          evaluator=evaluator)
+        answer = allocate(
+            problem, solver=solver, objective=objective, time_limit=timeout, workers=workers, evaluator=evaluator
+        )
     except Unschedulable as exc:
         if verbose:  # the same explanation `drasat explain` gives, in short
             from drasat.solver.explanation.explain import explain
@@ -129,8 +185,11 @@ def _solve(bundle, node, namespace, feature_gates, claims, pods, solver, objecti
     if verbose:
         s = answer.stats
         notes = "".join(f"; {note}" for note in s.notes)
-        click.echo(f"solved by {s.solver} in {s.seconds * 1000:.1f} ms (greedy steps {s.greedy_steps}, "
-                   f"CP-SAT solves {s.cp_sat_solves}){notes}", err=True)
+        click.echo(
+            f"solved by {s.solver} in {s.seconds * 1000:.1f} ms (greedy steps {s.greedy_steps}, "
+            f"CP-SAT solves {s.cp_sat_solves}){notes}",
+            err=True,
+        )
     allocated = []
     for claim in problem.claims:
         body = claim.to_api()

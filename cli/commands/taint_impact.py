@@ -7,9 +7,8 @@ from typing import Any
 import click
 import yaml
 
-from drasat.models.errors import InputError, Location, Problem
-
 from drasat.cli.reporting import dump, exits_on_error, load_bundle
+from drasat.models.errors import InputError, Location, Problem
 
 EPILOG = """\b
 The first line is the condition message Kubernetes writes into a rule with
@@ -39,8 +38,14 @@ EXTRA_FIELDS = ("deviceClassName", "selectors")
 @click.command("taint-impact", epilog=EPILOG)
 @click.argument("rule_file", metavar="RULE.yaml")
 @click.argument("files", nargs=-1, required=True, metavar="FILE...")
-@click.option("-o", "--output", type=click.Choice(["text", "json"]), default="text", show_default=True,
-              help="text: the condition message and the pods; json: the numbers, devices and pods as data.")
+@click.option(
+    "-o",
+    "--output",
+    type=click.Choice(["text", "json"]),
+    default="text",
+    show_default=True,
+    help="text: the condition message and the pods; json: the numbers, devices and pods as data.",
+)
 @exits_on_error
 def taint_impact(rule_file: str, files: tuple[str, ...], output: str) -> None:
     """Dry-run a DeviceTaintRule: devices it selects, and pods that NoExecute would evict.
@@ -64,17 +69,28 @@ def taint_impact(rule_file: str, files: tuple[str, ...], output: str) -> None:
             try:
                 evaluator.compile(expression)
             except InputError as exc:
-                raise InputError(f"{rule_file}: DeviceTaintRule/{rule.name}: spec.deviceSelector.selectors[{i}].cel."
-                                 f"expression: {exc}") from None
+                raise InputError(
+                    f"{rule_file}: DeviceTaintRule/{rule.name}: spec.deviceSelector.selectors[{i}].cel."
+                    f"expression: {exc}"
+                ) from None
     try:
-        impacts = [impact_of(rule.name, selector, rule.spec.taint, bundle.of_kind(ResourceSlice),
-                             bundle.of_kind(ResourceClaim), bundle.of_kind(Pod), bundle.of_kind(DeviceClass),
-                             evaluator) for rule, selector in rules]
+        impacts = [
+            impact_of(
+                rule.name,
+                selector,
+                rule.spec.taint,
+                bundle.of_kind(ResourceSlice),
+                bundle.of_kind(ResourceClaim),
+                bundle.of_kind(Pod),
+                bundle.of_kind(DeviceClass),
+                evaluator,
+            )
+            for rule, selector in rules
+        ]
     except InputError as exc:  # the rule's deviceClassName names no DeviceClass: the rule file is at fault
         raise InputError(f"{rule_file}: {exc}") from None
     if output == "json":
-        click.echo(dump([_as_data(i) for i in impacts] if len(impacts) > 1 else _as_data(impacts[0]), "json"),
-                   nl=False)
+        click.echo(dump([_as_data(i) for i in impacts] if len(impacts) > 1 else _as_data(impacts[0]), "json"), nl=False)
         return
     for impact in impacts:
         click.echo(f"DeviceTaintRule {impact.rule}: {impact.message()}")
@@ -107,8 +123,11 @@ def read_rules(path: str) -> list[tuple[Any, Any]]:
     bundle = load_text(yaml.safe_dump_all(documents, sort_keys=False), path)
     if bundle.problems:
         raise InputError(bundle.problems)
-    rules = [(loaded.obj, extras[loaded.location.document or 0]) for loaded in bundle.objects
-             if isinstance(loaded.obj, DeviceTaintRule)]
+    rules = [
+        (loaded.obj, extras[loaded.location.document or 0])
+        for loaded in bundle.objects
+        if isinstance(loaded.obj, DeviceTaintRule)
+    ]
     if not rules:
         raise InputError(f"{path}: no DeviceTaintRule in this file")
     refuse_bad_taints([], [rule for rule, _ in rules], bundle.location_of)
@@ -134,8 +153,11 @@ def _take_extras(data: Any, where: Location) -> tuple[str | None, tuple[str, ...
         raise InputError([Problem(at.child("deviceClassName"), "must be text")])
     expressions = []
     for i, entry in enumerate(selector.pop("selectors", None) or []):
-        expression = entry.get("cel", {}).get("expression") if isinstance(entry, dict) and isinstance(
-            entry.get("cel"), dict) else None
+        expression = (
+            entry.get("cel", {}).get("expression")
+            if isinstance(entry, dict) and isinstance(entry.get("cel"), dict)
+            else None
+        )
         if not isinstance(expression, str) or not expression:
             raise InputError([Problem(at.child(f"selectors[{i}].cel.expression"), "required: a CEL expression")])
         expressions.append(expression)
@@ -146,15 +168,26 @@ def _selector(rule: Any, extra: tuple[str | None, tuple[str, ...]]) -> Any:
     from drasat.solver.report.taint_impact import RuleSelector
 
     names = rule.spec.device_selector
-    return RuleSelector(driver=names.driver if names else None, pool=names.pool if names else None,
-                        device=names.device if names else None, device_class=extra[0], cel=extra[1],
-                        given=names is not None)
+    return RuleSelector(
+        driver=names.driver if names else None,
+        pool=names.pool if names else None,
+        device=names.device if names else None,
+        device_class=extra[0],
+        cel=extra[1],
+        given=names is not None,
+    )
 
 
 def _as_data(impact: Any) -> dict[str, Any]:
-    return {"rule": impact.rule, "publishedDevices": len(impact.published), "allocatedDevices": impact.allocated,
-            "pods": len(impact.evicted), "namespaces": impact.namespaces,
-            "devices": ["/".join(key) for key in impact.published],
-            "evictedPods": [{"pod": p, **({"afterSeconds": impact.delayed[p]} if p in impact.delayed else {})}
-                            for p in impact.evicted],
-            "message": impact.message()}
+    return {
+        "rule": impact.rule,
+        "publishedDevices": len(impact.published),
+        "allocatedDevices": impact.allocated,
+        "pods": len(impact.evicted),
+        "namespaces": impact.namespaces,
+        "devices": ["/".join(key) for key in impact.published],
+        "evictedPods": [
+            {"pod": p, **({"afterSeconds": impact.delayed[p]} if p in impact.delayed else {})} for p in impact.evicted
+        ],
+        "message": impact.message(),
+    }

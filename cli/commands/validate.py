@@ -18,9 +18,8 @@ import click
 from drasat.models.bundle import Loaded
 from drasat.models.errors import DrasatError, Location, Problem
 from drasat.models.loader import load_paths
-from drasat.models.validation.admin_access import AdminAccessViolation, admin_access_unchecked, admin_access_violations
 from drasat.models.validation import validate_object
-
+from drasat.models.validation.admin_access import AdminAccessViolation, admin_access_unchecked, admin_access_violations
 
 CHECKER_MODULES = ("drasat.solver.cel.validate",)
 """Modules that register extra checks with ``register_checker`` when imported (if they exist)."""
@@ -60,8 +59,14 @@ Examples:
 @click.command(epilog=EPILOG)
 @click.argument("files", nargs=-1, required=True, metavar="FILE...")
 @click.option("-q", "--quiet", is_flag=True, help="Print only objects with problems, and the summary.")
-@click.option("-o", "--output", type=click.Choice(["text", "json"]), default="text", show_default=True,
-              help="text: a verdict per object for people; json: the same as data, for CI.")
+@click.option(
+    "-o",
+    "--output",
+    type=click.Choice(["text", "json"]),
+    default="text",
+    show_default=True,
+    help="text: a verdict per object for people; json: the same as data, for CI.",
+)
 def validate(files: tuple[str, ...], quiet: bool, output: str) -> None:
     """Check Kubernetes objects the way the API server would, and say what is wrong.
 
@@ -80,8 +85,9 @@ def validate(files: tuple[str, ...], quiet: bool, output: str) -> None:
     if unchecked is not None:
         click.echo(f"warning: {unchecked}", err=True)
     violations = admin_access_violations(objects)
-    verdicts: list[Verdict] = [(entry, _problems(entry, violations)) if isinstance(entry, Loaded) else (entry, [])
-                               for entry in bundle.entries]
+    verdicts: list[Verdict] = [
+        (entry, _problems(entry, violations)) if isinstance(entry, Loaded) else (entry, []) for entry in bundle.entries
+    ]
     invalid = sum(1 for entry, problems in verdicts if isinstance(entry, Loaded) and problems)
     valid = sum(1 for entry, _ in verdicts if isinstance(entry, Loaded)) - invalid
     unreadable = sum(1 for entry in bundle.entries if isinstance(entry, Problem))
@@ -120,17 +126,31 @@ def _as_data(verdicts: list[Verdict], valid: int, invalid: int, unreadable: int)
     records = []
     for entry, problems in verdicts:
         if isinstance(entry, Problem):
-            records.append({**_place(entry.location), "valid": False, "readable": False,
-                            "problems": [{"field": entry.location.path, "message": entry.message}]})
+            records.append(
+                {
+                    **_place(entry.location),
+                    "valid": False,
+                    "readable": False,
+                    "problems": [{"field": entry.location.path, "message": entry.message}],
+                }
+            )
             continue
-        record = {**_place(entry.location), "kind": entry.location.kind, "name": entry.location.name,
-                  "valid": not problems, "readable": True,
-                  "problems": [{"field": p.location.path, "message": p.message} for p in problems]}
+        record = {
+            **_place(entry.location),
+            "kind": entry.location.kind,
+            "name": entry.location.name,
+            "valid": not problems,
+            "readable": True,
+            "problems": [{"field": p.location.path, "message": p.message} for p in problems],
+        }
         if entry.converted_from:
             record["convertedFrom"] = entry.converted_from
         records.append(record)
-    return {"valid": invalid == 0 and unreadable == 0, "objects": records,
-            "summary": {"valid": valid, "invalid": invalid, "unreadable": unreadable}}
+    return {
+        "valid": invalid == 0 and unreadable == 0,
+        "objects": records,
+        "summary": {"valid": valid, "invalid": invalid, "unreadable": unreadable},
+    }
 
 
 def _place(location: Location) -> dict[str, Any]:
@@ -149,8 +169,9 @@ def _summary(valid: int, invalid: int, unreadable: int) -> str:
     total = valid + invalid
     parts = [f"{total} object{'s' if total != 1 else ''}: {valid} valid, {invalid} invalid"]
     if unreadable:
-        parts.append(f"{unreadable} unreadable document{'s' if unreadable != 1 else ''} or file"
-                     f"{'s' if unreadable != 1 else ''}")
+        parts.append(
+            f"{unreadable} unreadable document{'s' if unreadable != 1 else ''} or file{'s' if unreadable != 1 else ''}"
+        )
     return "; ".join(parts)
 
 

@@ -37,8 +37,10 @@ def explanation_text(found: Explanation) -> str:
     shown = _shown(found)
     for f in shown:
         needs = "all matching devices" if f.needs == "all" else f"{f.needs} device(s)"
-        lines.append(f"claim {f.claim}, request {f.request}: needs {needs}; {f.candidates} of the {f.offered} "
-                     "device(s) seen are candidates")
+        lines.append(
+            f"claim {f.claim}, request {f.request}: needs {needs}; {f.candidates} of the {f.offered} "
+            "device(s) seen are candidates"
+        )
         for step in f.steps:
             named = ", ".join(step.devices) + (", ..." if step.removed > len(step.devices) else "")
             lines.append(f"  - {step.removed} removed: {step.reason} ({named})")
@@ -46,12 +48,17 @@ def explanation_text(found: Explanation) -> str:
         if f.blocked:
             lines.append(f"  - allocationMode All cannot be met: {f.blocked}")
     if len(shown) < len(found.funnel):
-        lines.append(f"({len(found.funnel) - len(shown)} other request alternative(s) have candidates enough; "
-                     "-o json shows every funnel)")
+        lines.append(
+            f"({len(found.funnel) - len(shown)} other request alternative(s) have candidates enough; "
+            "-o json shows every funnel)"
+        )
     if found.feasible:
-        lines.append("feasible: the claims can be allocated together; drasat solve would choose:" if found.exact else
-                     "feasible: the claims can be allocated together, for example so (time ran out before the "
-                     "first-fit choice was proved; raise --timeout for drasat solve's own):")
+        lines.append(
+            "feasible: the claims can be allocated together; drasat solve would choose:"
+            if found.exact
+            else "feasible: the claims can be allocated together, for example so (time ran out before the "
+            "first-fit choice was proved; raise --timeout for drasat solve's own):"
+        )
         lines.extend(f"  - claim {c.claim}, request {c.request}: {c.device}" for c in found.choice)
     elif found.short_requests:
         lines.append("cause: too few candidates for " + "; ".join(found.short_requests))

@@ -9,10 +9,17 @@ state, and hovering a box shows the device, its state and its claim (an SVG
 from __future__ import annotations
 
 import html
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
-COLOURS = {"free": "#43a047", "allocated": "#1e88e5", "shared": "#8e24aa", "tainted": "#ef6c00",
-           "blocked": "#9e9e9e", "incomplete": "#d7ccc8"}
+COLOURS = {
+    "free": "#43a047",
+    "allocated": "#1e88e5",
+    "shared": "#8e24aa",
+    "tainted": "#ef6c00",
+    "blocked": "#9e9e9e",
+    "incomplete": "#d7ccc8",
+}
 BOX_W, PART_W, BOX_H, GAP, PAD, PER_ROW, MAX_WIDTH, LABEL_H = 64, 46, 22, 3, 5, 7, 720, 15
 
 CSS = """
@@ -44,19 +51,25 @@ def render_map(reports: Sequence[Any]) -> str:
     from drasat.solver.report.device_states import fragmentation_line, states_count
 
     counts = states_count(reports)
-    legend = "".join(f'<span><i style="background:{colour}"></i>{state} ({counts[state]})</span>'
-                     for state, colour in COLOURS.items())
+    legend = "".join(
+        f'<span><i style="background:{colour}"></i>{state} ({counts[state]})</span>'
+        for state, colour in COLOURS.items()
+    )
     cards = "".join(_card(r, fragmentation_line(r)) for r in reports)
-    return ("<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>drasat allocation map</title>"
-            f"<style>{CSS}</style></head><body><h1>DRA allocation map: {sum(counts.values())} devices on "
-            f"{len(reports)} nodes</h1><div class=\"legend\">{legend}</div><div class=\"nodes\">{cards}</div>"
-            "</body></html>\n")
+    return (
+        '<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><title>drasat allocation map</title>'
+        f"<style>{CSS}</style></head><body><h1>DRA allocation map: {sum(counts.values())} devices on "
+        f'{len(reports)} nodes</h1><div class="legend">{legend}</div><div class="nodes">{cards}</div>'
+        "</body></html>\n"
+    )
 
 
 def _card(report: Any, fragmentation: str) -> str:
     svg = _node_svg(report)
-    return (f'<section class="node" data-node="{html.escape(report.node)}"><h2>{html.escape(report.node)}</h2>'
-            f'{svg}<div class="frag">{html.escape(fragmentation.split(": ", 1)[1])}</div></section>')
+    return (
+        f'<section class="node" data-node="{html.escape(report.node)}"><h2>{html.escape(report.node)}</h2>'
+        f'{svg}<div class="frag">{html.escape(fragmentation.split(": ", 1)[1])}</div></section>'
+    )
 
 
 def _groups(report: Any) -> list[tuple[str, list[Any]]]:
@@ -73,9 +86,13 @@ def _groups(report: Any) -> list[tuple[str, list[Any]]]:
         else:
             loose.append(device)
     short = [f"{pool}/{counter_set}" for _, pool, counter_set in groups]
-    labelled = [(f"{driver}: {pool}/{counter_set}" if short.count(f"{pool}/{counter_set}") > 1
-                 else f"{pool}/{counter_set}", devices)
-                for (driver, pool, counter_set), devices in groups.items()]
+    labelled = [
+        (
+            f"{driver}: {pool}/{counter_set}" if short.count(f"{pool}/{counter_set}") > 1 else f"{pool}/{counter_set}",
+            devices,
+        )
+        for (driver, pool, counter_set), devices in groups.items()
+    ]
     return labelled + ([("", loose)] if loose else [])
 
 
@@ -91,8 +108,10 @@ def _node_svg(report: Any) -> str:
         x += width + GAP
         row_height = max(row_height, height)
     total_w = max(MAX_WIDTH if y else x, 1)
-    return (f'<svg xmlns="http://www.w3.org/2000/svg" width="{total_w}" height="{y + row_height}" '
-            f'role="img" aria-label="devices of {html.escape(report.node)}">{"".join(parts)}</svg>')
+    return (
+        f'<svg xmlns="http://www.w3.org/2000/svg" width="{total_w}" height="{y + row_height}" '
+        f'role="img" aria-label="devices of {html.escape(report.node)}">{"".join(parts)}</svg>'
+    )
 
 
 def _group(label: str, devices: list[Any], per_row: int) -> tuple[int, int, str]:
@@ -105,8 +124,10 @@ def _group(label: str, devices: list[Any], per_row: int) -> tuple[int, int, str]
     height = top + len(rows) * (BOX_H + GAP) - GAP + 2 * PAD
     body = []
     if label:
-        body.append(f'<rect width="{width}" height="{height}" rx="4"/>'
-                    f'<text x="{PAD}" y="{PAD + 9}" fill="#555">{html.escape(label)}</text>')
+        body.append(
+            f'<rect width="{width}" height="{height}" rx="4"/>'
+            f'<text x="{PAD}" y="{PAD + 9}" fill="#555">{html.escape(label)}</text>'
+        )
     for r, row in enumerate(rows):
         for c, device in enumerate(row):
             body.append(_device_box(device, PAD + c * (box + GAP), top + PAD + r * (BOX_H + GAP), box))
@@ -118,7 +139,7 @@ def _rows(devices: list[Any], per_row: int, by_type: bool) -> list[list[Any]]:
     runs: dict[str, list[Any]] = {}
     for device in devices:
         runs.setdefault((device.partition_type or "") if by_type else "", []).append(device)
-    return [run[i:i + per_row] for run in runs.values() for i in range(0, len(run), per_row)]
+    return [run[i : i + per_row] for run in runs.values() for i in range(0, len(run), per_row)]
 
 
 def shorten(name: str, room: int) -> str:
@@ -127,7 +148,7 @@ def shorten(name: str, room: int) -> str:
     if len(name) <= room:
         return name
     head = (room - 1) // 3
-    return name[:head] + "…" + name[len(name) - (room - 1 - head):]
+    return name[:head] + "…" + name[len(name) - (room - 1 - head) :]
 
 
 def _device_box(device: Any, x: int, y: int, width: int) -> str:
@@ -138,7 +159,9 @@ def _device_box(device: Any, x: int, y: int, width: int) -> str:
     if why:
         hover += f" ({why})"
     name = shorten(device.name, width // 6)
-    return (f'<g class="device" data-device="{html.escape(f"{device.driver}/{device.pool}/{device.name}")}" '
-            f'data-state="{device.state}" transform="translate({x},{y})"><title>{html.escape(hover)}</title>'
-            f'<rect width="{width}" height="{BOX_H}" rx="3" fill="{COLOURS[device.state]}"/>'
-            f'<text x="3" y="14">{html.escape(name)}</text></g>')
+    return (
+        f'<g class="device" data-device="{html.escape(f"{device.driver}/{device.pool}/{device.name}")}" '
+        f'data-state="{device.state}" transform="translate({x},{y})"><title>{html.escape(hover)}</title>'
+        f'<rect width="{width}" height="{BOX_H}" rx="3" fill="{COLOURS[device.state]}"/>'
+        f'<text x="3" y="14">{html.escape(name)}</text></g>'
+    )

@@ -56,8 +56,11 @@ def render_list(items: list[dict[str, Any]], output: str) -> str:
     if output == "yaml":
         return yaml.safe_dump(listing, sort_keys=False)
     if output == "name":
-        return "".join(f"{_PLURAL.get(i.get('kind', ''), str(i.get('kind', '')).lower())}/"
-                       f"{i.get('metadata', {}).get('name', '')}\n" for i in items)
+        return "".join(
+            f"{_PLURAL.get(i.get('kind', ''), str(i.get('kind', '')).lower())}/"
+            f"{i.get('metadata', {}).get('name', '')}\n"
+            for i in items
+        )
     return _expand(_parse(output.partition("=")[2]), listing)
 
 
@@ -69,15 +72,16 @@ def _parse(template: str) -> list[Part]:
     parts: list[Part] = []
     at = 0
     for match in _TOKEN.finditer(template):
-        parts.append(("text", template[at:match.start()]))
+        parts.append(("text", template[at : match.start()]))
         double, single, expression = match.groups()
         if double is not None or single is not None:
             literal = double if double is not None else single.replace("\\'", "'").replace('"', '\\"')
             try:
                 parts.append(("text", json.loads(f'"{literal}"', strict=False)))
             except json.JSONDecodeError as exc:
-                raise InputError(f"jsonpath template {template!r}: the quoted text {match.group(0)} is not "
-                                 f"valid ({exc.msg})") from None
+                raise InputError(
+                    f"jsonpath template {template!r}: the quoted text {match.group(0)} is not valid ({exc.msg})"
+                ) from None
         elif expression.strip() == "end":
             parts.append(("end", ""))
         elif expression.strip().startswith("range "):
@@ -141,7 +145,7 @@ def _body(parts: list[Part], start: int) -> tuple[list[Part], int]:
     for j in range(start + 1, len(parts)):
         depth += {"range": 1, "end": -1}.get(parts[j][0], 0)
         if depth < 0:
-            return parts[start + 1:j], j
+            return parts[start + 1 : j], j
     raise InputError("jsonpath template: {range} without {end}")
 
 

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from typing import Any
 
-
 from .tables import TextTable, table_text
 
 
@@ -18,8 +17,11 @@ def placement_table(placements: list[Any], wide: bool = False) -> str:
         if p.node is None:
             table.add_row(p.label, "(pending)", p.reason, *([""] * (len(columns) - 3)))
             continue
-        rows = [(c.name, r) for c in p.claims for r in (c.status.allocation.devices.results
-                                                         if c.status and c.status.allocation else [])]
+        rows = [
+            (c.name, r)
+            for c in p.claims
+            for r in (c.status.allocation.devices.results if c.status and c.status.allocation else [])
+        ]
         if wide:
             for claim, r in rows or [("", None)]:
                 table.add_row(p.label, p.node, claim, *((r.request, r.driver, r.pool, r.device) if r else [""] * 4))
@@ -32,13 +34,20 @@ def batch_summary_line(summary: Any) -> str:
     """The joint placement's summary, one line for stderr (stdout keeps the List)."""
     gangs = f", {summary.gangs_complete}/{summary.gangs} gangs complete" if summary.gangs else ""
     notes = "".join(f"\n  note: {n}" for n in summary.notes)
-    counts = ", ".join(f"{n} {one if n == 1 else many}" for n, one, many in (
-        (summary.pod_classes, "pod class", "pod classes"), (summary.node_classes, "node class", "node classes"),
-        (summary.configurations, "configuration", "configurations"),
-        (summary.allocator_calls, "allocator call", "allocator calls"),
-        (summary.nodes_verified, "node verified", "nodes verified")))
-    return (f"batch: {summary.placed}/{summary.pods} pods placed ({summary.placed_jointly} jointly){gangs}; "
-            f"{counts}; {summary.seconds:.2f} s{notes}")
+    counts = ", ".join(
+        f"{n} {one if n == 1 else many}"
+        for n, one, many in (
+            (summary.pod_classes, "pod class", "pod classes"),
+            (summary.node_classes, "node class", "node classes"),
+            (summary.configurations, "configuration", "configurations"),
+            (summary.allocator_calls, "allocator call", "allocator calls"),
+            (summary.nodes_verified, "node verified", "nodes verified"),
+        )
+    )
+    return (
+        f"batch: {summary.placed}/{summary.pods} pods placed ({summary.placed_jointly} jointly){gangs}; "
+        f"{counts}; {summary.seconds:.2f} s{notes}"
+    )
 
 
 def schedule_comparison_table(comparison: Any) -> str:
@@ -47,14 +56,21 @@ def schedule_comparison_table(comparison: Any) -> str:
     table = TextTable(title=f"One by one vs joint placement ({one.objective})")
     for column in ("", "one-by-one", "batch"):
         table.add_column(column, overflow="fold")
-    rows = [("pods placed", f"{one.placed}/{one.pods}", f"{batch.placed}/{batch.pods}"),
-            ("gangs complete", f"{one.gangs_complete}/{one.gangs}", f"{batch.gangs_complete}/{batch.gangs}"),
-            ("devices touched", str(one.usage.devices_touched), str(batch.usage.devices_touched)),
-            ("counter sets touched", str(one.usage.counter_sets_touched), str(batch.usage.counter_sets_touched)),
-            ("whole devices free", str(one.usage.whole_devices_free), str(batch.usage.whole_devices_free))]
+    rows = [
+        ("pods placed", f"{one.placed}/{one.pods}", f"{batch.placed}/{batch.pods}"),
+        ("gangs complete", f"{one.gangs_complete}/{one.gangs}", f"{batch.gangs_complete}/{batch.gangs}"),
+        ("devices touched", str(one.usage.devices_touched), str(batch.usage.devices_touched)),
+        ("counter sets touched", str(one.usage.counter_sets_touched), str(batch.usage.counter_sets_touched)),
+        ("whole devices free", str(one.usage.whole_devices_free), str(batch.usage.whole_devices_free)),
+    ]
     for node_type in one.usage.largest_free:
-        rows.append((f"largest free partition ({node_type})", str(one.usage.largest_free[node_type]),
-                     str(batch.usage.largest_free.get(node_type, "-"))))
+        rows.append(
+            (
+                f"largest free partition ({node_type})",
+                str(one.usage.largest_free[node_type]),
+                str(batch.usage.largest_free.get(node_type, "-")),
+            )
+        )
     rows.append(("wall time", f"{one.seconds:.2f} s", f"{batch.seconds:.2f} s"))
     for row in rows:
         table.add_row(*row)

@@ -113,12 +113,18 @@ def allocation_table(claims: list[dict[str, Any]], *, encoding: str | None = Non
     for claim in claims:
         name = claim["metadata"].get("name", "")
         if claim["metadata"].get("namespace"):
-            name = f'{claim["metadata"]["namespace"]}/{name}'
+            name = f"{claim['metadata']['namespace']}/{name}"
         allocation = claim["status"]["allocation"]
         selector = _selector(allocation["nodeSelector"]) if allocation.get("nodeSelector") else ""
         for result in allocation.get("devices", {}).get("results", []):
-            table.add_row(name, result["request"], result["driver"], result["pool"], result["device"],
-                          *(_wide(result, selector) if wide else (_details(result),)))
+            table.add_row(
+                name,
+                result["request"],
+                result["driver"],
+                result["pool"],
+                result["device"],
+                *(_wide(result, selector) if wide else (_details(result),)),
+            )
         if selector and not wide:
             table.add_row(name, "", "", "", "", f"node selector: {selector}")
     return table_text(table, encoding=encoding)
@@ -130,8 +136,14 @@ WIDE = ("admin", "share id", "consumed", "binding conditions", "tolerations", "n
 def _wide(result: dict[str, Any], selector: str) -> tuple[str, ...]:
     consumed = ",".join(f"{k}={v}" for k, v in (result.get("consumedCapacity") or {}).items())
     tolerations = ",".join(f"{t.get('key', '')}:{t.get('effect', '')}" for t in result.get("tolerations") or [])
-    return ("true" if result.get("adminAccess") else "", result.get("shareID") or "", consumed,
-            ",".join(result.get("bindingConditions") or []), tolerations, selector)
+    return (
+        "true" if result.get("adminAccess") else "",
+        result.get("shareID") or "",
+        consumed,
+        ",".join(result.get("bindingConditions") or []),
+        tolerations,
+        selector,
+    )
 
 
 def _box(encoding: str) -> Box:
@@ -160,8 +172,10 @@ def _details(result: dict[str, Any]) -> str:
 def _selector(selector: dict[str, Any]) -> str:
     terms = []
     for term in selector.get("nodeSelectorTerms", []):
-        reqs = [f"{r['key']} {r['operator']} {','.join(r.get('values', []))}"
-                for r in term.get("matchExpressions", []) + term.get("matchFields", [])]
+        reqs = [
+            f"{r['key']} {r['operator']} {','.join(r.get('values', []))}"
+            for r in term.get("matchExpressions", []) + term.get("matchFields", [])
+        ]
         terms.append(" and ".join(reqs))
     return " or ".join(terms)
 
@@ -180,9 +194,13 @@ def comparison_table(comparison: Comparison) -> str:
     for claim in comparison.claims:
         requests = sorted(set(comparison.greedy.devices.get(claim, {})) | set(comparison.cp_sat.devices.get(claim, {})))
         for request in requests:
-            table.add_row(f"{claim} / {request}",
-                          *(", ".join(d.rsplit("/", 1)[-1] for d in side.devices.get(claim, {}).get(request, []))
-                            or "-" for side in sides))
+            table.add_row(
+                f"{claim} / {request}",
+                *(
+                    ", ".join(d.rsplit("/", 1)[-1] for d in side.devices.get(claim, {}).get(request, [])) or "-"
+                    for side in sides
+                ),
+            )
     verdict = "identical choices" if comparison.identical else "the choices differ:"
     return table_text(table) + "".join(f"{line}\n" for line in [verdict, *(f"  {d}" for d in comparison.differences)])
 

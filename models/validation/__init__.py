@@ -15,13 +15,15 @@ the built-in rules, for every object.
 
 from __future__ import annotations
 
-from typing import Callable, Iterable, TypeVar
+from collections.abc import Callable, Iterable
+from typing import TypeVar
 
 from drasat.models.core import Namespace, Node, Pod, PodGroup
 from drasat.models.errors import Location, Problem
 from drasat.models.meta import TypedObject
 from drasat.models.pool_status_request import ResourcePoolStatusRequest
 from drasat.models.resource import DeviceClass, DeviceTaintRule, ResourceClaim, ResourceClaimTemplate, ResourceSlice
+
 from .claims import (
     check_device_class,
     check_device_taint_rule,
@@ -74,8 +76,9 @@ def registered_checkers() -> tuple[Checker, ...]:
     return tuple(_CHECKERS)
 
 
-def validate_object(obj: TypedObject, location: Location | None = None, *,
-                    checkers: Iterable[Checker] = ()) -> list[Problem]:
+def validate_object(
+    obj: TypedObject, location: Location | None = None, *, checkers: Iterable[Checker] = ()
+) -> list[Problem]:
     """Every way ``obj`` breaks Kubernetes' rules, as problems at field paths under ``location``.
 
     Built-in rules run first, then the registered checkers, then ``checkers``. A

@@ -12,15 +12,16 @@ rule cannot be applied, and :func:`admin_access_unchecked` says so.
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
-from typing import Iterable, Iterator
 
 from drasat.models.core import Namespace
 from drasat.models.resource import DeviceClaim, ResourceClaim, ResourceClaimTemplate
 
 ADMIN_ACCESS_LABEL = "resource.kubernetes.io/admin-access"
-FORBIDDEN = (f"Forbidden: admin access to devices requires the `{ADMIN_ACCESS_LABEL}: true` label on the "
-             "containing namespace")
+FORBIDDEN = (
+    f"Forbidden: admin access to devices requires the `{ADMIN_ACCESS_LABEL}: true` label on the containing namespace"
+)
 
 
 @dataclass(frozen=True)
@@ -77,9 +78,16 @@ def admin_access_unchecked(objects: Iterable[object]) -> str | None:
     objects = list(objects)
     if any(isinstance(o, Namespace) for o in objects):
         return None
-    asking = sorted({f"{o.metadata.namespace or 'default'}/{o.name}" for o in objects  # type: ignore[attr-defined]
-                     if any(True for _ in _admin_requests(o))})
+    asking = sorted(
+        {
+            f"{o.metadata.namespace or 'default'}/{o.name}"  # type: ignore[attr-defined]
+            for o in objects
+            if any(True for _ in _admin_requests(o))
+        }
+    )
     if not asking:
         return None
-    return (f"no Namespace objects in the input: admin access of {', '.join(asking)} is not checked against the "
-            f"namespace label {ADMIN_ACCESS_LABEL}")
+    return (
+        f"no Namespace objects in the input: admin access of {', '.join(asking)} is not checked against the "
+        f"namespace label {ADMIN_ACCESS_LABEL}"
+    )

@@ -13,7 +13,13 @@ from __future__ import annotations
 import ipaddress
 
 from drasat.models.errors import Location
-from drasat.models.resource import AllocatedDeviceStatus, AllocationResult, DeviceRequestAllocationResult, ResourceClaimStatus
+from drasat.models.resource import (
+    AllocatedDeviceStatus,
+    AllocationResult,
+    DeviceRequestAllocationResult,
+    ResourceClaimStatus,
+)
+
 from .formats import (
     Findings,
     check_conditions,
@@ -75,8 +81,7 @@ def _key(entry: DeviceRequestAllocationResult | AllocatedDeviceStatus) -> Device
     return entry.driver, entry.pool, entry.device, entry.share_id
 
 
-def _check_allocation(out: Findings, at: Location, allocation: AllocationResult, names: RequestNames
-                      ) -> set[DeviceKey]:
+def _check_allocation(out: Findings, at: Location, allocation: AllocationResult, names: RequestNames) -> set[DeviceKey]:
     results = at.child("devices.results")
     if check_max_items(out, results, allocation.devices.results, MAX_RESULTS, "allocated devices"):
         for i, result in enumerate(allocation.devices.results):
@@ -107,8 +112,7 @@ def _check_result(out: Findings, at: Location, result: DeviceRequestAllocationRe
     check_skip_node_operations(out, at.child("skipNodeOperations"), result.skip_node_operations)
 
 
-def _check_device_status(out: Findings, at: Location, device: AllocatedDeviceStatus,
-                         allocated: set[DeviceKey]) -> None:
+def _check_device_status(out: Findings, at: Location, device: AllocatedDeviceStatus, allocated: set[DeviceKey]) -> None:
     check_driver_name(out, at.child("driver"), device.driver)
     check_pool_name(out, at.child("pool"), device.pool)
     check_dns_label(out, at.child("device"), device.device)

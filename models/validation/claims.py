@@ -23,6 +23,8 @@ from drasat.models.resource import (
     ResourceClaim,
     ResourceClaimTemplate,
 )
+
+from .claim_status import check_claim_status
 from .formats import (
     Findings,
     check_conditions,
@@ -40,7 +42,6 @@ from .formats import (
     show,
 )
 from .shared import RequestNames, check_device_taint, check_opaque, check_request_refs, check_toleration
-from .claim_status import check_claim_status
 
 MAX_REQUESTS = 32
 MAX_SUBREQUESTS = 8
@@ -66,8 +67,11 @@ def check_device_class(out: Findings, where: Location, obj: DeviceClass) -> None
             check_opaque(out, index(at.child("config"), i).child("opaque"), config.opaque)
     name = spec.extended_resource_name
     if name is not None and not _is_extended_resource_name(name):
-        out.add(at.child("extendedResourceName"), f"{show(name)} is not an extended resource name: it needs a "
-                "domain prefix other than kubernetes.io (for example example.com/gpu)")
+        out.add(
+            at.child("extendedResourceName"),
+            f"{show(name)} is not an extended resource name: it needs a "
+            "domain prefix other than kubernetes.io (for example example.com/gpu)",
+        )
 
 
 def check_resource_claim(out: Findings, where: Location, obj: ResourceClaim) -> None:
@@ -147,8 +151,9 @@ def _check_request(out: Findings, at: Location, request: DeviceRequest, used: di
             check_unique(out, subs, [s.name for s in request.first_available], "subrequest name")
 
 
-def _check_exact(out: Findings, at: Location, request: ExactDeviceRequest | DeviceSubRequest,
-                 used: dict[str, set[str]], name: str) -> None:
+def _check_exact(
+    out: Findings, at: Location, request: ExactDeviceRequest | DeviceSubRequest, used: dict[str, set[str]], name: str
+) -> None:
     """What an exact request and a subrequest share: class, selectors, mode and count, tolerations."""
     if request.device_class_name:
         check_dns_subdomain(out, at.child("deviceClassName"), request.device_class_name)
@@ -184,8 +189,9 @@ def _constraint_attributes(constraints: list[DeviceConstraint]) -> dict[str, set
     return used
 
 
-def _check_derived(out: Findings, at: Location, request: ExactDeviceRequest | DeviceSubRequest,
-                   used: dict[str, set[str]], name: str) -> None:
+def _check_derived(
+    out: Findings, at: Location, request: ExactDeviceRequest | DeviceSubRequest, used: dict[str, set[str]], name: str
+) -> None:
     attributes = request.derived_attributes
     if not check_max_items(out, at, attributes, MAX_DERIVED_ATTRIBUTES, "derived attributes"):
         return
@@ -195,8 +201,11 @@ def _check_derived(out: Findings, at: Location, request: ExactDeviceRequest | De
         here = index(at, i)
         check_fully_qualified_name(out, here.child("name"), derived.name)
         if derived.name and derived.name not in visible:
-            out.add(here.child("name"), f"{show(derived.name)} must be used by at least one matchAttribute or "
-                                        "distinctAttribute constraint that applies to this request")
+            out.add(
+                here.child("name"),
+                f"{show(derived.name)} must be used by at least one matchAttribute or "
+                "distinctAttribute constraint that applies to this request",
+            )
         check_expression(out, here.child("expression"), derived.expression)
     check_unique(out, at, [d.name for d in attributes], "derived attribute name")
 
@@ -236,4 +245,3 @@ def _is_extended_resource_name(name: str) -> bool:
     if "/" not in name or "kubernetes.io/" in name or name.startswith("requests."):
         return False
     return not label_key_errors("requests." + name)
-

@@ -10,9 +10,19 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from drasat.models.core import Container, Namespace, Node, Pod, PodGroup, PodGroupResourceClaim, PodResourceClaim, Toleration
+from drasat.models.core import (
+    Container,
+    Namespace,
+    Node,
+    Pod,
+    PodGroup,
+    PodGroupResourceClaim,
+    PodResourceClaim,
+    Toleration,
+)
 from drasat.models.errors import Location
 from drasat.models.pool_status_request import LIMIT_MAX, ResourcePoolStatusRequest
+
 from .formats import (
     Findings,
     check_conditions,
@@ -46,8 +56,10 @@ def check_node(out: Findings, where: Location, obj: Node) -> None:
         if taint.value:
             check_label_value(out, at.child("value"), taint.value)
         if taint.effect not in NODE_TAINT_EFFECTS:
-            out.add(at.child("effect"), f"{show(taint.effect)} is not a node taint effect: use NoSchedule, "
-                                        "PreferNoSchedule or NoExecute")
+            out.add(
+                at.child("effect"),
+                f"{show(taint.effect)} is not a node taint effect: use NoSchedule, PreferNoSchedule or NoExecute",
+            )
 
 
 def check_namespace(out: Findings, where: Location, obj: Namespace) -> None:
@@ -67,8 +79,9 @@ def check_pod(out: Findings, where: Location, obj: Pod) -> None:
     affinity = spec.affinity.node_affinity if spec.affinity else None
     required = affinity.required_during_scheduling_ignored_during_execution if affinity else None
     if required is not None:
-        check_node_selector(out, at.child("affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution"),
-                            required)
+        check_node_selector(
+            out, at.child("affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution"), required
+        )
     for i, toleration in enumerate(spec.tolerations):
         _check_pod_toleration(out, index(at.child("tolerations"), i), toleration)
     claims = _check_claim_sources(out, at.child("resourceClaims"), spec.resource_claims)
@@ -96,10 +109,13 @@ def _check_pod_toleration(out: Findings, at: Location, toleration: Toleration) -
     elif operator == "Exists" and toleration.value:
         out.add(at.child("value"), "must be empty when the operator is Exists")
     elif not toleration.key and operator != "Exists":
-        out.add(at.child("operator"), "must be Exists when `key` is empty, which means \"match all values and all keys\"")
+        out.add(at.child("operator"), 'must be Exists when `key` is empty, which means "match all values and all keys"')
     if toleration.effect and toleration.effect not in NODE_TAINT_EFFECTS:
-        out.add(at.child("effect"), f"{show(toleration.effect)} is not a node taint effect: use NoSchedule, "
-                                    "PreferNoSchedule or NoExecute (or leave it empty for all)")
+        out.add(
+            at.child("effect"),
+            f"{show(toleration.effect)} is not a node taint effect: use NoSchedule, "
+            "PreferNoSchedule or NoExecute (or leave it empty for all)",
+        )
 
 
 def check_pod_group(out: Findings, where: Location, obj: PodGroup) -> None:
@@ -108,18 +124,24 @@ def check_pod_group(out: Findings, where: Location, obj: PodGroup) -> None:
     _check_claim_sources(out, where.child("spec.resourceClaims"), obj.spec.resource_claims)
 
 
-def _check_claim_sources(out: Findings, at: Location,
-                         claims: Sequence[PodResourceClaim | PodGroupResourceClaim]) -> set[str]:
+def _check_claim_sources(
+    out: Findings, at: Location, claims: Sequence[PodResourceClaim | PodGroupResourceClaim]
+) -> set[str]:
     """Each claim has a unique DNS-label name and exactly one of a claim or a template name."""
     for i, claim in enumerate(claims):
         here = index(at, i)
         check_dns_label(out, here.child("name"), claim.name)
         sources = [s for s in (claim.resource_claim_name, claim.resource_claim_template_name) if s is not None]
         if len(sources) != 1:
-            out.add(here, "exactly one of `resourceClaimName` or `resourceClaimTemplateName` is required"
-                          + (", but both are set" if sources else ""))
-        for field, value in (("resourceClaimName", claim.resource_claim_name),
-                             ("resourceClaimTemplateName", claim.resource_claim_template_name)):
+            out.add(
+                here,
+                "exactly one of `resourceClaimName` or `resourceClaimTemplateName` is required"
+                + (", but both are set" if sources else ""),
+            )
+        for field, value in (
+            ("resourceClaimName", claim.resource_claim_name),
+            ("resourceClaimTemplateName", claim.resource_claim_template_name),
+        ):
             if value is not None:
                 check_dns_subdomain(out, here.child(field), value)
     check_unique(out, at, [c.name for c in claims], "claim name")
@@ -136,9 +158,12 @@ def _check_container(out: Findings, at: Location, container: Container, claims: 
         request = container.resources.requests.get(name)
         if request is not None and request > limit:
             out.add(key(at.child("resources.requests"), name), f"{request} must not be more than the limit {limit}")
-    check_unique(out, at.child("resources.claims"),
-                 [c.name + (f"/{c.request}" if c.request else "") for c in container.resources.claims],
-                 "claim reference")
+    check_unique(
+        out,
+        at.child("resources.claims"),
+        [c.name + (f"/{c.request}" if c.request else "") for c in container.resources.claims],
+        "claim reference",
+    )
 
 
 def _check_claim_use(out: Findings, at: Location, name: str, claims: set[str]) -> None:
@@ -156,8 +181,9 @@ def check_pool_status_request(out: Findings, where: Location, obj: ResourcePoolS
     if spec.limit is not None and not 1 <= spec.limit <= LIMIT_MAX:
         out.add(at.child("limit"), f"{spec.limit} must be between 1 and {LIMIT_MAX}")
     if spec.default_partition_type_attribute is not None:
-        check_fully_qualified_name(out, at.child("defaultPartitionTypeAttribute"),
-                                   spec.default_partition_type_attribute)
+        check_fully_qualified_name(
+            out, at.child("defaultPartitionTypeAttribute"), spec.default_partition_type_attribute
+        )
     if obj.status is None:
         return
     status = where.child("status")
@@ -170,8 +196,14 @@ def check_pool_status_request(out: Findings, where: Location, obj: ResourcePoolS
         check_pool_name(out, here.child("poolName"), pool.pool_name)
         if pool.node_name is not None:
             check_node_name(out, here.child("nodeName"), pool.node_name)
-        for field in ("generation", "resource_slice_count", "total_devices", "allocated_devices",
-                      "available_devices", "unavailable_devices"):
+        for field in (
+            "generation",
+            "resource_slice_count",
+            "total_devices",
+            "allocated_devices",
+            "available_devices",
+            "unavailable_devices",
+        ):
             value = getattr(pool, field)
             if value is not None and value < 0:
                 out.add(here.child(type(pool).model_fields[field].alias or field), f"{value} must not be negative")

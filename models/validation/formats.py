@@ -9,11 +9,10 @@ pool, attribute names); limits are the ones of Kubernetes 1.37.
 
 from __future__ import annotations
 
-from collections.abc import Sized
-
 import json
 import re
-from typing import Any, Iterable
+from collections.abc import Iterable, Sized
+from typing import Any
 
 from drasat.models.errors import Location, Problem
 from drasat.models.meta import Condition, NodeSelector, NodeSelectorRequirement, ObjectMeta
@@ -147,8 +146,11 @@ def check_node_name(out: Findings, where: Location, value: str) -> None:
 def check_uuid(out: Findings, where: Location, value: str) -> None:
     """A UUID in its canonical text form (share IDs)."""
     if not _UUID.match(value):
-        out.add(where, f"{show(value)} must be a UUID in RFC 4122 form with lower-case hexadecimal digits "
-                       "(xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx)")
+        out.add(
+            where,
+            f"{show(value)} must be a UUID in RFC 4122 form with lower-case hexadecimal digits "
+            "(xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx)",
+        )
 
 
 def check_c_identifier(out: Findings, where: Location, value: str, what: str = "name") -> None:
@@ -156,8 +158,9 @@ def check_c_identifier(out: Findings, where: Location, value: str, what: str = "
     if len(value) > C_IDENTIFIER_MAX:
         out.add(where, f"{what} {show(value)} is longer than {C_IDENTIFIER_MAX} characters")
     if not _C_IDENTIFIER.match(value):
-        out.add(where, f"{what} {show(value)} must be a C identifier: letters, digits and '_', "
-                       "not starting with a digit")
+        out.add(
+            where, f"{what} {show(value)} must be a C identifier: letters, digits and '_', not starting with a digit"
+        )
 
 
 def check_qualified_name(out: Findings, where: Location, name: str) -> None:
@@ -184,8 +187,11 @@ def check_fully_qualified_name(out: Findings, where: Location, name: str | None)
         return
     check_qualified_name(out, where, name or "")
     if "/" not in (name or ""):
-        out.add(where, f"{show(name)} must be fully qualified: a domain and a name separated by '/' "
-                       "(for example dra.example.com/numa)")
+        out.add(
+            where,
+            f"{show(name)} must be fully qualified: a domain and a name separated by '/' "
+            "(for example dra.example.com/numa)",
+        )
 
 
 def label_key_errors(value: str) -> list[str]:
@@ -201,8 +207,9 @@ def label_key_errors(value: str) -> list[str]:
     if len(name) > QUALIFIED_NAME_MAX:
         errors.append(f"name part must be no more than {QUALIFIED_NAME_MAX} characters")
     if not _QUALIFIED_PART.match(name):
-        errors.append("name part must consist of letters, digits, '-', '_' or '.', "
-                      "starting and ending with a letter or digit")
+        errors.append(
+            "name part must consist of letters, digits, '-', '_' or '.', starting and ending with a letter or digit"
+        )
     return errors
 
 
@@ -217,8 +224,11 @@ def check_label_value(out: Findings, where: Location, value: str) -> None:
     if len(value) > LABEL_VALUE_MAX:
         out.add(where, f"{show(value)} must be no more than {LABEL_VALUE_MAX} characters")
     if value and not _QUALIFIED_PART.match(value):
-        out.add(where, f"{show(value)} is not a valid label value: letters, digits, '-', '_' or '.', "
-                       "starting and ending with a letter or digit")
+        out.add(
+            where,
+            f"{show(value)} is not a valid label value: letters, digits, '-', '_' or '.', "
+            "starting and ending with a letter or digit",
+        )
 
 
 def check_unique(out: Findings, where: Location, values: list[Any], what: str) -> None:
@@ -230,8 +240,7 @@ def check_unique(out: Findings, where: Location, values: list[Any], what: str) -
         seen.add(value)
 
 
-def check_max_items(out: Findings, where: Location, items: Sized, limit: int,
-                    what: str) -> bool:
+def check_max_items(out: Findings, where: Location, items: Sized, limit: int, what: str) -> bool:
     """True when within the limit; otherwise one problem (the items are then not checked one by one)."""
     if len(items) <= limit:
         return True
@@ -315,8 +324,10 @@ def _check_label_requirement(out: Findings, where: Location, requirement: NodeSe
     elif operator in ("Gt", "Lt") and len(values) != 1:
         out.add(where.child("values"), f"must be exactly one value when the operator is {operator}")
     elif operator not in ("In", "NotIn", "Exists", "DoesNotExist", "Gt", "Lt"):
-        out.add(where.child("operator"), f"{show(operator)} is not an operator: use In, NotIn, Exists, "
-                                         "DoesNotExist, Gt or Lt")
+        out.add(
+            where.child("operator"),
+            f"{show(operator)} is not an operator: use In, NotIn, Exists, DoesNotExist, Gt or Lt",
+        )
     check_label_key(out, where.child("key"), requirement.key)
     for v, value in enumerate(values):
         check_label_value(out, index(where.child("values"), v), value)
@@ -324,13 +335,16 @@ def _check_label_requirement(out: Findings, where: Location, requirement: NodeSe
 
 def _check_field_requirement(out: Findings, where: Location, requirement: NodeSelectorRequirement) -> None:
     if requirement.operator not in ("In", "NotIn"):
-        out.add(where.child("operator"), f"{show(requirement.operator)} is not an operator for node fields: "
-                                         "use In or NotIn")
+        out.add(
+            where.child("operator"), f"{show(requirement.operator)} is not an operator for node fields: use In or NotIn"
+        )
     elif len(requirement.values) != 1:
         out.add(where.child("values"), "must be exactly one value for a node field selector")
     if requirement.key != "metadata.name":
-        out.add(where.child("key"), f"{show(requirement.key)} is not a node field drasat or Kubernetes can "
-                                    "select on: use metadata.name")
+        out.add(
+            where.child("key"),
+            f"{show(requirement.key)} is not a node field drasat or Kubernetes can select on: use metadata.name",
+        )
         return
     for v, value in enumerate(requirement.values):
         check_node_name(out, index(where.child("values"), v), value)
@@ -353,7 +367,10 @@ def check_conditions(out: Findings, where: Location, conditions: list[Condition]
         if not condition.reason:
             out.add(at.child("reason"), "is required")
         elif len(condition.reason) > CONDITION_REASON_MAX or not _CONDITION_REASON.match(condition.reason):
-            out.add(at.child("reason"), f"{show(condition.reason)} must start with a letter and consist of "
-                                        "letters, digits, '_', ',' or ':' (at most 1024 characters)")
+            out.add(
+                at.child("reason"),
+                f"{show(condition.reason)} must start with a letter and consist of "
+                "letters, digits, '_', ',' or ':' (at most 1024 characters)",
+            )
         if condition.message and len(condition.message) > CONDITION_MESSAGE_MAX:
             out.add(at.child("message"), f"must be no more than {CONDITION_MESSAGE_MAX} characters")

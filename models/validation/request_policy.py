@@ -12,6 +12,7 @@ from __future__ import annotations
 from drasat.models.errors import Location
 from drasat.models.quantity import Quantity
 from drasat.models.resource import CapacityRequestPolicy, CapacityRequestPolicyRange, DeviceCapacity
+
 from .formats import Findings, check_max_items, index
 
 MAX_VALID_VALUES = 10
@@ -45,8 +46,10 @@ def _check_valid_values(out: Findings, at: Location, total: Quantity, policy: Ca
     where = at.child("validValues")
     for i in range(len(values) - 1):
         if values[i] > values[i + 1]:
-            out.add(index(where, i + 1), f"{values[i + 1]} is smaller than {values[i]}: values must be sorted "
-                                         "in ascending order")
+            out.add(
+                index(where, i + 1),
+                f"{values[i + 1]} is smaller than {values[i]}: values must be sorted in ascending order",
+            )
     if not check_max_items(out, where, values, MAX_VALID_VALUES, "valid values"):
         return
     for i, value in enumerate(values):
@@ -61,8 +64,9 @@ def _check_valid_values(out: Findings, at: Location, total: Quantity, policy: Ca
         out.add(where, f"does not contain the default {policy.default}: the default must be one of the values")
 
 
-def _check_range(out: Findings, at: Location, total: Quantity, default: Quantity,
-                 rng: CapacityRequestPolicyRange) -> None:
+def _check_range(
+    out: Findings, at: Location, total: Quantity, default: Quantity, rng: CapacityRequestPolicyRange
+) -> None:
     where = at.child("validRange")
     if rng.min is None:
         out.add(where.child("min"), "is required when validRange is given")
@@ -82,8 +86,9 @@ def _check_range(out: Findings, at: Location, total: Quantity, default: Quantity
         _check_step(out, at, total, default, rng)
 
 
-def _check_step(out: Findings, at: Location, total: Quantity, default: Quantity,
-                rng: CapacityRequestPolicyRange) -> None:
+def _check_step(
+    out: Findings, at: Location, total: Quantity, default: Quantity, rng: CapacityRequestPolicyRange
+) -> None:
     """Default and max on the step grid from min, counted as Kubernetes 1.37 counts.
 
     In whole units (``Quantity.Value()``, rounded up), or in thousandths when any
@@ -120,8 +125,12 @@ def _check_milli(out: Findings, at: Location, default: Quantity, rng: CapacityRe
     """With fractional values, each must be a whole number of thousandths; True when all are."""
     if not _uses_milli(default, rng):
         return True
-    named = [("default", default), ("validRange.min", rng.min), ("validRange.max", rng.max),
-             ("validRange.step", rng.step)]
+    named = [
+        ("default", default),
+        ("validRange.min", rng.min),
+        ("validRange.max", rng.max),
+        ("validRange.step", rng.step),
+    ]
     bad = [(n, q) for n, q in named if q is not None and (q.value * 1000).denominator != 1]
     for name, quantity in bad:
         out.add(at.child(name), f"{quantity} cannot be represented in thousandths (milli units)")

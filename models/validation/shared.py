@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from drasat.models.errors import Location
 from drasat.models.resource import DeviceTaint, DeviceToleration, OpaqueDeviceConfiguration
+
 from .formats import (
     Findings,
     check_dns_label,
@@ -53,8 +54,10 @@ def check_request_known(out: Findings, at: Location, ref: str, names: RequestNam
     parts = ref.split("/")
     known = len(parts) <= 2 and parts[0] in names and (len(parts) == 1 or parts[1] in names[parts[0]])
     if not known:
-        out.add(at, f"{show(ref)} must name a request of this claim, or a request and one of its "
-                    "subrequests separated by '/'")
+        out.add(
+            at,
+            f"{show(ref)} must name a request of this claim, or a request and one of its subrequests separated by '/'",
+        )
 
 
 def check_opaque(out: Findings, at: Location, opaque: OpaqueDeviceConfiguration | None) -> None:
@@ -77,8 +80,9 @@ def check_device_taint(out: Findings, at: Location, taint: DeviceTaint) -> None:
     if not taint.effect:
         out.add(at.child("effect"), "is required: NoSchedule, NoExecute or None")
     elif taint.effect not in TAINT_EFFECTS:
-        out.add(at.child("effect"), f"{show(taint.effect)} is not a device taint effect: use NoSchedule, "
-                                    "NoExecute or None")
+        out.add(
+            at.child("effect"), f"{show(taint.effect)} is not a device taint effect: use NoSchedule, NoExecute or None"
+        )
 
 
 def check_toleration(out: Findings, at: Location, toleration: DeviceToleration) -> None:
@@ -94,8 +98,11 @@ def check_toleration(out: Findings, at: Location, toleration: DeviceToleration) 
     else:
         out.add(at.child("operator"), f"{show(operator)} is not a toleration operator: use Equal or Exists")
     if toleration.effect and toleration.effect not in TAINT_EFFECTS:
-        out.add(at.child("effect"), f"{show(toleration.effect)} is not a device taint effect: use NoSchedule, "
-                                    "NoExecute or None (or leave it empty for all)")
+        out.add(
+            at.child("effect"),
+            f"{show(toleration.effect)} is not a device taint effect: use NoSchedule, "
+            "NoExecute or None (or leave it empty for all)",
+        )
 
 
 def check_binding_conditions(out: Findings, at: Location, conditions: list[str], failures: list[str]) -> None:
@@ -107,8 +114,10 @@ def check_binding_conditions(out: Findings, at: Location, conditions: list[str],
         check_unique(out, at.child(field), items, "condition")
     for i, item in enumerate(failures):
         if item in conditions:
-            out.add(index(at.child("bindingFailureConditions"), i), f"{show(item)} is also a binding condition: "
-                                                                     "the two lists must not overlap")
+            out.add(
+                index(at.child("bindingFailureConditions"), i),
+                f"{show(item)} is also a binding condition: the two lists must not overlap",
+            )
     if failures and not conditions:
         out.add(at.child("bindingConditions"), "are required when bindingFailureConditions are given")
     if conditions and not failures:
@@ -119,8 +128,10 @@ def check_skip_node_operations(out: Findings, at: Location, operations: list[str
     """The node operations a slice may skip: known names, no repeats."""
     for i, operation in enumerate(operations):
         if operation not in SKIP_OPERATIONS:
-            out.add(index(at, i), f"{show(operation)} is not a node operation: use NodePrepareResources, "
-                                  "NodeUnprepareResources or *")
+            out.add(
+                index(at, i),
+                f"{show(operation)} is not a node operation: use NodePrepareResources, NodeUnprepareResources or *",
+            )
     check_unique(out, at, operations, "operation")
     if "NodePrepareResources" in operations and not {"NodeUnprepareResources", "*"} & set(operations):
         out.add(at, "NodePrepareResources may only be skipped together with NodeUnprepareResources (or *)")

@@ -6,9 +6,8 @@ allocation-semantics.md §11). Messages name the field and say what is allowed.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-
 import re
+from collections.abc import Mapping
 
 from drasat.models.errors import Location
 from drasat.models.resource import (
@@ -20,8 +19,7 @@ from drasat.models.resource import (
     ResourceSlice,
     ResourceSliceSpec,
 )
-from .request_policy import check_capacity
-from .shared import check_binding_conditions, check_device_taint, check_skip_node_operations
+
 from .formats import (
     Findings,
     check_dns_label,
@@ -38,6 +36,8 @@ from .formats import (
     key,
     show,
 )
+from .request_policy import check_capacity
+from .shared import check_binding_conditions, check_device_taint, check_skip_node_operations
 
 MAX_DEVICES = 128
 MAX_DEVICES_ADVANCED = 64
@@ -53,7 +53,8 @@ MAX_ATTRIBUTE_LENGTH = 64
 _SEMVER = re.compile(
     r"^(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)"
     r"(-(0|[1-9]\d*|\d*[a-zA-Z-][0-9a-zA-Z-]*)(\.(0|[1-9]\d*|\d*[a-zA-Z-][0-9a-zA-Z-]*))*)?"
-    r"(\+[0-9a-zA-Z-]+(\.[0-9a-zA-Z-]+)*)?$")
+    r"(\+[0-9a-zA-Z-]+(\.[0-9a-zA-Z-]+)*)?$"
+)
 _NODE_RESOURCES = ("cpu", "memory", "ephemeral-storage")
 
 
@@ -79,8 +80,11 @@ def check_resource_slice(out: Findings, where: Location, obj: ResourceSlice) -> 
 def check_counters_or_devices(out: Findings, at: Location, spec: ResourceSliceSpec) -> None:
     """Since 1.35 a slice publishes counter sets or devices, never both (solve refuses it too: storable.py)."""
     if "devices" in spec.model_fields_set and "shared_counters" in spec.model_fields_set:
-        out.add(at, "only one of `sharedCounters` or `devices` may be set in a slice (since Kubernetes 1.35 "
-                    "counter sets and the devices that consume them are published in separate slices)")
+        out.add(
+            at,
+            "only one of `sharedCounters` or `devices` may be set in a slice (since Kubernetes 1.35 "
+            "counter sets and the devices that consume them are published in separate slices)",
+        )
 
 
 def _check_node_selection(out: Findings, at: Location, spec: ResourceSliceSpec) -> None:
@@ -102,17 +106,22 @@ def _check_node_selection(out: Findings, at: Location, spec: ResourceSliceSpec) 
         elif value is False:
             out.add(at.child(field), "must be either unset or true")
     if not chosen:
-        out.add(at, "exactly one of `nodeName`, `nodeSelector`, `allNodes` or `perDeviceNodeSelection` is "
-                    "required: it says which nodes can use the devices")
+        out.add(
+            at,
+            "exactly one of `nodeName`, `nodeSelector`, `allNodes` or `perDeviceNodeSelection` is "
+            "required: it says which nodes can use the devices",
+        )
     elif len(chosen) > 1:
-        out.add(at, f"exactly one of `nodeName`, `nodeSelector`, `allNodes` or `perDeviceNodeSelection` is "
-                    f"required, but {', '.join(f'`{c}`' for c in chosen)} are set")
+        out.add(
+            at,
+            f"exactly one of `nodeName`, `nodeSelector`, `allNodes` or `perDeviceNodeSelection` is "
+            f"required, but {', '.join(f'`{c}`' for c in chosen)} are set",
+        )
 
 
 def _uses_advanced_features(devices: list[Device]) -> bool:
     """Taints, counter consumption or list attributes lower the device limit to 64."""
-    return any(d.taints or d.consumes_counters or any(_is_list(a) for a in d.attributes.values())
-               for d in devices)
+    return any(d.taints or d.consumes_counters or any(_is_list(a) for a in d.attributes.values()) for d in devices)
 
 
 def _is_list(attribute: DeviceAttribute) -> bool:
@@ -121,8 +130,9 @@ def _is_list(attribute: DeviceAttribute) -> bool:
 
 def _check_devices(out: Findings, at: Location, spec: ResourceSliceSpec) -> None:
     limit = MAX_DEVICES_ADVANCED if _uses_advanced_features(spec.devices) else MAX_DEVICES
-    what = "devices" if limit == MAX_DEVICES else "devices (64 when any device uses taints, counters or list " \
-                                                  "attributes)"
+    what = (
+        "devices" if limit == MAX_DEVICES else "devices (64 when any device uses taints, counters or list attributes)"
+    )
     if not check_max_items(out, at, spec.devices, limit, what):
         return
     per_device = spec.per_device_node_selection is True
@@ -135,12 +145,17 @@ def _check_device(out: Findings, at: Location, device: Device, per_device: bool)
     check_dns_label(out, at.child("name"), device.name)
     total = len(device.attributes) + len(device.capacity)
     if total > MAX_ATTRIBUTES_AND_CAPACITIES:
-        out.add(at, f"has {total} attributes and capacities together, more than the limit of "
-                    f"{MAX_ATTRIBUTES_AND_CAPACITIES}")
+        out.add(
+            at,
+            f"has {total} attributes and capacities together, more than the limit of {MAX_ATTRIBUTES_AND_CAPACITIES}",
+        )
     values = sum(_value_count(a) for a in device.attributes.values())
     if values > MAX_ATTRIBUTE_VALUES:
-        out.add(at, f"has {values} attribute values (list elements count one each), more than the limit of "
-                    f"{MAX_ATTRIBUTE_VALUES}")
+        out.add(
+            at,
+            f"has {values} attribute values (list elements count one each), more than the limit of "
+            f"{MAX_ATTRIBUTE_VALUES}",
+        )
     for name, attribute in device.attributes.items():
         check_qualified_name(out, key(at.child("attributes"), name), name)
         _check_attribute(out, key(at.child("attributes"), name), attribute)
@@ -167,8 +182,11 @@ def _check_attribute(out: Findings, at: Location, attribute: DeviceAttribute) ->
     """Exactly one typed value; strings and versions at most 64 characters; lists not empty."""
     given = [name for name, value in attribute.raw().items() if value is not None]
     if len(given) != 1:
-        out.add(at, "exactly one value must be given (one of int, bool, string, version, ints, bools, strings, "
-                    "versions)" + (f", not {len(given)}: {', '.join(given)}" if given else ""))
+        out.add(
+            at,
+            "exactly one value must be given (one of int, bool, string, version, ints, bools, strings, "
+            "versions)" + (f", not {len(given)}: {', '.join(given)}" if given else ""),
+        )
     if attribute.string is not None:
         _check_text(out, at.child("string"), attribute.string, version=False)
     if attribute.version is not None:
@@ -187,8 +205,10 @@ def _check_text(out: Findings, at: Location, value: str, version: bool) -> None:
     if len(value) > MAX_ATTRIBUTE_LENGTH:
         out.add(at, f"must be no more than {MAX_ATTRIBUTE_LENGTH} characters")
     if version and not _SEMVER.match(value):
-        out.add(at, f"{show(value)} is not a semantic version (semver.org 2.0.0: MAJOR.MINOR.PATCH, "
-                    "no leading 'v' or zeros)")
+        out.add(
+            at,
+            f"{show(value)} is not a semantic version (semver.org 2.0.0: MAJOR.MINOR.PATCH, no leading 'v' or zeros)",
+        )
 
 
 def _check_consumptions(out: Findings, at: Location, consumptions: list[DeviceCounterConsumption]) -> None:
@@ -199,8 +219,9 @@ def _check_consumptions(out: Findings, at: Location, consumptions: list[DeviceCo
         check_dns_label(out, here.child("counterSet"), consumption.counter_set)
         _check_counters(out, here.child("counters"), consumption.counters, MAX_COUNTERS_PER_CONSUMPTION)
         groups = consumption.compatibility_groups or []
-        if check_max_items(out, here.child("compatibilityGroups"), groups, MAX_COMPATIBILITY_GROUPS,
-                           "compatibility groups"):
+        if check_max_items(
+            out, here.child("compatibilityGroups"), groups, MAX_COMPATIBILITY_GROUPS, "compatibility groups"
+        ):
             check_unique(out, here.child("compatibilityGroups"), groups, "compatibility group")
             for g, group in enumerate(groups):
                 check_dns_label(out, index(here.child("compatibilityGroups"), g), group)
@@ -226,12 +247,22 @@ def _check_counter_sets(out: Findings, at: Location, sets: list[CounterSet]) -> 
 
 def _check_device_nodes(out: Findings, at: Location, device: Device, per_device: bool) -> None:
     """With perDeviceNodeSelection each device says where it is available; otherwise none may."""
-    given = [f for f, v in (("nodeName", device.node_name), ("nodeSelector", device.node_selector),
-                            ("allNodes", device.all_nodes)) if v is not None]
+    given = [
+        f
+        for f, v in (
+            ("nodeName", device.node_name),
+            ("nodeSelector", device.node_selector),
+            ("allNodes", device.all_nodes),
+        )
+        if v is not None
+    ]
     if not per_device:
         if given:
-            out.add(at, f"{', '.join(f'`{g}`' for g in given)} may only be set when the slice sets "
-                        "perDeviceNodeSelection: true")
+            out.add(
+                at,
+                f"{', '.join(f'`{g}`' for g in given)} may only be set when the slice sets "
+                "perDeviceNodeSelection: true",
+            )
         return
     if device.node_name is not None:
         if device.node_name:
@@ -244,15 +275,20 @@ def _check_device_nodes(out: Findings, at: Location, device: Device, per_device:
         out.add(at.child("allNodes"), "must be either unset or true")
     chosen = [g for g in given if not (g == "allNodes" and device.all_nodes is False)]
     if len(chosen) != 1:
-        out.add(at, "exactly one of `nodeName`, `nodeSelector` or `allNodes` is required when the slice sets "
-                    "perDeviceNodeSelection: true" + (f", but {len(chosen)} are set" if chosen else ""))
+        out.add(
+            at,
+            "exactly one of `nodeName`, `nodeSelector` or `allNodes` is required when the slice sets "
+            "perDeviceNodeSelection: true" + (f", but {len(chosen)} are set" if chosen else ""),
+        )
 
 
-def _check_node_allocatable(out: Findings, at: Location, name: str, resource: NodeAllocatableResource,
-                            device: Device) -> None:
+def _check_node_allocatable(
+    out: Findings, at: Location, name: str, resource: NodeAllocatableResource, device: Device
+) -> None:
     if name not in _NODE_RESOURCES and not name.startswith("hugepages-"):
-        out.add(at, f"{show(name)} is not a node allocatable resource (cpu, memory, ephemeral-storage or "
-                    "hugepages-<size>)")
+        out.add(
+            at, f"{show(name)} is not a node allocatable resource (cpu, memory, ephemeral-storage or hugepages-<size>)"
+        )
     if resource.mapping is None and resource.overhead is None:
         out.add(at, "at least one of `mapping` or `overhead` is required")
     mapping = resource.mapping
@@ -267,8 +303,10 @@ def _check_node_allocatable(out: Findings, at: Location, name: str, resource: No
                 out.add(here.child("capacityMultiplier"), "is required when capacityKey is set")
         elif mapping.capacity_multiplier is not None:
             out.add(here.child("capacityKey"), "is required when capacityMultiplier is set")
-        for field, value in (("capacityMultiplier", mapping.capacity_multiplier),
-                             ("deviceMultiplier", mapping.device_multiplier)):
+        for field, value in (
+            ("capacityMultiplier", mapping.capacity_multiplier),
+            ("deviceMultiplier", mapping.device_multiplier),
+        ):
             if value is not None and value <= 0:
                 out.add(here.child(field), f"{value} must be positive")
     overhead = resource.overhead
@@ -290,14 +328,16 @@ def _check_partition_type(out: Findings, at: Location, spec: ResourceSliceSpec) 
     check_fully_qualified_name(out, at.child("partitionTypeAttribute"), name)
     if len(out.problems) > before:
         return
-    bare = name[len(spec.driver) + 1:] if name.startswith(spec.driver + "/") else ""
+    bare = name[len(spec.driver) + 1 :] if name.startswith(spec.driver + "/") else ""
     for i, device in enumerate(spec.devices):
         if not device.consumes_counters:
             continue
         attribute = device.attributes.get(name) or (device.attributes.get(bare) if bare else None)
         where = key(index(at.child("devices"), i).child("attributes"), name)
         if attribute is None:
-            out.add(where, "is required: the device consumes counters and the slice's partitionTypeAttribute "
-                           "names this attribute")
+            out.add(
+                where,
+                "is required: the device consumes counters and the slice's partitionTypeAttribute names this attribute",
+            )
         elif attribute.string is None:
             out.add(where, "must be a string value because the slice's partitionTypeAttribute names it")

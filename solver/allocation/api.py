@@ -34,21 +34,22 @@ from typing import TYPE_CHECKING
 
 from drasat.models.errors import AllocationError, DrasatError, InputError, SolveTimeout, Unschedulable
 from drasat.models.resource import AllocationResult
-
 from drasat.solver.cel import SelectorEvaluator
-from .planning.equivalence import Classes, class_counts, equivalence_classes
-from .planning.claims import claim_label, plan_claims
+
 from .depth_first.search import BudgetExhausted, GreedyResult, greedy_search
+from .depth_first.search_state import SearchState
+from .planning.claims import claim_label, plan_claims
+from .planning.equivalence import Classes, class_counts, equivalence_classes
 from .planning.inventory import Inventory, build_inventory
 from .planning.plan import ClaimPlan, Pick, alternatives
-from .problem import FIRST_FIT, PACK, PRIORITIZED, Problem
 from .planning.results import allocation_results
+from .problem import FIRST_FIT, PACK, PRIORITIZED, Problem
 from .rules.base import RuleContext
-from .depth_first.search_state import SearchState
 
 if TYPE_CHECKING:
-    from .cp_sat.objectives import Staged
     from drasat.solver.explanation.explain import Explanation
+
+    from .cp_sat.objectives import Staged
 
 SOLVERS = ("cp-sat", "greedy")
 OBJECTIVES = (FIRST_FIT, PRIORITIZED, PACK)
@@ -102,10 +103,12 @@ def _too_large(problem: Problem, alternatives: int, devices: int) -> InputError:
     """The refusal of a problem whose memory would grow past the bound (``alternatives``: the claims' requests
     and subrequests, counted by :func:`_count_alternatives`). The bound is asked inline by :func:`allocate`,
     before any work; this only words the error."""
-    return InputError(f"too large to allocate in bounded memory: {len(problem.claims):,} claims with "
-                      f"{alternatives:,} requests and alternatives against {devices:,} devices on node "
-                      f"{problem.node.name} make {alternatives * devices:,} request-device pairs, more than "
-                      f"drasat's limit of {MAX_REQUEST_DEVICE_PAIRS:,} (about 1 GiB); allocate fewer claims at a time")
+    return InputError(
+        f"too large to allocate in bounded memory: {len(problem.claims):,} claims with "
+        f"{alternatives:,} requests and alternatives against {devices:,} devices on node "
+        f"{problem.node.name} make {alternatives * devices:,} request-device pairs, more than "
+        f"drasat's limit of {MAX_REQUEST_DEVICE_PAIRS:,} (about 1 GiB); allocate fewer claims at a time"
+    )
 
 
 def check_options(solver: str, objective: str, time_limit: float) -> None:
@@ -121,9 +124,16 @@ def check_options(solver: str, objective: str, time_limit: float) -> None:
         raise InputError("the greedy solver only knows the first-fit objective; use --solver cp-sat")
 
 
-def allocate(problem: Problem, *, solver: str = "cp-sat", objective: str = FIRST_FIT,
-             time_limit: float = 60.0, workers: int = 1, evaluator: SelectorEvaluator | None = None,
-             greedy_budget: int | None = None) -> Allocation:
+def allocate(
+    problem: Problem,
+    *,
+    solver: str = "cp-sat",
+    objective: str = FIRST_FIT,
+    time_limit: float = 60.0,
+    workers: int = 1,
+    evaluator: SelectorEvaluator | None = None,
+    greedy_budget: int | None = None,
+) -> Allocation:
     """Allocate all of ``problem.claims`` together, or raise :class:`Unschedulable`.
 
     ``greedy_budget`` bounds the default path's depth-first search in device tries (None: scaled
@@ -145,8 +155,15 @@ def allocate(problem: Problem, *, solver: str = "cp-sat", objective: str = FIRST
             gc.enable()
 
 
-def _allocate(problem: Problem, solver: str, objective: str, time_limit: float, workers: int,
-              evaluator: SelectorEvaluator | None, greedy_budget: int | None) -> Allocation:
+def _allocate(
+    problem: Problem,
+    solver: str,
+    objective: str,
+    time_limit: float,
+    workers: int,
+    evaluator: SelectorEvaluator | None,
+    greedy_budget: int | None,
+) -> Allocation:
     """:func:`allocate`, with Python's cyclic garbage collector paused by the caller.
 
     A call builds many small containers (candidates, plans, search state, results) that reference
@@ -178,8 +195,14 @@ def _allocate(problem: Problem, solver: str, objective: str, time_limit: float, 
     return Allocation(results, stats, labels)
 
 
-def _no_allocation(problem: Problem, inv: Inventory, plans: list[ClaimPlan], evaluator: SelectorEvaluator | None,
-                   time_limit: float, stats: Stats) -> DrasatError:
+def _no_allocation(
+    problem: Problem,
+    inv: Inventory,
+    plans: list[ClaimPlan],
+    evaluator: SelectorEvaluator | None,
+    time_limit: float,
+    stats: Stats,
+) -> DrasatError:
     """The error for "no allocation": Kubernetes' invalid-pool error, else Unschedulable with its explanation
     worked out when first read. Made here and raised by the caller, and the explanation holds the error
     weakly: no reference cycle keeps the error, its traceback and the call's whole state alive until the
@@ -195,9 +218,12 @@ def _no_allocation(problem: Problem, inv: Inventory, plans: list[ClaimPlan], eva
     return failure
 
 
-def _explain(problem: Problem, evaluator: SelectorEvaluator | None, time_limit: float,
-             proven: Unschedulable | None) -> Explanation:
-    from drasat.solver.explanation.explain import explain  # only a failed allocation is explained: no start-up pays for it
+def _explain(
+    problem: Problem, evaluator: SelectorEvaluator | None, time_limit: float, proven: Unschedulable | None
+) -> Explanation:
+    from drasat.solver.explanation.explain import (
+        explain,  # only a failed allocation is explained: no start-up pays for it
+    )
 
     return explain(problem, evaluator=evaluator, time_limit=time_limit, proven=proven)
 
@@ -217,9 +243,11 @@ def _count_alternatives(problem: Problem) -> int:
         name = claim.metadata.name or ""
         if name in seen:  # labels are worded only for the error
             first = next(c for c in problem.claims if c.name == name)
-            raise InputError(f"claims {claim_label(first)} and {claim_label(claim)} to allocate share the name "
-                             f"{name}: results are named by claim, so allocate claims of different "
-                             "namespaces separately")
+            raise InputError(
+                f"claims {claim_label(first)} and {claim_label(claim)} to allocate share the name "
+                f"{name}: results are named by claim, so allocate claims of different "
+                "namespaces separately"
+            )
         seen.add(name)
         for r in claim.spec.devices.requests:
             alternatives += len(r.first_available) or 1
@@ -262,8 +290,15 @@ def _pairs_until(plans: list[ClaimPlan], bound: int) -> int:
     return pairs
 
 
-def _solve_staged(inv: Inventory, plans: list[ClaimPlan], classes: Classes | None, objective: str, deadline: float,
-                  workers: int, stats: Stats) -> Staged:
+def _solve_staged(
+    inv: Inventory,
+    plans: list[ClaimPlan],
+    classes: Classes | None,
+    objective: str,
+    deadline: float,
+    workers: int,
+    stats: Stats,
+) -> Staged:
     """CP-SAT's answer, from a model with alike claims merged (first-fit), or built again with the claims under
     a match constraint apart where decoding needs them so; the solves of both are counted."""
     from .cp_sat.merge import SplitMatched
@@ -287,8 +322,11 @@ def _solve_staged(inv: Inventory, plans: list[ClaimPlan], classes: Classes | Non
         return found  # time ran out before the model built again found any allocation
     if found is None:
         return staged
-    return staged._replace(solves=staged.solves + found.solves, branches=staged.branches + found.branches,
-                           conflicts=staged.conflicts + found.conflicts)
+    return staged._replace(
+        solves=staged.solves + found.solves,
+        branches=staged.branches + found.branches,
+        conflicts=staged.conflicts + found.conflicts,
+    )
 
 
 class _GaveUp(Exception):
@@ -296,8 +334,9 @@ class _GaveUp(Exception):
         self.classes = classes  # counted for the scaled budget: the model reuses them
 
 
-def _greedy_within_budget(inv: Inventory, plans: list[ClaimPlan], budget: int | None, deadline: float,
-                          stats: Stats) -> tuple[GreedyResult, Classes | None]:
+def _greedy_within_budget(
+    inv: Inventory, plans: list[ClaimPlan], budget: int | None, deadline: float, stats: Stats
+) -> tuple[GreedyResult, Classes | None]:
     """Depth-first search within ``budget`` tries, or (None) within the scaled budget. Counting that needs
     the equivalence classes; an input with too few request-device pairs to reach past the floor
     (the model has at most one variable per pair) never pays for them."""
@@ -316,8 +355,16 @@ def _greedy_within_budget(inv: Inventory, plans: list[ClaimPlan], budget: int | 
         raise _GaveUp(classes) from None
 
 
-def _search(inv: Inventory, plans: list[ClaimPlan], solver: str, objective: str, deadline: float,
-            workers: int, budget: int | None, stats: Stats) -> list[list[Pick]] | None:
+def _search(
+    inv: Inventory,
+    plans: list[ClaimPlan],
+    solver: str,
+    objective: str,
+    deadline: float,
+    workers: int,
+    budget: int | None,
+    stats: Stats,
+) -> list[list[Pick]] | None:
     if time.monotonic() > deadline:
         raise SolveTimeout("the time limit was reached while evaluating selectors (raise --timeout)")
     classes: Classes | None = None
@@ -342,6 +389,8 @@ def _search(inv: Inventory, plans: list[ClaimPlan], solver: str, objective: str,
     stats.solver = "cp-sat"
     picks = staged.picks
     if not stats.exact:
-        stats.notes.append(f"the time limit was reached: this is the last complete allocation CP-SAT found, "
-                           f"which may not be the {objective} answer")
+        stats.notes.append(
+            f"the time limit was reached: this is the last complete allocation CP-SAT found, "
+            f"which may not be the {objective} answer"
+        )
     return picks

@@ -7,9 +7,10 @@ kube-scheduler.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from types import MappingProxyType
-from typing import Any, Mapping
+from typing import Any
 
 from drasat.models.errors import InputError
 
@@ -49,11 +50,11 @@ class Features:
     gates: Mapping[str, bool] = field(default_factory=lambda: _DEFAULT_GATES)
 
     @classmethod
-    def from_mapping(cls, overrides: Mapping[str, bool] | None = None) -> "Features":
+    def from_mapping(cls, overrides: Mapping[str, bool] | None = None) -> Features:
         return cls(overrides) if overrides else cls()
 
     @classmethod
-    def parse(cls, text: str) -> "Features":
+    def parse(cls, text: str) -> Features:
         """Parse kube-scheduler's ``--feature-gates`` syntax: ``A=true,B=false``; errors name the flag, since
         that is where the text came from."""
         overrides: dict[str, bool] = {}
@@ -67,7 +68,7 @@ class Features:
         except InputError as exc:
             raise InputError(f"--feature-gates: {exc}") from None
 
-    def with_gates(self, **overrides: bool) -> "Features":
+    def with_gates(self, **overrides: bool) -> Features:
         return replace(self, gates={**self.gates, **overrides})
 
     def __getitem__(self, name: str) -> bool:

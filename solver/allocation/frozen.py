@@ -21,7 +21,8 @@ called anything a dataclass field may; its source is kept as the function's ``__
 from __future__ import annotations
 
 import dataclasses
-from typing import Any, Callable, TypeVar
+from collections.abc import Callable
+from typing import Any, TypeVar
 
 from drasat.models.trusted import dict_setter
 
@@ -42,16 +43,23 @@ def _generate(cls: type[T]) -> Callable[..., T]:
     """The maker's source, checked against what it cannot do, then compiled."""
     params = getattr(cls, "__dataclass_params__", None)
     if params is None or not params.frozen or hasattr(cls, "__post_init__") or "__slots__" in vars(cls):
-        raise TypeError(f"{cls.__name__}: a record maker is for frozen dataclasses without __post_init__ "
-                        "or slots (it writes the instance's dict and runs nothing else)")
+        raise TypeError(
+            f"{cls.__name__}: a record maker is for frozen dataclasses without __post_init__ "
+            "or slots (it writes the instance's dict and runs nothing else)"
+        )
     names = [f.name for f in dataclasses.fields(cls)]  # type: ignore[arg-type]
     entries = ", ".join(f"{name!r}: {name}" for name in names)
-    source = (f"def make({', '.join(names)}):\n"
-              "    __drasat_record = __drasat_new(__drasat_cls)\n"
-              f"    __drasat_set_dict(__drasat_record, {{{entries}}})\n"
-              "    return __drasat_record\n")
-    namespace: dict[str, Any] = {"__drasat_new": object.__new__, "__drasat_set_dict": dict_setter(cls),
-                                 "__drasat_cls": cls}
+    source = (
+        f"def make({', '.join(names)}):\n"
+        "    __drasat_record = __drasat_new(__drasat_cls)\n"
+        f"    __drasat_set_dict(__drasat_record, {{{entries}}})\n"
+        "    return __drasat_record\n"
+    )
+    namespace: dict[str, Any] = {
+        "__drasat_new": object.__new__,
+        "__drasat_set_dict": dict_setter(cls),
+        "__drasat_cls": cls,
+    }
     exec(compile(source, f"<record {cls.__name__}>", "exec"), namespace)  # noqa: S102 - our own source
     make: Callable[..., T] = namespace["make"]
     make.__source__ = source  # type: ignore[attr-defined]  # what a traceback through it cannot show

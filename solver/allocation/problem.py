@@ -6,14 +6,15 @@ command line builds one from files, library users build one from objects.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Callable, Mapping, Sequence
+from typing import Any
 
 from drasat.models.defaults import apply_defaults
 from drasat.models.errors import InputError, Location
 from drasat.models.loader import typed_objects
-from drasat.models.storable import unstorable_problems
 from drasat.models.resource import DeviceClass, DeviceTaintRule, ResourceClaim, ResourceSlice
+from drasat.models.storable import unstorable_problems
 
 from .features import Features
 
@@ -64,9 +65,14 @@ class Problem:
         return None
 
 
-def problem_from_objects(objects: Sequence[object], *, node: str | None = None,
-                         claims: Sequence[str] | None = None, features: Features | None = None,
-                         locate: Callable[[Any], Location | None] | None = None) -> Problem:
+def problem_from_objects(
+    objects: Sequence[object],
+    *,
+    node: str | None = None,
+    claims: Sequence[str] | None = None,
+    features: Features | None = None,
+    locate: Callable[[Any], Location | None] | None = None,
+) -> Problem:
     """Sort loaded objects into a Problem, as ``drasat solve`` does.
 
     Node objects give labels; ``node`` names the node (default: the only Node). Claims
@@ -90,11 +96,26 @@ def problem_from_objects(objects: Sequence[object], *, node: str | None = None,
     if claims is not None:
         pending = chosen_claims(all_claims, claims)
     used_nodes = [n for n in by_kind.get("Node", []) if n.name == node_info.name]
-    refuse_unstorable([*pending, *allocated, *by_kind.get("ResourceSlice", []), *by_kind.get("DeviceClass", []),
-                        *by_kind.get("DeviceTaintRule", []), *used_nodes], locate)
-    return Problem(node=node_info, slices=by_kind.get("ResourceSlice", []),
-                   classes=by_kind.get("DeviceClass", []), claims=pending, allocated=allocated,
-                   taint_rules=by_kind.get("DeviceTaintRule", []), features=features or Features())
+    refuse_unstorable(
+        [
+            *pending,
+            *allocated,
+            *by_kind.get("ResourceSlice", []),
+            *by_kind.get("DeviceClass", []),
+            *by_kind.get("DeviceTaintRule", []),
+            *used_nodes,
+        ],
+        locate,
+    )
+    return Problem(
+        node=node_info,
+        slices=by_kind.get("ResourceSlice", []),
+        classes=by_kind.get("DeviceClass", []),
+        claims=pending,
+        allocated=allocated,
+        taint_rules=by_kind.get("DeviceTaintRule", []),
+        features=features or Features(),
+    )
 
 
 def _label(claim: ResourceClaim) -> str:
@@ -110,8 +131,9 @@ def chosen_claims(all_claims: Sequence[ResourceClaim], names: Sequence[str]) -> 
         if not found:
             raise InputError(f"no ResourceClaim named {name} in the input")
         if len(found) > 1:
-            raise InputError(f"ResourceClaim name {name} is ambiguous: give one of "
-                             f"{', '.join(_label(c) for c in found)}")
+            raise InputError(
+                f"ResourceClaim name {name} is ambiguous: give one of {', '.join(_label(c) for c in found)}"
+            )
         if found[0].status and found[0].status.allocation:
             raise InputError(f"ResourceClaim {name} is already allocated (it has status.allocation)")
         if not any(c is found[0] for c in chosen):
@@ -128,8 +150,9 @@ def _check_admin_access(objects: Sequence[object]) -> None:
 
     violations = admin_access_violations(objects)
     if violations:
-        raise InputError([Problem(Location(kind=v.obj.kind, name=v.obj.name, path=v.path), v.message)
-                          for v in violations])
+        raise InputError(
+            [Problem(Location(kind=v.obj.kind, name=v.obj.name, path=v.path), v.message) for v in violations]
+        )
     unchecked = admin_access_unchecked(objects)
     if unchecked is not None:
         warnings.warn(unchecked, DrasatWarning, stacklevel=2)
@@ -141,8 +164,9 @@ def refuse_unstorable(used: Sequence[Any], locate: Callable[[Any], Location | No
     Public for every other way of choosing the claims of a Problem: each object it uses
     must pass here, or ``drasat solve`` would allocate what ``validate`` refuses.
     """
-    problems = [problem for obj in used
-                for problem in unstorable_problems(obj, locate(obj) if locate is not None else None)]
+    problems = [
+        problem for obj in used for problem in unstorable_problems(obj, locate(obj) if locate is not None else None)
+    ]
     if problems:
         raise InputError(problems)
 

@@ -20,15 +20,15 @@ from fractions import Fraction
 
 from drasat.models.errors import AllocationError, EvaluationError, InternalError, SolveTimeout, Unschedulable
 from drasat.models.resource import AllocationResult, ResourceClaim, ResourceClaimStatus
-
 from drasat.solver.allocation.api import GREEDY_BUDGET, allocate
+from drasat.solver.allocation.problem import FIRST_FIT
+from drasat.solver.scheduling.cluster_state import ClusterState
 from drasat.solver.scheduling.plugins.dynamic_resources import AllocateOptions, claim_shape
 from drasat.solver.scheduling.plugins.node_filters import filter_reasons
 from drasat.solver.scheduling.plugins.node_resources import Resources, insufficient, pod_requests
-from .pod_classes import PodClass
 from drasat.solver.scheduling.pods import is_extended_resource
-from drasat.solver.allocation.problem import FIRST_FIT
-from drasat.solver.scheduling.cluster_state import ClusterState
+
+from .pod_classes import PodClass
 
 Mix = tuple[int, ...]  # pods per pod class (indexed like the queue's classes)
 # Seconds one "does this mix fit?" may take. Proving that many identical claims do NOT fit can take
@@ -66,7 +66,9 @@ def node_classes(state: ClusterState, nodes: list[str], classes: list[PodClass])
         passes = tuple(not filter_reasons(c.representative.pod, node) for c in classes)
         key = (passes, state.loads[name].key, state.signature(name))
         groups.setdefault(key, []).append(name)
-    return [NodeClass(i, names, untouched=state.nodes[names[0]].in_use == "[]") for i, names in enumerate(groups.values())]
+    return [
+        NodeClass(i, names, untouched=state.nodes[names[0]].in_use == "[]") for i, names in enumerate(groups.values())
+    ]
 
 
 class MixFitter:
@@ -80,9 +82,14 @@ class MixFitter:
         self.state, self.node, self.classes, self.options = state, node, classes, options
         self._claims = {c.index: claim_shape(state, c.representative, node).claims for c in classes}
         level = state.cluster.features["PodLevelResources"]
-        self._requests = {c.index: _relevant(pod_requests(c.representative.pod, pod_level=level),
-                                             set(c.representative.extended), state.loads[node].allocatable)
-                          for c in classes}
+        self._requests = {
+            c.index: _relevant(
+                pod_requests(c.representative.pod, pod_level=level),
+                set(c.representative.extended),
+                state.loads[node].allocatable,
+            )
+            for c in classes
+        }
         self._copies: dict[tuple[int, int], list[ResourceClaim]] = {}
         self._held: dict[Mix, list[ResourceClaim]] = {(0,) * len(classes): []}  # a fitting mix's claims, allocated
         self._fits: list[Mix] = []
@@ -125,8 +132,9 @@ class MixFitter:
         held = self._held.get(grown_from)
         if held is None:
             return False
-        added = [c for index, count in enumerate(mix) for j in range(grown_from[index], count)
-                 for c in self._copy(index, j)]
+        added = [
+            c for index, count in enumerate(mix) for j in range(grown_from[index], count) for c in self._copy(index, j)
+        ]
         answer = self._allocate(added, held, greedy_budget=GREEDY_BUDGET)
         if answer is None:
             return False
@@ -143,8 +151,9 @@ class MixFitter:
         self._held[mix] = _allocated(claims, answer)
         return True
 
-    def _allocate(self, claims: list[ResourceClaim], held: list[ResourceClaim],
-                  greedy_budget: int) -> dict[str, AllocationResult] | None:
+    def _allocate(
+        self, claims: list[ResourceClaim], held: list[ResourceClaim], greedy_budget: int
+    ) -> dict[str, AllocationResult] | None:
         """The claims' devices with ``held`` in use; after a failed cheap try the depth-first search is skipped
         (it would only spend its budget proving a "no" that CP-SAT proves faster)."""
         if not claims:
@@ -152,9 +161,17 @@ class MixFitter:
         self.calls += 1
         problem = replace(self._base, claims=claims, allocated=[*self._base.allocated, *held])
         try:
-            return dict(allocate(problem, solver=self.options.solver, objective=FIRST_FIT,
-                                 time_limit=min(MIX_SECONDS, self.options.time_limit), workers=self.options.workers,
-                                 evaluator=self.options.evaluator, greedy_budget=greedy_budget).results)
+            return dict(
+                allocate(
+                    problem,
+                    solver=self.options.solver,
+                    objective=FIRST_FIT,
+                    time_limit=min(MIX_SECONDS, self.options.time_limit),
+                    workers=self.options.workers,
+                    evaluator=self.options.evaluator,
+                    greedy_budget=greedy_budget,
+                ).results
+            )
         except (Unschedulable, AllocationError, EvaluationError):
             return None
         except (SolveTimeout, InternalError):  # undecided (CP-SAT may stop early on a symmetric model)
@@ -185,10 +202,16 @@ def _allocated(claims: list[ResourceClaim], answer: dict[str, AllocationResult])
 
 def _relevant(request: Resources, on_dra: set[str], allocatable: Resources) -> Resources:
     """What NodeResourcesFit checks (extended resources a DeviceClass backs are the devices' business)."""
-    return {name: amount for name, amount in request.items()
-            if not (name in on_dra and not allocatable.get(name)) and (
-                name in ("cpu", "memory", "ephemeral-storage") or name.startswith("hugepages-")
-                or is_extended_resource(name))}
+    return {
+        name: amount
+        for name, amount in request.items()
+        if not (name in on_dra and not allocatable.get(name))
+        and (
+            name in ("cpu", "memory", "ephemeral-storage")
+            or name.startswith("hugepages-")
+            or is_extended_resource(name)
+        )
+    }
 
 
 def configurations(fitter: MixFitter, demand: list[int], eligible: list[int]) -> list[Mix]:

@@ -40,8 +40,9 @@ class MasterAnswer:
     stopped_early: int = 0  # stages whose time ran out before optimality was proven (kept as found)
 
 
-def solve_master(queue: Queue, node_classes: list[NodeClass], *, pack: bool, budget: Budget,
-                 workers: int = 1) -> MasterAnswer:
+def solve_master(
+    queue: Queue, node_classes: list[NodeClass], *, pack: bool, budget: Budget, workers: int = 1
+) -> MasterAnswer:
     """How many pods of each class go to each node class: CP-SAT over counts, in lexicographic stages
     (pods placed per priority, highest first; then gangs in queue order; then the objective; then queue order)."""
     model = cp_model.CpModel()
@@ -60,12 +61,12 @@ def solve_master(queue: Queue, node_classes: list[NodeClass], *, pack: bool, bud
         model.add(sum(nodes[nc.index, k] for k in range(len(nc.configurations))) <= len(nc.nodes))
         for p in nc.eligible:
             put[nc.index, p] = model.new_int_var(0, len(queue.classes[p].members), f"put[{nc.index}/{p}]")
-            model.add(put[nc.index, p] <= sum(mix[p] * nodes[nc.index, k]
-                                              for k, mix in enumerate(nc.configurations)))
+            model.add(put[nc.index, p] <= sum(mix[p] * nodes[nc.index, k] for k, mix in enumerate(nc.configurations)))
     placed = []
     for cls in queue.classes:
-        members = single[cls.index] + sum(g.demand(queue.class_of).get(cls.index, 0) * gang[g.index]
-                                          for g in queue.gangs)
+        members = single[cls.index] + sum(
+            g.demand(queue.class_of).get(cls.index, 0) * gang[g.index] for g in queue.gangs
+        )
         model.add(sum(put[key] for key in put if key[1] == cls.index) == members)
         placed.append(members)
     stages = []
@@ -81,13 +82,17 @@ def solve_master(queue: Queue, node_classes: list[NodeClass], *, pack: bool, bud
     # Last, reproducible and readable: pods on the node classes that come first (by their first node's name).
     stages.append(-sum(c * var for (c, _), var in put.items()))
     solver, early = _solve_stages(model, stages, budget, workers)
-    return MasterAnswer({key: solver.value(var) for key, var in nodes.items()},
-                        {key: solver.value(var) for key, var in put.items()},
-                        [solver.value(v) for v in single], [bool(solver.value(v)) for v in gang], len(stages), early)
+    return MasterAnswer(
+        {key: solver.value(var) for key, var in nodes.items()},
+        {key: solver.value(var) for key, var in put.items()},
+        [solver.value(v) for v in single],
+        [bool(solver.value(v)) for v in gang],
+        len(stages),
+        early,
+    )
 
 
-def _solve_stages(model: cp_model.CpModel, stages: list, budget: Budget,
-                  workers: int) -> tuple[cp_model.CpSolver, int]:
+def _solve_stages(model: cp_model.CpModel, stages: list, budget: Budget, workers: int) -> tuple[cp_model.CpSolver, int]:
     """Maximise each stage in turn, keeping the optimum of the earlier ones, until the budget is spent (the
     stages left then keep the last answer); also how many stages stopped early or were not run."""
     solver = cp_model.CpSolver()

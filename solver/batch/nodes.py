@@ -16,15 +16,15 @@ from dataclasses import dataclass, field
 
 from drasat.models.errors import AllocationError, EvaluationError, SolveTimeout, Unschedulable
 from drasat.models.resource import AllocationResult, ResourceClaim
-
 from drasat.solver.allocation.api import allocate
-from .budget import Budget
+from drasat.solver.allocation.problem import Problem
+from drasat.solver.scheduling.cluster_state import ClusterState
 from drasat.solver.scheduling.node_classes import PoolKey
 from drasat.solver.scheduling.plugins.dynamic_resources import AllocateOptions, claim_shape
 from drasat.solver.scheduling.pods import PodClaims
-from drasat.solver.allocation.problem import Problem
-from drasat.solver.scheduling.cluster_state import ClusterState
 from drasat.solver.verification.verifier import verify
+
+from .budget import Budget
 
 
 @dataclass
@@ -60,7 +60,9 @@ class NodeAllocator:
 
     def check(self, node: str, key: tuple, pods: list[PodClaims]) -> NodeCheck | None:
         """The node's verified joint allocation, or None when the pods do not fit there together."""
-        claims, renamed = _distinct_names([(pc.label, c) for pc in pods for c in claim_shape(self.state, pc, node).claims])
+        claims, renamed = _distinct_names(
+            [(pc.label, c) for pc in pods for c in claim_shape(self.state, pc, node).claims]
+        )
         problem = self.state.problem(node, claims)
         labels = [pc.label for pc in pods]
         known = self._solved.get(key)
@@ -85,8 +87,16 @@ class NodeAllocator:
             return None
         o = self.budget.options(self.options)
         try:
-            return dict(allocate(problem, solver=o.solver, objective=o.objective, time_limit=o.time_limit,
-                                 workers=o.workers, evaluator=o.evaluator).results)
+            return dict(
+                allocate(
+                    problem,
+                    solver=o.solver,
+                    objective=o.objective,
+                    time_limit=o.time_limit,
+                    workers=o.workers,
+                    evaluator=o.evaluator,
+                ).results
+            )
         except (Unschedulable, SolveTimeout, AllocationError, EvaluationError):
             return None
 
@@ -108,8 +118,9 @@ def _distinct_names(owned: list[tuple[str, ResourceClaim]]) -> tuple[list[Resour
     return claims, renamed
 
 
-def _carry(known: _Solved, node: str, claims: list[ResourceClaim],
-           state: ClusterState) -> dict[str, AllocationResult] | None:
+def _carry(
+    known: _Solved, node: str, claims: list[ResourceClaim], state: ClusterState
+) -> dict[str, AllocationResult] | None:
     """``known``'s answer with its pools and node renamed for ``node`` (claims matched by position)."""
     pools: dict[PoolKey, PoolKey] = dict(zip(state.nodes[known.node].pools, state.nodes[node].pools))
     if len(claims) != len(known.claims):

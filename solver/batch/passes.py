@@ -13,27 +13,34 @@ state itself (``ClusterState.snapshot``), and the scheduler's caches shared by e
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import replace
-from typing import Any, Iterable
+from typing import Any
 
 from drasat.models.core import Pod
 from drasat.models.errors import SolveTimeout
 from drasat.models.resource import ResourceClaimConsumerReference
+from drasat.solver.scheduling.cluster import label_of, namespace_of
+from drasat.solver.scheduling.cluster_state import ClusterState
+from drasat.solver.scheduling.one_by_one import Placement, schedule_one
+from drasat.solver.scheduling.plugins.dynamic_resources import AllocateOptions
+from drasat.solver.scheduling.pods import pod_consumer
 
 from .budget import Budget
 from .configs import Mix, NodeClass
-from drasat.solver.scheduling.cluster import label_of, namespace_of
-from drasat.solver.scheduling.plugins.dynamic_resources import AllocateOptions
 from .pod_classes import Queue, priority_of
-from drasat.solver.scheduling.pods import pod_consumer
-from drasat.solver.scheduling.cluster_state import ClusterState
-from drasat.solver.scheduling.one_by_one import Placement, schedule_one
 
 NOT_TRIED = "not tried: the batch's time limit (--timeout) ran out first"
 
 
-def scheduler_baseline(state: ClusterState, queue: Queue, pending: list[Pod], options: AllocateOptions,
-                       cache: dict[tuple, Any], budget: Budget) -> tuple[list[Placement], list[Placement]]:
+def scheduler_baseline(
+    state: ClusterState,
+    queue: Queue,
+    pending: list[Pod],
+    options: AllocateOptions,
+    cache: dict[tuple, Any],
+    budget: Budget,
+) -> tuple[list[Placement], list[Placement]]:
     """The answer the batch must never lose to, and the scheduler's own placements (their mixes seed the
     configurations); ``state`` is left as it was.
 
@@ -42,22 +49,35 @@ def scheduler_baseline(state: ClusterState, queue: Queue, pending: list[Pod], op
     and the pods still pending placed one by one on what is left, gangs whole. So the answer places
     every pod ``schedule`` does except members of gangs it splits, and often more."""
     start = state.snapshot()
-    scheduler = one_by_one(state, queue, pending, {}, options, cache, whole_gangs=False, budget=budget,
-                           stage="the pass in the scheduler's order (the answer is checked against the "
-                                 "scheduler's on the pods it tried only)")
+    scheduler = one_by_one(
+        state,
+        queue,
+        pending,
+        {},
+        options,
+        cache,
+        whole_gangs=False,
+        budget=budget,
+        stage="the pass in the scheduler's order (the answer is checked against the "
+        "scheduler's on the pods it tried only)",
+    )
     split = _split_gangs(scheduler, gang_labels(queue))
     baseline = scheduler
     if split:
         state.restore(start)
         withdrawn = {pod_consumer(p.pod).uid for p in scheduler if p.node and group_of(p.pod) in split}
         # keyed by the pending pod (a placement's pod is the bound copy), so that they are not placed again
-        kept = {id(pod): _unreserved(p, withdrawn) for pod, p in zip(pending, scheduler)
-                if p.node and group_of(p.pod) not in split}
+        kept = {
+            id(pod): _unreserved(p, withdrawn)
+            for pod, p in zip(pending, scheduler)
+            if p.node and group_of(p.pod) not in split
+        }
         for placement in kept.values():
             state.record(placement.claims)
             state.bind(placement.pod, placement.node or "")
-        baseline = one_by_one(state, queue, pending, kept, options, cache, budget=budget,
-                              stage="the pass after withdrawing split gangs")
+        baseline = one_by_one(
+            state, queue, pending, kept, options, cache, budget=budget, stage="the pass after withdrawing split gangs"
+        )
     state.restore(start)
     return baseline, scheduler
 
@@ -65,6 +85,7 @@ def scheduler_baseline(state: ClusterState, queue: Queue, pending: list[Pod], op
 def _unreserved(placement: Placement, withdrawn: set[str]) -> Placement:
     """``placement`` with its claims no longer reserved for the withdrawn pods (a claim a kept pod shares
     with a withdrawn gang member keeps its allocation: the kept pod uses it)."""
+
     def kept(ref: ResourceClaimConsumerReference) -> bool:
         return not (ref.resource == "pods" and ref.uid in withdrawn)
 
@@ -79,9 +100,18 @@ def _unreserved(placement: Placement, withdrawn: set[str]) -> Placement:
     return replace(placement, claims=claims)
 
 
-def one_by_one(state: ClusterState, queue: Queue, pending: list[Pod], placed: dict[int, Placement],
-               options: AllocateOptions, cache: dict[tuple, Any], *, whole_gangs: bool = True,
-               budget: Budget | None = None, stage: str = "the last one-by-one pass") -> list[Placement]:
+def one_by_one(
+    state: ClusterState,
+    queue: Queue,
+    pending: list[Pod],
+    placed: dict[int, Placement],
+    options: AllocateOptions,
+    cache: dict[tuple, Any],
+    *,
+    whole_gangs: bool = True,
+    budget: Budget | None = None,
+    stage: str = "the last one-by-one pass",
+) -> list[Placement]:
     """Every pod's placement in queue order: those in ``placed``, then one by one for the others; with
     ``whole_gangs``, each gang at its first pending member, tried first and kept only when every member fits.
 
@@ -131,8 +161,9 @@ def group_of(pod: Pod) -> str:
     return f"{namespace_of(pod)}/{ref.pod_group_name}" if ref is not None and ref.pod_group_name else ""
 
 
-def _gang(state: ClusterState, group: str, members: list[Pod], options: AllocateOptions,
-          cache: dict[tuple, Any]) -> dict[int, Placement]:
+def _gang(
+    state: ClusterState, group: str, members: list[Pod], options: AllocateOptions, cache: dict[tuple, Any]
+) -> dict[int, Placement]:
     """A gang placed one by one; undone (the state as before) unless every member fits."""
     before = state.snapshot()
     try:
@@ -144,8 +175,12 @@ def _gang(state: ClusterState, group: str, members: list[Pod], options: Allocate
         return {id(pod): p for pod, p in zip(members, tried)}
     state.restore(before)
     why = next(p.reason for p in tried if p.node is None)
-    return {id(pod): Placement(pod, reason=f"PodGroup {group}: not every member fits at once "
-                                         f"(a gang is placed whole or not at all): {why}") for pod in members}
+    return {
+        id(pod): Placement(
+            pod, reason=f"PodGroup {group}: not every member fits at once (a gang is placed whole or not at all): {why}"
+        )
+        for pod in members
+    }
 
 
 def _split_gangs(placements: list[Placement], gangs: set[str]) -> set[str]:

@@ -31,24 +31,25 @@ the summary's notes say so.
 from __future__ import annotations
 
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any, Sequence
+from typing import Any
 
 from drasat.models.core import Pod
 from drasat.models.errors import SolveTimeout
+from drasat.solver.cel import SelectorEvaluator
+from drasat.solver.scheduling.cluster import Cluster, label_of
+from drasat.solver.scheduling.cluster_state import ClusterState
+from drasat.solver.scheduling.one_by_one import Placement, bound_pod, updated_claims
+from drasat.solver.scheduling.plugins.dynamic_resources import AllocateOptions, DraVerdict, claim_shape, dra_score
+from drasat.solver.scheduling.pods import PodClaims, pending_pods
 
 from .budget import Budget
 from .configs import MixFitter, NodeClass, configurations, node_classes
 from .master import MasterAnswer, solve_master
 from .nodes import NodeAllocator, NodeCheck
 from .passes import better, group_of, one_by_one, scheduler_baseline, seed
-from drasat.solver.cel import SelectorEvaluator
-from drasat.solver.scheduling.cluster import Cluster, label_of
-from drasat.solver.scheduling.plugins.dynamic_resources import AllocateOptions, DraVerdict, claim_shape, dra_score
 from .pod_classes import Queue, sort_queue
-from drasat.solver.scheduling.pods import PodClaims, pending_pods
-from drasat.solver.scheduling.cluster_state import ClusterState
-from drasat.solver.scheduling.one_by_one import Placement, bound_pod, updated_claims
 
 PACK = "pack"
 BASELINE_SHARE = 0.5  # of the run's time, at most, for the pass in the scheduler's order
@@ -74,11 +75,22 @@ class BatchSummary:
     notes: list[str] = field(default_factory=list)
 
     def to_data(self) -> dict[str, Any]:
-        return {"pods": self.pods, "placed": self.placed, "placedJointly": self.placed_jointly,
-                "gangs": self.gangs, "gangsComplete": self.gangs_complete, "podClasses": self.pod_classes,
-                "nodeClasses": self.node_classes, "configurations": self.configurations,
-                "allocatorCalls": self.allocator_calls, "masterStages": self.master_stages,
-                "nodesVerified": self.nodes_verified, "nodesCarried": self.nodes_carried, "seconds": round(self.seconds, 3), "notes": self.notes}
+        return {
+            "pods": self.pods,
+            "placed": self.placed,
+            "placedJointly": self.placed_jointly,
+            "gangs": self.gangs,
+            "gangsComplete": self.gangs_complete,
+            "podClasses": self.pod_classes,
+            "nodeClasses": self.node_classes,
+            "configurations": self.configurations,
+            "allocatorCalls": self.allocator_calls,
+            "masterStages": self.master_stages,
+            "nodesVerified": self.nodes_verified,
+            "nodesCarried": self.nodes_carried,
+            "seconds": round(self.seconds, 3),
+            "notes": self.notes,
+        }
 
 
 @dataclass
@@ -88,8 +100,9 @@ class BatchResult:
     summary: BatchSummary
 
 
-def schedule_batch(cluster: Cluster, pods: Sequence[Pod] | None = None, *,
-                   options: AllocateOptions | None = None) -> BatchResult:
+def schedule_batch(
+    cluster: Cluster, pods: Sequence[Pod] | None = None, *, options: AllocateOptions | None = None
+) -> BatchResult:
     """Place ``pods`` (default: every pending pod) jointly; see the module docstring. With the ``pack``
     objective, ties between equally many pods go to the answer using the fewest nodes whose devices are
     all whole, then the fewest nodes. ``options.time_limit`` bounds the whole run (``batch_budget``)."""
@@ -113,11 +126,11 @@ def schedule_batch(cluster: Cluster, pods: Sequence[Pod] | None = None, *,
     checks, placed = _jointly(state, queue, classes, options, summary, budget)
     placements = one_by_one(state, queue, pending, placed, options, cache, budget=budget)
     if better(baseline, placements):
-        summary.notes.append("one by one places more pods by priority than the joint model found: "
-                             "its answer is kept")
+        summary.notes.append("one by one places more pods by priority than the joint model found: its answer is kept")
         placements, checks, placed = baseline, {}, {}
-    summary.notes += [f"time ran out (--timeout {options.time_limit:g} s for the whole run): {what}"
-                      for what in budget.cut_short]
+    summary.notes += [
+        f"time ran out (--timeout {options.time_limit:g} s for the whole run): {what}" for what in budget.cut_short
+    ]
     summary.placed = sum(1 for p in placements if p.node)
     summary.placed_jointly = len(placed)
     on_node = {p.label for p in placements if p.node}
@@ -129,8 +142,14 @@ def schedule_batch(cluster: Cluster, pods: Sequence[Pod] | None = None, *,
     return BatchResult(placements, list(checks.values()), summary)
 
 
-def _jointly(state: ClusterState, queue: Queue, classes: list[NodeClass], options: AllocateOptions,
-             summary: BatchSummary, budget: Budget) -> tuple[dict[str, NodeCheck], dict[int, Placement]]:
+def _jointly(
+    state: ClusterState,
+    queue: Queue,
+    classes: list[NodeClass],
+    options: AllocateOptions,
+    summary: BatchSummary,
+    budget: Budget,
+) -> tuple[dict[str, NodeCheck], dict[int, Placement]]:
     """The master's answer decoded, allocated node by node, verified and bound: the nodes' checks and the
     pods placed (by ``id`` of the pod)."""
     try:
@@ -140,20 +159,25 @@ def _jointly(state: ClusterState, queue: Queue, classes: list[NodeClass], option
         return {}, {}
     summary.master_stages = answer.stages
     if answer.stopped_early:
-        summary.notes.append(f"{answer.stopped_early} master stages ran out of time before proving their best "
-                             "(raise --timeout for a better answer)")
+        summary.notes.append(
+            f"{answer.stopped_early} master stages ran out of time before proving their best "
+            "(raise --timeout for a better answer)"
+        )
     assignment = _assign(queue, classes, answer)
     checks = _allocate_nodes(state, queue, classes, assignment, options, summary, budget)
     return checks, _commit(state, assignment, checks)
 
 
-def _node_classes_with_configurations(state: ClusterState, queue: Queue, options: AllocateOptions,
-                                      summary: BatchSummary, budget: Budget) -> list[NodeClass]:
+def _node_classes_with_configurations(
+    state: ClusterState, queue: Queue, options: AllocateOptions, summary: BatchSummary, budget: Budget
+) -> list[NodeClass]:
     """Node classes over the nodes whose devices are their own (shared pools are left to one-by-one)."""
     local = [n.name for n in state.cluster.nodes if all(s.spec.node_name == n.name for s in state.nodes[n.name].slices)]
     if len(local) < len(state.cluster.nodes):
-        summary.notes.append(f"{len(state.cluster.nodes) - len(local)} nodes reach shared device pools: "
-                             "only the one-by-one pass places pods there")
+        summary.notes.append(
+            f"{len(state.cluster.nodes) - len(local)} nodes reach shared device pools: "
+            "only the one-by-one pass places pods there"
+        )
     classes = node_classes(state, local, queue.classes)
     demand = [len(c.members) for c in queue.classes]
     for nc in classes:
@@ -161,13 +185,17 @@ def _node_classes_with_configurations(state: ClusterState, queue: Queue, options
             budget.cut("the configurations: node classes left without any (their nodes take pods one by one)")
             continue
         fitter = MixFitter(state, nc.representative, queue.classes, budget.options(options))
-        nc.eligible = [c.index for c in queue.classes if fitter.passes_filters(c) and
-                       fitter.fits(tuple(int(i == c.index) for i in range(len(demand))))]
+        nc.eligible = [
+            c.index
+            for c in queue.classes
+            if fitter.passes_filters(c) and fitter.fits(tuple(int(i == c.index) for i in range(len(demand))))
+        ]
         nc.configurations = configurations(fitter, demand, nc.eligible)
         nc.calls = fitter.calls
         if fitter.undecided:
-            summary.notes.append(f"node {nc.representative}'s class: {fitter.undecided} mixes undecided in time "
-                                 "(counted as not fitting)")
+            summary.notes.append(
+                f"node {nc.representative}'s class: {fitter.undecided} mixes undecided in time (counted as not fitting)"
+            )
         summary.configurations += len(nc.configurations)
         summary.allocator_calls += fitter.calls
     summary.node_classes = len(classes)
@@ -181,7 +209,7 @@ def _assign(queue: Queue, classes: list[NodeClass], answer: MasterAnswer) -> dic
     gang_pods = {id(pc) for g in queue.gangs for pc in g.members}
     picked_gangs = {id(pc) for g in queue.gangs if answer.gangs[g.index] for pc in g.members}
     for cls in queue.classes:
-        singles = [pc for pc in cls.members if id(pc) not in gang_pods][:answer.singles[cls.index]]
+        singles = [pc for pc in cls.members if id(pc) not in gang_pods][: answer.singles[cls.index]]
         keep = {id(pc) for pc in singles} | picked_gangs
         chosen[cls.index] = [pc for pc in cls.members if id(pc) in keep]
     out: dict[str, list[PodClaims]] = {}
@@ -203,9 +231,15 @@ def _room(nc: NodeClass, answer: MasterAnswer) -> list[tuple[str, list[int]]]:
     return list(zip(nc.nodes, mixes))
 
 
-def _allocate_nodes(state: ClusterState, queue: Queue, classes: list[NodeClass],
-                    assignment: dict[str, list[PodClaims]], options: AllocateOptions,
-                    summary: BatchSummary, budget: Budget) -> dict[str, NodeCheck]:
+def _allocate_nodes(
+    state: ClusterState,
+    queue: Queue,
+    classes: list[NodeClass],
+    assignment: dict[str, list[PodClaims]],
+    options: AllocateOptions,
+    summary: BatchSummary,
+    budget: Budget,
+) -> dict[str, NodeCheck]:
     """Each node's pods allocated together and verified; a gang that loses a member anywhere is withdrawn
     everywhere (and the nodes it left are allocated again)."""
     allocator = NodeAllocator(state, options, budget)
@@ -222,8 +256,10 @@ def _allocate_nodes(state: ClusterState, queue: Queue, classes: list[NodeClass],
             checks[node] = check
             continue
         if pods and not budget.over():  # past the deadline, the budget's note says it once
-            summary.notes.append(f"node {node}: the joint allocation did not hold "
-                                 f"({'; '.join(check.violations) if check else 'no allocation'}); its pods go back")
+            summary.notes.append(
+                f"node {node}: the joint allocation did not hold "
+                f"({'; '.join(check.violations) if check else 'no allocation'}); its pods go back"
+            )
         withdrawn = [gang_of[id(pc)] for pc in pods if id(pc) in gang_of]
         assignment[node] = []
         for gang in withdrawn:
@@ -237,8 +273,9 @@ def _allocate_nodes(state: ClusterState, queue: Queue, classes: list[NodeClass],
     return {node: check for node, check in checks.items() if assignment.get(node)}
 
 
-def _commit(state: ClusterState, assignment: dict[str, list[PodClaims]],
-            checks: dict[str, NodeCheck]) -> dict[int, Placement]:
+def _commit(
+    state: ClusterState, assignment: dict[str, list[PodClaims]], checks: dict[str, NodeCheck]
+) -> dict[int, Placement]:
     """Bind every jointly placed pod: its claims allocated and reserved, its pod status written."""
     placed: dict[int, Placement] = {}
     for node in sorted(checks):
@@ -246,9 +283,15 @@ def _commit(state: ClusterState, assignment: dict[str, list[PodClaims]],
         for pc in assignment[node]:
             shape = claim_shape(state, pc, node)
             allocations = {c.name: check.allocation(pc.label, c.name) for c in shape.claims}
-            verdict = DraVerdict(node, pc.label, claims=shape.claims, allocations=allocations,
-                                 problem=check.problem, score=dra_score(shape.claims, allocations),
-                                 mappings=shape.mappings)
+            verdict = DraVerdict(
+                node,
+                pc.label,
+                claims=shape.claims,
+                allocations=allocations,
+                problem=check.problem,
+                score=dra_score(shape.claims, allocations),
+                mappings=shape.mappings,
+            )
             claims = updated_claims(pc, verdict)
             pod = bound_pod(pc, node, verdict, claims)
             state.record(claims)

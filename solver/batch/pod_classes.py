@@ -16,11 +16,11 @@ from __future__ import annotations
 
 import json
 from collections import Counter
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any, Sequence
+from typing import Any
 
 from drasat.models.core import Pod
-
 from drasat.solver.scheduling.cluster import Cluster, ObjectKey, key_of, namespace_of
 from drasat.solver.scheduling.plugins.node_filters import pinned_nodes
 from drasat.solver.scheduling.pods import ClaimBook, PodClaims, not_schedulable_now, resolve_pod_claims

@@ -14,5 +14,11 @@ from .device import CelDevice
 from .errors import CelCompileError, CelRuntimeError
 from .evaluator import SelectorEvaluator, available_engines, default_engine_name
 
-__all__ = ["CelDevice", "CelCompileError", "CelRuntimeError", "SelectorEvaluator",
-           "available_engines", "default_engine_name"]
+__all__ = [
+    "CelDevice",
+    "CelCompileError",
+    "CelRuntimeError",
+    "SelectorEvaluator",
+    "available_engines",
+    "default_engine_name",
+]

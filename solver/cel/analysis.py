@@ -18,8 +18,8 @@ Three questions answered once per expression, from the engine-neutral AST:
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
 from .errors import CelCompileError, compilation_failed, issue
 from .syntax import MACROS, Node, Parsed
@@ -28,8 +28,8 @@ SECTIONS = ("attributes", "capacity")
 DEVICE_FIELDS = ("driver", "allowMultipleAllocations") + SECTIONS
 # Kubernetes' data bounds: 64-byte values, 48 list values, 32 attributes and capacities.
 _VALUE_SIZE, _LIST_ITEMS, _DEVICE_SIZE = 64 * 48, 48, 32 * 64 * 48
-MAX_VALUE_SIZE = 8 * 2 ** 20
-MAX_WORK = 10 ** 8
+MAX_VALUE_SIZE = 8 * 2**20
+MAX_WORK = 10**8
 _ITERATIONS = 10_000
 ALL = None  # "every id of the domain" / "every domain"
 #: drasat's own compile-time refusal of expressions that could exhaust memory; where Kubernetes'
@@ -44,7 +44,7 @@ class Needs:
     full: bool
     attributes: dict[str, frozenset[str] | None] | None
     capacity: dict[str, frozenset[str] | None] | None
-    fields: frozenset[str] = frozenset(DEVICE_FIELDS)   # top-level fields read
+    fields: frozenset[str] = frozenset(DEVICE_FIELDS)  # top-level fields read
 
 
 @dataclass(frozen=True)
@@ -52,7 +52,7 @@ class Analysis:
     parsed: Parsed
     needs: Needs
     rewritten: str
-    driver: "DriverTest | None" = None
+    driver: DriverTest | None = None
 
 
 @dataclass(frozen=True)
@@ -76,7 +76,7 @@ def driver_test(root: Node) -> DriverTest | None:
     for node in conjuncts:
         if node.kind == "call" and node.name == "_==_" and node.target is None and len(node.args) == 2:
             for left, right in (node.args, node.args[::-1]):
-                if (access_path(left) == ["driver"] and right.kind == "literal" and right.name == "string"):
+                if access_path(left) == ["driver"] and right.kind == "literal" and right.name == "string":
                     return DriverTest(right.value, len(conjuncts) == 1)
     return None
 
@@ -98,8 +98,9 @@ def analyse(parsed: Parsed, fold: Fold | None = None) -> Analysis:
         return Analysis(parsed, FULL, parsed.text, None)
     collector = _NeedCollector()
     collector.visit(parsed.root)
-    return Analysis(parsed, collector.result(), _Rewriter(parsed.text, fold).render(parsed.root),
-                    driver_test(parsed.root))
+    return Analysis(
+        parsed, collector.result(), _Rewriter(parsed.text, fold).render(parsed.root), driver_test(parsed.root)
+    )
 
 
 def access_path(node: Node) -> list[str] | None:
@@ -173,8 +174,9 @@ class _NeedCollector:
                 return None
             return {d: (None if ids is None else frozenset(ids)) for d, ids in section.items()}
 
-        return Needs(False, freeze(self.sections["attributes"]), freeze(self.sections["capacity"]),
-                     frozenset(self.fields))
+        return Needs(
+            False, freeze(self.sections["attributes"]), freeze(self.sections["capacity"]), frozenset(self.fields)
+        )
 
 
 def _is_section(node: Node | None) -> bool:
@@ -195,9 +197,9 @@ class _Rewriter:
         for child in sorted(node.children(), key=lambda c: c.start):
             if not self._dirty(child) or child.start < cursor:
                 continue
-            pieces += [self.text[cursor:child.start], self.render(child)]
+            pieces += [self.text[cursor : child.start], self.render(child)]
             cursor = child.end
-        pieces.append(self.text[cursor:node.end])
+        pieces.append(self.text[cursor : node.end])
         return "".join(pieces)
 
     def _own(self, node: Node) -> str | None:
@@ -215,10 +217,16 @@ class _Rewriter:
         if node.kind == "index":
             key = node.args[0]
             bracket = node.pos + 1 + (1 if node.optional else 0)
-            lookup = (text[node.start:node.pos + 1] + "?" + text[bracket:key.start] + self.render(key)
-                      + text[key.end:node.end] + ".orValue(dyn({}))")
+            lookup = (
+                text[node.start : node.pos + 1]
+                + "?"
+                + text[bracket : key.start]
+                + self.render(key)
+                + text[key.end : node.end]
+                + ".orValue(dyn({}))"
+            )
         else:
-            lookup = text[node.start:node.pos] + f'[?"{node.name}"].orValue(dyn({{}}))'
+            lookup = text[node.start : node.pos] + f'[?"{node.name}"].orValue(dyn({{}}))'
         # an optional lookup of a domain always finds one in Kubernetes: optional.of(...)
         return f"optional.of({lookup})" if node.optional else lookup
 
@@ -236,8 +244,10 @@ def _check_cost(parsed: Parsed) -> None:
     estimator = _Estimator()
     size = estimator.size(parsed.root, {}, 1)
     if max(size, estimator.biggest) > MAX_VALUE_SIZE or estimator.work > MAX_WORK:
-        message = (f"{MEMORY_GUARD}: the expression can build values of about "
-                   f"{max(size, estimator.biggest)} bytes and do about {estimator.work} units of work")
+        message = (
+            f"{MEMORY_GUARD}: the expression can build values of about "
+            f"{max(size, estimator.biggest)} bytes and do about {estimator.work} units of work"
+        )
         raise CelCompileError(compilation_failed(issue(parsed.text, None, message)), parsed.text)
 
 
@@ -293,8 +303,11 @@ class _Estimator:
         target = node.target
         assert target is not None
         range_size = self.size(target, env, loops)
-        count = len(target.args) if target.kind == "list" else min(range_size, _LIST_ITEMS
-                                                                    if access_path(target) else _ITERATIONS)
+        count = (
+            len(target.args)
+            if target.kind == "list"
+            else min(range_size, _LIST_ITEMS if access_path(target) else _ITERATIONS)
+        )
         element = 64 if access_path(target) else range_size
         inner = dict(env, **{node.args[0].name: element})
         inner_loops = min(_ITERATIONS, loops * max(1, count))  # the budget caps all iterations together

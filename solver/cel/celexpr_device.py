@@ -8,7 +8,7 @@ looked up directly in the raw device, and builds the full map only when needed.
 
 from __future__ import annotations
 
-from typing import Any, Optional
+from typing import Any
 
 from .analysis import Needs
 from .celexpr_values import PLAIN, encode
@@ -46,12 +46,14 @@ class CelExprDevice:
         if full is None:
             data = self.grouped()
             full = self._full = {
-                "driver": data.driver, "allowMultipleAllocations": data.allow_multiple_allocations,
+                "driver": data.driver,
+                "allowMultipleAllocations": data.allow_multiple_allocations,
                 "attributes": {d: _encoded(ids) for d, ids in data.attributes.items()},
-                "capacity": {d: _encoded(ids) for d, ids in data.capacity.items()}}
+                "capacity": {d: _encoded(ids) for d, ids in data.capacity.items()},
+            }
         return full
 
-    def project(self, plan: "Plan") -> dict[str, Any]:
+    def project(self, plan: Plan) -> dict[str, Any]:
         device = self.device
         out: dict[str, Any] = {}
         if plan.driver:
@@ -62,7 +64,7 @@ class CelExprDevice:
             out[section] = self._section(section, wanted)
         return out
 
-    def _section(self, section: str, wanted: "Wanted") -> dict[str, Any]:
+    def _section(self, section: str, wanted: Wanted) -> dict[str, Any]:
         if wanted is None:
             return self.full()[section]
         out: dict[str, dict[str, Any]] = {}
@@ -72,7 +74,7 @@ class CelExprDevice:
                 if group is not None:
                     out[domain] = _encoded(group)
                 continue
-            found = out[domain] = {}   # present or not, lookups of these ids behave alike
+            found = out[domain] = {}  # present or not, lookups of these ids behave alike
             for ident, key in ids:
                 value = lookup(self.device, section, domain, ident, key)
                 if value is MISSING:
@@ -83,7 +85,7 @@ class CelExprDevice:
         return out
 
 
-Wanted = Optional[tuple[tuple[str, Optional[tuple[tuple[str, str], ...]]], ...]]
+Wanted = tuple[tuple[str, tuple[tuple[str, str], ...] | None], ...] | None
 
 
 class Plan:
@@ -94,16 +96,20 @@ class Plan:
     def __init__(self, needs: Needs) -> None:
         self.driver = "driver" in needs.fields
         self.multi = "allowMultipleAllocations" in needs.fields
-        self.sections = tuple((section, _wanted(wanted)) for section, wanted in
-                              (("attributes", needs.attributes), ("capacity", needs.capacity))
-                              if section in needs.fields)
+        self.sections = tuple(
+            (section, _wanted(wanted))
+            for section, wanted in (("attributes", needs.attributes), ("capacity", needs.capacity))
+            if section in needs.fields
+        )
 
 
 def _wanted(wanted: dict[str, frozenset[str] | None] | None) -> Wanted:
     if wanted is None:
         return None
-    return tuple((domain, None if ids is None else tuple((i, f"{domain}/{i}") for i in sorted(ids)))
-                 for domain, ids in wanted.items())
+    return tuple(
+        (domain, None if ids is None else tuple((i, f"{domain}/{i}") for i in sorted(ids)))
+        for domain, ids in wanted.items()
+    )
 
 
 def _encoded(values: dict[str, Any]) -> dict[str, Any]:

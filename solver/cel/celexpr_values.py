@@ -10,8 +10,9 @@ result ``cel.Value`` into the engine-neutral form :mod:`.values` checks.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from functools import lru_cache
-from typing import Any, Callable
+from typing import Any
 
 from drasat.models.quantity import Quantity
 from drasat.models.semver import Semver
@@ -51,15 +52,16 @@ def _encode_semver(value: Semver) -> bytes:
 @lru_cache(maxsize=65536)
 def _decode_bytes(raw: bytes) -> Any:
     if raw.startswith(_Q):
-        return Quantity.parse(raw[len(_Q):].decode()) if b"/" not in raw else _fraction(raw)
+        return Quantity.parse(raw[len(_Q) :].decode()) if b"/" not in raw else _fraction(raw)
     if raw.startswith(_S):
-        return Semver.parse(raw[len(_S):].decode())
+        return Semver.parse(raw[len(_S) :].decode())
     return raw
 
 
 def _fraction(raw: bytes) -> Quantity:
     from fractions import Fraction
-    return Quantity(Fraction(raw[len(_Q):].decode()))
+
+    return Quantity(Fraction(raw[len(_Q) :].decode()))
 
 
 def decode(value: Any) -> Any:
@@ -73,21 +75,30 @@ def decode(value: Any) -> Any:
 
 def adapt(function: Callable[..., Any]) -> Callable[..., Any]:
     """Adapt a library function: decode arguments, encode the result, LibError -> CEL error."""
+
     def call(*args: Any) -> Any:
         try:
             return encode(function(*(decode(a) for a in args)))
         except lib.LibError as exc:
             raise ValueError(str(exc)) from None
+
     call.__name__ = function.__name__
     return call
 
 
 def go_type(name: str) -> str:
     """cel-cpp's type names (``LIST<INT>``) in cel-go's spelling (``list(int)``)."""
-    special = {"NULL": "null_type", "DURATION": "google.protobuf.Duration",
-               "TIMESTAMP": "google.protobuf.Timestamp", "optional_type": "optional_type"}
-    out = re.sub(r"[A-Za-z_][A-Za-z_0-9.]*", lambda m: special.get(m.group(0), m.group(0).lower()
-                 if m.group(0).isupper() else m.group(0)), name)
+    special = {
+        "NULL": "null_type",
+        "DURATION": "google.protobuf.Duration",
+        "TIMESTAMP": "google.protobuf.Timestamp",
+        "optional_type": "optional_type",
+    }
+    out = re.sub(
+        r"[A-Za-z_][A-Za-z_0-9.]*",
+        lambda m: special.get(m.group(0), m.group(0).lower() if m.group(0).isupper() else m.group(0)),
+        name,
+    )
     return out.replace("<", "(").replace(">", ")")
 
 

@@ -10,7 +10,8 @@ as CEL requires. CEL equality and ordering replace celpy's own, which differ fro
 from __future__ import annotations
 
 import functools
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import re2
 from celpy import celtypes
@@ -24,8 +25,12 @@ from . import strings_ext
 from .values import Foreign
 
 _TO_CEL: tuple[tuple[type, Callable[[Any], Any]], ...] = (
-    (bool, celtypes.BoolType), (int, celtypes.IntType), (float, celtypes.DoubleType),
-    (str, celtypes.StringType), (bytes, celtypes.BytesType))
+    (bool, celtypes.BoolType),
+    (int, celtypes.IntType),
+    (float, celtypes.DoubleType),
+    (str, celtypes.StringType),
+    (bytes, celtypes.BytesType),
+)
 
 
 class DefaultMap(celtypes.MapType):
@@ -47,8 +52,11 @@ class OptionalValue:
         self.present, self.value = present, value
 
     def __eq__(self, other: object) -> bool:
-        return (isinstance(other, OptionalValue) and self.present == other.present
-                and (not self.present or lib.cel_equal(to_plain(self.value), to_plain(other.value))))
+        return (
+            isinstance(other, OptionalValue)
+            and self.present == other.present
+            and (not self.present or lib.cel_equal(to_plain(self.value), to_plain(other.value)))
+        )
 
     __hash__ = None  # type: ignore[assignment]
 
@@ -88,10 +96,16 @@ def to_cel(value: Any) -> Any:
 
 
 _FOREIGN: tuple[tuple[type, str], ...] = (
-    (celtypes.UintType, "uint"), (celtypes.DoubleType, "double"), (celtypes.BytesType, "bytes"),
-    (dict, "map"), (Quantity, "kubernetes.Quantity"), (OptionalValue, "optional_type"),
-    (celtypes.TimestampType, "google.protobuf.Timestamp"), (celtypes.DurationType, "google.protobuf.Duration"),
-    (type, "type"))
+    (celtypes.UintType, "uint"),
+    (celtypes.DoubleType, "double"),
+    (celtypes.BytesType, "bytes"),
+    (dict, "map"),
+    (Quantity, "kubernetes.Quantity"),
+    (OptionalValue, "optional_type"),
+    (celtypes.TimestampType, "google.protobuf.Timestamp"),
+    (celtypes.DurationType, "google.protobuf.Duration"),
+    (type, "type"),
+)
 
 
 def to_result(value: Any) -> Any:
@@ -118,6 +132,7 @@ def to_result(value: Any) -> Any:
 
 def _wrap(function: Callable[..., Any]) -> Callable[..., Any]:
     """A library function as a celpy function: errors in, errors out, as values."""
+
     def call(*args: Any) -> Any:
         for arg in args:
             if isinstance(arg, CELEvalError):
@@ -126,6 +141,7 @@ def _wrap(function: Callable[..., Any]) -> Callable[..., Any]:
             return to_cel(function(*(to_plain(a) for a in args)))
         except lib.LibError as exc:
             return CELEvalError(str(exc))
+
     call.__name__ = getattr(function, "__name__", "function")
     return call
 
@@ -153,6 +169,7 @@ def _compare(a: Any, b: Any) -> bool:
 
 def _optional_fn(name: str) -> Callable[..., Any]:
     """hasValue / value / orValue / or on :class:`OptionalValue`."""
+
     def call(opt: Any, *args: Any) -> Any:
         if isinstance(opt, CELEvalError):
             return opt
@@ -165,6 +182,7 @@ def _optional_fn(name: str) -> Callable[..., Any]:
         if name == "orValue":
             return opt.value if opt.present else args[0]
         return opt if opt.present else args[0]
+
     return call
 
 
@@ -201,16 +219,28 @@ def _matches(text: Any, pattern: Any) -> bool:
 def functions() -> dict[str, Callable[..., Any]]:
     """The celpy function table: operators, Kubernetes libraries, strings, optionals."""
     table: dict[str, Callable[..., Any]] = {
-        "_==_": _compare, "_!=_": _not(_compare), "_in_": _member_of,
-        "_<_": _ordering(lambda c: c < 0), "_<=_": _ordering(lambda c: c <= 0),
-        "_>_": _ordering(lambda c: c > 0), "_>=_": _ordering(lambda c: c >= 0),
-        "quantity": lib.quantity, "isQuantity": lib.is_quantity, "isInteger": lib.is_integer,
-        "asInteger": lib.as_integer, "asApproximateFloat": lib.as_approximate_float,
-        "add": lib.add, "sub": lib.sub, "compareTo": lib.compare_to,
+        "_==_": _compare,
+        "_!=_": _not(_compare),
+        "_in_": _member_of,
+        "_<_": _ordering(lambda c: c < 0),
+        "_<=_": _ordering(lambda c: c <= 0),
+        "_>_": _ordering(lambda c: c > 0),
+        "_>=_": _ordering(lambda c: c >= 0),
+        "quantity": lib.quantity,
+        "isQuantity": lib.is_quantity,
+        "isInteger": lib.is_integer,
+        "asInteger": lib.as_integer,
+        "asApproximateFloat": lib.as_approximate_float,
+        "add": lib.add,
+        "sub": lib.sub,
+        "compareTo": lib.compare_to,
         "isGreaterThan": lambda a, b: lib.compare_to(a, b) > 0,
         "isLessThan": lambda a, b: lib.compare_to(a, b) < 0,
-        "semver": lib.semver, "isSemver": lib.is_semver, "includes": lib.includes,
-        "major": lambda v: lib.semver_part(v, "major"), "minor": lambda v: lib.semver_part(v, "minor"),
+        "semver": lib.semver,
+        "isSemver": lib.is_semver,
+        "includes": lib.includes,
+        "major": lambda v: lib.semver_part(v, "major"),
+        "minor": lambda v: lib.semver_part(v, "minor"),
         "patch": lambda v: lib.semver_part(v, "patch"),
         "matches": _matches,
     }

@@ -28,8 +28,12 @@ def check_file() -> Any:
     """``drasat/cel_check.proto`` as a FileDescriptorProto: Quantity, Semver (each a text) and DRADevice."""
     from google.protobuf import descriptor_pb2
 
-    fdp = descriptor_pb2.FileDescriptorProto(name="drasat/cel_check.proto", package="kubernetes",
-                                             syntax="proto3", dependency=["google/protobuf/struct.proto"])
+    fdp = descriptor_pb2.FileDescriptorProto(
+        name="drasat/cel_check.proto",
+        package="kubernetes",
+        syntax="proto3",
+        dependency=["google/protobuf/struct.proto"],
+    )
     for name in ("Quantity", "Semver"):
         fdp.message_type.add(name=name).field.add(name="text", number=1, type=9, label=1)
     dev = fdp.message_type.add(name="DRADevice")
@@ -40,6 +44,5 @@ def check_file() -> Any:
         entry.options.map_entry = True
         entry.field.add(name="key", number=1, type=9, label=1)
         entry.field.add(name="value", number=2, type=11, label=1, type_name=".google.protobuf.Struct")
-        dev.field.add(name=field, number=number, type=11, label=3,
-                      type_name=f".kubernetes.DRADevice.{entry.name}")
+        dev.field.add(name=field, number=number, type=11, label=3, type_name=f".kubernetes.DRADevice.{entry.name}")
     return fdp

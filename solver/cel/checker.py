@@ -10,7 +10,6 @@ Anything it cannot type is ``dyn`` and left to run time, as cel does.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Union
 
 from .errors import CelCompileError, compilation_failed, issue
 from .signatures import OVERLOADS, Type, is_assignable, type_name
@@ -18,7 +17,8 @@ from .syntax import MACROS, Node, Parsed
 
 DYN: Type = "dyn"
 DEVICE_FIELDS: dict[str, Type] = {
-    "driver": "string", "allowMultipleAllocations": "bool",
+    "driver": "string",
+    "allowMultipleAllocations": "bool",
     "attributes": ("map", "string", ("map", "string", DYN)),
     "capacity": ("map", "string", ("map", "string", DYN)),
 }
@@ -27,7 +27,7 @@ Scope = dict[str, Type]
 
 
 class _Problem(Exception):
-    def __init__(self, node: Node, message: str, offset: Union[int, None] = None) -> None:
+    def __init__(self, node: Node, message: str, offset: int | None = None) -> None:
         super().__init__(message)
         self.offset = node.pos if offset is None else offset
 
@@ -113,8 +113,7 @@ class _Checker:
             return DYN
         if isinstance(operand, tuple) and operand[0] == "map":
             return operand[2]
-        raise _Problem(node, f"expression of type '{type_name(operand)}' cannot be the operand of a "
-                             "select operation")
+        raise _Problem(node, f"expression of type '{type_name(operand)}' cannot be the operand of a select operation")
 
     def _index(self, node: Node, scope: Scope) -> Type:
         assert node.target is not None
@@ -176,8 +175,12 @@ class _Checker:
             return DYN
         if isinstance(kind, tuple) and kind[0] in ("list", "map"):
             return kind[1]
-        raise _Problem(target, f"expression of type '{type_name(kind)}' cannot be the range of a "
-                               "comprehension (must be list, map, or dynamic)", target.start)
+        raise _Problem(
+            target,
+            f"expression of type '{type_name(kind)}' cannot be the range of a "
+            "comprehension (must be list, map, or dynamic)",
+            target.start,
+        )
 
     def _require_bool(self, node: Node, body: Type, op: str) -> None:
         if body not in ("bool", DYN):

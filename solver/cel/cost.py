@@ -25,10 +25,10 @@ from .syntax import MACROS, Node, parse
 
 #: ``resourceapi.CELSelectorExpressionMaxCost``: the estimated and the run-time limit.
 MAX_COST = 1_000_000
-U64 = 2 ** 64 - 1
-_STRING_FACTOR, _REGEX_FACTOR = 0.1, 0.25   # cel-go's StringTraversal / RegexStringLength factors
+U64 = 2**64 - 1
+_STRING_FACTOR, _REGEX_FACTOR = 0.1, 0.25  # cel-go's StringTraversal / RegexStringLength factors
 _LIST_BASE, _MAP_BASE, _STRUCT_BASE = 10, 30, 40
-_MAX_LIST_VALUES = 48                      # ResourceSliceMaxAttributeValuesPerDevice (includes)
+_MAX_LIST_VALUES = 48  # ResourceSliceMaxAttributeValuesPerDevice (includes)
 _SCALARS = frozenset({"bool", "int", "uint", "double", "google.protobuf.Timestamp", "google.protobuf.Duration"})
 
 
@@ -39,21 +39,21 @@ class Range:
     lo: int
     hi: int
 
-    def __add__(self, other: "Range") -> "Range":
+    def __add__(self, other: Range) -> Range:
         return Range(min(U64, self.lo + other.lo), min(U64, self.hi + other.hi))
 
-    def times(self, other: "Range") -> "Range":
+    def times(self, other: Range) -> Range:
         return Range(min(U64, self.lo * other.lo), min(U64, self.hi * other.hi))
 
-    def factor(self, per_unit: float) -> "Range":
+    def factor(self, per_unit: float) -> Range:
         return Range(ceil_u64(self.lo * per_unit), ceil_u64(self.hi * per_unit))
 
-    def union(self, other: "Range") -> "Range":
+    def union(self, other: Range) -> Range:
         return Range(min(self.lo, other.lo), max(self.hi, other.hi))
 
 
 def ceil_u64(value: float) -> int:
-    return U64 if value >= 2.0 ** 64 else int(math.ceil(value))
+    return U64 if value >= 2.0**64 else int(math.ceil(value))
 
 
 def fixed(n: int) -> Range:
@@ -67,11 +67,11 @@ ZERO, ONE, UNKNOWN = fixed(0), fixed(1), Range(0, U64)
 class Entry:
     """Sizes of a container literal's keys and values (cel-go's entrySizeEstimate)."""
 
-    kind: str   # "list" or "map"
+    kind: str  # "list" or "map"
     key: Range
     val: Range
 
-    def union(self, other: "Entry | None") -> "Entry | None":
+    def union(self, other: Entry | None) -> Entry | None:
         return None if other is None else Entry(self.kind, self.key.union(other.key), self.val.union(other.val))
 
 
@@ -86,20 +86,23 @@ class _Local:
 @dataclass
 class _Decl:
     max_elements: int
-    fields: dict[str, "_Decl"] = field(default_factory=dict)
-    key: "_Decl | None" = None
-    elem: "_Decl | None" = None
+    fields: dict[str, _Decl] = field(default_factory=dict)
+    key: _Decl | None = None
+    elem: _Decl | None = None
 
 
-_ATTRIBUTE = _Decl(64)   # DeviceAttributeMaxValueLength (list attributes: max(64, 48))
-_DOMAIN, _ID = _Decl(63), _Decl(32)   # DeviceMaxDomainLength, DeviceMaxIDLength
-_PER_DEVICE = 32                      # ResourceSliceMaxAttributesAndCapacitiesPerDevice
-_DEVICE = _Decl(0, fields={
-    "driver": _Decl(63),
-    "allowMultipleAllocations": _Decl(1),
-    "attributes": _Decl(_PER_DEVICE, key=_DOMAIN, elem=_Decl(_PER_DEVICE, key=_ID, elem=_ATTRIBUTE)),
-    "capacity": _Decl(_PER_DEVICE, key=_DOMAIN, elem=_Decl(_PER_DEVICE, key=_ID, elem=_Decl(0))),
-})
+_ATTRIBUTE = _Decl(64)  # DeviceAttributeMaxValueLength (list attributes: max(64, 48))
+_DOMAIN, _ID = _Decl(63), _Decl(32)  # DeviceMaxDomainLength, DeviceMaxIDLength
+_PER_DEVICE = 32  # ResourceSliceMaxAttributesAndCapacitiesPerDevice
+_DEVICE = _Decl(
+    0,
+    fields={
+        "driver": _Decl(63),
+        "allowMultipleAllocations": _Decl(1),
+        "attributes": _Decl(_PER_DEVICE, key=_DOMAIN, elem=_Decl(_PER_DEVICE, key=_ID, elem=_ATTRIBUTE)),
+        "capacity": _Decl(_PER_DEVICE, key=_DOMAIN, elem=_Decl(_PER_DEVICE, key=_ID, elem=_Decl(0))),
+    },
+)
 
 
 def device_size(path: list[str] | None) -> Range | None:
@@ -139,8 +142,7 @@ def cost_problem(text: str) -> str | None:
     cost = estimated_cost(text)
     if cost is None or cost <= MAX_COST:
         return None
-    return (f"Forbidden: too complex, exceeds cost limit (estimated worst-case cost {cost}, "
-            f"limit {MAX_COST})")
+    return f"Forbidden: too complex, exceeds cost limit (estimated worst-case cost {cost}, limit {MAX_COST})"
 
 
 class Coster:
@@ -219,7 +221,7 @@ class Coster:
     def _select(self, node: Node) -> Range:
         assert node.target is not None
         total = self.cost(node.target)
-        if node.optional:   # x.?f is the call _?._(x, "f")
+        if node.optional:  # x.?f is the call _?._(x, "f")
             return total + ONE
         if self.kind(node.target) in ("map", "struct", "A", "B"):
             total = total + ONE
@@ -260,7 +262,7 @@ class Coster:
     def _call(self, node: Node) -> Range:
         name = node.name
         if name == "has" and node.target is None and node.args and node.args[0].target is not None:
-            return self.cost(node.args[0].target)   # PresenceTestHasCost(false) in Kubernetes
+            return self.cost(node.args[0].target)  # PresenceTestHasCost(false) in Kubernetes
         if name == "cel.bind" and len(node.args) == 3 and node.args[0].kind == "ident":
             return self._bind(node)
         if name in MACROS and node.target is not None and len(node.args) in (2, 3) and node.args[0].kind == "ident":
@@ -273,7 +275,7 @@ class Coster:
 
     def _bind(self, node: Node) -> Range:
         var, init, body = node.args
-        total = fixed(_LIST_BASE) + self.cost(init)   # the empty iteration range is still built
+        total = fixed(_LIST_BASE) + self.cost(init)  # the empty iteration range is still built
         self.push(var.name, self.path(init), self.size(init), self.entry(init))
         total = total + self.cost(body)
         self.pop(var.name)

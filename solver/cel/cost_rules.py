@@ -20,20 +20,34 @@ if TYPE_CHECKING:
 
 _ACCU = "@result"
 _STRING_FACTOR, _REGEX_FACTOR = 0.1, 0.25
-_INCLUDES_MAX = 48   # ResourceSliceMaxAttributeValuesPerDevice
-_NOMINAL = frozenset({"sign", "asInteger", "isInteger", "asApproximateFloat", "isGreaterThan", "isLessThan",
-                      "compareTo", "add", "sub", "major", "minor", "patch"})
+_INCLUDES_MAX = 48  # ResourceSliceMaxAttributeValuesPerDevice
+_NOMINAL = frozenset(
+    {
+        "sign",
+        "asInteger",
+        "isInteger",
+        "asApproximateFloat",
+        "isGreaterThan",
+        "isLessThan",
+        "compareTo",
+        "add",
+        "sub",
+        "major",
+        "minor",
+        "patch",
+    }
+)
 _ORDERING = ("_<_", "_<=_", "_>_", "_>=_")
 
 
-def comprehension(c: "Coster", node: Node) -> Range:
+def comprehension(c: Coster, node: Node) -> Range:
     """A macro as the loop it expands to: range, accumulator, per-element condition and step."""
     assert node.target is not None
     rng, var, bodies = node.target, node.args[0].name, node.args[1:]
     total = c.cost(rng)
     builds_list = node.name in ("map", "filter")
     if builds_list:
-        total = total + fixed(10)   # the accumulator starts as []
+        total = total + fixed(10)  # the accumulator starts as []
         c.push(_ACCU, None, ZERO, Entry("list", ONE, ZERO))
     else:
         c.push(_ACCU, None, ONE, None)
@@ -56,27 +70,27 @@ def comprehension(c: "Coster", node: Node) -> Range:
     return total
 
 
-def _expanded(c: "Coster", node: Node, body: list[Range]) -> tuple[Range, Range, Range, Entry | None]:
+def _expanded(c: Coster, node: Node, body: list[Range]) -> tuple[Range, Range, Range, Entry | None]:
     """Loop condition, step and result costs of the expansion, and the entry size of the list built."""
     name = node.name
-    if name in ("all", "exists"):   # @not_strictly_false(accu) / (!accu); accu && body / accu || body
+    if name in ("all", "exists"):  # @not_strictly_false(accu) / (!accu); accu && body / accu || body
         return fixed(2 if name == "all" else 3), Range(1, 1 + body[-1].hi), ONE, None
-    if name == "exists_one":        # body ? accu + 1 : accu; result accu == 1
+    if name == "exists_one":  # body ? accu + 1 : accu; result accu == 1
         return ZERO, body[-1] + Range(1, 2), fixed(2), None
-    if name == "filter":            # body ? accu + [x] : accu
+    if name == "filter":  # body ? accu + [x] : accu
         item = ZERO.union(c.known(node.args[0]))
         return ZERO, body[0] + Range(1, 13), ONE, Entry("list", ONE, item)
-    item = ZERO.union(c.known(node.args[-1]))   # map: accu + [f], or p ? accu + [f] : accu
+    item = ZERO.union(c.known(node.args[-1]))  # map: accu + [f], or p ? accu + [f] : accu
     add = fixed(12) + body[-1]
     step = add if len(body) == 1 else body[0] + add.union(ONE)
     return ZERO, step, ONE, Entry("list", ONE, item)
 
 
-def call_cost(c: "Coster", node: Node) -> Range:
+def call_cost(c: Coster, node: Node) -> Range:
     """A function or operator call: receiver, then the union over every overload that matched."""
     total = c.cost(node.target) if node.target is not None else ZERO
     costs = [c.cost(a) for a in node.args]
-    if node.name in ("_&&_", "_||_"):   # short-circuit: at least the first operand, at most all of them
+    if node.name in ("_&&_", "_||_"):  # short-circuit: at least the first operand, at most all of them
         hi = ZERO
         for cost in costs:
             hi = hi + cost
@@ -98,15 +112,16 @@ def call_cost(c: "Coster", node: Node) -> Range:
     return total + (fn if fn is not None else ONE + args)
 
 
-def _overload(c: "Coster", node: Node, params: tuple[Type, ...], costs: list[Range],
-              args: Range) -> tuple[Range, Range | None]:
+def _overload(
+    c: Coster, node: Node, params: tuple[Type, ...], costs: list[Range], args: Range
+) -> tuple[Range, Range | None]:
     kubernetes = _kubernetes(c, node)
     if kubernetes is not None:
         return kubernetes[0] + args, kubernetes[1]
     return _cel(c, node, params, costs, args)
 
 
-def _kubernetes(c: "Coster", node: Node) -> tuple[Range, Range | None] | None:
+def _kubernetes(c: Coster, node: Node) -> tuple[Range, Range | None] | None:
     """``draCostEstimator`` and ``library.CostEstimator.EstimateCallCost`` (arguments not included)."""
     name, target, a = node.name, node.target, node.args
     if name == "includes" and target is not None:
@@ -121,7 +136,7 @@ def _kubernetes(c: "Coster", node: Node) -> tuple[Range, Range | None] | None:
     if target is None:
         return None
     size = c.known(target)
-    if name in ("indexOf", "lastIndexOf"):   # on strings here (the lists library is not declared)
+    if name in ("indexOf", "lastIndexOf"):  # on strings here (the lists library is not declared)
         return size.factor(_STRING_FACTOR), None
     if name in ("lowerAscii", "upperAscii", "substring", "trim"):
         return size.factor(_STRING_FACTOR), size
@@ -130,7 +145,7 @@ def _kubernetes(c: "Coster", node: Node) -> tuple[Range, Range | None] | None:
     if name == "split":
         limit = size.hi
         if len(a) > 1 and a[1].kind == "literal" and a[1].name == "int":
-            limit = a[1].value % 2 ** 64
+            limit = a[1].value % 2**64
         return size.factor(2 * _STRING_FACTOR), Range(0, limit)
     if name == "join":
         joined = _joined(c, target, size)
@@ -141,7 +156,7 @@ def _kubernetes(c: "Coster", node: Node) -> tuple[Range, Range | None] | None:
     return None
 
 
-def _joined(c: "Coster", target: Node, size: Range) -> Range:
+def _joined(c: Coster, target: Node, size: Range) -> Range:
     t = c.types.get(id(target))
     if not (isinstance(t, tuple) and t[0] == "list"):
         return ZERO
@@ -160,15 +175,16 @@ def _replaced(size: Range, old: Range, new: Range) -> Range:
 
 def _replacements(length: int, old: int, same_length: bool) -> tuple[int, int]:
     """How many replacements, and how much of the original string is kept, for one bound."""
-    if old == 0:   # replacing "" surrounds every character
+    if old == 0:  # replacing "" surrounds every character
         return (length + 1 if length < U64 else length), length
-    if same_length:   # the replacement does not change the length (in this bound's direction)
+    if same_length:  # the replacement does not change the length (in this bound's direction)
         return 0, length
     return ceil_u64(length / old), 0
 
 
-def _cel(c: "Coster", node: Node, params: tuple[Type, ...], costs: list[Range],
-         args: Range) -> tuple[Range, Range | None]:
+def _cel(
+    c: Coster, node: Node, params: tuple[Type, ...], costs: list[Range], args: Range
+) -> tuple[Range, Range | None]:
     """cel-go's ``functionCost`` table; anything else costs one unit plus its arguments."""
     name, target, a = node.name, node.target, node.args
     if name == "bytes" and params == ("string",):
@@ -203,14 +219,13 @@ def _cel(c: "Coster", node: Node, params: tuple[Type, ...], costs: list[Range],
     return ONE + args, None
 
 
-def _concatenation(c: "Coster", node: Node, params: tuple[Type, ...],
-                   args: Range) -> tuple[Range, Range | None]:
+def _concatenation(c: Coster, node: Node, params: tuple[Type, ...], args: Range) -> tuple[Range, Range | None]:
     left, right = node.args
     size = c.known(left) + c.known(right)
     entry = c.entry(left)
     merged = entry.union(c.entry(right)) if entry is not None else None
     if merged is not None:
         c.entries[id(node)] = merged
-    if isinstance(params[0], tuple):   # list concatenation is O(1); its size is still tracked
+    if isinstance(params[0], tuple):  # list concatenation is O(1); its size is still tracked
         return ONE + args, size
     return size.factor(_STRING_FACTOR) + args, size

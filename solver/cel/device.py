@@ -9,8 +9,9 @@ engines; each engine then builds its own cheap carriers from it.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Callable, Mapping, Union
+from typing import TYPE_CHECKING, Any
 
 from drasat.models.quantity import Quantity
 from drasat.models.semver import Semver, SemverError
@@ -18,8 +19,8 @@ from drasat.models.semver import Semver, SemverError
 if TYPE_CHECKING:
     from drasat.models.resource import Device
 
-Scalar = Union[int, bool, str, Semver]
-AttributeValue = Union[Scalar, list[Scalar]]
+Scalar = int | bool | str | Semver
+AttributeValue = Scalar | list[Scalar]
 
 # Kubernetes' order: list fields first, then scalars; the first one that is set wins.
 _LIST_FIELDS = (("ints", int), ("bools", bool), ("strings", str), ("versions", Semver))
@@ -68,9 +69,11 @@ class _FromSource:
 
 # Installed after @dataclass, so the fields keep no default (the constructor still requires them).
 CelDevice.attributes = _FromSource(  # type: ignore[assignment]
-    "attributes", lambda device: {name: value.raw() for name, value in device.attributes.items()})
+    "attributes", lambda device: {name: value.raw() for name, value in device.attributes.items()}
+)
 CelDevice.capacity = _FromSource(  # type: ignore[assignment]
-    "capacity", lambda device: {name: value.value for name, value in device.capacity.items()})
+    "capacity", lambda device: {name: value.value for name, value in device.capacity.items()}
+)
 
 
 @dataclass
@@ -132,7 +135,7 @@ def validate(device: CelDevice) -> str | None:
     for name, raw in device.attributes.items():
         if raw.__class__ is dict and len(raw) == 1:
             ((key, value),) = raw.items()
-            if fast.get(key) is value.__class__:   # the usual case: one plain scalar
+            if fast.get(key) is value.__class__:  # the usual case: one plain scalar
                 continue
             kind = lists.get(key)
             if kind is not None and value.__class__ is list and all(v.__class__ is kind for v in value):

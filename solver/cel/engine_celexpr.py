@@ -18,7 +18,8 @@ from __future__ import annotations
 
 import re
 import threading
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from google.protobuf import descriptor_pool, struct_pb2
 
@@ -54,6 +55,7 @@ def _pool() -> descriptor_pool.DescriptorPool:
 def _declarations(check: bool) -> list[Any]:
     """Kubernetes' quantity, semver and includes functions; typed faithfully only for checking."""
     from cel_expr_python import cel
+
     T = cel.Type
     q = T("kubernetes.Quantity") if check else T.BYTES
     s = T("kubernetes.Semver") if check else T.BYTES
@@ -72,16 +74,23 @@ def _declarations(check: bool) -> list[Any]:
         "asApproximateFloat": [ov("quantity_get_float", D, [q], True, lib.as_approximate_float)],
         "add": [ov("quantity_add", q, [q, q], True, lib.add), ov("quantity_add_int", q, [q, INT], True, lib.add)],
         "sub": [ov("quantity_sub", q, [q, q], True, lib.sub), ov("quantity_sub_int", q, [q, INT], True, lib.sub)],
-        "semver": [ov("string_to_semver", s, [STR], False, lib.semver),
-                   ov("string_bool_to_semver", s, [STR, B], False, lib.semver)],
-        "isSemver": [ov("is_semver_string", B, [STR], False, lib.is_semver),
-                     ov("is_semver_string_bool", B, [STR, B], False, lib.is_semver)],
+        "semver": [
+            ov("string_to_semver", s, [STR], False, lib.semver),
+            ov("string_bool_to_semver", s, [STR, B], False, lib.semver),
+        ],
+        "isSemver": [
+            ov("is_semver_string", B, [STR], False, lib.is_semver),
+            ov("is_semver_string_bool", B, [STR, B], False, lib.is_semver),
+        ],
         "major": [ov("semver_major", INT, [s], True, lambda v: lib.semver_part(v, "major"))],
         "minor": [ov("semver_minor", INT, [s], True, lambda v: lib.semver_part(v, "minor"))],
         "patch": [ov("semver_patch", INT, [s], True, lambda v: lib.semver_part(v, "patch"))],
     }
-    for name, fn in (("compareTo", cmp_impl), ("isGreaterThan", lambda a, b: cmp_impl(a, b) > 0),
-                     ("isLessThan", lambda a, b: cmp_impl(a, b) < 0)):
+    for name, fn in (
+        ("compareTo", cmp_impl),
+        ("isGreaterThan", lambda a, b: cmp_impl(a, b) > 0),
+        ("isLessThan", lambda a, b: cmp_impl(a, b) < 0),
+    ):
         ret = INT if name == "compareTo" else B
         table[name] = [ov(f"quantity_{name}", ret, [q, q], True, fn)]
         if check:  # in the run environment one bytes/bytes overload serves both
@@ -93,13 +102,24 @@ def _declarations(check: bool) -> list[Any]:
 def _includes(check: bool, ov: Callable[..., Any]) -> list[Any]:
     """DRA's ``dyn.includes(dyn)``; at run time one overload per kind pair (dyn never matches)."""
     from cel_expr_python import cel
+
     T = cel.Type
     if check:
         return [ov("dra_includes_dyn_dyn", T.BOOL, [T.DYN, T.DYN], True, None)]
-    kinds = {"string": T.STRING, "int": T.INT, "uint": T.UINT, "bool": T.BOOL, "double": T.DOUBLE,
-             "bytes": T.BYTES, "list": T.List(T.DYN)}
-    return [ov(f"dra_includes_{a}_{b}", T.BOOL, [ta, tb], True, lib.includes)
-            for a, ta in kinds.items() for b, tb in kinds.items()]
+    kinds = {
+        "string": T.STRING,
+        "int": T.INT,
+        "uint": T.UINT,
+        "bool": T.BOOL,
+        "double": T.DOUBLE,
+        "bytes": T.BYTES,
+        "list": T.List(T.DYN),
+    }
+    return [
+        ov(f"dra_includes_{a}_{b}", T.BOOL, [ta, tb], True, lib.includes)
+        for a, ta in kinds.items()
+        for b, tb in kinds.items()
+    ]
 
 
 class _Envs:
@@ -112,10 +132,17 @@ class _Envs:
         def extensions() -> list[Any]:
             return [ext_bindings.ExtBindings(), ext_strings.ExtStrings(version=2), ext_optional.ExtOptional()]
 
-        self.check = cel.NewEnv(descriptor_pool=_pool(), variables={"device": cel.Type("kubernetes.DRADevice")},
-                                extensions=extensions(), functions=_declarations(check=True))
-        self.run = cel.NewEnv(variables={"device": cel.Type.Map(cel.Type.STRING, cel.Type.DYN)},
-                              extensions=extensions(), functions=_declarations(check=False))
+        self.check = cel.NewEnv(
+            descriptor_pool=_pool(),
+            variables={"device": cel.Type("kubernetes.DRADevice")},
+            extensions=extensions(),
+            functions=_declarations(check=True),
+        )
+        self.run = cel.NewEnv(
+            variables={"device": cel.Type.Map(cel.Type.STRING, cel.Type.DYN)},
+            extensions=extensions(),
+            functions=_declarations(check=False),
+        )
 
 
 # --- compile and evaluate ----------------------------------------------------------------
@@ -139,7 +166,7 @@ class Program:
         self.plan = Plan(needs)
         self.memo: dict[Any, bool | str] = {}  # selector result (or error text) by what it read
         self.text = text
-        self.fallback: Any = None   # the celpy program, once cel-expr's iteration budget was hit
+        self.fallback: Any = None  # the celpy program, once cel-expr's iteration budget was hit
 
 
 _MEMO_SIZE = 65536
@@ -171,6 +198,7 @@ class CelExprEngine:
         with self._lock:
             if self._celpy_engine is None:
                 from .engine_celpy import CelpyEngine
+
                 self._celpy_engine = CelpyEngine()
             return self._celpy_engine
 
@@ -188,13 +216,13 @@ class CelExprEngine:
             analysis: Analysis | None = analyse(parsed, _fold)
         except CelCompileError as exc:
             if any(limit in exc.detail for limit in _GO_PARSER_LIMITS):
-                raise   # cel-go's parser limits, which cel-cpp's parser does not share
+                raise  # cel-go's parser limits, which cel-cpp's parser does not share
             analysis = None  # cel-expr's own parser reports the problem below, in its words
         try:
             checked = envs.check.compile(text)
         except RuntimeError as exc:
             if parsed is not None and "recursion" in str(exc).lower():
-                return self._celpy().compile(text)   # within cel-go's 250 levels, beyond cel-cpp's 32
+                return self._celpy().compile(text)  # within cel-go's 250 levels, beyond cel-cpp's 32
             raise CelCompileError(compilation_failed(_clean(str(exc))), text) from None
         if analysis is None:  # cel-expr accepts what the neutral parser rejected: limits first
             analyse(parse(text))
@@ -212,7 +240,7 @@ class CelExprEngine:
     def evaluate(self, program: Program, device: CelExprDevice) -> bool:
         """A selector's verdict. Devices that look the same to the expression (same values of
         everything it reads) get the same verdict: a node of identical GPUs costs one run."""
-        if program.__class__ is not Program:   # compiled by celpy (see compile)
+        if program.__class__ is not Program:  # compiled by celpy (see compile)
             return bool(self._celpy().evaluate(program, device.for_celpy(self._celpy())))
         key = None if program.needs.full else _frozen(device.project(program.plan))
         hit = program.memo.get(key) if key is not None else None
@@ -229,7 +257,7 @@ class CelExprEngine:
     def _verdict(self, program: Program, device: CelExprDevice) -> bool | str:
         try:
             value = self._run(program, device)
-        except _BudgetExceeded:   # cel-cpp's iteration budget is not Kubernetes' cost limit: ask celpy
+        except _BudgetExceeded:  # cel-cpp's iteration budget is not Kubernetes' cost limit: ask celpy
             if not _within_limit(program):
                 return COST_EXCEEDED
             try:
@@ -250,7 +278,7 @@ class CelExprEngine:
 
     def value(self, program: Program, device: CelExprDevice) -> Any:
         """The result in the neutral form :func:`.values.checked` takes (a derived attribute's value)."""
-        if program.__class__ is not Program:   # compiled by celpy (see compile)
+        if program.__class__ is not Program:  # compiled by celpy (see compile)
             return self._celpy().value(program, device.for_celpy(self._celpy()))
         try:
             value = self._run(program, device)
@@ -312,8 +340,7 @@ def _fold(node: Node) -> str | None:
     except (lib.LibError, TypeError):
         return None
     carrier = encode(value)
-    return 'b"' + "".join(chr(c) if 32 <= c < 127 and c not in (34, 92) else f"\\{c:03o}"
-                          for c in carrier) + '"'
+    return 'b"' + "".join(chr(c) if 32 <= c < 127 and c not in (34, 92) else f"\\{c:03o}" for c in carrier) + '"'
 
 
 def _result_type(kind: str, value: Any) -> str:

@@ -38,12 +38,13 @@ from .signatures import type_name
 from .syntax import MACROS, Node, decode_string, parse
 
 NAME = "celpy"
-UNBOUNDED = 40 * MAX_COST   # within the estimate: a step or an iteration costs at least 1/40 of a unit
-MAX_ITERATIONS = 10_000     # over the estimate: cel-expr-python's fixed comprehension budget
-MAX_STEPS = 250_000         # over the estimate: tree nodes visited (realistic selectors: ~100)
-MAX_SECONDS = 30.0          # backstop for anything the counters miss (typical: < 1 ms)
-_PASS = frozenset(("expr", "conditionalor", "conditionaland", "relation", "addition",
-                   "multiplication", "unary", "member"))
+UNBOUNDED = 40 * MAX_COST  # within the estimate: a step or an iteration costs at least 1/40 of a unit
+MAX_ITERATIONS = 10_000  # over the estimate: cel-expr-python's fixed comprehension budget
+MAX_STEPS = 250_000  # over the estimate: tree nodes visited (realistic selectors: ~100)
+MAX_SECONDS = 30.0  # backstop for anything the counters miss (typical: < 1 ms)
+_PASS = frozenset(
+    ("expr", "conditionalor", "conditionaland", "relation", "addition", "multiplication", "unary", "member")
+)
 
 
 def available() -> bool:
@@ -82,8 +83,14 @@ class Program:
 
     __slots__ = ("tree", "optional", "driver", "result", "within_limit")
 
-    def __init__(self, tree: lark.Tree, optional: frozenset[int], driver: DriverTest | None, result: str,
-                 within_limit: bool = True) -> None:
+    def __init__(
+        self,
+        tree: lark.Tree,
+        optional: frozenset[int],
+        driver: DriverTest | None,
+        result: str,
+        within_limit: bool = True,
+    ) -> None:
         self.tree, self.optional, self.driver, self.result = tree, optional, driver, result
         self.within_limit = within_limit
 
@@ -308,7 +315,7 @@ class CelpyEngine:
 
     def compile(self, text: str) -> Program:
         parsed = parse(text)
-        analysis = analyse(parsed)   # the memory bound and the driver test; not the cel-expr rewrite
+        analysis = analyse(parsed)  # the memory bound and the driver test; not the cel-expr rewrite
         found = checked(parsed)
         result = type_name(found.types[id(parsed.root)])
         optional = frozenset(id(n.tree) for n in _walk(parsed.root) if n.optional)
@@ -321,11 +328,14 @@ class CelpyEngine:
         def section(values: dict[str, dict[str, Any]]) -> DefaultMap:
             return DefaultMap({celtypes.StringType(d): to_cel(ids) for d, ids in values.items()})
 
-        return celtypes.MapType({
-            celtypes.StringType("driver"): celtypes.StringType(data.driver),
-            celtypes.StringType("allowMultipleAllocations"): celtypes.BoolType(data.allow_multiple_allocations),
-            celtypes.StringType("attributes"): section(data.attributes),
-            celtypes.StringType("capacity"): section(data.capacity)})
+        return celtypes.MapType(
+            {
+                celtypes.StringType("driver"): celtypes.StringType(data.driver),
+                celtypes.StringType("allowMultipleAllocations"): celtypes.BoolType(data.allow_multiple_allocations),
+                celtypes.StringType("attributes"): section(data.attributes),
+                celtypes.StringType("capacity"): section(data.capacity),
+            }
+        )
 
     def evaluate(self, program: Program, device: celtypes.MapType) -> bool:
         value = self._run(program, device)

@@ -12,8 +12,10 @@ from __future__ import annotations
 from drasat.models.errors import EvaluationError, InputError, SelectorError
 
 #: Kubernetes' allocator appends this to every ``no such key`` runtime error.
-MISSING_KEY_HINT = (". consider using CEL optional chaining (.? followed by orValue()) "
-                    "or guarding the check with has() for optional fields")
+MISSING_KEY_HINT = (
+    ". consider using CEL optional chaining (.? followed by orValue()) "
+    "or guarding the check with has() for optional fields"
+)
 #: cel-go's text when the runtime cost limit is hit; both engines report budget exhaustion so.
 COST_EXCEEDED = "operation cancelled: actual cost limit exceeded"
 #: Kubernetes' ``CELSelectorExpressionMaxLength``.
@@ -63,9 +65,7 @@ def issue(text: str, offset: int | None, message: str) -> str:
     line_end = text.find("\n", offset)
     source = text[line_start:] if line_end < 0 else text[line_start:line_end]
     column = offset - line_start + 1
-    return (f"ERROR: <input>:{line_no}:{column}: {message}\n"
-            f" | {source}\n"
-            f" | {'.' * (column - 1)}^")
+    return f"ERROR: <input>:{line_no}:{column}: {message}\n | {source}\n | {'.' * (column - 1)}^"
 
 
 def compilation_failed(issues: str) -> str:

@@ -25,11 +25,19 @@ import importlib.util
 import os
 import threading
 from collections import OrderedDict
-from typing import Any, Container, Protocol
+from collections.abc import Container
+from typing import Any, Protocol
 
 from .device import CelDevice, validate
-from .errors import (MAX_EXPRESSION_BYTES, CelCompileError, CelRuntimeError, UnknownEngine, compilation_failed,
-                     issue, result_type_error)
+from .errors import (
+    MAX_EXPRESSION_BYTES,
+    CelCompileError,
+    CelRuntimeError,
+    UnknownEngine,
+    compilation_failed,
+    issue,
+    result_type_error,
+)
 from .values import Value, checked, static_error
 
 ENV_VAR = "DRASAT_CEL_ENGINE"
@@ -42,21 +50,20 @@ class Engine(Protocol):
 
     name: str
 
-    def compile(self, text: str) -> Any: ...   # a program with ``.result``, its checked type
+    def compile(self, text: str) -> Any: ...  # a program with ``.result``, its checked type
 
     def prepare(self, data: Any) -> Any: ...
 
     def evaluate(self, program: Any, device: Any) -> bool: ...
 
-    def value(self, program: Any, device: Any) -> Any: ...   # plain Python, see .values
+    def value(self, program: Any, device: Any) -> Any: ...  # plain Python, see .values
 
 
 def available_engines() -> list[str]:
     """The engines whose library can be imported here, preferred first."""
     from . import engine_celexpr
 
-    return [name for name, found in (("cel-expr", engine_celexpr.available()), ("celpy", _celpy_installed()))
-            if found]
+    return [name for name, found in (("cel-expr", engine_celexpr.available()), ("celpy", _celpy_installed())) if found]
 
 
 @functools.lru_cache(maxsize=1)
@@ -104,8 +111,13 @@ class _Compiled:
     def _compile(self, text: str) -> Any:
         size = len(text.encode())
         if size > MAX_EXPRESSION_BYTES:
-            return compilation_failed(issue(text, None, f"expression is too long: {size} bytes, "
-                                                        f"may not be more than {MAX_EXPRESSION_BYTES} bytes"))
+            return compilation_failed(
+                issue(
+                    text,
+                    None,
+                    f"expression is too long: {size} bytes, may not be more than {MAX_EXPRESSION_BYTES} bytes",
+                )
+            )
         try:
             return self.engine.compile(text)
         except CelCompileError as exc:
@@ -125,12 +137,14 @@ def _compiled(name: str) -> _Compiled:
 
 def _make_engine(name: str) -> Engine:
     from . import engine_celexpr
+
     if name == "cel-expr":
         if not engine_celexpr.available():
             raise UnknownEngine("CEL engine 'cel-expr' is not available: cel-expr-python is not installed")
         return engine_celexpr.CelExprEngine()
     if name == "celpy":
         from . import engine_celpy
+
         return engine_celpy.CelpyEngine()
     raise UnknownEngine(f"unknown CEL engine {name!r}: expected one of {', '.join(_ENGINES)}")
 
@@ -145,12 +159,12 @@ class SelectorEvaluator:
         self.engine_name = engine or default_engine_name()
         self._compiled = _compiled(self.engine_name)
         self._engine = self._compiled.engine
-        self._programs: dict[str, Any] = {}   # selectors whose program passed the bool rule
+        self._programs: dict[str, Any] = {}  # selectors whose program passed the bool rule
         self.compiled: Container[str] = self._programs
         """Selectors known to compile (read only): planning asks ``in`` before it calls :meth:`compile` on each."""
-        self._value_programs: dict[tuple[str, bool], Any] = {}   # derived attributes, by (text, lists)
+        self._value_programs: dict[tuple[str, bool], Any] = {}  # derived attributes, by (text, lists)
         self._devices: dict[Any, Any] = {}
-        self._results: dict[str, dict[Any, Any]] = {}   # expression -> device key -> verdict
+        self._results: dict[str, dict[Any, Any]] = {}  # expression -> device key -> verdict
         self._values: dict[tuple[str, bool, Any], Any] = {}
 
     def compile(self, expression: str) -> None:
@@ -188,7 +202,7 @@ class SelectorEvaluator:
             hit = self._values[key] = self._evaluate_value(expression, device, lists)
         if hit.__class__ is tuple:
             raise hit[0](hit[1]) if hit[0] is CelRuntimeError else hit[0](hit[1], expression)
-        return list(hit) if hit.__class__ is list else hit   # a copy: callers may not change the cache
+        return list(hit) if hit.__class__ is list else hit  # a copy: callers may not change the cache
 
     def _selector(self, expression: str) -> Any:
         program = self._programs.get(expression)
@@ -240,7 +254,7 @@ class SelectorEvaluator:
         prepared = self._devices.get(device.key, _UNSEEN)
         if prepared is _UNSEEN:
             error = validate(device)
-            prepared = self._devices[device.key] = error   # None: valid, not yet prepared
+            prepared = self._devices[device.key] = error  # None: valid, not yet prepared
         if prepared.__class__ is str:
             raise CelRuntimeError(prepared)
         return prepared

@@ -18,7 +18,7 @@ from drasat.models.semver import Semver, SemverError
 
 #: Kubernetes' ``ResourceSliceMaxAttributeValuesPerDevice``: ``includes`` scans no further.
 INCLUDES_MAX = 48
-_INT64_MIN, _INT64_MAX = -(2 ** 63), 2 ** 63 - 1
+_INT64_MIN, _INT64_MAX = -(2**63), 2**63 - 1
 # resource.Quantity's own pattern; text that fails it gets ErrFormatWrong, the rest ErrSuffix.
 _SPLIT_RE = "^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$"
 _SPLIT = re.compile(_SPLIT_RE)
@@ -63,8 +63,7 @@ def includes(target: Any, arg: Any) -> bool:
     if isinstance(target, list):
         for index, item in enumerate(target):
             if index >= INCLUDES_MAX:
-                raise LibError(f"'includes' function cannot be applied to lists longer than "
-                               f"{INCLUDES_MAX} values")
+                raise LibError(f"'includes' function cannot be applied to lists longer than {INCLUDES_MAX} values")
             if cel_equal(item, arg):
                 return True
         return False
@@ -73,9 +72,17 @@ def includes(target: Any, arg: Any) -> bool:
 
 def type_name(value: Any) -> str:
     """The CEL name of a plain value's type, for error messages."""
-    names = ((bool, "bool"), (int, "int"), (float, "double"), (str, "string"), (bytes, "bytes"),
-             (list, "list"), (dict, "map"), (Quantity, "kubernetes.Quantity"),
-             (Semver, "kubernetes.Semver"))
+    names = (
+        (bool, "bool"),
+        (int, "int"),
+        (float, "double"),
+        (str, "string"),
+        (bytes, "bytes"),
+        (list, "list"),
+        (dict, "map"),
+        (Quantity, "kubernetes.Quantity"),
+        (Semver, "kubernetes.Semver"),
+    )
     if value is None:
         return "null_type"
     for kind, name in names:

@@ -28,11 +28,10 @@ if TYPE_CHECKING:
 MAX_RECURSION_DEPTH = 250
 _CALC = frozenset({"_+_", "_-_", "_*_", "_/_", "_%_"})
 _RELATION = frozenset({"_<_", "_<=_", "_>_", "_>=_", "_==_", "_!=_", "@in"})
-_NAMESPACED_CALLS = frozenset({"cel.bind", "optional.of", "optional.none", "optional.ofNonZeroValue",
-                               "strings.quote"})
+_NAMESPACED_CALLS = frozenset({"cel.bind", "optional.of", "optional.none", "optional.ofNonZeroValue", "strings.quote"})
 
 
-def recursion_problem(root: "Node") -> str | None:
+def recursion_problem(root: Node) -> str | None:
     """cel-go's message when ``root`` nests deeper than the parser allows, else None."""
     try:
         _Listener().expr(root, _Open())
@@ -57,7 +56,7 @@ class _TooDeep(Exception):
 class _Open(dict):
     """Open rule contexts per grammar rule; ``with_`` returns a copy with more of one rule."""
 
-    def with_(self, rule: str, more: int = 1) -> "_Open":
+    def with_(self, rule: str, more: int = 1) -> _Open:
         opened = _Open(self)
         opened[rule] = opened.get(rule, 0) + more
         if opened[rule] > MAX_RECURSION_DEPTH:
@@ -70,7 +69,7 @@ class _Listener:
     calc (left-recursive), unary, member (left-recursive), primary, and the nested expressions
     of parentheses, arguments, list elements and map entries."""
 
-    def expr(self, node: "Node", open_: _Open, parens: int | None = None) -> None:
+    def expr(self, node: Node, open_: _Open, parens: int | None = None) -> None:
         opened = open_.with_("expr")
         if (node.parens if parens is None else parens) == 0 and _is_call(node, {"_?_:_"}):
             cond, yes, no = node.args
@@ -80,24 +79,26 @@ class _Listener:
             return
         self.logical(node, opened, parens)
 
-    def logical(self, node: "Node", open_: _Open, parens: int | None = None) -> None:
+    def logical(self, node: Node, open_: _Open, parens: int | None = None) -> None:
         opened = open_.with_("conditionalOr").with_("conditionalAnd")
         bare = (node.parens if parens is None else parens) == 0
         terms = node.args if bare and _is_call(node, {"_&&_", "_||_"}) else [node]
-        for term in terms:   # a chain of && or || is one invocation: no nesting
+        for term in terms:  # a chain of && or || is one invocation: no nesting
             self.chain(term, opened, "relation", _RELATION, self.calc, parens if term is node else None)
 
-    def calc(self, node: "Node", open_: _Open, parens: int | None = None) -> None:
+    def calc(self, node: Node, open_: _Open, parens: int | None = None) -> None:
         self.chain(node, open_, "calc", _CALC, self.unary, parens)
 
-    def chain(self, node: "Node", open_: _Open, rule: str, family: frozenset[str], operand: Any,
-              parens: int | None = None) -> None:
+    def chain(
+        self, node: Node, open_: _Open, rule: str, family: frozenset[str], operand: Any, parens: int | None = None
+    ) -> None:
         """A left-recursive binary rule: one context per operator stays open until the chain ends."""
         opened = open_.with_(rule)
         spine: list[Node] = []
         left = node
-        while _is_call(left, family) and (not spine and (node.parens if parens is None else parens) == 0
-                                          or spine and left.parens == 0):
+        while _is_call(left, family) and (
+            not spine and (node.parens if parens is None else parens) == 0 or spine and left.parens == 0
+        ):
             spine.append(left)
             left = left.args[0]
         if not spine:
@@ -108,21 +109,24 @@ class _Listener:
             opened = opened.with_(rule)
             self.chain(op.args[1], opened, rule, family, operand)
 
-    def unary(self, node: "Node", open_: _Open, parens: int | None = None) -> None:
+    def unary(self, node: Node, open_: _Open, parens: int | None = None) -> None:
         opened = open_.with_("unary")
         while (node.parens if parens is None else parens) == 0 and _is_call(node, {"!_", "-_"}):
             node, parens = node.args[0], None
         self.member(node, opened, parens)
 
-    def member(self, node: "Node", open_: _Open, parens: int | None = None) -> None:
+    def member(self, node: Node, open_: _Open, parens: int | None = None) -> None:
         opened = open_.with_("member")
         spine: list[Node] = []
         inner: Node | None = node
-        while inner is not None and _is_member(inner) and (
-                (node.parens if parens is None else parens) == 0 if inner is node else inner.parens == 0):
+        while (
+            inner is not None
+            and _is_member(inner)
+            and ((node.parens if parens is None else parens) == 0 if inner is node else inner.parens == 0)
+        ):
             spine.append(inner)
             inner = inner.target
-        if inner is None:   # cel.bind(...): the namespace is an identifier
+        if inner is None:  # cel.bind(...): the namespace is an identifier
             self.primary_leaf(opened)
         else:
             self.primary(inner, opened, parens if inner is node else None)
@@ -131,10 +135,10 @@ class _Listener:
             for arg in op.args:
                 self.expr(arg, opened)
 
-    def primary(self, node: "Node", open_: _Open, parens: int | None = None) -> None:
+    def primary(self, node: Node, open_: _Open, parens: int | None = None) -> None:
         opened = open_.with_("primary")
         wrapped = node.parens if parens is None else parens
-        if wrapped:   # ( expr )
+        if wrapped:  # ( expr )
             self.expr(node, opened, wrapped - 1)
         elif node.kind == "list":
             for element in node.args:
@@ -142,7 +146,7 @@ class _Listener:
         elif node.kind == "map":
             for entry in node.args:
                 self.expr(entry, opened.with_("mapInitializerList").with_("optExpr"))
-        elif node.kind == "call":   # a global call
+        elif node.kind == "call":  # a global call
             for arg in node.args:
                 self.expr(arg, opened.with_("exprList"))
 
@@ -150,18 +154,22 @@ class _Listener:
         open_.with_("primary")
 
 
-def _is_call(node: "Node", names: frozenset[str] | set[str]) -> bool:
+def _is_call(node: Node, names: frozenset[str] | set[str]) -> bool:
     return node.kind == "call" and node.target is None and node.name in names
 
 
-def _is_member(node: "Node") -> bool:
-    return node.kind in ("select", "index") or (node.kind == "call" and (
-        node.target is not None or node.name in _NAMESPACED_CALLS))
+def _is_member(node: Node) -> bool:
+    return node.kind in ("select", "index") or (
+        node.kind == "call" and (node.target is not None or node.name in _NAMESPACED_CALLS)
+    )
 
 
-def _visits(node: "Node") -> int:
+def _visits(node: Node) -> int:
     """Whether the AST builder counts this node (one more level of its recursion)."""
     if _is_member(node):
         return 1
-    return int(node.kind == "call" and node.target is None and (node.name in _CALC or node.name in _RELATION
-                                                                 or node.name == "_?_:_"))
+    return int(
+        node.kind == "call"
+        and node.target is None
+        and (node.name in _CALC or node.name in _RELATION or node.name == "_?_:_")
+    )

@@ -8,10 +8,8 @@ semver and ``includes`` functions. Types are cel's names (``int``, ``list(string
 
 from __future__ import annotations
 
-from typing import Union
-
-Type = Union[str, tuple]
-Overload = tuple[tuple[Type, ...], Type, bool]   # params (receiver first), result, member?
+Type = str | tuple
+Overload = tuple[tuple[Type, ...], Type, bool]  # params (receiver first), result, member?
 
 TS, DUR = "google.protobuf.Timestamp", "google.protobuf.Duration"
 Q, S = "kubernetes.Quantity", "kubernetes.Semver"
@@ -64,12 +62,16 @@ def _standard() -> None:
 
 
 def _conversions() -> None:
-    for target, sources in (("int", ("int", "uint", "double", "string", TS)),
-                            ("uint", ("int", "uint", "double", "string")),
-                            ("double", ("int", "uint", "double", "string")),
-                            ("string", ("int", "uint", "double", "string", "bytes", "bool", TS, DUR)),
-                            ("bytes", ("bytes", "string")), ("bool", ("bool", "string")),
-                            (TS, ("string", "int", TS)), (DUR, ("string", DUR))):
+    for target, sources in (
+        ("int", ("int", "uint", "double", "string", TS)),
+        ("uint", ("int", "uint", "double", "string")),
+        ("double", ("int", "uint", "double", "string")),
+        ("string", ("int", "uint", "double", "string", "bytes", "bool", TS, DUR)),
+        ("bytes", ("bytes", "string")),
+        ("bool", ("bool", "string")),
+        (TS, ("string", "int", TS)),
+        (DUR, ("string", DUR)),
+    ):
         name = {TS: "timestamp", DUR: "duration"}.get(target, target)
         for source in sources:
             _add(name, (source,), target)
@@ -151,8 +153,11 @@ def is_assignable(param: Type, arg: Type, bound: dict[str, Type]) -> bool:
             return True
         return _unify(bound[param], arg)
     if isinstance(param, tuple) and isinstance(arg, tuple):
-        return (param[0] == arg[0] and len(param) == len(arg)
-                and all(is_assignable(p, a, bound) for p, a in zip(param[1:], arg[1:])))
+        return (
+            param[0] == arg[0]
+            and len(param) == len(arg)
+            and all(is_assignable(p, a, bound) for p, a in zip(param[1:], arg[1:]))
+        )
     return param == arg
 
 

@@ -7,7 +7,8 @@ environment offers are here.
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from .library import NO_SUCH_OVERLOAD, LibError
 
@@ -34,7 +35,7 @@ def _index(value: Any, limit: int) -> int:
 def char_at(s: Any, i: Any) -> str:
     text = _str(s)
     index = _index(i, len(text))
-    return text[index:index + 1]
+    return text[index : index + 1]
 
 
 def index_of(s: Any, sub: Any, start: Any = 0) -> int:
@@ -70,7 +71,7 @@ def split(s: Any, sep: Any, n: Any = -1) -> list[str]:
     if separator == "":
         parts = list(text)
         if 0 < count < len(parts):
-            parts = parts[:count - 1] + ["".join(parts[count - 1:])]
+            parts = parts[: count - 1] + ["".join(parts[count - 1 :])]
         return parts
     return text.split(separator, count - 1 if count > 0 else -1)
 
@@ -96,7 +97,14 @@ def join(items: Any, sep: Any = "") -> str:
 
 #: Member functions by CEL name (the receiver is the first argument).
 FUNCTIONS: dict[str, Callable[..., Any]] = {
-    "charAt": char_at, "indexOf": index_of, "lastIndexOf": last_index_of,
-    "lowerAscii": lower_ascii, "upperAscii": upper_ascii, "replace": replace,
-    "split": split, "substring": substring, "trim": trim, "join": join,
+    "charAt": char_at,
+    "indexOf": index_of,
+    "lastIndexOf": last_index_of,
+    "lowerAscii": lower_ascii,
+    "upperAscii": upper_ascii,
+    "replace": replace,
+    "split": split,
+    "substring": substring,
+    "trim": trim,
+    "join": join,
 }

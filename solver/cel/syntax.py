@@ -23,35 +23,59 @@ from lark.exceptions import LarkError, UnexpectedCharacters, UnexpectedInput
 from .errors import CelCompileError, compilation_failed, issue
 from .parse_limits import recursion_problem
 
-MAX_CODE_POINTS = 100_000   # cel-go's default expressionSizeCodePointLimit (Kubernetes keeps it)
-_PASS_THROUGH = {"member", "relation", "addition", "multiplication", "unary", "primary",
-                 "expr", "conditionalor", "conditionaland"}
-_BINARY = {"relation_lt": "_<_", "relation_le": "_<=_", "relation_gt": "_>_", "relation_ge": "_>=_",
-           "relation_eq": "_==_", "relation_ne": "_!=_", "relation_in": "@in",
-           "addition_add": "_+_", "addition_sub": "_-_", "multiplication_mul": "_*_",
-           "multiplication_div": "_/_", "multiplication_mod": "_%_"}
+MAX_CODE_POINTS = 100_000  # cel-go's default expressionSizeCodePointLimit (Kubernetes keeps it)
+_PASS_THROUGH = {
+    "member",
+    "relation",
+    "addition",
+    "multiplication",
+    "unary",
+    "primary",
+    "expr",
+    "conditionalor",
+    "conditionaland",
+}
+_BINARY = {
+    "relation_lt": "_<_",
+    "relation_le": "_<=_",
+    "relation_gt": "_>_",
+    "relation_ge": "_>=_",
+    "relation_eq": "_==_",
+    "relation_ne": "_!=_",
+    "relation_in": "@in",
+    "addition_add": "_+_",
+    "addition_sub": "_-_",
+    "multiplication_mul": "_*_",
+    "multiplication_div": "_/_",
+    "multiplication_mod": "_%_",
+}
 MACROS = {"all", "exists", "exists_one", "map", "filter"}
-NAMESPACED = {("cel", "bind"), ("optional", "of"), ("optional", "none"),
-              ("optional", "ofNonZeroValue"), ("strings", "quote")}
+NAMESPACED = {
+    ("cel", "bind"),
+    ("optional", "of"),
+    ("optional", "none"),
+    ("optional", "ofNonZeroValue"),
+    ("strings", "quote"),
+}
 
 
 @dataclass(eq=False)
 class Node:
     """One CEL AST node. ``pos`` is where cel-go reports problems with it."""
 
-    kind: str                      # ident literal select index call list map struct
+    kind: str  # ident literal select index call list map struct
     pos: int
     start: int
     end: int
-    name: str = ""                 # identifier, field, function or literal type
-    value: Any = None              # literal value
-    args: list["Node"] = field(default_factory=list)
-    target: "Node | None" = None   # operand of select/index, receiver of a member call
-    optional: bool = False         # x.?f or m[?k]
-    tree: Any = None               # the Lark node, for the celpy engine
-    parens: int = 0                # how many parentheses enclose it (each is a nested expression)
+    name: str = ""  # identifier, field, function or literal type
+    value: Any = None  # literal value
+    args: list[Node] = field(default_factory=list)
+    target: Node | None = None  # operand of select/index, receiver of a member call
+    optional: bool = False  # x.?f or m[?k]
+    tree: Any = None  # the Lark node, for the celpy engine
+    parens: int = 0  # how many parentheses enclose it (each is a nested expression)
 
-    def children(self) -> list["Node"]:
+    def children(self) -> list[Node]:
         return ([self.target] if self.target is not None else []) + self.args
 
 
@@ -62,15 +86,19 @@ class Parsed:
     text: str
     root: Node
     optional_marks: frozenset[int]
-    tree: Any = None   # the Lark tree, which the celpy engine evaluates
+    tree: Any = None  # the Lark tree, which the celpy engine evaluates
 
 
 def parse(text: str) -> Parsed:
     """Parse ``text``; raises :class:`CelCompileError` for syntax errors and cel-go's parser limits."""
     size = len(text)
     if size > MAX_CODE_POINTS:
-        raise CelCompileError(compilation_failed(issue(
-            text, None, f"expression code point size exceeds limit: size: {size}, limit {MAX_CODE_POINTS}")), text)
+        raise CelCompileError(
+            compilation_failed(
+                issue(text, None, f"expression code point size exceeds limit: size: {size}, limit {MAX_CODE_POINTS}")
+            ),
+            text,
+        )
     masked, marks = mask_optional(text)
     try:
         tree = _parser().parse(masked)
@@ -104,9 +132,17 @@ def _parser() -> lark.Lark:
     with _PARSER_LOCK:
         if _PARSER is None:
             grammar = (_celpy_folder() / "cel.lark").read_text()
-            _PARSER = lark.Lark(grammar, parser="lalr", start="expr", g_regex_flags=re.M,
-                                lexer_callbacks={"IDENT": _bool_literal}, propagate_positions=True,
-                                maybe_placeholders=False, priority="invert", cache=True)
+            _PARSER = lark.Lark(
+                grammar,
+                parser="lalr",
+                start="expr",
+                g_regex_flags=re.M,
+                lexer_callbacks={"IDENT": _bool_literal},
+                propagate_positions=True,
+                maybe_placeholders=False,
+                priority="invert",
+                cache=True,
+            )
         return _PARSER
 
 
@@ -130,8 +166,8 @@ def _syntax_issue(text: str, exc: LarkError) -> str:
         return issue(text, None, "Syntax error: " + str(exc).splitlines()[0])
     offset = exc.pos_in_stream
     if isinstance(exc, UnexpectedCharacters):
-        return issue(text, offset, f"Syntax error: token recognition error at: '{text[offset:offset + 1]}'")
-    found = text[offset:offset + 1] or "<EOF>"
+        return issue(text, offset, f"Syntax error: token recognition error at: '{text[offset : offset + 1]}'")
+    found = text[offset : offset + 1] or "<EOF>"
     return issue(text, offset, f"Syntax error: unexpected input at '{found}'")
 
 
@@ -231,15 +267,15 @@ class _Builder:
     def _expr(self, tree: lark.Tree) -> Node:
         cond, yes, no = (self.node(c) for c in tree.children)
         start, end = self._span(tree)
-        return Node("call", self.text.find("?", cond.end), start, end, name="_?_:_",
-                    args=[cond, yes, no], tree=tree)
+        return Node("call", self.text.find("?", cond.end), start, end, name="_?_:_", args=[cond, yes, no], tree=tree)
 
     def _binary(self, tree: lark.Tree) -> Node:
         op_tree, right_tree = tree.children
         left, right = self.node(op_tree.children[0]), self.node(right_tree)
         start, end = self._span(tree)
-        return Node("call", self._operator(left.end), start, end, name=_BINARY[op_tree.data],
-                    args=[left, right], tree=tree)
+        return Node(
+            "call", self._operator(left.end), start, end, name=_BINARY[op_tree.data], args=[left, right], tree=tree
+        )
 
     _relation = _addition = _multiplication = _binary
 
@@ -254,15 +290,17 @@ class _Builder:
         operand, name = self.node(tree.children[0]), _token(tree, 1)
         dot = self.text.rfind(".", operand.end, _span_of(name)[1])
         start, end = self._span(tree)
-        return Node("select", dot, start, end, name=str(name), target=operand,
-                    optional=dot + 1 in self.marks, tree=tree)
+        return Node(
+            "select", dot, start, end, name=str(name), target=operand, optional=dot + 1 in self.marks, tree=tree
+        )
 
     def _member_index(self, tree: lark.Tree) -> Node:
         operand, key = self.node(tree.children[0]), self.node(tree.children[1])
         bracket = self.text.find("[", operand.end)
         start, end = self._span(tree)
-        return Node("index", bracket, start, end, target=operand, args=[key],
-                    optional=bracket + 1 in self.marks, tree=tree)
+        return Node(
+            "index", bracket, start, end, target=operand, args=[key], optional=bracket + 1 in self.marks, tree=tree
+        )
 
     def _member_dot_arg(self, tree: lark.Tree) -> Node:
         operand, name = self.node(tree.children[0]), str(tree.children[1])
@@ -281,8 +319,7 @@ class _Builder:
         name = _token(tree, 0)
         args = [self.node(c) for c in tree.children[1].children] if len(tree.children) == 2 else []
         start, end = self._span(tree)
-        return Node("call", self.text.find("(", _span_of(name)[2]), start, end, name=str(name),
-                    args=args, tree=tree)
+        return Node("call", self.text.find("(", _span_of(name)[2]), start, end, name=str(name), args=args, tree=tree)
 
     _dot_ident_arg = _ident_arg
 
@@ -349,6 +386,5 @@ def decode_string(token: lark.Token) -> str:
     from celpy.evaluation import celstr  # imported only for escapes: celpy is slow to import
 
     if text[:3] in ('"""', "'''"):
-        return "\n".join(str(celstr(lark.Token("STRING_LIT", '"' + part + '"')))
-                         for part in text[3:-3].split("\n"))
+        return "\n".join(str(celstr(lark.Token("STRING_LIT", '"' + part + '"'))) for part in text[3:-3].split("\n"))
     return str(celstr(token))

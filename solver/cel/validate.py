@@ -20,14 +20,22 @@ DRAListTypeAttributes accepts; the allocator applies the gate when it evaluates)
 
 from __future__ import annotations
 
-from typing import Iterator, NamedTuple
+from collections.abc import Iterator
+from typing import NamedTuple
 
 from drasat.models.errors import Location, Problem
 from drasat.models.meta import TypedObject
-from drasat.models.resource import (DeviceClaim, DeviceClass, DeviceSelector, DeviceSubRequest, ExactDeviceRequest,
-                                    ResourceClaim, ResourceClaimTemplate)
-from drasat.models.validation.formats import index
+from drasat.models.resource import (
+    DeviceClaim,
+    DeviceClass,
+    DeviceSelector,
+    DeviceSubRequest,
+    ExactDeviceRequest,
+    ResourceClaim,
+    ResourceClaimTemplate,
+)
 from drasat.models.validation import register_checker
+from drasat.models.validation.formats import index
 
 from .analysis import MEMORY_GUARD
 from .cost import cost_problem

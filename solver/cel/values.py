@@ -15,14 +15,12 @@ anything else as :class:`Foreign`, which keeps only the CEL type name for the me
 
 from __future__ import annotations
 
-from typing import Union
-
 from drasat.models.semver import Semver
 
 from .errors import CelRuntimeError
 
-Scalar = Union[int, bool, str, Semver]
-Value = Union[Scalar, list[Scalar]]
+Scalar = int | bool | str | Semver
+Value = Scalar | list[Scalar]
 
 _SCALAR_TYPES = ("string", "int", "bool", "kubernetes.Semver")
 
@@ -42,8 +40,11 @@ def static_error(type_name: str, lists: bool) -> str | None:
     ``dyn`` (and ``list(dyn)`` with lists) passes: only the value can tell.
     """
     is_list = type_name.startswith("list(")
-    if type_name == "dyn" or type_name in _SCALAR_TYPES or (
-            lists and is_list and type_name[5:-1] in _SCALAR_TYPES + ("dyn",)):
+    if (
+        type_name == "dyn"
+        or type_name in _SCALAR_TYPES
+        or (lists and is_list and type_name[5:-1] in _SCALAR_TYPES + ("dyn",))
+    ):
         return None
     return f"derived attribute must evaluate to {_allowed(lists)}, not {type_name}{_gate(type_name, lists, True)}"
 
@@ -60,8 +61,9 @@ def checked(value: object, lists: bool) -> Value:
     elif value_type(value) in _SCALAR_TYPES:
         return _scalar(value)  # type: ignore[arg-type]
     kind = value_type(value)
-    raise CelRuntimeError(f"derived attribute value has type {kind}: it must be a {_allowed(lists)}"
-                          f"{_gate(kind, lists, False)}")
+    raise CelRuntimeError(
+        f"derived attribute value has type {kind}: it must be a {_allowed(lists)}{_gate(kind, lists, False)}"
+    )
 
 
 def _checked_list(value: list[object]) -> list[Scalar]:
@@ -70,11 +72,12 @@ def _checked_list(value: list[object]) -> list[Scalar]:
         raise CelRuntimeError("derived attribute value is an empty list: a list value needs at least one element")
     kinds = {value_type(v) for v in value}
     if len(kinds) > 1:
-        raise CelRuntimeError(f"derived attribute value is a list mixing {' and '.join(sorted(kinds))}: "
-                              "all elements of a list value must have one type")
+        raise CelRuntimeError(
+            f"derived attribute value is a list mixing {' and '.join(sorted(kinds))}: "
+            "all elements of a list value must have one type"
+        )
     if kinds.pop() not in _SCALAR_TYPES:
-        raise CelRuntimeError(f"derived attribute value has type {value_type(value)}: it must be a "
-                              f"{_allowed(True)}")
+        raise CelRuntimeError(f"derived attribute value has type {value_type(value)}: it must be a {_allowed(True)}")
     return [_scalar(v) for v in value]  # type: ignore[arg-type]
 
 
@@ -103,8 +106,15 @@ def value_type(value: object) -> str:
     if isinstance(value, list):
         kinds = {value_type(v) for v in value}
         return f"list({kinds.pop()})" if len(kinds) == 1 else "list(dyn)"
-    for kind, name in ((bool, "bool"), (int, "int"), (str, "string"), (Semver, "kubernetes.Semver"),
-                       (float, "double"), (bytes, "bytes"), (dict, "map")):
+    for kind, name in (
+        (bool, "bool"),
+        (int, "int"),
+        (str, "string"),
+        (Semver, "kubernetes.Semver"),
+        (float, "double"),
+        (bytes, "bytes"),
+        (dict, "map"),
+    ):
         if isinstance(value, kind):
             return name
     return "null_type" if value is None else type(value).__name__

@@ -11,17 +11,16 @@ static check — so they are what the allocation could still choose from.
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Hashable
 from fractions import Fraction
 from itertools import product
-from typing import Hashable
 
 from drasat.models.quantity import DECIMAL_SI, Quantity
-
+from drasat.solver.allocation.planning.constraints import labels
 from drasat.solver.allocation.planning.inventory import Inventory
 from drasat.solver.allocation.planning.plan import Alternative, ClaimPlan, ConstraintPlan
 from drasat.solver.allocation.rules.base import Assumption
 from drasat.solver.allocation.rules.matching import constraint_attribute
-from drasat.solver.allocation.planning.constraints import labels
 
 SHOWN_VALUES = 6  # attribute values listed per sentence
 
@@ -34,8 +33,12 @@ def detail(inv: Inventory, plans: list[ClaimPlan], member: Assumption) -> str:
         return _attribute_detail(inv, plan, constraint)
     if member.rule == "counters" and member.counter_set is not None:
         driver, pool, counter_set = member.counter_set
-        drawing = tuple(d.index for d in inv.devices if d.pool_key == (driver, pool)
-                        and any(use.counter_set == counter_set for use in d.device.consumes_counters))
+        drawing = tuple(
+            d.index
+            for d in inv.devices
+            if d.pool_key == (driver, pool)
+            and any(use.counter_set == counter_set for use in d.device.consumes_counters)
+        )
         return _counters_left(inv, member.counter_set) + _wanted(plans, drawing)
     if member.rule == "capacity" and member.devices:
         return _capacity_left(inv, member.devices[0]) + _shares_asked(inv, plans, member.devices[0])
@@ -47,8 +50,12 @@ def detail(inv: Inventory, plans: list[ClaimPlan], member: Assumption) -> str:
 def _wanted(plans: list[ClaimPlan], devices: tuple[int, ...]) -> str:
     """Which requests may take these devices, with how many each needs: the rivals for them."""
     among = set(devices)
-    rivals = [f"claim {plan.label} request {alt.result_name} ({_count(alt)})" for plan in plans
-              for alt in plan.alternatives() if among.intersection(alt.candidates)]
+    rivals = [
+        f"claim {plan.label} request {alt.result_name} ({_count(alt)})"
+        for plan in plans
+        for alt in plan.alternatives()
+        if among.intersection(alt.candidates)
+    ]
     if not rivals:
         return ""
     size = f"{len(devices)} device{'s' if len(devices) != 1 else ''}" if len(devices) > 1 else "one device"
@@ -73,20 +80,24 @@ def _attribute_detail(inv: Inventory, plan: ClaimPlan, constraint: ConstraintPla
                 per_value.setdefault(label, {}).setdefault(position, set()).add(device)
     missing = "; ".join(f"{n} of request {name}'s candidates lack it" for name, n in lacking.items())
     if not inv.features.list_attributes and _any_list(inv, covered, constraint.attribute):
-        missing += ("; " if missing else "") + ("some candidates' values are lists, which constraints compare only "
-                                                "with DRAListTypeAttributes (disabled)")
+        missing += ("; " if missing else "") + (
+            "some candidates' values are lists, which constraints compare only with DRAListTypeAttributes (disabled)"
+        )
     values = sorted(per_value, key=repr)
     groups = _by_request(covered)
     if constraint.kind == "distinct":
         totals = sorted({sum(alt.count for alt in combo if alt.mode != "All") for combo in product(*groups)})
         needed = " or ".join(str(total) for total in totals)
         shown = ", ".join(_value(v) for v in values[:SHOWN_VALUES]) + (", ..." if len(values) > SHOWN_VALUES else "")
-        text = (f"the candidates carry {len(values)} distinct value{'s' if len(values) != 1 else ''} of "
-                f"{constraint.attribute} ({shown or 'none'}) for {needed} device{'s' if totals[-1] != 1 else ''}")
+        text = (
+            f"the candidates carry {len(values)} distinct value{'s' if len(values) != 1 else ''} of "
+            f"{constraint.attribute} ({shown or 'none'}) for {needed} device{'s' if totals[-1] != 1 else ''}"
+        )
         return text + (f"; {missing}" if missing else "")
     either = [" or ".join(f"{_count(alt)} for {alt.result_name}" for alt in group) for group in groups]
-    wanted = " and ".join(f"({text})" if len(group) > 1 and len(groups) > 1 else text
-                          for text, group in zip(either, groups))
+    wanted = " and ".join(
+        f"({text})" if len(group) > 1 and len(groups) > 1 else text for text, group in zip(either, groups)
+    )
     rows = [_match_row(v, per_value[v], covered) for v in values[:SHOWN_VALUES]]
     more = "; ..." if len(values) > SHOWN_VALUES else ""
     text = f"no {constraint.attribute} value has {wanted} free ({'; '.join(rows) + more or 'no candidate has it'})"
@@ -114,8 +125,9 @@ def _any_list(inv: Inventory, covered: list[Alternative], attribute: str) -> boo
 def _match_row(value: Hashable, carriers: dict[int, set[int]], covered: list[Alternative]) -> str:
     """One value: how many candidates of each request carry it (and how many devices that is in all,
     when requests could share them)."""
-    row = f"{_value(value)}: " + ", ".join(f"{len(carriers.get(i, ()))} {alt.result_name}"
-                                          for i, alt in enumerate(covered))
+    row = f"{_value(value)}: " + ", ".join(
+        f"{len(carriers.get(i, ()))} {alt.result_name}" for i, alt in enumerate(covered)
+    )
     devices = set().union(*carriers.values())
     if len(covered) > 1 and len(devices) < sum(len(d) for d in carriers.values()):
         row += f" ({len(devices)} device{'s' if len(devices) != 1 else ''} in all)"
@@ -159,8 +171,10 @@ def _shares_asked(inv: Inventory, plans: list[ClaimPlan], device: int) -> str:
         for alt in plan.alternatives():
             share = alt.share.get(device)
             if share:
-                amounts = ", ".join(f"{name} {Quantity(amount, capacities[name].value.format)}"
-                                    for name, amount in sorted(share.items()))
+                amounts = ", ".join(
+                    f"{name} {Quantity(amount, capacities[name].value.format)}"
+                    for name, amount in sorted(share.items())
+                )
                 asked.append(f"claim {plan.label} request {alt.result_name} {amounts}")
     return "; shares asked: " + ", ".join(asked) if asked else ""
 
@@ -168,6 +182,8 @@ def _shares_asked(inv: Inventory, plans: list[ClaimPlan], device: int) -> str:
 def _capacity_left(inv: Inventory, device: int) -> str:
     dev = inv.devices[device]
     used = inv.in_use.capacity.get(dev.id, {})
-    parts = [f"{name} {Quantity(c.value.value - used.get(name, Fraction(0)), c.value.format)} of {c.value} free"
-             for name, c in sorted(dev.device.capacity.items())]
+    parts = [
+        f"{name} {Quantity(c.value.value - used.get(name, Fraction(0)), c.value.format)} of {c.value} free"
+        for name, c in sorted(dev.device.capacity.items())
+    ]
     return f"device {dev.name} has " + ", ".join(parts)

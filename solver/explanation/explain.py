@@ -26,22 +26,23 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from drasat.models.errors import AllocationError, DrasatError, EvaluationError, SolveTimeout, Unschedulable
-
-from drasat.solver.cel import SelectorEvaluator
 from drasat.solver.allocation.planning.claims import plan_claims
-from .conflict_detail import detail
-from .fixes import Fix, find_fixes
-from .funnel import Funnel, Step, funnel_of, gate_named
 from drasat.solver.allocation.planning.inventory import Inventory, build_inventory
 from drasat.solver.allocation.planning.plan import ClaimPlan
 from drasat.solver.allocation.problem import Problem
 from drasat.solver.allocation.rules.base import Assumption
+from drasat.solver.cel import SelectorEvaluator
 
-__all__ = ["Choice", "ConflictRule", "Explanation", "Fix", "Funnel", "Step", "explain", "explain_funnel",
-           "funnel_of"]
+from .conflict_detail import detail
+from .fixes import Fix, find_fixes
+from .funnel import Funnel, Step, funnel_of, gate_named
 
-OWN_LIMIT = ("the requests themselves: together they need more devices than these alternatives offer, "
-             "or more than 32 for one claim")
+__all__ = ["Choice", "ConflictRule", "Explanation", "Fix", "Funnel", "Step", "explain", "explain_funnel", "funnel_of"]
+
+OWN_LIMIT = (
+    "the requests themselves: together they need more devices than these alternatives offer, "
+    "or more than 32 for one claim"
+)
 
 
 @dataclass(frozen=True)
@@ -63,10 +64,18 @@ class ConflictRule:
 
     def to_data(self) -> dict[str, Any]:
         """The rule instance as JSON-ready data, with the ids of what it belongs to."""
-        ids = {"claim": self.claim, "constraint": self.constraint, "counterSet": self.counter_set,
-               "requests": list(self.requests) or None}
-        return {"rule": self.rule, "meaning": self.meaning, **({"detail": self.detail} if self.detail else {}),
-                **{k: v for k, v in ids.items() if v is not None}}
+        ids = {
+            "claim": self.claim,
+            "constraint": self.constraint,
+            "counterSet": self.counter_set,
+            "requests": list(self.requests) or None,
+        }
+        return {
+            "rule": self.rule,
+            "meaning": self.meaning,
+            **({"detail": self.detail} if self.detail else {}),
+            **{k: v for k, v in ids.items() if v is not None},
+        }
 
 
 @dataclass(frozen=True)
@@ -113,8 +122,9 @@ class Explanation:
         for f in self.funnel:
             if f.short:
                 why = f.blocked or "; ".join(f"{s.removed} {s.reason}" for s in f.steps[:3]) or "nothing matches"
-                lines.append(f"claim {f.claim}, request {f.request}: {f.candidates} candidate(s), needs {f.needs}: "
-                             f"{why}")
+                lines.append(
+                    f"claim {f.claim}, request {f.request}: {f.candidates} candidate(s), needs {f.needs}: {why}"
+                )
             lines.extend(f"claim {f.claim}, request {f.request}: {note}" for note in f.notes)
         if self.short_requests:
             lines.append("cause: too few candidates for " + "; ".join(self.short_requests))
@@ -123,20 +133,26 @@ class Explanation:
         elif self.timed_out:
             lines.append(self.timed_out)
         elif not self.feasible:
-            lines.append("every request has candidates enough on its own: together they conflict "
-                         "(`drasat explain` names the rules that do)")
+            lines.append(
+                "every request has candidates enough on its own: together they conflict "
+                "(`drasat explain` names the rules that do)"
+            )
         lines.extend(f"fix: {fix.text}" for fix in self.fixes)
         return lines
 
     def to_data(self) -> dict[str, Any]:
         """The explanation as JSON-ready data (``drasat explain -o json``)."""
-        return {"feasible": self.feasible, "shortRequests": [{"claim": c, "request": r} for c, r in self.short],
-                "conflict": [rule.to_data() for rule in self.conflict_rules],
-                "fixes": [fix.to_data() for fix in self.fixes],
-                "choice": [c.to_data() for c in self.choice], "exact": self.exact,
-                **({"timedOut": self.timed_out} if self.timed_out else {}),
-                **({} if self.minimal else {"conflictMinimal": False}),
-                "funnel": [f.to_data() for f in self.funnel]}
+        return {
+            "feasible": self.feasible,
+            "shortRequests": [{"claim": c, "request": r} for c, r in self.short],
+            "conflict": [rule.to_data() for rule in self.conflict_rules],
+            "fixes": [fix.to_data() for fix in self.fixes],
+            "choice": [c.to_data() for c in self.choice],
+            "exact": self.exact,
+            **({"timedOut": self.timed_out} if self.timed_out else {}),
+            **({} if self.minimal else {"conflictMinimal": False}),
+            "funnel": [f.to_data() for f in self.funnel],
+        }
 
 
 def conflict_header(found: Explanation) -> str:
@@ -153,8 +169,13 @@ def conflict_header(found: Explanation) -> str:
     return head + " (dropping any one of them would let the claims fit)"
 
 
-def explain(problem: Problem, *, evaluator: SelectorEvaluator | None = None, time_limit: float = 60.0,
-            proven: Unschedulable | None = None) -> Explanation:
+def explain(
+    problem: Problem,
+    *,
+    evaluator: SelectorEvaluator | None = None,
+    time_limit: float = 60.0,
+    proven: Unschedulable | None = None,
+) -> Explanation:
     """Explain ``problem``: its funnel, a minimal conflict when every request has candidates enough,
     fixes where cheap — or, when the claims fit, the devices they would get. ``proven``: the error
     ``allocate`` raised for this very problem (``solve -v``), so that it is not proved a second time."""
@@ -163,8 +184,7 @@ def explain(problem: Problem, *, evaluator: SelectorEvaluator | None = None, tim
     inv = build_inventory(problem)
     plans = plan_claims(problem, inv, ev, deadline=deadline)
     found = explain_funnel(problem, inv, plans, ev)
-    involved = {(p.index, r.index) for p in plans for r in p.requests
-                if (p.label, r.name) in found.short}
+    involved = {(p.index, r.index) for p in plans for r in p.requests if (p.label, r.name) in found.short}
     try:
         refused = proven or _allocate(problem, found, ev, deadline)
     except SolveTimeout:
@@ -193,8 +213,9 @@ def explain(problem: Problem, *, evaluator: SelectorEvaluator | None = None, tim
     return found
 
 
-def explain_funnel(problem: Problem, inv: Inventory, plans: list[ClaimPlan],
-                   evaluator: SelectorEvaluator | None = None) -> Explanation:
+def explain_funnel(
+    problem: Problem, inv: Inventory, plans: list[ClaimPlan], evaluator: SelectorEvaluator | None = None
+) -> Explanation:
     """The funnel alone, for claims known not to fit (``allocate``'s failure: no extra solves)."""
     funnel, short = funnel_of(inv, plans, problem, evaluator)
     return Explanation(False, funnel, short=short)
@@ -210,8 +231,11 @@ def _allocate(problem: Problem, found: Explanation, ev: SelectorEvaluator, deadl
     except (Unschedulable, AllocationError, EvaluationError) as exc:
         return exc
     found.feasible, found.exact = True, answer.stats.exact
-    found.choice = [Choice(label, r.request, f"{r.driver}/{r.pool}/{r.device}")
-                    for label, result in answer.by_claim.items() for r in result.devices.results]
+    found.choice = [
+        Choice(label, r.request, f"{r.driver}/{r.pool}/{r.device}")
+        for label, result in answer.by_claim.items()
+        for r in result.devices.results
+    ]
     return None
 
 

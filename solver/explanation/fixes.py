@@ -18,18 +18,19 @@ from __future__ import annotations
 
 import time
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass, replace
-from typing import Any, Callable
+from typing import Any
 
 from drasat.models.errors import AllocationError, DrasatError, EvaluationError, SolveTimeout, Unschedulable
 from drasat.models.resource import ResourceClaim
-
-from drasat.solver.cel import SelectorEvaluator
 from drasat.solver.allocation.planning.claims import claim_label, plan_claims
-from .funnel import Funnel
 from drasat.solver.allocation.planning.inventory import Inventory, build_inventory
 from drasat.solver.allocation.planning.plan import ClaimPlan, RequestPlan
 from drasat.solver.allocation.problem import Problem
+from drasat.solver.cel import SelectorEvaluator
+
+from .funnel import Funnel
 
 MAX_TRIES = 6  # allocated claims tried for release
 MAX_COUNTS = 6  # requests whose largest fitting count is searched for
@@ -52,9 +53,17 @@ class Fix:
 Feasible = Callable[[Inventory, list[ClaimPlan], float], bool]  # (inventory, plans, deadline)
 
 
-def find_fixes(problem: Problem, inv: Inventory, plans: list[ClaimPlan], funnel: list[Funnel],
-               involved: set[tuple[int, int]], ev: SelectorEvaluator, feasible: Feasible,
-               deadline: float, hinted: frozenset[str] = frozenset()) -> list[Fix]:
+def find_fixes(
+    problem: Problem,
+    inv: Inventory,
+    plans: list[ClaimPlan],
+    funnel: list[Funnel],
+    involved: set[tuple[int, int]],
+    ev: SelectorEvaluator,
+    feasible: Feasible,
+    deadline: float,
+    hinted: frozenset[str] = frozenset(),
+) -> list[Fix]:
     """Fixes for the failing requests ``involved`` (claim index, request index), as many as time allows;
     ``hinted``: feature gates the conflict names, tried beside those the funnel names."""
     deadline = min(deadline, time.monotonic() + SECONDS)
@@ -74,11 +83,17 @@ def find_fixes(problem: Problem, inv: Inventory, plans: list[ClaimPlan], funnel:
     return fixes
 
 
-def _counts(problem: Problem, inv: Inventory, plans: list[ClaimPlan], involved: set[tuple[int, int]],
-            ev: SelectorEvaluator, feasible: Feasible, deadline: float) -> list[Fix]:
+def _counts(
+    problem: Problem,
+    inv: Inventory,
+    plans: list[ClaimPlan],
+    involved: set[tuple[int, int]],
+    ev: SelectorEvaluator,
+    feasible: Feasible,
+    deadline: float,
+) -> list[Fix]:
     fixes = []
-    countable = [(claim, request) for claim, request in sorted(involved)
-                 if _countable(plans[claim].requests[request])]
+    countable = [(claim, request) for claim, request in sorted(involved) if _countable(plans[claim].requests[request])]
     for claim, request in countable[:MAX_COUNTS]:
         req = plans[claim].requests[request]
         asked = req.alternatives[0].count
@@ -91,8 +106,13 @@ def _counts(problem: Problem, inv: Inventory, plans: list[ClaimPlan], involved: 
                 high = middle - 1
         if low and low == high and _allocates(_with_claim_count(problem, plans[claim], req.name, low), ev, deadline):
             label = plans[claim].label
-            fixes.append(Fix("count", f"claim {label}, request {req.name}: count {low} fits (it asks {asked})",
-                             {"claim": label, "request": req.name, "count": low, "asked": asked}))
+            fixes.append(
+                Fix(
+                    "count",
+                    f"claim {label}, request {req.name}: count {low} fits (it asks {asked})",
+                    {"claim": label, "request": req.name, "count": low, "asked": asked},
+                )
+            )
     return fixes
 
 
@@ -120,8 +140,9 @@ def _with_count(plans: list[ClaimPlan], claim: int, request: int, count: int) ->
     return [replace(plan, requests=requests) if p.index == claim else p for p in plans]
 
 
-def _releases(problem: Problem, inv: Inventory, funnel: list[Funnel], ev: SelectorEvaluator, feasible: Feasible,
-              deadline: float) -> list[Fix]:
+def _releases(
+    problem: Problem, inv: Inventory, funnel: list[Funnel], ev: SelectorEvaluator, feasible: Feasible, deadline: float
+) -> list[Fix]:
     """The first allocated claim whose release makes it fit: those the funnels name as holding devices
     first (most devices first), then others holding anything in this node's pools (counters, shares)."""
     named: Counter[str] = Counter()
@@ -138,8 +159,7 @@ def _releases(problem: Problem, inv: Inventory, funnel: list[Funnel], ev: Select
             break
         freed = replace(problem, allocated=[c for c in problem.allocated if claim_label(c) != label])
         if _fits(freed, ev, feasible, deadline):
-            return [Fix("release", f"releasing claim {label} (deallocating it) makes them fit",
-                        {"claim": label})]
+            return [Fix("release", f"releasing claim {label} (deallocating it) makes them fit", {"claim": label})]
     return []
 
 
@@ -148,18 +168,29 @@ def _holds_in(claim: ResourceClaim, pools: set[tuple[str, str]]) -> bool:
     return allocation is not None and any((r.driver, r.pool) in pools for r in allocation.devices.results)
 
 
-def _gates(problem: Problem, funnel: list[Funnel], hinted: frozenset[str], ev: SelectorEvaluator,
-           feasible: Feasible, deadline: float) -> list[Fix]:
-    gates = sorted({s.gate for f in funnel for s in f.steps if s.gate} | hinted
-                   | {"DRADerivedAttributes" for f in funnel if f.notes})
+def _gates(
+    problem: Problem,
+    funnel: list[Funnel],
+    hinted: frozenset[str],
+    ev: SelectorEvaluator,
+    feasible: Feasible,
+    deadline: float,
+) -> list[Fix]:
+    gates = sorted(
+        {s.gate for f in funnel for s in f.steps if s.gate}
+        | hinted
+        | {"DRADerivedAttributes" for f in funnel if f.notes}
+    )
     fixes = []
     for gate in gates:
         if problem.features[gate] or time.monotonic() >= deadline:
             continue
         fits = _fits(replace(problem, features=problem.features.with_gates(**{gate: True})), ev, feasible, deadline)
-        text = (f"turning on the {gate} feature gate (--feature-gates {gate}=true) makes them fit" if fits
-                else f"the {gate} feature gate (disabled) removes devices or fields here; turning it on alone "
-                     "is not enough")
+        text = (
+            f"turning on the {gate} feature gate (--feature-gates {gate}=true) makes them fit"
+            if fits
+            else f"the {gate} feature gate (disabled) removes devices or fields here; turning it on alone is not enough"
+        )
         fixes.append(Fix("gate", text, {"featureGate": gate, "fits": fits}))
     return fixes
 
@@ -167,8 +198,9 @@ def _gates(problem: Problem, funnel: list[Funnel], hinted: frozenset[str], ev: S
 def _fits(problem: Problem, ev: SelectorEvaluator, feasible: Feasible, deadline: float) -> bool:
     """The model says the changed problem fits, and ``allocate`` agrees."""
     inv = build_inventory(problem)
-    return (feasible(inv, plan_claims(problem, inv, ev, deadline=deadline), deadline)
-            and _allocates(problem, ev, deadline))
+    return feasible(inv, plan_claims(problem, inv, ev, deadline=deadline), deadline) and _allocates(
+        problem, ev, deadline
+    )
 
 
 def _allocates(problem: Problem, ev: SelectorEvaluator, deadline: float) -> bool:

@@ -12,23 +12,24 @@ A request none of whose alternatives keeps the devices it needs is the cause of 
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import TYPE_CHECKING, Mapping, Sequence
+from typing import TYPE_CHECKING
 
 from drasat.models.errors import DrasatError
 from drasat.models.quantity import Quantity
 from drasat.models.resource import DeviceCapacity, DeviceTaintRule
-
-from drasat.solver.allocation.planning.candidates import NOT_SELECTED
-from drasat.solver.allocation.planning.rounding import consumed_amount, share_of, violates
-from drasat.solver.cel import SelectorEvaluator
 from drasat.solver.allocation.features import DEFAULTS as GATES
+from drasat.solver.allocation.planning.candidates import NOT_SELECTED
 from drasat.solver.allocation.planning.inventory import Inventory
 from drasat.solver.allocation.planning.plan import Alternative, ClaimPlan
+from drasat.solver.allocation.planning.rounding import consumed_amount, share_of, violates
 from drasat.solver.allocation.rules.capacity import NO_CAPACITY
 from drasat.solver.allocation.rules.reachability import OFF_NODE
 from drasat.solver.allocation.rules.taints import taint_words, untolerated_taint
+from drasat.solver.cel import SelectorEvaluator
+
 from .unavailable import Unavailable, device_placement, unavailable_devices
 
 if TYPE_CHECKING:
@@ -55,8 +56,13 @@ class Step:
 
     def to_data(self) -> dict[str, object]:
         """The step as JSON-ready data: the reason in words, and what it names as fields of their own."""
-        return {"reason": self.reason, "count": self.removed, "devices": self.devices,
-                **({"featureGate": self.gate} if self.gate else {}), **dict(self.ids)}
+        return {
+            "reason": self.reason,
+            "count": self.removed,
+            "devices": self.devices,
+            **({"featureGate": self.gate} if self.gate else {}),
+            **dict(self.ids),
+        }
 
 
 @dataclass(frozen=True)
@@ -84,29 +90,46 @@ class Funnel:
 
     def to_data(self) -> dict[str, object]:
         """The funnel as JSON-ready data (every step, with its devices named)."""
-        return {"claim": self.claim, "request": self.request, "needs": self.needs, "offered": self.offered,
-                "candidates": self.candidates, "candidateDevices": self.candidate_devices,
-                "blocked": self.blocked or None, "notes": self.notes,
-                "removed": [step.to_data() for step in self.steps]}
+        return {
+            "claim": self.claim,
+            "request": self.request,
+            "needs": self.needs,
+            "offered": self.offered,
+            "candidates": self.candidates,
+            "candidateDevices": self.candidate_devices,
+            "blocked": self.blocked or None,
+            "notes": self.notes,
+            "removed": [step.to_data() for step in self.steps],
+        }
 
 
-def funnel_of(inv: Inventory, plans: list[ClaimPlan], problem: Problem | None = None,
-              evaluator: SelectorEvaluator | None = None) -> tuple[list[Funnel], list[tuple[str, str]]]:
+def funnel_of(
+    inv: Inventory, plans: list[ClaimPlan], problem: Problem | None = None, evaluator: SelectorEvaluator | None = None
+) -> tuple[list[Funnel], list[tuple[str, str]]]:
     """Every alternative's funnel, and the requests (claim, request) none of whose alternatives has devices enough.
 
     Without ``problem`` the devices the inventory left out are not looked for; without
     ``evaluator`` "not selected" is not split by selector."""
     missing = unavailable_devices(problem, inv) if problem is not None else []
     rules = problem.taint_rules if problem is not None else ()
-    by_request = [(plan, req, [_funnel(inv, plan, alt, evaluator, missing, rules) for alt in req.alternatives])
-                  for plan in plans for req in plan.requests]
+    by_request = [
+        (plan, req, [_funnel(inv, plan, alt, evaluator, missing, rules) for alt in req.alternatives])
+        for plan in plans
+        for req in plan.requests
+    ]
     funnel = [f for _, _, alternatives in by_request for f in alternatives]
     short = [(plan.label, req.name) for plan, req, alternatives in by_request if all(f.short for f in alternatives)]
     return funnel, short
 
 
-def _funnel(inv: Inventory, plan: ClaimPlan, alt: Alternative, ev: SelectorEvaluator | None,
-            missing: list[Unavailable], taint_rules: Sequence[DeviceTaintRule]) -> Funnel:
+def _funnel(
+    inv: Inventory,
+    plan: ClaimPlan,
+    alt: Alternative,
+    ev: SelectorEvaluator | None,
+    missing: list[Unavailable],
+    taint_rules: Sequence[DeviceTaintRule],
+) -> Funnel:
     by_reason: dict[tuple[str, str | None, tuple[tuple[str, str], ...]], list[str]] = defaultdict(list)
     for device, reason in alt.excluded.items():
         exact = _exact_reason(inv, alt, device, reason, ev, taint_rules)
@@ -116,12 +139,22 @@ def _funnel(inv: Inventory, plan: ClaimPlan, alt: Alternative, ev: SelectorEvalu
         for gone in missing:
             if _selected(ev, alt, gone):
                 by_reason[(gone.reason, gone.gate, ())].append(gone.label)
-    steps = [Step(reason, len(devices), sorted(set(devices))[:NAMED], gate, ids)
-             for (reason, gate, ids), devices in sorted(by_reason.items(), key=lambda item: (-len(item[1]), item[0][0]))]
+    steps = [
+        Step(reason, len(devices), sorted(set(devices))[:NAMED], gate, ids)
+        for (reason, gate, ids), devices in sorted(by_reason.items(), key=lambda item: (-len(item[1]), item[0][0]))
+    ]
     needs: int | str = "all" if alt.mode == "All" else alt.count
     named = [inv.devices[d].label() for d in alt.candidates[:NAMED]]
-    return Funnel(plan.label, alt.result_name, needs, len(alt.candidates), steps, alt.blocked,
-                  dropped_fields(inv, plan, alt), named)
+    return Funnel(
+        plan.label,
+        alt.result_name,
+        needs,
+        len(alt.candidates),
+        steps,
+        alt.blocked,
+        dropped_fields(inv, plan, alt),
+        named,
+    )
 
 
 def gate_named(reason: str) -> str | None:
@@ -136,13 +169,21 @@ def dropped_fields(inv: Inventory, plan: ClaimPlan, alt: Alternative) -> list[st
     notes = []
     if body is not None and body.derived_attributes and not inv.features.derived_attributes:
         names = ", ".join(spec.name for spec in body.derived_attributes)
-        notes.append(f"derivedAttributes ({names}) dropped: the DRADerivedAttributes feature gate is disabled, "
-                     "so constraints see only the devices' own attributes")
+        notes.append(
+            f"derivedAttributes ({names}) dropped: the DRADerivedAttributes feature gate is disabled, "
+            "so constraints see only the devices' own attributes"
+        )
     return notes
 
 
-def _exact_reason(inv: Inventory, alt: Alternative, device: int, reason: str, ev: SelectorEvaluator | None,
-                  taint_rules: Sequence[DeviceTaintRule]) -> str:
+def _exact_reason(
+    inv: Inventory,
+    alt: Alternative,
+    device: int,
+    reason: str,
+    ev: SelectorEvaluator | None,
+    taint_rules: Sequence[DeviceTaintRule],
+) -> str:
     dev = inv.devices[device]
     if reason == NOT_SELECTED and ev is not None:
         return _which_selector(ev, alt, device, inv) or reason
@@ -159,16 +200,21 @@ def _exact_reason(inv: Inventory, alt: Alternative, device: int, reason: str, ev
     return reason
 
 
-def _ids(inv: Inventory, alt: Alternative, device: int, reason: str,
-         taint_rules: Sequence[DeviceTaintRule]) -> tuple[tuple[str, str], ...]:
+def _ids(
+    inv: Inventory, alt: Alternative, device: int, reason: str, taint_rules: Sequence[DeviceTaintRule]
+) -> tuple[tuple[str, str], ...]:
     """What a reason names, as data (fixes and ``-o json`` read these, never the sentence)."""
     dev = inv.devices[device]
     if reason.startswith("already allocated") and dev.id in inv.in_use.holders:
         return (("claim", inv.in_use.holders[dev.id]),)
     if reason.startswith("counter "):
         pool = inv.pool(dev.pool_key)
-        short = [use.counter_set for use in dev.device.consumes_counters for name, counter in use.counters.items()
-                 if counter.value.value > pool.counters.get(use.counter_set, {}).get(name, counter.value.value)]
+        short = [
+            use.counter_set
+            for use in dev.device.consumes_counters
+            for name, counter in use.counters.items()
+            if counter.value.value > pool.counters.get(use.counter_set, {}).get(name, counter.value.value)
+        ]
         return tuple(("counterSet", f"{pool.label()}/{name}") for name in short[:1])
     if reason.startswith("has taint "):
         taint = untolerated_taint(dev, alt.tolerations)
@@ -191,8 +237,10 @@ def _capacity_short(inv: Inventory, alt: Alternative, device: int) -> str:
         capacity = capacities[name].value
         free = capacity.value - used.get(name, Fraction(0))
         if amount > free:
-            return (f"capacity {name} exhausted: {Quantity(free, capacity.format)} of {capacity} free, "
-                    f"the request takes {Quantity(amount, capacity.format)}")
+            return (
+                f"capacity {name} exhausted: {Quantity(free, capacity.format)} of {capacity} free, "
+                f"the request takes {Quantity(amount, capacity.format)}"
+            )
     return NO_CAPACITY
 
 
@@ -220,8 +268,10 @@ def _policy(capacity: DeviceCapacity) -> str:
         parts.append("validValues " + ", ".join(str(v) for v in policy.valid_values))
     if policy.valid_range is not None:
         r = policy.valid_range
-        parts.append("validRange " + ", ".join(f"{k} {v}" for k, v in (("min", r.min), ("max", r.max), ("step", r.step))
-                                               if v is not None))
+        parts.append(
+            "validRange "
+            + ", ".join(f"{k} {v}" for k, v in (("min", r.min), ("max", r.max), ("step", r.step)) if v is not None)
+        )
     return "; ".join(parts) or "empty"
 
 
@@ -259,7 +309,7 @@ def _accepts(ev: SelectorEvaluator, expression: str, cel: object) -> bool:
 
 def _short(expression: str) -> str:
     flat = " ".join(expression.split())
-    return flat if len(flat) <= SHOWN else flat[:SHOWN - 1] + "…"
+    return flat if len(flat) <= SHOWN else flat[: SHOWN - 1] + "…"
 
 
 def _counter_left(inv: Inventory, device: int) -> str:
@@ -271,6 +321,8 @@ def _counter_left(inv: Inventory, device: int) -> str:
             left = pool.counters.get(use.counter_set, {}).get(name)
             if left is not None and counter.value.value > left:
                 fmt = counter.value.format
-                return (f"counter set {use.counter_set} of pool {pool.label()} has {Quantity(max(left, Fraction(0)), fmt)} "
-                        f"of {name} left, the device needs {counter.value}")
+                return (
+                    f"counter set {use.counter_set} of pool {pool.label()} has {Quantity(max(left, Fraction(0)), fmt)} "
+                    f"of {name} left, the device needs {counter.value}"
+                )
     return ""

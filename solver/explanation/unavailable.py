@@ -12,14 +12,13 @@ node are left out: they are plainly someone else's.
 from __future__ import annotations
 
 from dataclasses import dataclass
+
 from drasat.models.meta import NodeSelector
 from drasat.models.resource import Device, ResourceSlice
-
-from drasat.solver.cel import CelDevice
 from drasat.solver.allocation.planning.inventory import Inventory, Pool
 from drasat.solver.allocation.problem import NodeInfo, Problem
 from drasat.solver.allocation.rules.reachability import device_reaches, slice_reaches
-
+from drasat.solver.cel import CelDevice
 
 PER_DEVICE = "per device"
 
@@ -59,15 +58,24 @@ def unavailable_devices(problem: Problem, inv: Inventory) -> list[Unavailable]:
 
 def _slice_reason(s: ResourceSlice, inv: Inventory, pool: Pool | None, newest: int) -> tuple[str, str | None]:
     spec = s.spec
-    gated = [f for f, on in (("perDeviceNodeSelection", spec.per_device_node_selection is not None),
-                             ("sharedCounters", bool(spec.shared_counters))) if on]
+    gated = [
+        f
+        for f, on in (
+            ("perDeviceNodeSelection", spec.per_device_node_selection is not None),
+            ("sharedCounters", bool(spec.shared_counters)),
+        )
+        if on
+    ]
     if not slice_reaches(inv.node, s):  # placement first: a gate turned on would not bring it here
         if spec.per_device_node_selection:
             return PER_DEVICE, None  # no device of it reaches the node: each says where it is
         return f"in slice {s.name}, {_placement(spec.node_selector, spec.all_nodes, inv.node)}", None
     if gated and not inv.features.partitionable:
-        return (f"in slice {s.name}, which uses {' and '.join(gated)}: dropped while the DRAPartitionableDevices "
-                "feature gate is disabled", "DRAPartitionableDevices")
+        return (
+            f"in slice {s.name}, which uses {' and '.join(gated)}: dropped while the DRAPartitionableDevices "
+            "feature gate is disabled",
+            "DRAPartitionableDevices",
+        )
     if pool is None or s.spec.pool.generation < newest:
         return _superseded(s, newest), None
     if pool.state == "usable":
@@ -80,8 +88,10 @@ def _superseded(s: ResourceSlice, newest: int) -> str:
     """A slice of a pool the inventory dropped whole: a newer generation of the pool exists elsewhere."""
     if newest <= s.spec.pool.generation:
         return ""
-    return (f"in slice {s.name}, of generation {s.spec.pool.generation} of pool {s.spec.driver}/{s.spec.pool.name}: "
-            f"generation {newest} replaces it")
+    return (
+        f"in slice {s.name}, of generation {s.spec.pool.generation} of pool {s.spec.driver}/{s.spec.pool.name}: "
+        f"generation {newest} replaces it"
+    )
 
 
 def device_placement(inv: Inventory, s: ResourceSlice, d: Device) -> str:
@@ -101,8 +111,9 @@ def selector_words(selector: NodeSelector) -> str:
     """A node selector as one line: terms joined by "or", requirements by "and"."""
     terms = []
     for term in selector.node_selector_terms:
-        reqs = [f"{r.key} {r.operator} {','.join(r.values)}".rstrip()
-                for r in [*term.match_expressions, *term.match_fields]]
+        reqs = [
+            f"{r.key} {r.operator} {','.join(r.values)}".rstrip() for r in [*term.match_expressions, *term.match_fields]
+        ]
         terms.append(" and ".join(reqs) or "(empty term)")
     return " or ".join(terms) or "no terms"
 
@@ -113,8 +124,10 @@ def _label(s: ResourceSlice, d: Device) -> str:
 
 def _cel(s: ResourceSlice, d: Device) -> CelDevice:
     """The device as CEL sees it (the inventory's own view, for a device the inventory does not hold)."""
-    return CelDevice(key=(s.spec.driver, s.spec.pool.name, s.name, d.name), driver=s.spec.driver,
-                     attributes={k: v.raw() for k, v in d.attributes.items()},
-                     capacity={k: v.value for k, v in d.capacity.items()},
-                     allow_multiple_allocations=bool(d.allow_multiple_allocations))
-
+    return CelDevice(
+        key=(s.spec.driver, s.spec.pool.name, s.name, d.name),
+        driver=s.spec.driver,
+        attributes={k: v.raw() for k, v in d.attributes.items()},
+        capacity={k: v.value for k, v in d.capacity.items()},
+        allow_multiple_allocations=bool(d.allow_multiple_allocations),
+    )

@@ -11,15 +11,15 @@ own CEL evaluator, so neither profits from the other's cached verdicts.
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any
 
 from drasat.models.errors import AllocationError, EvaluationError, SolveTimeout, Unschedulable
 from drasat.models.resource import AllocationResult
-
 from drasat.solver.allocation.api import Allocation, Stats, allocate
-from drasat.solver.cel import SelectorEvaluator
 from drasat.solver.allocation.problem import FIRST_FIT, Problem
+from drasat.solver.cel import SelectorEvaluator
 
 GREEDY, CP_SAT = "greedy", "cp-sat"
 ALLOCATED, UNSCHEDULABLE, TIMEOUT, ERROR = "allocated", "unschedulable", "timeout", "error"
@@ -41,9 +41,15 @@ class SideResult:
     results: dict[str, AllocationResult] = field(default_factory=dict, repr=False)  # for library users
 
     def to_data(self) -> dict[str, Any]:
-        return {"search": self.search, "objective": self.objective, "verdict": self.verdict,
-                "message": self.message, "seconds": round(self.seconds, 6), "statistics": self.statistics,
-                "devices": self.devices}
+        return {
+            "search": self.search,
+            "objective": self.objective,
+            "verdict": self.verdict,
+            "message": self.message,
+            "seconds": round(self.seconds, 6),
+            "statistics": self.statistics,
+            "devices": self.devices,
+        }
 
 
 @dataclass(frozen=True)
@@ -61,23 +67,47 @@ class Comparison:
         return not self.differences
 
     def to_data(self) -> dict[str, Any]:
-        return {"node": self.node, "claims": self.claims, "identical": self.identical,
-                "differences": self.differences, "greedy": self.greedy.to_data(), "cpSat": self.cp_sat.to_data()}
+        return {
+            "node": self.node,
+            "claims": self.claims,
+            "identical": self.identical,
+            "differences": self.differences,
+            "greedy": self.greedy.to_data(),
+            "cpSat": self.cp_sat.to_data(),
+        }
 
 
-def compare(problem: Problem, *, objective: str = FIRST_FIT, time_limit: float = 60.0, workers: int = 1,
-            cel_engine: str | None = None) -> Comparison:
+def compare(
+    problem: Problem,
+    *,
+    objective: str = FIRST_FIT,
+    time_limit: float = 60.0,
+    workers: int = 1,
+    cel_engine: str | None = None,
+) -> Comparison:
     """Run greedy (first-fit, as Kubernetes) and CP-SAT alone (``objective``) on ``problem``.
 
     Input errors (``InputError``) propagate: both sides would refuse the same input.
     Errors Kubernetes' allocator itself returns become an ``error`` verdict of that side.
     """
     _warm_up(problem)
-    greedy = _run(GREEDY, FIRST_FIT, lambda ev: allocate(
-        problem, solver=GREEDY, time_limit=time_limit, evaluator=ev), cel_engine)
-    cp_sat = _run(CP_SAT, objective, lambda ev: allocate(
-        problem, solver=CP_SAT, objective=objective, time_limit=time_limit, workers=workers, evaluator=ev,
-        greedy_budget=0), cel_engine)
+    greedy = _run(
+        GREEDY, FIRST_FIT, lambda ev: allocate(problem, solver=GREEDY, time_limit=time_limit, evaluator=ev), cel_engine
+    )
+    cp_sat = _run(
+        CP_SAT,
+        objective,
+        lambda ev: allocate(
+            problem,
+            solver=CP_SAT,
+            objective=objective,
+            time_limit=time_limit,
+            workers=workers,
+            evaluator=ev,
+            greedy_budget=0,
+        ),
+        cel_engine,
+    )
     claims = [claim.name for claim in problem.claims]
     return Comparison(problem.node.name, claims, greedy, cp_sat, _differences(greedy, cp_sat, claims))
 
@@ -87,16 +117,16 @@ def _warm_up(problem: Problem) -> None:
     second) and compiling the CEL expressions (programs are cached per process, so whichever side
     ran first would pay for both)."""
     from drasat.models.errors import Location
-
-    from drasat.solver.cel.validate import check_cel
     from drasat.solver.allocation.cp_sat.model import build_model  # noqa: F401  (imports OR-Tools)
+    from drasat.solver.cel.validate import check_cel
 
     for obj in [*problem.classes, *problem.claims]:
         check_cel(obj, Location("<warm-up>"))
 
 
-def _run(search: str, objective: str, run: Callable[[SelectorEvaluator], Allocation],
-         cel_engine: str | None) -> SideResult:
+def _run(
+    search: str, objective: str, run: Callable[[SelectorEvaluator], Allocation], cel_engine: str | None
+) -> SideResult:
     evaluator = SelectorEvaluator(cel_engine)
     started = time.perf_counter()
     try:
@@ -104,11 +134,19 @@ def _run(search: str, objective: str, run: Callable[[SelectorEvaluator], Allocat
     except (Unschedulable, SolveTimeout, AllocationError, EvaluationError) as exc:
         verdict = {Unschedulable: UNSCHEDULABLE, SolveTimeout: TIMEOUT}.get(type(exc), ERROR)
         stats = getattr(exc, "stats", None)  # the search's statistics, where the solver attached them
-        return SideResult(search, objective, verdict, str(exc), {}, time.perf_counter() - started,
-                          _statistics(stats) if isinstance(stats, Stats) else {})
+        return SideResult(
+            search,
+            objective,
+            verdict,
+            str(exc),
+            {},
+            time.perf_counter() - started,
+            _statistics(stats) if isinstance(stats, Stats) else {},
+        )
     seconds = time.perf_counter() - started
-    return SideResult(search, objective, ALLOCATED, "", _devices(answer), seconds, _statistics(answer.stats),
-                      dict(answer.results))
+    return SideResult(
+        search, objective, ALLOCATED, "", _devices(answer), seconds, _statistics(answer.stats), dict(answer.results)
+    )
 
 
 def _statistics(stats: Stats) -> dict[str, Any]:
@@ -116,8 +154,9 @@ def _statistics(stats: Stats) -> dict[str, Any]:
     if stats.greedy_steps:
         statistics.update(greedyTries=stats.greedy_tries, greedyBacktracks=stats.greedy_backtracks)
     if stats.cp_sat_solves:
-        statistics.update(cpSatSolves=stats.cp_sat_solves, cpSatBranches=stats.cp_sat_branches,
-                          cpSatConflicts=stats.cp_sat_conflicts)
+        statistics.update(
+            cpSatSolves=stats.cp_sat_solves, cpSatBranches=stats.cp_sat_branches, cpSatConflicts=stats.cp_sat_conflicts
+        )
     if stats.notes:
         statistics["notes"] = list(stats.notes)
     return statistics
@@ -141,6 +180,8 @@ def _differences(greedy: SideResult, cp_sat: SideResult, claims: list[str]) -> l
         left, right = greedy.devices.get(claim, {}), cp_sat.devices.get(claim, {})
         for request in sorted(set(left) | set(right)):
             if left.get(request) != right.get(request):
-                out.append(f"claim {claim}, request {request}: greedy {', '.join(left.get(request, [])) or '-'}; "
-                           f"cp-sat {', '.join(right.get(request, [])) or '-'}")
+                out.append(
+                    f"claim {claim}, request {request}: greedy {', '.join(left.get(request, [])) or '-'}; "
+                    f"cp-sat {', '.join(right.get(request, [])) or '-'}"
+                )
     return out

@@ -24,17 +24,27 @@ counter-consuming ones, whose placements may overlap).
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import Callable, Sequence
 
 from drasat.models.quantity import Quantity
 from drasat.models.resource import Device, DeviceTaint, ResourceSlice
 
 from .headroom import CounterState, fits_alone, max_allocatable
 from .pool_status import Cluster, partition_type
-from .pool_usage import (DeviceUse, GatheredPool, Usage, blocks_scheduling, candidate_of, counter_state, device_taints,
-                         gather_pools, overcommitted, usage_from_claims)
+from .pool_usage import (
+    DeviceUse,
+    GatheredPool,
+    Usage,
+    blocks_scheduling,
+    candidate_of,
+    counter_state,
+    device_taints,
+    gather_pools,
+    overcommitted,
+    usage_from_claims,
+)
 
 ALL_NODES = "(all nodes)"
 SELECTED_NODES = "(node selector)"
@@ -85,8 +95,13 @@ class NodeReport:
     free_whole: dict[str, int] = field(default_factory=dict)  # driver -> free devices without a partition type
 
 
-def node_reports(cluster: Cluster, *, node: str | None = None, default_attribute: str | None = None,
-                 progress: Callable[[int, int], None] | None = None) -> list[NodeReport]:
+def node_reports(
+    cluster: Cluster,
+    *,
+    node: str | None = None,
+    default_attribute: str | None = None,
+    progress: Callable[[int, int], None] | None = None,
+) -> list[NodeReport]:
     """One report per node (sorted; cluster-wide devices under "(all nodes)"), or only ``node``'s.
     ``progress(done, total)`` is called as each pool is taken up (the progress bar)."""
     usage = usage_from_claims(cluster.claims)
@@ -106,8 +121,9 @@ def node_reports(cluster: Cluster, *, node: str | None = None, default_attribute
             taints = device_taints(pool.key, device, cluster.taint_rules)
             found = partition_type(pool, slice_, device, default_attribute)
             kind = found[1] if isinstance(found, tuple) and device.consumes_counters else None
-            report.devices.append(_device_report(pool, device, in_use.get(device.name), taints,
-                                                 (state, pool_blocked), kind))
+            report.devices.append(
+                _device_report(pool, device, in_use.get(device.name), taints, (state, pool_blocked), kind)
+            )
         _add_counters(reports, pool, state, node)
     by_key = {p.key: p for p in pools}
     for report in reports.values():
@@ -123,20 +139,33 @@ def _node_of(slice_: ResourceSlice, device: Device) -> str:
     return ALL_NODES if slice_.spec.all_nodes or device.all_nodes else SELECTED_NODES
 
 
-def _device_report(pool: GatheredPool, device: Device, use: DeviceUse | None, taints: list[DeviceTaint],
-                   counters: tuple[CounterState, bool], kind: str | None) -> DeviceReport:
+def _device_report(
+    pool: GatheredPool,
+    device: Device,
+    use: DeviceUse | None,
+    taints: list[DeviceTaint],
+    counters: tuple[CounterState, bool],
+    kind: str | None,
+) -> DeviceReport:
     """``counters``: what is left in the pool, and whether a counter is over-committed."""
     state, pool_blocked = counters
-    report = DeviceReport(pool.driver, pool.name, device.name, "free", partition_type=kind,
-                          taints=[f"{t.key}={t.value or ''}:{t.effect}" for t in taints],
-                          counter_sets=[c.counter_set for c in device.consumes_counters])
+    report = DeviceReport(
+        pool.driver,
+        pool.name,
+        device.name,
+        "free",
+        partition_type=kind,
+        taints=[f"{t.key}={t.value or ''}:{t.effect}" for t in taints],
+        counter_sets=[c.counter_set for c in device.consumes_counters],
+    )
     if use is not None:
         report.claims = list(use.claims)
     if use is not None and device.allow_multiple_allocations:
         report.state, report.shares = "shared", use.shares
-        report.capacity_left = {name: Quantity(max(Fraction(0), c.value.value - use.consumed.get(name, Fraction(0))),
-                                               c.value.format)
-                                for name, c in device.capacity.items()}
+        report.capacity_left = {
+            name: Quantity(max(Fraction(0), c.value.value - use.consumed.get(name, Fraction(0))), c.value.format)
+            for name, c in device.capacity.items()
+        }
     elif use is not None:
         report.state = "allocated"
     elif not pool.complete:
@@ -151,8 +180,12 @@ def _device_report(pool: GatheredPool, device: Device, use: DeviceUse | None, ta
 def _blocked_reason(device: Device, state: CounterState, pool_blocked: bool) -> str:
     if pool_blocked:
         return "a counter of this pool is over-committed"
-    short = [f"{c.counter_set}/{name}" for c in device.consumes_counters for name, need in c.counters.items()
-             if state.available.get(c.counter_set, {}).get(name, Fraction(-1)) < need.value]
+    short = [
+        f"{c.counter_set}/{name}"
+        for c in device.consumes_counters
+        for name, need in c.counters.items()
+        if state.available.get(c.counter_set, {}).get(name, Fraction(-1)) < need.value
+    ]
     if short:
         return "not enough " + ", ".join(short) + " left"
     return "compatibility groups of allocated devices exclude it"
@@ -169,8 +202,9 @@ def _add_counters(reports: dict[str, NodeReport], pool: GatheredPool, state: Cou
             for name, counter in counter_set.counters.items():
                 left = state.available.get(counter_set.name, {}).get(name, counter.value.value)
                 used = Quantity(counter.value.value - left, counter.value.format)
-                report.counters.append(CounterReport(pool.driver, pool.name, counter_set.name, name,
-                                                     counter.value, used))
+                report.counters.append(
+                    CounterReport(pool.driver, pool.name, counter_set.name, name, counter.value, used)
+                )
 
 
 def _fragmentation(report: NodeReport, pools: dict[tuple[str, str], GatheredPool], usage: Usage) -> None:

@@ -12,12 +12,11 @@ is still free.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import Iterable
 
 from drasat.models.resource import Device, ResourceClaim
-
 from drasat.solver.scheduling.cluster import Cluster
 
 DeviceKey = tuple[str, str, str]  # driver, pool, device
@@ -35,10 +34,15 @@ class Usage:
     largest_free: dict[str, LargestFree] = field(default_factory=dict)  # per node type
 
     def to_data(self) -> dict[str, object]:
-        return {"devicesTouched": self.devices_touched, "counterSetsTouched": self.counter_sets_touched,
-                "wholeDevicesFree": self.whole_devices_free, "wholeFreeByDriver": self.whole_free_by_driver,
-                "largestFreePartition": {t: {"size": str(f.size), "nodes": f.nodes, "ofNodes": f.of_nodes}
-                                         for t, f in self.largest_free.items()}}
+        return {
+            "devicesTouched": self.devices_touched,
+            "counterSetsTouched": self.counter_sets_touched,
+            "wholeDevicesFree": self.whole_devices_free,
+            "wholeFreeByDriver": self.whole_free_by_driver,
+            "largestFreePartition": {
+                t: {"size": str(f.size), "nodes": f.nodes, "ofNodes": f.of_nodes} for t, f in self.largest_free.items()
+            },
+        }
 
 
 @dataclass(frozen=True)
@@ -80,8 +84,9 @@ def usage(cluster: Cluster, new_claims: Iterable[ResourceClaim]) -> Usage:
         for driver in whole:
             out.whole_free_by_driver[driver] = out.whole_free_by_driver.get(driver, 0) + 1
         out.whole_devices_free += len(whole)
-        free = [_size(key, d, node) for key, d in node.devices.items()
-                if key not in held and _fits(key, d, node, consumed)]
+        free = [
+            _size(key, d, node) for key, d in node.devices.items() if key not in held and _fits(key, d, node, consumed)
+        ]
         types.setdefault(_type_of(node), []).append(max(free, default=Fraction(0)))
     for type_name, sizes in types.items():
         best = max(sizes)
@@ -100,7 +105,8 @@ def _node_devices(cluster: Cluster) -> dict[str, _Node]:
             node.devices[(s.spec.driver, s.spec.pool.name, d.name)] = d
         for cs in s.spec.shared_counters:
             node.capacity[(s.spec.driver, s.spec.pool.name, cs.name)] = {
-                k: Fraction(c.value.value) for k, c in cs.counters.items()}
+                k: Fraction(c.value.value) for k, c in cs.counters.items()
+            }
     return out
 
 
@@ -112,13 +118,19 @@ def _held(claim: ResourceClaim) -> list[DeviceKey]:
 def _consumption(key: DeviceKey, device: Device | None) -> dict[CounterSetKey, dict[str, Fraction]]:
     if device is None:
         return {}
-    return {(key[0], key[1], c.counter_set): {k: Fraction(v.value.value) for k, v in c.counters.items()}
-            for c in device.consumes_counters}
+    return {
+        (key[0], key[1], c.counter_set): {k: Fraction(v.value.value) for k, v in c.counters.items()}
+        for c in device.consumes_counters
+    }
 
 
 def _size(key: DeviceKey, device: Device, node: _Node) -> Fraction:
-    shares = [value / node.capacity[cs][name] for cs, amounts in _consumption(key, device).items()
-              for name, value in amounts.items() if node.capacity.get(cs, {}).get(name)]
+    shares = [
+        value / node.capacity[cs][name]
+        for cs, amounts in _consumption(key, device).items()
+        for name, value in amounts.items()
+        if node.capacity.get(cs, {}).get(name)
+    ]
     return max(shares, default=Fraction(1))
 
 
@@ -126,7 +138,9 @@ def _fits(key: DeviceKey, device: Device, node: _Node, consumed: dict[CounterSet
     for counter_set, amounts in _consumption(key, device).items():
         capacity = node.capacity.get(counter_set, {})
         used = consumed.get(counter_set, {})
-        if any(used.get(name, Fraction(0)) + value > capacity.get(name, Fraction(0)) for name, value in amounts.items()):
+        if any(
+            used.get(name, Fraction(0)) + value > capacity.get(name, Fraction(0)) for name, value in amounts.items()
+        ):
             return False
     return True
 

@@ -15,9 +15,9 @@ fragmentation line and the brute-force tests all ask the same function.
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import Mapping, Sequence
 
 from ortools.sat.python import cp_model
 
@@ -72,8 +72,9 @@ def max_allocatable(candidates: Sequence[Candidate], state: CounterState, *, tim
     solver.parameters.num_workers = 1
     status = solver.solve(model)
     if status != cp_model.OPTIMAL:
-        raise SolveTimeout(f"the exact partition headroom was not proven within {time_limit:g} s "
-                           f"({len(fitting)} candidate devices)")
+        raise SolveTimeout(
+            f"the exact partition headroom was not proven within {time_limit:g} s ({len(fitting)} candidate devices)"
+        )
     witness = tuple(name for name, var in pick.items() if solver.boolean_value(var))
     return Headroom(len(witness), witness)
 
@@ -111,8 +112,9 @@ def _modes_left(set_name: str, state: CounterState) -> frozenset[str] | None:
     return modes or frozenset()
 
 
-def _post_counters(model: cp_model.CpModel, fitting: Sequence[Candidate], pick: Mapping[str, cp_model.IntVar],
-                   state: CounterState) -> None:
+def _post_counters(
+    model: cp_model.CpModel, fitting: Sequence[Candidate], pick: Mapping[str, cp_model.IntVar], state: CounterState
+) -> None:
     """Per counter: the picked candidates' amounts sum to at most what is left (scaled to integers)."""
     users: dict[tuple[str, str], list[tuple[Fraction, cp_model.IntVar]]] = {}
     for candidate in fitting:
@@ -136,14 +138,18 @@ def _integer_scale(values: Sequence[Fraction]) -> Fraction:
     return Fraction(denominator, divisor)
 
 
-def _post_compatibility(model: cp_model.CpModel, fitting: Sequence[Candidate], pick: Mapping[str, cp_model.IntVar],
-                        state: CounterState) -> None:
+def _post_compatibility(
+    model: cp_model.CpModel, fitting: Sequence[Candidate], pick: Mapping[str, cp_model.IntVar], state: CounterState
+) -> None:
     """Per counter set, one common mode (a group name, or "no groups") that every picked device has."""
     sets = {name for c in fitting for name in c.costs}
     for set_name in sorted(sets):
         left = _modes_left(set_name, state)
-        on_set = {c.name: _modes_of(c, set_name) if left is None else _modes_of(c, set_name) & left
-                  for c in fitting if set_name in c.costs}
+        on_set = {
+            c.name: _modes_of(c, set_name) if left is None else _modes_of(c, set_name) & left
+            for c in fitting
+            if set_name in c.costs
+        }
         modes = sorted(set().union(*on_set.values()))
         if len(modes) <= 1:
             continue  # one mode for all (fits_alone kept only candidates that have it): nothing to choose
@@ -151,4 +157,3 @@ def _post_compatibility(model: cp_model.CpModel, fitting: Sequence[Candidate], p
         model.add_at_most_one(chosen.values())
         for name, its_modes in on_set.items():
             model.add(pick[name] <= sum(chosen[m] for m in its_modes))
-

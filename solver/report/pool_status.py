@@ -14,24 +14,42 @@ it (a claim may tolerate them); ``unavailableDevices`` reports them.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from fractions import Fraction
-from typing import Any, Sequence
+from typing import Any
 
 from drasat.models.errors import InputError, Location
 from drasat.models.meta import Condition
-from drasat.models.pool_status_request import (LIMIT_DEFAULT, LIMIT_MAX, PartitionTypeStatus, PoolStatus,
-                                       ResourcePoolStatusRequest, ResourcePoolStatusRequestSpec,
-                                       ResourcePoolStatusRequestStatus, ShareableCapacityStatus,
-                                       ShareableSummaryStatus)
+from drasat.models.pool_status_request import (
+    LIMIT_DEFAULT,
+    LIMIT_MAX,
+    PartitionTypeStatus,
+    PoolStatus,
+    ResourcePoolStatusRequest,
+    ResourcePoolStatusRequestSpec,
+    ResourcePoolStatusRequestStatus,
+    ShareableCapacityStatus,
+    ShareableSummaryStatus,
+)
 from drasat.models.quantity import Quantity
 from drasat.models.resource import Device, DeviceTaintRule, ResourceClaim, ResourceSlice
 from drasat.models.validation.formats import Findings, check_fully_qualified_name
 
 from .headroom import max_allocatable
-from .pool_usage import (DeviceUse, GatheredPool, Usage, blocks_scheduling, candidate_of, counter_state,
-                         device_taints, gather_pools, overcommitted, usage_from_claims)
+from .pool_usage import (
+    DeviceUse,
+    GatheredPool,
+    Usage,
+    blocks_scheduling,
+    candidate_of,
+    counter_state,
+    device_taints,
+    gather_pools,
+    overcommitted,
+    usage_from_claims,
+)
 
 MAX_LIST_ITEMS = 32  # the status lists' maxItems: more is a validation error, not a truncation
 MAX_MESSAGE_BYTES = 256
@@ -68,47 +86,59 @@ def check_attribute_name(name: str, field: str) -> None:
         raise InputError(found.problems)
 
 
-def answer(request: ResourcePoolStatusRequest, cluster: Cluster, *, now: datetime | None = None
-           ) -> ResourcePoolStatusRequest:
+def answer(
+    request: ResourcePoolStatusRequest, cluster: Cluster, *, now: datetime | None = None
+) -> ResourcePoolStatusRequest:
     """A copy of ``request`` with ``status`` filled."""
     check_spec(request.spec)
     status = pool_status(request.spec, cluster, now=now)
     return request.model_copy(update={"status": status})
 
 
-def pool_status(spec: ResourcePoolStatusRequestSpec, cluster: Cluster, *, now: datetime | None = None
-                ) -> ResourcePoolStatusRequestStatus:
+def pool_status(
+    spec: ResourcePoolStatusRequestSpec, cluster: Cluster, *, now: datetime | None = None
+) -> ResourcePoolStatusRequestStatus:
     """Every matching pool's status, sorted by (driver, pool), cut to the limit; the Complete condition."""
     usage = usage_from_claims(cluster.claims)
-    pools = [_one_pool(p, spec, usage, cluster.taint_rules)
-             for p in gather_pools(cluster.slices, spec.driver, spec.pool_name)]
-    shown = pools[:spec.limit or LIMIT_DEFAULT]
+    pools = [
+        _one_pool(p, spec, usage, cluster.taint_rules)
+        for p in gather_pools(cluster.slices, spec.driver, spec.pool_name)
+    ]
+    shown = pools[: spec.limit or LIMIT_DEFAULT]
     # only pools missing slices are "incomplete"; a partition-type or over-cap error still has counts
     flagged = sum(1 for p in shown if p.validation_error and p.validation_error.startswith(INCOMPLETE))
     message = f"Calculated status for {len(shown)} pools" + (f" ({flagged} incomplete)" if flagged else "")
-    stamp = (now or datetime.now(timezone.utc)).strftime("%Y-%m-%dT%H:%M:%SZ")
-    condition = Condition(type="Complete", status="True", last_transition_time=stamp,
-                          reason="CalculationComplete", message=message)
+    stamp = (now or datetime.now(UTC)).strftime("%Y-%m-%dT%H:%M:%SZ")
+    condition = Condition(
+        type="Complete", status="True", last_transition_time=stamp, reason="CalculationComplete", message=message
+    )
     return ResourcePoolStatusRequestStatus(pool_count=len(pools), pools=shown, conditions=[condition])
 
 
-def _one_pool(pool: GatheredPool, spec: ResourcePoolStatusRequestSpec, usage: Usage,
-              rules: Sequence[DeviceTaintRule]) -> PoolStatus:
+def _one_pool(
+    pool: GatheredPool, spec: ResourcePoolStatusRequestSpec, usage: Usage, rules: Sequence[DeviceTaintRule]
+) -> PoolStatus:
     fields: dict[str, Any] = dict(driver=pool.driver, pool_name=pool.name, generation=pool.generation)
     if pool.node_name:
         fields["node_name"] = pool.node_name
     if not pool.complete:
         fields["validation_error"] = _cut(
             f"{INCOMPLETE} pool {pool.driver}/{pool.name} is incomplete: observed {len(pool.slices)}/"
-            f"{pool.expected_slices} slices at generation {pool.generation}")
+            f"{pool.expected_slices} slices at generation {pool.generation}"
+        )
         return PoolStatus(**fields)
     in_use = usage.in_pool(pool.key)
     devices = pool.devices
     total = len(devices)
     allocated = sum(1 for _, d in devices if d.name in in_use)
     unavailable = sum(1 for _, d in devices if blocks_scheduling(device_taints(pool.key, d, rules)))
-    fields.update(resource_slice_count=len(pool.slices), total_devices=total, allocated_devices=allocated,
-                  available_devices=max(0, total - allocated - unavailable), unavailable_devices=unavailable)
+    fields.update(
+        resource_slice_count=len(pool.slices),
+        total_devices=total,
+        allocated_devices=allocated,
+        available_devices=max(0, total - allocated - unavailable),
+        unavailable_devices=unavailable,
+    )
     summary, error = partition_summary(pool, in_use, spec.default_partition_type_attribute)
     shareable, shareable_error = shareable_summary(pool, in_use)
     error = error or shareable_error
@@ -121,8 +151,9 @@ def _one_pool(pool: GatheredPool, spec: ResourcePoolStatusRequestSpec, usage: Us
     return PoolStatus(**fields)
 
 
-def partition_type(pool: GatheredPool, slice_: ResourceSlice, device: Device,
-                   default_attribute: str | None) -> tuple[str, str] | str | None:
+def partition_type(
+    pool: GatheredPool, slice_: ResourceSlice, device: Device, default_attribute: str | None
+) -> tuple[str, str] | str | None:
     """(attribute, type) of a partitionable device; an error text; or None when no attribute is named."""
     attribute = slice_.spec.partition_type_attribute or default_attribute
     if not attribute:
@@ -132,15 +163,20 @@ def partition_type(pool: GatheredPool, slice_: ResourceSlice, device: Device,
             continue
         if value.string is None:
             kind = next(iter(value.raw()), "empty")
-            return (f"{TYPE_MISSING} device {device.name!r} in pool {pool.driver}/{pool.name}: partition type "
-                    f"attribute {attribute!r} is {'an' if kind[0] in 'aeiou' else 'a'} {kind}, not a string")
+            return (
+                f"{TYPE_MISSING} device {device.name!r} in pool {pool.driver}/{pool.name}: partition type "
+                f"attribute {attribute!r} is {'an' if kind[0] in 'aeiou' else 'a'} {kind}, not a string"
+            )
         return attribute, value.string
-    return (f"{TYPE_MISSING} device {device.name!r} in pool {pool.driver}/{pool.name} does not carry "
-            f"partition type attribute {attribute!r}")
+    return (
+        f"{TYPE_MISSING} device {device.name!r} in pool {pool.driver}/{pool.name} does not carry "
+        f"partition type attribute {attribute!r}"
+    )
 
 
-def partition_summary(pool: GatheredPool, in_use: dict[str, DeviceUse], default_attribute: str | None
-                      ) -> tuple[list[PartitionTypeStatus], str | None]:
+def partition_summary(
+    pool: GatheredPool, in_use: dict[str, DeviceUse], default_attribute: str | None
+) -> tuple[list[PartitionTypeStatus], str | None]:
     """Per partition type: devices in the pool and the exact number more that could be allocated."""
     groups: dict[tuple[str, str], list[Device]] = {}
     for slice_, device in pool.devices:
@@ -152,21 +188,25 @@ def partition_summary(pool: GatheredPool, in_use: dict[str, DeviceUse], default_
         if found is not None:
             groups.setdefault(found, []).append(device)
     if len(groups) > MAX_LIST_ITEMS:
-        return [], (f"{SUMMARY_OVER_CAP} pool {pool.driver}/{pool.name} has {len(groups)} partition types, "
-                    f"exceeding the maximum of {MAX_LIST_ITEMS}")
+        return [], (
+            f"{SUMMARY_OVER_CAP} pool {pool.driver}/{pool.name} has {len(groups)} partition types, "
+            f"exceeding the maximum of {MAX_LIST_ITEMS}"
+        )
     state = counter_state(pool, in_use)
     blocked = overcommitted(state)
     summary = []
     for (attribute, type_), devices in sorted(groups.items()):  # by (attribute, type), as the KEP says
         free = [candidate_of(d) for d in devices if d.name not in in_use]
         allocatable = 0 if blocked else max_allocatable(free, state).count
-        summary.append(PartitionTypeStatus(attribute=attribute, type=type_, total=len(devices),
-                                           allocatable=allocatable))
+        summary.append(
+            PartitionTypeStatus(attribute=attribute, type=type_, total=len(devices), allocatable=allocatable)
+        )
     return summary, None
 
 
-def shareable_summary(pool: GatheredPool, in_use: dict[str, DeviceUse]
-                      ) -> tuple[ShareableSummaryStatus | None, str | None]:
+def shareable_summary(
+    pool: GatheredPool, in_use: dict[str, DeviceUse]
+) -> tuple[ShareableSummaryStatus | None, str | None]:
     """Devices that allow multiple allocations: how many are untouched, how many partly used, capacity sums."""
     shareable = [d for _, d in pool.devices if d.allow_multiple_allocations]
     if not shareable:
@@ -182,16 +222,23 @@ def shareable_summary(pool: GatheredPool, in_use: dict[str, DeviceUse]
         for name, amount in use.consumed.items():
             consumed[name] = consumed.get(name, Fraction(0)) + amount
     if len(totals) > MAX_LIST_ITEMS:
-        return None, (f"{SHAREABLE_OVER_CAP} pool {pool.driver}/{pool.name} has {len(totals)} shareable capacity "
-                      f"keys, exceeding the maximum of {MAX_LIST_ITEMS}")
-    capacity = [ShareableCapacityStatus(name=name, total=Quantity(totals[name], formats[name]),
-                                        consumed=Quantity(consumed.get(name, Fraction(0)), formats[name]),
-                                        available=Quantity(max(Fraction(0), totals[name] - consumed.get(name, 0)),
-                                                           formats[name]))
-                for name in sorted(totals)]
+        return None, (
+            f"{SHAREABLE_OVER_CAP} pool {pool.driver}/{pool.name} has {len(totals)} shareable capacity "
+            f"keys, exceeding the maximum of {MAX_LIST_ITEMS}"
+        )
+    capacity = [
+        ShareableCapacityStatus(
+            name=name,
+            total=Quantity(totals[name], formats[name]),
+            consumed=Quantity(consumed.get(name, Fraction(0)), formats[name]),
+            available=Quantity(max(Fraction(0), totals[name] - consumed.get(name, 0)), formats[name]),
+        )
+        for name in sorted(totals)
+    ]
     used = sum(1 for d in shareable if d.name in in_use)
-    return ShareableSummaryStatus(fully_available_devices=len(shareable) - used, partially_available_devices=used,
-                                  capacity=capacity), None
+    return ShareableSummaryStatus(
+        fully_available_devices=len(shareable) - used, partially_available_devices=used, capacity=capacity
+    ), None
 
 
 def _cut(message: str) -> str:

@@ -10,9 +10,9 @@ and do not count), and counters are debited once per device in use.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import Callable, Iterable, Sequence
 
 from drasat.models.errors import InputError, Location
 from drasat.models.meta import TypedObject
@@ -55,12 +55,16 @@ class GatheredPool:
         return names.pop() or None if len(names) == 1 else None
 
     def counter_capacity(self) -> dict[str, dict[str, Fraction]]:
-        return {cs.name: {name: c.value.value for name, c in cs.counters.items()}
-                for s in self.slices for cs in s.spec.shared_counters}
+        return {
+            cs.name: {name: c.value.value for name, c in cs.counters.items()}
+            for s in self.slices
+            for cs in s.spec.shared_counters
+        }
 
 
-def gather_pools(slices: Iterable[ResourceSlice], driver: str | None = None,
-                 pool_name: str | None = None) -> list[GatheredPool]:
+def gather_pools(
+    slices: Iterable[ResourceSlice], driver: str | None = None, pool_name: str | None = None
+) -> list[GatheredPool]:
     """Pools sorted by (driver, name), each with only its newest-generation slices (sorted by name)."""
     newest: dict[PoolKey, GatheredPool] = {}
     for s in slices:
@@ -124,9 +128,11 @@ def rule_selects(rule: DeviceTaintRule, driver: str, pool: str, device: str) -> 
     selector = rule.spec.device_selector
     if selector is None:
         return False
-    return ((selector.driver is None or selector.driver == driver)
-            and (selector.pool is None or selector.pool == pool)
-            and (selector.device is None or selector.device == device))
+    return (
+        (selector.driver is None or selector.driver == driver)
+        and (selector.pool is None or selector.pool == pool)
+        and (selector.device is None or selector.device == device)
+    )
 
 
 def device_taints(key: PoolKey, device: Device, rules: Sequence[DeviceTaintRule]) -> list[DeviceTaint]:
@@ -175,8 +181,9 @@ def overcommitted(state: CounterState) -> bool:
     return any(v < 0 for counters in state.available.values() for v in counters.values())
 
 
-def refuse_bad_taints(slices: Iterable[ResourceSlice], rules: Iterable[DeviceTaintRule],
-                      locate: Callable[[TypedObject], Location | None]) -> None:
+def refuse_bad_taints(
+    slices: Iterable[ResourceSlice], rules: Iterable[DeviceTaintRule], locate: Callable[[TypedObject], Location | None]
+) -> None:
     """InputError for any taint the API server would refuse (an unknown effect such as ``Bogus``).
 
     Counting such a taint as NoSchedule, or as nothing, would report numbers no cluster

@@ -11,17 +11,18 @@ part of one, which the joint placement never does).
 from __future__ import annotations
 
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Sequence
+from typing import Any
 
 from drasat.models.core import Pod
-
 from drasat.solver.batch.placement import schedule_batch
 from drasat.solver.scheduling.cluster import Cluster, namespace_of
-from .device_usage import Usage, usage
+from drasat.solver.scheduling.one_by_one import Placement, schedule
 from drasat.solver.scheduling.plugins.dynamic_resources import AllocateOptions
 from drasat.solver.scheduling.pods import pending_pods
-from drasat.solver.scheduling.one_by_one import Placement, schedule
+
+from .device_usage import Usage, usage
 
 ONE_BY_ONE, BATCH = "one-by-one", "batch"
 
@@ -41,9 +42,16 @@ class ScheduleSide:
     nodes: dict[str, str | None]  # pod -> node (None: pending)
 
     def to_data(self) -> dict[str, Any]:
-        return {"method": self.method, "objective": self.objective, "pods": self.pods, "placed": self.placed,
-                "gangs": self.gangs, "gangsComplete": self.gangs_complete, **self.usage.to_data(),
-                "seconds": round(self.seconds, 3)}
+        return {
+            "method": self.method,
+            "objective": self.objective,
+            "pods": self.pods,
+            "placed": self.placed,
+            "gangs": self.gangs,
+            "gangsComplete": self.gangs_complete,
+            **self.usage.to_data(),
+            "seconds": round(self.seconds, 3),
+        }
 
 
 @dataclass(frozen=True)
@@ -53,12 +61,12 @@ class ScheduleComparison:
     differences: list[str]  # one line per pod whose outcome differs
 
     def to_data(self) -> dict[str, Any]:
-        return {"oneByOne": self.one_by_one.to_data(), "batch": self.batch.to_data(),
-                "differences": self.differences}
+        return {"oneByOne": self.one_by_one.to_data(), "batch": self.batch.to_data(), "differences": self.differences}
 
 
-def compare_schedules(cluster: Cluster, pods: Sequence[Pod] | None = None, *,
-                      options: AllocateOptions | None = None) -> ScheduleComparison:
+def compare_schedules(
+    cluster: Cluster, pods: Sequence[Pod] | None = None, *, options: AllocateOptions | None = None
+) -> ScheduleComparison:
     """Place ``pods`` (default: every pending pod) one by one, then jointly, each on the untouched input."""
     options = options or AllocateOptions()
     chosen = list(pending_pods(cluster) if pods is None else pods)
@@ -76,16 +84,16 @@ def _warm_up(cluster: Cluster) -> None:
     """Pay the one-off costs before either clock starts (OR-Tools' import, compiling the CEL
     selectors: programs are cached per process, so the side that ran first would pay for both)."""
     from drasat.models.errors import Location
-
-    from drasat.solver.cel.validate import check_cel
     from drasat.solver.allocation.cp_sat.model import build_model  # noqa: F401  (imports OR-Tools)
+    from drasat.solver.cel.validate import check_cel
 
     for obj in [*cluster.classes, *cluster.templates, *cluster.claims]:
         check_cel(obj, Location("<warm-up>"))
 
 
-def side_of(method: str, objective: str, cluster: Cluster, pods: list[Pod], placements: list[Placement],
-          seconds: float) -> ScheduleSide:
+def side_of(
+    method: str, objective: str, cluster: Cluster, pods: list[Pod], placements: list[Placement], seconds: float
+) -> ScheduleSide:
     """One column of ``compare --schedule``: what one method placed, and what it left of the devices."""
     nodes = {p.label: p.node for p in placements}
     groups: dict[str, list[str]] = {}
@@ -95,8 +103,17 @@ def side_of(method: str, objective: str, cluster: Cluster, pods: list[Pod], plac
             groups.setdefault(f"{namespace_of(pod)}/{ref.pod_group_name}", []).append(f"{namespace_of(pod)}/{pod.name}")
     complete = sum(1 for members in groups.values() if all(nodes.get(m) for m in members))
     new_claims = [c for p in placements if p.node for c in p.claims]
-    return ScheduleSide(method, objective, len(pods), sum(1 for n in nodes.values() if n), len(groups), complete,
-                        usage(cluster, new_claims), seconds, nodes)
+    return ScheduleSide(
+        method,
+        objective,
+        len(pods),
+        sum(1 for n in nodes.values() if n),
+        len(groups),
+        complete,
+        usage(cluster, new_claims),
+        seconds,
+        nodes,
+    )
 
 
 def _differences(one: ScheduleSide, batch: ScheduleSide) -> list[str]:

@@ -19,17 +19,25 @@ As the controller, only scheduled pods (``spec.nodeName``) that the claim's
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Iterable, Protocol, Sequence
+from typing import Protocol
 
 from drasat.models.core import Pod
 from drasat.models.errors import EvaluationError, InputError
-from drasat.models.resource import (Device, DeviceClass, DeviceTaint, DeviceToleration, ResourceClaim,
-                                    ResourceClaimConsumerReference, ResourceSlice)
-
-from drasat.solver.cel import CelDevice
-from .pool_usage import gather_pools
+from drasat.models.resource import (
+    Device,
+    DeviceClass,
+    DeviceTaint,
+    DeviceToleration,
+    ResourceClaim,
+    ResourceClaimConsumerReference,
+    ResourceSlice,
+)
 from drasat.solver.allocation.rules.taints import tolerates
+from drasat.solver.cel import CelDevice
+
+from .pool_usage import gather_pools
 
 DeviceKey = tuple[str, str, str]
 
@@ -68,21 +76,30 @@ class Impact:
 
     def message(self) -> str:
         """Word for word the eviction controller's message for ``effect: None``."""
-        return (f"{_count(len(self.published), 'published device')} selected. "
-                f"{_count(self.allocated, 'allocated device')} selected. "
-                f"{_count(len(self.evicted), 'pod')} would be evicted in "
-                f"{'1 namespace' if self.namespaces == 1 else f'{self.namespaces} different namespaces'} "
-                "if the effect was NoExecute. This information will not be updated again. "
-                "Recreate the DeviceTaintRule to trigger an update.")
+        return (
+            f"{_count(len(self.published), 'published device')} selected. "
+            f"{_count(self.allocated, 'allocated device')} selected. "
+            f"{_count(len(self.evicted), 'pod')} would be evicted in "
+            f"{'1 namespace' if self.namespaces == 1 else f'{self.namespaces} different namespaces'} "
+            "if the effect was NoExecute. This information will not be updated again. "
+            "Recreate the DeviceTaintRule to trigger an update."
+        )
 
 
 def _count(n: int, noun: str) -> str:
     return f"1 {noun}" if n == 1 else f"{n} {noun}s"
 
 
-def taint_impact(name: str, selector: RuleSelector, taint: DeviceTaint, slices: Sequence[ResourceSlice],
-                 claims: Sequence[ResourceClaim], pods: Sequence[Pod], classes: Sequence[DeviceClass],
-                 matcher: Matcher) -> Impact:
+def taint_impact(
+    name: str,
+    selector: RuleSelector,
+    taint: DeviceTaint,
+    slices: Sequence[ResourceSlice],
+    claims: Sequence[ResourceClaim],
+    pods: Sequence[Pod],
+    classes: Sequence[DeviceClass],
+    matcher: Matcher,
+) -> Impact:
     """Which published and allocated devices the rule selects, and which pods NoExecute would evict."""
     class_selectors = _class_selectors(name, selector, classes)
     impact = Impact(name)
@@ -98,8 +115,13 @@ def taint_impact(name: str, selector: RuleSelector, taint: DeviceTaint, slices: 
     for claim in claims:
         for result in claim.status.allocation.devices.results if claim.status and claim.status.allocation else []:
             key = (result.driver, result.pool, result.device)
-            if key in chosen or (key not in published and not class_selectors and not selector.cel
-                                 and selector.given and _names_match(selector, key)):
+            if key in chosen or (
+                key not in published
+                and not class_selectors
+                and not selector.cel
+                and selector.given
+                and _names_match(selector, key)
+            ):
                 impact.allocated += 1
                 delay = _eviction_delay(result.tolerations, taint)
                 if delay != -1:
@@ -115,32 +137,41 @@ def _class_selectors(name: str, selector: RuleSelector, classes: Sequence[Device
     for cls in classes:
         if cls.name == selector.device_class:
             return [s.cel.expression for s in cls.spec.selectors if s.cel is not None]
-    raise InputError(f"DeviceTaintRule/{name}: spec.deviceSelector.deviceClassName: no DeviceClass named "
-                     f"{selector.device_class!r} in the input")
+    raise InputError(
+        f"DeviceTaintRule/{name}: spec.deviceSelector.deviceClassName: no DeviceClass named "
+        f"{selector.device_class!r} in the input"
+    )
 
 
 def _names_match(selector: RuleSelector, key: DeviceKey) -> bool:
-    return all(want is None or want == have for want, have in zip((selector.driver, selector.pool, selector.device),
-                                                                   key))
+    return all(
+        want is None or want == have for want, have in zip((selector.driver, selector.pool, selector.device), key)
+    )
 
 
-def _selects(name: str, selector: RuleSelector, class_selectors: list[str], key: DeviceKey, device: Device,
-             matcher: Matcher) -> bool:
+def _selects(
+    name: str, selector: RuleSelector, class_selectors: list[str], key: DeviceKey, device: Device, matcher: Matcher
+) -> bool:
     if not selector.given or not _names_match(selector, key):
         return False
     expressions = [*class_selectors, *selector.cel]
     if not expressions:
         return True
-    cel = CelDevice(key=key, driver=key[0], attributes={k: v.raw() for k, v in device.attributes.items()},
-                    capacity={k: v.value for k, v in device.capacity.items()},
-                    allow_multiple_allocations=bool(device.allow_multiple_allocations))
+    cel = CelDevice(
+        key=key,
+        driver=key[0],
+        attributes={k: v.raw() for k, v in device.attributes.items()},
+        capacity={k: v.value for k, v in device.capacity.items()},
+        allow_multiple_allocations=bool(device.allow_multiple_allocations),
+    )
     for expression in expressions:
         try:
             if not matcher.matches(expression, cel):
                 return False
         except EvaluationError as exc:
-            raise EvaluationError(f"DeviceTaintRule {name}: selector {expression!r} failed on device "
-                                  f"{'/'.join(key)}: {exc}") from None
+            raise EvaluationError(
+                f"DeviceTaintRule {name}: selector {expression!r} failed on device {'/'.join(key)}: {exc}"
+            ) from None
     return True
 
 
@@ -176,8 +207,12 @@ def _sooner(a: int | None, b: int | None) -> int | None:
     return None if a is None or b is None else min(a, b)
 
 
-def _pods(impact: Impact, pods: Sequence[Pod], evicting: dict[tuple[str, str], int | None],
-          reserved: dict[tuple[str | None, str | None], list[ResourceClaimConsumerReference]]) -> None:
+def _pods(
+    impact: Impact,
+    pods: Sequence[Pod],
+    evicting: dict[tuple[str, str], int | None],
+    reserved: dict[tuple[str | None, str | None], list[ResourceClaimConsumerReference]],
+) -> None:
     """Pods the controller would evict: scheduled, not being deleted, and using an evicting claim reserved for them.
 
     As upstream's podEvictionTime: a pod without ``spec.nodeName`` is not evicted ("not
@@ -188,8 +223,11 @@ def _pods(impact: Impact, pods: Sequence[Pod], evicting: dict[tuple[str, str], i
         if pod.metadata.deletion_timestamp is not None or not pod.spec.node_name:
             continue
         generated = {s.name: s.resource_claim_name for s in (pod.status.resource_claim_statuses if pod.status else [])}
-        delays = [evicting[(pod.namespace, claim)] for claim in _claim_names(pod, generated)
-                  if (pod.namespace, claim) in evicting and _is_reserved_for(pod, reserved[(pod.namespace, claim)])]
+        delays = [
+            evicting[(pod.namespace, claim)]
+            for claim in _claim_names(pod, generated)
+            if (pod.namespace, claim) in evicting and _is_reserved_for(pod, reserved[(pod.namespace, claim)])
+        ]
         if not delays:
             continue
         who = f"{pod.namespace}/{pod.name}"
@@ -201,15 +239,20 @@ def _pods(impact: Impact, pods: Sequence[Pod], evicting: dict[tuple[str, str], i
             impact.delayed[who] = soonest
 
 
-def _reservations(claims: Sequence[ResourceClaim]
-                  ) -> dict[tuple[str | None, str | None], list[ResourceClaimConsumerReference]]:
+def _reservations(
+    claims: Sequence[ResourceClaim],
+) -> dict[tuple[str | None, str | None], list[ResourceClaimConsumerReference]]:
     return {(claim.namespace, claim.name): claim.status.reserved_for if claim.status else [] for claim in claims}
 
 
 def _is_reserved_for(pod: Pod, consumers: list[ResourceClaimConsumerReference]) -> bool:
     """Upstream's IsReservedForPod compares UIDs; a pod written without one is matched by name."""
-    return any(ref.resource == "pods" and not ref.api_group
-               and (ref.uid == pod.metadata.uid if pod.metadata.uid else ref.name == pod.name) for ref in consumers)
+    return any(
+        ref.resource == "pods"
+        and not ref.api_group
+        and (ref.uid == pod.metadata.uid if pod.metadata.uid else ref.name == pod.name)
+        for ref in consumers
+    )
 
 
 def _claim_names(pod: Pod, generated: dict[str, str | None]) -> list[str]:

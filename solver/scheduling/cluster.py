@@ -9,16 +9,19 @@ slices and classes. It never changes: the scheduling loop keeps what changes
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Sequence
 
 from drasat.models.core import Namespace, Node, Pod, PodGroup
 from drasat.models.loader import typed_objects
 from drasat.models.resource import (
-    DeviceClass, DeviceTaintRule, ResourceClaim, ResourceClaimTemplate, ResourceSlice,
+    DeviceClass,
+    DeviceTaintRule,
+    ResourceClaim,
+    ResourceClaimTemplate,
+    ResourceSlice,
 )
-
 from drasat.solver.allocation.features import Features
 
 DEFAULT_NAMESPACE = "default"
@@ -90,7 +93,7 @@ class Cluster:
         """The DeviceClass backing an extended resource: ``deviceclass.resource.kubernetes.io/<class>``
         names one directly; otherwise the class whose ``extendedResourceName`` is ``resource``."""
         if resource.startswith(EXTENDED_CLASS_PREFIX):
-            return self.classes_by_name.get(resource[len(EXTENDED_CLASS_PREFIX):])
+            return self.classes_by_name.get(resource[len(EXTENDED_CLASS_PREFIX) :])
         return self._extended_names.get(resource)
 
     @cached_property
@@ -111,8 +114,15 @@ def cluster_from_objects(objects: Sequence[object], features: Features | None = 
     by_kind: dict[str, list] = {}
     for obj in objects:
         by_kind.setdefault(getattr(obj, "kind", ""), []).append(obj)
-    return Cluster(nodes=by_kind.get("Node", []), pods=by_kind.get("Pod", []),
-                   pod_groups=by_kind.get("PodGroup", []), namespaces=by_kind.get("Namespace", []),
-                   slices=by_kind.get("ResourceSlice", []), classes=by_kind.get("DeviceClass", []),
-                   claims=by_kind.get("ResourceClaim", []), templates=by_kind.get("ResourceClaimTemplate", []),
-                   taint_rules=by_kind.get("DeviceTaintRule", []), features=features or Features())
+    return Cluster(
+        nodes=by_kind.get("Node", []),
+        pods=by_kind.get("Pod", []),
+        pod_groups=by_kind.get("PodGroup", []),
+        namespaces=by_kind.get("Namespace", []),
+        slices=by_kind.get("ResourceSlice", []),
+        classes=by_kind.get("DeviceClass", []),
+        claims=by_kind.get("ResourceClaim", []),
+        templates=by_kind.get("ResourceClaimTemplate", []),
+        taint_rules=by_kind.get("DeviceTaintRule", []),
+        features=features or Features(),
+    )

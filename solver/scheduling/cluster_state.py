@@ -14,13 +14,13 @@ from fractions import Fraction
 
 from drasat.models.core import Node, Pod
 from drasat.models.resource import Device, ResourceClaim, ResourceSlice
+from drasat.solver.allocation.planning.node_selectors import SelectorParseError, selector_matches
+from drasat.solver.allocation.problem import NodeInfo, Problem
 
 from .cluster import Cluster, ObjectKey, key_of
 from .node_classes import NodeDevices, NodeSignature, PoolKey, Signatures, in_use_text, node_devices
 from .plugins.node_resources import Resources, pod_requests
-from drasat.solver.allocation.planning.node_selectors import SelectorParseError, selector_matches
 from .pods import finished
-from drasat.solver.allocation.problem import NodeInfo, Problem
 
 
 @dataclass
@@ -38,8 +38,14 @@ class NodeLoad:
         self._rekey()
 
     def _rekey(self) -> None:
-        self.key = repr((sorted(self.allocatable.items()), sorted(self.used.items()),
-                         sorted(self.used_for_score.items()), self.pods))
+        self.key = repr(
+            (
+                sorted(self.allocatable.items()),
+                sorted(self.used.items()),
+                sorted(self.used_for_score.items()),
+                self.pods,
+            )
+        )
 
     def add(self, requests: Resources, for_score: Resources) -> None:
         for name, amount in requests.items():
@@ -102,8 +108,7 @@ class ClusterState:
             else:
                 others.append(s)
         keep_apart = bool(self.cluster.taint_rules)
-        return {n.name: node_devices(n.name, own[n.name], _reaching(n, others), keep_apart)
-                for n in self.cluster.nodes}
+        return {n.name: node_devices(n.name, own[n.name], _reaching(n, others), keep_apart) for n in self.cluster.nodes}
 
     def _index(self, claim: ResourceClaim) -> set[PoolKey]:
         allocation = claim.status.allocation if claim.status else None
@@ -135,9 +140,15 @@ class ClusterState:
         devices = self.nodes[node]
         allocated = {key_of(c): c for pool in devices.pools for c in self._by_pool.get(pool, {}).values()}
         n = self.loads[node].node
-        return Problem(node=NodeInfo(n.name, dict(n.metadata.labels)), slices=devices.slices,
-                       classes=self.cluster.classes, claims=claims, allocated=list(allocated.values()),
-                       taint_rules=self.cluster.taint_rules, features=self.cluster.features)
+        return Problem(
+            node=NodeInfo(n.name, dict(n.metadata.labels)),
+            slices=devices.slices,
+            classes=self.cluster.classes,
+            claims=claims,
+            allocated=list(allocated.values()),
+            taint_rules=self.cluster.taint_rules,
+            features=self.cluster.features,
+        )
 
     def record(self, claims: list[ResourceClaim]) -> None:
         """Claims allocated or newly reserved: they replace their old version; nodes using their pools change."""
@@ -152,9 +163,13 @@ class ClusterState:
     def snapshot(self) -> Snapshot:
         """The state as it stands, to go back to (placements tried and undone: a gang that does not fit whole).
         Copies only what placements change (claims are replaced, never written), so it is cheap."""
-        return Snapshot(dict(self.book), {pool: dict(claims) for pool, claims in self._by_pool.items()},
-                        {name: (dict(load.used), dict(load.used_for_score), load.pods) for name, load in self.loads.items()},
-                        {name: node.in_use for name, node in self.nodes.items()}, dict(self.dra_failures))
+        return Snapshot(
+            dict(self.book),
+            {pool: dict(claims) for pool, claims in self._by_pool.items()},
+            {name: (dict(load.used), dict(load.used_for_score), load.pods) for name, load in self.loads.items()},
+            {name: node.in_use for name, node in self.nodes.items()},
+            dict(self.dra_failures),
+        )
 
     def restore(self, snapshot: Snapshot) -> None:
         """Back to ``snapshot`` (which stays usable: it can be restored again)."""
@@ -170,8 +185,9 @@ class ClusterState:
         """The pod runs on ``node``: its requests (with its DRA amounts) count there from now on."""
         statuses = pod.status.node_allocatable_resource_claim_statuses if pod.status else []
         level = self.cluster.features["PodLevelResources"]
-        self.loads[node].add(pod_requests(pod, statuses, pod_level=level),
-                             pod_requests(pod, statuses, pod_level=level, defaults=True))
+        self.loads[node].add(
+            pod_requests(pod, statuses, pod_level=level), pod_requests(pod, statuses, pod_level=level, defaults=True)
+        )
 
 
 def _reaching(node: Node, others: list[ResourceSlice]) -> list[ResourceSlice]:
@@ -183,8 +199,11 @@ def _reaching(node: Node, others: list[ResourceSlice]) -> list[ResourceSlice]:
     for s in others:
         spec = s.spec
         try:
-            hit = bool(spec.all_nodes or spec.per_device_node_selection or
-                       (spec.node_selector is not None and selector_matches(info, spec.node_selector)))
+            hit = bool(
+                spec.all_nodes
+                or spec.per_device_node_selection
+                or (spec.node_selector is not None and selector_matches(info, spec.node_selector))
+            )
         except SelectorParseError:
             hit = True
         if hit:

@@ -12,7 +12,7 @@ run at the same time.
 
 from __future__ import annotations
 
-from typing import Mapping
+from collections.abc import Mapping
 
 from drasat.models.core import Container, ContainerExtendedResourceRequest, Pod
 from drasat.models.meta import ObjectMeta
@@ -25,8 +25,9 @@ from .pods import EXTENDED_CLAIM_ANNOTATION, generated_name, object_uid, owner_r
 Mapping_ = ContainerExtendedResourceRequest
 
 
-def _container_request(index: int, container: Container, resource: str, class_name: str,
-                       reusable: list[DeviceRequest | None]) -> tuple[DeviceRequest | None, list[Mapping_]]:
+def _container_request(
+    index: int, container: Container, resource: str, class_name: str, reusable: list[DeviceRequest | None]
+) -> tuple[DeviceRequest | None, list[Mapping_]]:
     """The container's own request for ``resource`` after what ``reusable`` requests already provide."""
     wanted = effective_requests(container.resources)
     amount = wanted.get(resource)
@@ -41,8 +42,10 @@ def _container_request(index: int, container: Container, resource: str, class_na
             if total >= need:
                 return None, mappings
     name = f"container-{index}-request-{sorted(wanted).index(resource)}"
-    request = DeviceRequest(name=name, exactly=ExactDeviceRequest(device_class_name=class_name,
-                                                                  allocation_mode="ExactCount", count=need - total))
+    request = DeviceRequest(
+        name=name,
+        exactly=ExactDeviceRequest(device_class_name=class_name, allocation_mode="ExactCount", count=need - total),
+    )
     return request, [*mappings, Mapping_(container_name=container.name, resource_name=resource, request_name=name)]
 
 
@@ -66,15 +69,19 @@ def _resource_requests(pod: Pod, resource: str, class_name: str) -> tuple[list[D
             if largest is None or (largest.exactly and (largest.exactly.count or 0) < (request.exactly.count or 0)):
                 largest = request
     if largest is not None:
-        short_maps = [m if m.request_name not in short_names else
-                      Mapping_(container_name=m.container_name, resource_name=resource, request_name=largest.name)
-                      for m in short_maps]
+        short_maps = [
+            m
+            if m.request_name not in short_names
+            else Mapping_(container_name=m.container_name, resource_name=resource, request_name=largest.name)
+            for m in short_maps
+        ]
     requests = ([largest] if largest else []) + [r for r in long_lived if r is not None]
     return requests, long_maps + short_maps
 
 
-def extended_claim(pod: Pod, resources: Mapping[str, int],
-                   cluster: Cluster) -> tuple[ResourceClaim, list[ContainerExtendedResourceRequest]]:
+def extended_claim(
+    pod: Pod, resources: Mapping[str, int], cluster: Cluster
+) -> tuple[ResourceClaim, list[ContainerExtendedResourceRequest]]:
     """The claim for ``resources`` (those of the pod's extended resources this node lacks as a device plugin),
     owned by the pod and annotated as the scheduler annotates it, with the pod's request mappings."""
     requests: list[DeviceRequest] = []
@@ -89,8 +96,14 @@ def extended_claim(pod: Pod, resources: Mapping[str, int],
     requests.sort(key=lambda r: r.name)
     name = generated_name(f"{pod.name}-extended-resources-", f"{object_uid('Pod', pod)}/extended-resources")
     claim = ResourceClaim(
-        api_version="resource.k8s.io/v1", kind="ResourceClaim",
-        metadata=ObjectMeta(name=name, namespace=namespace_of(pod), annotations={EXTENDED_CLAIM_ANNOTATION: "true"},
-                            owner_references=[owner_reference(pod)]),
-        spec=ResourceClaimSpec(devices=DeviceClaim(requests=requests)))
+        api_version="resource.k8s.io/v1",
+        kind="ResourceClaim",
+        metadata=ObjectMeta(
+            name=name,
+            namespace=namespace_of(pod),
+            annotations={EXTENDED_CLAIM_ANNOTATION: "true"},
+            owner_references=[owner_reference(pod)],
+        ),
+        spec=ResourceClaimSpec(devices=DeviceClaim(requests=requests)),
+    )
     return claim, mappings

@@ -16,8 +16,8 @@ by pool name).
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Mapping, Sequence
 
 from drasat.models.resource import ResourceClaim, ResourceSlice
 
@@ -44,8 +44,9 @@ def _slice_text(s: ResourceSlice, pool_rank: int, keep_pool_name: bool) -> str:
     return json.dumps(body, sort_keys=True)
 
 
-def node_devices(name: str, own: Sequence[ResourceSlice], reaching: Sequence[ResourceSlice],
-                 keep_apart: bool) -> NodeDevices:
+def node_devices(
+    name: str, own: Sequence[ResourceSlice], reaching: Sequence[ResourceSlice], keep_apart: bool
+) -> NodeDevices:
     """The description of one node: ``own`` slices name it; ``reaching`` ones (``allNodes``, node selectors)
     are shared with other nodes, so they are described by name and their pools' use is the same for all."""
     pools = sorted({(s.spec.driver, s.spec.pool.name) for s in [*own, *reaching]})

@@ -12,31 +12,57 @@ scheduler's summary line instead.
 from __future__ import annotations
 
 import json
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any, Callable, Sequence
+from typing import Any
 
 from drasat.models.core import (
-    Node, NodeAllocatableResourceClaimStatus, Pod, PodExtendedResourceClaimStatus, PodResourceClaimStatus, PodStatus,
+    Node,
+    NodeAllocatableResourceClaimStatus,
+    Pod,
+    PodExtendedResourceClaimStatus,
+    PodResourceClaimStatus,
+    PodStatus,
 )
 from drasat.models.resource import AllocationResult, ResourceClaim, ResourceClaimStatus
-
+from drasat.solver.allocation.problem import PACK, Problem
 from drasat.solver.cel import SelectorEvaluator
+
 from .cluster import Cluster, label_of
+from .cluster_state import ClusterState, NodeLoad
+from .parallel import Executor
 from .plugins.dynamic_resources import (
-    AllocateOptions, ClaimShape, DraVerdict, NodeTask, allocated_elsewhere, answer_on_node, claim_shape, dra_verdict,
+    AllocateOptions,
+    ClaimShape,
+    DraVerdict,
+    NodeTask,
+    allocated_elsewhere,
+    answer_on_node,
+    claim_shape,
+    dra_verdict,
 )
 from .plugins.node_filters import REASON_DRA, REASON_PIN_CONFLICT, REASON_PINNED, filter_reasons, pinned_nodes, summary
 from .plugins.node_resources import Resources, insufficient, least_allocated, pod_requests
 from .plugins.scores import (
-    WEIGHT_BALANCED_ALLOCATION, WEIGHT_DYNAMIC_RESOURCES, WEIGHT_NODE_AFFINITY, WEIGHT_NODE_RESOURCES_FIT,
-    WEIGHT_TAINT_TOLERATION, balanced_allocation, intolerable_prefer_no_schedule, normalized, preferred_affinity,
+    WEIGHT_BALANCED_ALLOCATION,
+    WEIGHT_DYNAMIC_RESOURCES,
+    WEIGHT_NODE_AFFINITY,
+    WEIGHT_NODE_RESOURCES_FIT,
+    WEIGHT_TAINT_TOLERATION,
+    balanced_allocation,
+    intolerable_prefer_no_schedule,
+    normalized,
+    preferred_affinity,
 )
 from .pods import (
-    PodClaims, is_extended_resource, not_schedulable_now, pending_pods, pod_consumer, resolve_pod_claims,
+    PodClaims,
+    is_extended_resource,
+    not_schedulable_now,
+    pending_pods,
+    pod_consumer,
+    resolve_pod_claims,
 )
-from .parallel import Executor
-from drasat.solver.allocation.problem import PACK, Problem
-from .cluster_state import ClusterState, NodeLoad
+
 
 @dataclass
 class Placement:
@@ -56,9 +82,14 @@ class Placement:
         return label_of(self.pod)
 
 
-def schedule(cluster: Cluster, pods: Sequence[Pod] | None = None, *,
-             options: AllocateOptions | None = None, executor: Executor | None = None,
-             progress: Callable[[int, int], None] | None = None) -> list[Placement]:
+def schedule(
+    cluster: Cluster,
+    pods: Sequence[Pod] | None = None,
+    *,
+    options: AllocateOptions | None = None,
+    executor: Executor | None = None,
+    progress: Callable[[int, int], None] | None = None,
+) -> list[Placement]:
     """Place ``pods`` (default: every pending pod) one at a time; each placement shapes the next.
 
     With an ``executor`` of several workers (:mod:`parallel`), the allocations a pod's node classes still
@@ -90,8 +121,9 @@ class _Outcome:
     affinity: int = 0  # raw: weights of the preferred terms matched
 
 
-def schedule_one(state: ClusterState, pod: Pod, options: AllocateOptions,
-                 cache: dict[tuple, Any], executor: Executor | None = None) -> Placement:
+def schedule_one(
+    state: ClusterState, pod: Pod, options: AllocateOptions, cache: dict[tuple, Any], executor: Executor | None = None
+) -> Placement:
     """Filter, score and commit one pod against the current state.
 
     Nodes alike in everything the filters read (labels and taints, load, devices and devices in use) get
@@ -139,8 +171,13 @@ def schedule_one(state: ClusterState, pod: Pod, options: AllocateOptions,
     return placement
 
 
-def _exhaustively(devices: _Devices, keys: dict[str, tuple | None], passed: list[tuple[str, _Outcome]],
-                  reasons: dict[str, list[str]], skip_failed: bool) -> Placement | None:
+def _exhaustively(
+    devices: _Devices,
+    keys: dict[str, tuple | None],
+    passed: list[tuple[str, _Outcome]],
+    reasons: dict[str, list[str]],
+    skip_failed: bool,
+) -> Placement | None:
     """Every node that passed the filters asked about its devices, then ranked by the full score. With
     ``skip_failed``, nodes where the pod's claims found no devices before are passed over (they would fail
     again, and fail nodes count for nothing in the scores); None if then no node takes the pod."""
@@ -164,16 +201,22 @@ def _exhaustively(devices: _Devices, keys: dict[str, tuple | None], passed: list
     return None if passed_over else Placement(devices.pc.pod)
 
 
-def _lazily(devices: _Devices, keys: dict[str, tuple | None], passed: list[tuple[str, _Outcome]],
-            reasons: dict[str, list[str]]) -> Placement | None:
+def _lazily(
+    devices: _Devices, keys: dict[str, tuple | None], passed: list[tuple[str, _Outcome]], reasons: dict[str, list[str]]
+) -> Placement | None:
     """When the devices cannot change the ranking (no DRA score, no per-node preference to normalise, no
     pack tie-break), nodes are asked about their devices best score first and the first that passes
     wins: the same node the exhaustive ranking picks, with a devices step for few nodes instead of all.
     A node where the pod's claims already found no devices is passed over without asking again (placements
     only fill nodes). None when a devices answer carries a DRA score after all, or when no node takes the
     pod and some were passed over (then every node is asked: the reasons are today's)."""
-    order = sorted(passed, key=lambda item: (-(WEIGHT_NODE_RESOURCES_FIT * item[1].fit_score
-                                               + WEIGHT_BALANCED_ALLOCATION * item[1].balanced), item[0]))
+    order = sorted(
+        passed,
+        key=lambda item: (
+            -(WEIGHT_NODE_RESOURCES_FIT * item[1].fit_score + WEIGHT_BALANCED_ALLOCATION * item[1].balanced),
+            item[0],
+        ),
+    )
     passed_over = False
     for name, outcome in order:
         key = keys[name]
@@ -207,17 +250,23 @@ def _scores_fixed(pc: PodClaims, passed: list[tuple[str, _Outcome]], options: Al
     """Whether the scores the devices step could change are the same on every node that passes it: the
     DRA score is 0 without firstAvailable requests; normalised taint and affinity scores are equal when
     the raw ones are equal on all nodes that passed the filters; the pack tie-break never is."""
-    first_available = any(r.first_available for u in pc.uses if not u.allocated
-                          for r in u.claim.spec.devices.requests)
-    return options.objective != PACK and not first_available and len({o.taints for _, o in passed}) <= 1 \
+    first_available = any(r.first_available for u in pc.uses if not u.allocated for r in u.claim.spec.devices.requests)
+    return (
+        options.objective != PACK
+        and not first_available
+        and len({o.taints for _, o in passed}) <= 1
         and len({o.affinity for _, o in passed}) <= 1
+    )
 
 
 def _class_keys(state: ClusterState, pc: PodClaims, pinned: set[str] | None) -> dict[str, tuple | None]:
     """Each node's class for this pod: what the filters and the devices step read of it (None: pinned away)."""
     pod = pc.pod
-    name_matters = bool(pod.spec.node_name) or any(t.match_fields for t in pod.required_node_terms()) or \
-        any(t.preference.match_fields for t in pod.preferred_node_terms())
+    name_matters = (
+        bool(pod.spec.node_name)
+        or any(t.match_fields for t in pod.required_node_terms())
+        or any(t.preference.match_fields for t in pod.preferred_node_terms())
+    )
     shares_claims = any(u.allocated for u in pc.uses)  # where they are allocated decides: checked per node
     keys: dict[str, tuple | None] = {}
     for node in state.cluster.nodes:
@@ -225,13 +274,19 @@ def _class_keys(state: ClusterState, pc: PodClaims, pinned: set[str] | None) -> 
             keys[node.name] = None
             continue
         elsewhere = tuple(allocated_elsewhere(state, pc, node.name)) if shares_claims else ()
-        keys[node.name] = (node.name if name_matters else "", elsewhere, state.filter_key(node.name),
-                           state.loads[node.name].key, state.signature(node.name))
+        keys[node.name] = (
+            node.name if name_matters else "",
+            elsewhere,
+            state.filter_key(node.name),
+            state.loads[node.name].key,
+            state.signature(node.name),
+        )
     return keys
 
 
-def _prepared(state: ClusterState, pc: PodClaims, firsts: dict[tuple, Node],
-              cache: dict[tuple, Any]) -> dict[tuple, _Outcome]:
+def _prepared(
+    state: ClusterState, pc: PodClaims, firsts: dict[tuple, Node], cache: dict[tuple, Any]
+) -> dict[tuple, _Outcome]:
     """Each class's filters and scores (the devices step aside), evaluated on its first node. They read the
     pod's spec and the node's labels, taints and load only, so for a pod without allocated claims they are
     kept (in ``cache``) for every later pod of the same spec."""
@@ -253,22 +308,36 @@ def _scored(state: ClusterState, pc: PodClaims, node: Node) -> _Outcome:
     not depend on the devices."""
     pod, load = pc.pod, state.loads[node.name]
     level = state.cluster.features["PodLevelResources"]
-    reasons = filter_reasons(pod, node) or _fit(load, pc, pod_requests(pod, pod_level=level)) \
+    reasons = (
+        filter_reasons(pod, node)
+        or _fit(load, pc, pod_requests(pod, pod_level=level))
         or allocated_elsewhere(state, pc, node.name)
+    )
     if reasons:
         return _Outcome(reasons)
     for_score = pod_requests(pod, pod_level=level, defaults=True)
-    return _Outcome([], None, least_allocated(load.allocatable, load.used_for_score, for_score),
-                    balanced_allocation(load.allocatable, load.used, pod_requests(pod, pod_level=level)),
-                    intolerable_prefer_no_schedule(pod, node), preferred_affinity(pod, node))
+    return _Outcome(
+        [],
+        None,
+        least_allocated(load.allocatable, load.used_for_score, for_score),
+        balanced_allocation(load.allocatable, load.used, pod_requests(pod, pod_level=level)),
+        intolerable_prefer_no_schedule(pod, node),
+        preferred_affinity(pod, node),
+    )
 
 
 class _Devices:
     """The devices step for one pod, per node class: the verdict (kept across nodes and pods of one claim
     shape in ``cache``), then the DRA amounts on top of the node's load."""
 
-    def __init__(self, state: ClusterState, pc: PodClaims, options: AllocateOptions, cache: dict[tuple, Any],
-                 firsts: dict[tuple, str]) -> None:
+    def __init__(
+        self,
+        state: ClusterState,
+        pc: PodClaims,
+        options: AllocateOptions,
+        cache: dict[tuple, Any],
+        firsts: dict[tuple, str],
+    ) -> None:
         self.state, self.pc, self.options, self.cache, self.firsts = state, pc, options, cache, firsts
         self._shapes: dict[frozenset[str], ClaimShape] = {}
         self._done: dict[tuple, _Outcome] = {}
@@ -305,12 +374,12 @@ class _Devices:
     def prefetch(self, keys: list[tuple], executor: Executor) -> None:
         """The verdicts these classes still lack, their allocations run on the executor (each on the class's
         first node, as the serial loop would have run it)."""
-        _prefetch(self.state, self.pc, [self.firsts[k] for k in keys], self.options, self.cache, self._shapes,
-                  executor)
+        _prefetch(self.state, self.pc, [self.firsts[k] for k in keys], self.options, self.cache, self._shapes, executor)
 
 
-def _verdict_key(state: ClusterState, pc: PodClaims, node: str,
-                 shapes: dict[frozenset[str], ClaimShape]) -> tuple[tuple, ClaimShape]:
+def _verdict_key(
+    state: ClusterState, pc: PodClaims, node: str, shapes: dict[frozenset[str], ClaimShape]
+) -> tuple[tuple, ClaimShape]:
     """Devices verdicts are kept per claim shape and node class (across pods too): the key, and the shape."""
     allocatable = state.loads[node].allocatable
     on_dra = frozenset(name for name in pc.extended if not allocatable.get(name))
@@ -320,8 +389,15 @@ def _verdict_key(state: ClusterState, pc: PodClaims, node: str,
     return (shape.key, state.signature(node)), shape
 
 
-def _prefetch(state: ClusterState, pc: PodClaims, nodes: list[str], options: AllocateOptions,
-              cache: dict[tuple, Any], shapes: dict[frozenset[str], ClaimShape], executor: Executor) -> None:
+def _prefetch(
+    state: ClusterState,
+    pc: PodClaims,
+    nodes: list[str],
+    options: AllocateOptions,
+    cache: dict[tuple, Any],
+    shapes: dict[frozenset[str], ClaimShape],
+    executor: Executor,
+) -> None:
     """The verdicts these nodes still lack, their allocations run on the executor (each on the first node of
     its key, as the serial loop would have run it)."""
     todo: dict[tuple, tuple[str, ClaimShape]] = {}
@@ -340,11 +416,14 @@ def _prefetch(state: ClusterState, pc: PodClaims, nodes: list[str], options: All
 def _fit(load: NodeLoad, pc: PodClaims, request: Resources) -> list[str]:
     """NodeResourcesFit; extended resources a DeviceClass backs are the devices step's business on
     nodes that do not offer them through a device plugin."""
-    wanted = {name: amount for name, amount in request.items()
-              if not (name in pc.extended and not load.allocatable.get(name))}
-    relevant = {name: amount for name, amount in wanted.items()
-                if name in ("cpu", "memory", "ephemeral-storage") or name.startswith("hugepages-")
-                or is_extended_resource(name)}
+    wanted = {
+        name: amount for name, amount in request.items() if not (name in pc.extended and not load.allocatable.get(name))
+    }
+    relevant = {
+        name: amount
+        for name, amount in wanted.items()
+        if name in ("cpu", "memory", "ephemeral-storage") or name.startswith("hugepages-") or is_extended_resource(name)
+    }
     return insufficient(load.allocatable, load.used, relevant, load.pods)
 
 
@@ -361,16 +440,21 @@ def _ranked(passed: list[tuple[str, _Outcome]]) -> list[tuple[str, DraVerdict]]:
     scored = []
     for i, (name, outcome) in enumerate(passed):
         assert outcome.verdict is not None  # nodes pass with a verdict
-        total = (WEIGHT_TAINT_TOLERATION * taints[i] + WEIGHT_NODE_AFFINITY * affinity[i]
-                 + WEIGHT_NODE_RESOURCES_FIT * outcome.fit_score + WEIGHT_BALANCED_ALLOCATION * outcome.balanced
-                 + WEIGHT_DYNAMIC_RESOURCES * dra[i])
+        total = (
+            WEIGHT_TAINT_TOLERATION * taints[i]
+            + WEIGHT_NODE_AFFINITY * affinity[i]
+            + WEIGHT_NODE_RESOURCES_FIT * outcome.fit_score
+            + WEIGHT_BALANCED_ALLOCATION * outcome.balanced
+            + WEIGHT_DYNAMIC_RESOURCES * dra[i]
+        )
         scored.append((-total, name, outcome.verdict))
     scored.sort(key=lambda item: (item[0], item[2].footprint, item[1]))  # footprint: () unless packing
     return [(name, verdict) for _, name, verdict in scored]
 
 
-def _commit(state: ClusterState, pc: PodClaims, node: str, verdict: DraVerdict,
-            options: AllocateOptions) -> Placement | None:
+def _commit(
+    state: ClusterState, pc: PodClaims, node: str, verdict: DraVerdict, options: AllocateOptions
+) -> Placement | None:
     """Bind the pod to ``node``: allocations for this very pod and node (a cached verdict may come from
     another node of its class or another pod of its shape), claims reserved, pod status written, state
     updated. None if the devices fail."""
@@ -409,16 +493,21 @@ def bound_pod(pc: PodClaims, node: str, verdict: DraVerdict, claims: list[Resour
     status = pod.status or PodStatus()
     templated = {e.name for e in pod.spec.resource_claims if e.resource_claim_template_name}
     known = {s.name for s in status.resource_claim_statuses}
-    generated = [PodResourceClaimStatus(name=u.pod_claim, resource_claim_name=u.claim.name)
-                 for u in pc.uses if u.pod_claim in templated and u.pod_claim not in known]
+    generated = [
+        PodResourceClaimStatus(name=u.pod_claim, resource_claim_name=u.claim.name)
+        for u in pc.uses
+        if u.pod_claim in templated and u.pod_claim not in known
+    ]
     if generated:
         status.resource_claim_statuses = [*status.resource_claim_statuses, *generated]
     if verdict.mappings:
         extended = next(c for c in claims if c.name not in {u.claim.name for u in pc.uses})
         status.extended_resource_claim_status = PodExtendedResourceClaimStatus(
-            request_mappings=verdict.mappings, resource_claim_name=extended.name)
+            request_mappings=verdict.mappings, resource_claim_name=extended.name
+        )
     if verdict.statuses:
         status.node_allocatable_resource_claim_statuses = [
-            NodeAllocatableResourceClaimStatus.model_validate(s.to_api()) for s in verdict.statuses]
+            NodeAllocatableResourceClaimStatus.model_validate(s.to_api()) for s in verdict.statuses
+        ]
     pod.status = status
     return pod

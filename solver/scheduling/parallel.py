@@ -32,10 +32,11 @@ import math
 import multiprocessing
 import socket
 import warnings
+from collections.abc import Callable, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from types import TracebackType
-from typing import Any, Callable, Protocol, Sequence, TypeVar
+from typing import Any, Protocol, TypeVar
 
 from drasat.models.errors import DrasatWarning, InputError, WorkerLost
 
@@ -160,8 +161,9 @@ class RayCluster(_Closing):
                 raise cause from None
             raise
         except errors.RayError as exc:  # a worker or node died, an object was lost
-            raise WorkerLost(f"a Ray worker was lost: {str(exc).splitlines()[0] if str(exc) else type(exc).__name__}"
-                             f"; no answer") from None
+            raise WorkerLost(
+                f"a Ray worker was lost: {str(exc).splitlines()[0] if str(exc) else type(exc).__name__}; no answer"
+            ) from None
 
     def close(self) -> None:
         if self._started:
@@ -184,8 +186,11 @@ def _connect(ray: Any, address: str, workers: int | None) -> None:
             except ValueError as exc:
                 if "num_cpus" not in str(exc):
                     raise
-            warnings.warn(f"a Ray instance already runs on this machine: using it as it is, not {workers} CPUs",
-                          DrasatWarning, stacklevel=3)
+            warnings.warn(
+                f"a Ray instance already runs on this machine: using it as it is, not {workers} CPUs",
+                DrasatWarning,
+                stacklevel=3,
+            )
         ray.init(address=None if address == "auto" else address, **quiet)
     except (ConnectionError, ValueError, RuntimeError) as exc:
         raise InputError(f"cannot reach the Ray cluster at {address}: {exc}") from None
@@ -220,6 +225,9 @@ def executor(workers: int = 1, ray: str | None = None) -> Serial | LocalProcesse
             return RayCluster(ray, workers if workers > 1 else None)
         if ray != "auto":
             raise InputError(f"--ray {ray}: {RAY_MISSING}")
-        warnings.warn(f"{RAY_MISSING}: running on {workers} local process{'es' if workers > 1 else ''} instead",
-                      DrasatWarning, stacklevel=2)
+        warnings.warn(
+            f"{RAY_MISSING}: running on {workers} local process{'es' if workers > 1 else ''} instead",
+            DrasatWarning,
+            stacklevel=2,
+        )
     return LocalProcesses(workers) if workers > 1 else Serial()

@@ -14,19 +14,20 @@ explanation must not depend on which other pods were asked about in the same run
 from __future__ import annotations
 
 import time
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Callable, Sequence
+from typing import Any
 
 from drasat.models.core import Pod
-
 from drasat.solver.cel import SelectorEvaluator
-from .cluster import Cluster, label_of
 from drasat.solver.explanation.explain import Choice, Explanation, explain
+
+from .cluster import Cluster, label_of
+from .cluster_state import ClusterState
+from .one_by_one import schedule_one
 from .plugins.dynamic_resources import AllocateOptions, claim_shape
 from .plugins.node_filters import REASON_DRA
 from .pods import resolve_pod_claims
-from .cluster_state import ClusterState
-from .one_by_one import schedule_one
 
 MAX_CLASSES = 5  # node classes explained per pod; the others are counted
 NODES_NAMED = 5  # nodes named per class
@@ -64,15 +65,26 @@ class PodExplanation:
 
     def to_data(self) -> dict[str, Any]:
         """The pod's explanation as JSON-ready data."""
-        return {"pod": self.pod, "node": self.node, "feasible": self.feasible, "summary": self.summary,
-                "nodeClasses": [c.to_data() for c in self.classes], "unexplainedNodes": self.unexplained_nodes,
-                "nodeReasons": self.node_reasons,
-                "choice": [c.to_data() for c in self.choice]}
+        return {
+            "pod": self.pod,
+            "node": self.node,
+            "feasible": self.feasible,
+            "summary": self.summary,
+            "nodeClasses": [c.to_data() for c in self.classes],
+            "unexplainedNodes": self.unexplained_nodes,
+            "nodeReasons": self.node_reasons,
+            "choice": [c.to_data() for c in self.choice],
+        }
 
 
-def explain_pods(cluster: Cluster, pods: Sequence[Pod], *, evaluator: SelectorEvaluator | None = None,
-                 time_limit: float = 60.0,
-                 progress: Callable[[int, int], None] | None = None) -> list[PodExplanation]:
+def explain_pods(
+    cluster: Cluster,
+    pods: Sequence[Pod],
+    *,
+    evaluator: SelectorEvaluator | None = None,
+    time_limit: float = 60.0,
+    progress: Callable[[int, int], None] | None = None,
+) -> list[PodExplanation]:
     """Each pod's verdict over all nodes and, where it fails on devices, the explanation per node class.
     ``progress(done, total)`` is called after each pod (the command line's progress bar)."""
     deadline = time.monotonic() + time_limit
@@ -90,10 +102,14 @@ def _one(cluster: Cluster, pod: Pod, options: AllocateOptions, deadline: float) 
     placement = schedule_one(state, pod, options, {})
     if placement.node is not None:
         namespace = pod.metadata.namespace or "default"
-        choice = [Choice(f"{namespace}/{claim}", r.request, f"{r.driver}/{r.pool}/{r.device}")
-                  for claim, result in placement.allocations.items() for r in result.devices.results]
-        return PodExplanation(label_of(pod), placement.node, f"schedulable: node {placement.node} would be chosen",
-                              choice=choice)
+        choice = [
+            Choice(f"{namespace}/{claim}", r.request, f"{r.driver}/{r.pool}/{r.device}")
+            for claim, result in placement.allocations.items()
+            for r in result.devices.results
+        ]
+        return PodExplanation(
+            label_of(pod), placement.node, f"schedulable: node {placement.node} would be chosen", choice=choice
+        )
     failing = [node for node, reasons in placement.node_reasons.items() if REASON_DRA in reasons]
     classes: dict[Any, list[str]] = {}
     for node in failing:
@@ -103,8 +119,12 @@ def _one(cluster: Cluster, pod: Pod, options: AllocateOptions, deadline: float) 
     for nodes in list(classes.values())[:MAX_CLASSES]:
         problem = state.problem(nodes[0], claim_shape(state, pc, nodes[0]).claims)
         remaining = max(deadline - time.monotonic(), 0.001)
-        found.classes.append(NodeClass(nodes[:NODES_NAMED],
-                                       explain(problem, evaluator=options.evaluator, time_limit=remaining),
-                                       max(len(nodes) - NODES_NAMED, 0)))
+        found.classes.append(
+            NodeClass(
+                nodes[:NODES_NAMED],
+                explain(problem, evaluator=options.evaluator, time_limit=remaining),
+                max(len(nodes) - NODES_NAMED, 0),
+            )
+        )
     found.unexplained_nodes = sum(len(nodes) for nodes in list(classes.values())[MAX_CLASSES:])
     return found

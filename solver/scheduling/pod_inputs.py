@@ -10,18 +10,20 @@ the question uses only, so an unrelated broken object stays validate's business.
 
 from __future__ import annotations
 
-from typing import Any, Callable, Iterable
+from collections.abc import Callable, Iterable
+from typing import Any
 
-from drasat.models.errors import InputError, Location, Problem
 from drasat.models.core import Pod
+from drasat.models.errors import InputError, Location, Problem
 from drasat.models.meta import TypedObject
 from drasat.models.validation import validate_object
 
 from .cluster import Cluster, namespace_of
 
 
-def refuse_unstorable_pods(cluster: Cluster, pods: Iterable[Pod],
-                           locate: Callable[[Any], Location | None] | None = None) -> None:
+def refuse_unstorable_pods(
+    cluster: Cluster, pods: Iterable[Pod], locate: Callable[[Any], Location | None] | None = None
+) -> None:
     """Raise InputError naming file, object and field when a pod, or a template or PodGroup it names,
     breaks a rule the API server enforces."""
     used: dict[int, TypedObject] = {}
@@ -36,7 +38,8 @@ def refuse_unstorable_pods(cluster: Cluster, pods: Iterable[Pod],
         found = cluster.pod_groups_by_key.get((ns, group.pod_group_name or "")) if group is not None else None
         if found is not None:
             used[id(found)] = found
-    problems: list[Problem] = [p for obj in used.values()
-                               for p in validate_object(obj, locate(obj) if locate is not None else None)]
+    problems: list[Problem] = [
+        p for obj in used.values() for p in validate_object(obj, locate(obj) if locate is not None else None)
+    ]
     if problems:
         raise InputError(problems)

@@ -10,21 +10,22 @@ claim carries the consumers it will be reserved for, so the answer can show
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any, Callable, Sequence
+from typing import Any
 
-from drasat.models.errors import Location, Unschedulable
 from drasat.models.core import Pod
+from drasat.models.errors import Location, Unschedulable
 from drasat.models.resource import ResourceClaim, ResourceClaimConsumerReference
+from drasat.solver.allocation.features import Features
+from drasat.solver.allocation.problem import Problem, chosen_claims, problem_from_objects, refuse_unstorable
 
 from .cluster import Cluster, ObjectKey, key_of, label_of
-from drasat.solver.allocation.features import Features
+from .cluster_state import allocatable_of
 from .extended import extended_claim
 from .plugins.node_resources import Resources
 from .pod_inputs import refuse_unstorable_pods
 from .pods import not_schedulable_now, pending_pods, pod_consumer, resolve_pod_claims, select_pods
-from drasat.solver.allocation.problem import Problem, chosen_claims, problem_from_objects, refuse_unstorable
-from .cluster_state import allocatable_of
 
 
 @dataclass
@@ -41,10 +42,16 @@ def select_claims(cluster: Cluster, names: Sequence[str]) -> list[ResourceClaim]
     return chosen_claims(cluster.claims, names)
 
 
-def pods_problem(objects: Sequence[object], *, node: str | None, pods: Sequence[str] | None,
-                 claims: Sequence[str] | None, features: Features,
-                 locate: Callable[[Any], Location | None] | None = None,
-                 namespace: str | None = None) -> PodsProblem:
+def pods_problem(
+    objects: Sequence[object],
+    *,
+    node: str | None,
+    pods: Sequence[str] | None,
+    claims: Sequence[str] | None,
+    features: Features,
+    locate: Callable[[Any], Location | None] | None = None,
+    namespace: str | None = None,
+) -> PodsProblem:
     """The Problem ``drasat solve`` answers: pods' claims (all pending pods unless ``pods`` names some)
     plus the claims named; with neither Pods nor names, every pending claim. A pending pod that cannot have
     its claims (gated, a template missing) is left out with its reason, unless ``pods`` names it: one
@@ -56,8 +63,11 @@ def pods_problem(objects: Sequence[object], *, node: str | None, pods: Sequence[
     cluster = cluster_from_objects(objects, features)
     named = pods is not None
     if namespace is not None and pods is None and claims is None and not cluster.pods:
-        claims = [f"{namespace}/{c.name}" for c in cluster.claims
-                  if key_of(c)[0] == namespace and not (c.status and c.status.allocation)]
+        claims = [
+            f"{namespace}/{c.name}"
+            for c in cluster.claims
+            if key_of(c)[0] == namespace and not (c.status and c.status.allocation)
+        ]
     pending = [p for p in pending_pods(cluster) if namespace is None or key_of(p)[0] == namespace]
     chosen_pods = select_pods(cluster, pods) if pods is not None else (pending if claims is None else [])
     refuse_unstorable_pods(cluster, chosen_pods, locate)
@@ -83,8 +93,9 @@ def pods_problem(objects: Sequence[object], *, node: str | None, pods: Sequence[
     return PodsProblem(problem, {key[1]: refs for key, refs in consumers.items()}, left_out)
 
 
-def _pod_claims(pod: Pod, cluster: Cluster, allocatable: Resources
-                ) -> tuple[list[tuple[ResourceClaim, ResourceClaimConsumerReference]], str]:
+def _pod_claims(
+    pod: Pod, cluster: Cluster, allocatable: Resources
+) -> tuple[list[tuple[ResourceClaim, ResourceClaimConsumerReference]], str]:
     """The claims still to allocate for ``pod`` with their consumer, or why the pod cannot have them."""
     why = not_schedulable_now(pod)
     if why:

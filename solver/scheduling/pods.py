@@ -17,16 +17,22 @@ from __future__ import annotations
 
 import hashlib
 import uuid
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Mapping, Sequence
 
 from drasat.models.core import (
-    Pod, PodGroup, PodGroupResourceClaimStatus, PodResourceClaim, PodResourceClaimStatus,
+    Pod,
+    PodGroup,
+    PodGroupResourceClaimStatus,
+    PodResourceClaim,
+    PodResourceClaimStatus,
 )
 from drasat.models.errors import InputError
 from drasat.models.meta import ObjectMeta, OwnerReference
 from drasat.models.resource import (
-    ResourceClaim, ResourceClaimConsumerReference, ResourceClaimTemplate,
+    ResourceClaim,
+    ResourceClaimConsumerReference,
+    ResourceClaimTemplate,
 )
 
 from .cluster import EXTENDED_CLASS_PREFIX, POD_CLAIM_ANNOTATION, Cluster, ObjectKey, label_of, namespace_of
@@ -54,8 +60,9 @@ class Consumer:
     uid: str
 
     def reference(self) -> ResourceClaimConsumerReference:
-        return ResourceClaimConsumerReference(api_group=self.api_group or None, resource=self.resource,
-                                              name=self.name, uid=self.uid)
+        return ResourceClaimConsumerReference(
+            api_group=self.api_group or None, resource=self.resource, name=self.name, uid=self.uid
+        )
 
 
 @dataclass
@@ -116,8 +123,11 @@ def template_claim_base(owner: str, pod_claim: str) -> str:
     """The controller's ``generateName``: ``<owner>-<claim>-``, both parts cut proportionally when too long."""
     base = f"{owner}-{pod_claim}-"
     if len(base) > _NAME_BASE_MAX:
-        base = owner[:len(owner) * _NAME_BASE_MAX // len(base)] + "-" + \
-            pod_claim[:len(pod_claim) * _NAME_BASE_MAX // len(base)]
+        base = (
+            owner[: len(owner) * _NAME_BASE_MAX // len(base)]
+            + "-"
+            + pod_claim[: len(pod_claim) * _NAME_BASE_MAX // len(base)]
+        )
     return base
 
 
@@ -154,21 +164,24 @@ def _pod_group(pod: Pod, cluster: Cluster) -> tuple[PodGroup | str | None, bool]
     grouped = cluster.features["DRAWorkloadResourceClaims"]
     group = cluster.pod_groups_by_key.get((namespace_of(pod), ref.pod_group_name))
     if group is None and grouped:
-        return (f'podgroup.scheduling.k8s.io "{ref.pod_group_name}" not found '
-                "(spec.schedulingGroup.podGroupName)"), grouped
+        return (
+            f'podgroup.scheduling.k8s.io "{ref.pod_group_name}" not found (spec.schedulingGroup.podGroupName)'
+        ), grouped
     return group, grouped
 
 
 def _group_entry(entry: PodResourceClaim, group: PodGroup | None) -> bool:
     """A pod claim is the group's when name, claim name and template name all equal one of the group's."""
     return group is not None and any(
-        (g.name, g.resource_claim_name, g.resource_claim_template_name) ==
-        (entry.name, entry.resource_claim_name, entry.resource_claim_template_name)
-        for g in group.spec.resource_claims)
+        (g.name, g.resource_claim_name, g.resource_claim_template_name)
+        == (entry.name, entry.resource_claim_name, entry.resource_claim_template_name)
+        for g in group.spec.resource_claims
+    )
 
 
-def _resolve_entry(pod: Pod, entry: PodResourceClaim, group: PodGroup | None, grouped: bool, cluster: Cluster,
-                   book: ClaimBook) -> ClaimUse | str | None:
+def _resolve_entry(
+    pod: Pod, entry: PodResourceClaim, group: PodGroup | None, grouped: bool, cluster: Cluster, book: ClaimBook
+) -> ClaimUse | str | None:
     """A ClaimUse, or the reason the pod cannot be scheduled, or None (the entry needs no claim)."""
     ns = namespace_of(pod)
     owner: Pod | PodGroup = group if grouped and group is not None and _group_entry(entry, group) else pod
@@ -182,27 +195,36 @@ def _resolve_entry(pod: Pod, entry: PodResourceClaim, group: PodGroup | None, gr
     status = _recorded_status(pod, owner, entry.name)
     if status is not None and status.resource_claim_name is None:
         return None  # the controller decided no claim is needed
-    name = (status.resource_claim_name if status is not None else None) or _made_before(owner, entry.name, cluster) \
+    name = (
+        (status.resource_claim_name if status is not None else None)
+        or _made_before(owner, entry.name, cluster)
         or _generated_claim_name(owner, entry.name)
+    )
     claim = book.get((ns, name))
     if claim is not None:
         return _usable(claim) or _owned(claim, owner) or ClaimUse(entry.name, claim, consumer)
     if not grouped and group is not None and _group_entry(entry, group):
-        return (f'pod claim "{entry.name}" matches a claim of PodGroup {label_of(group)}: with the '
-                "DRAWorkloadResourceClaims feature disabled no ResourceClaim is created for it")
+        return (
+            f'pod claim "{entry.name}" matches a claim of PodGroup {label_of(group)}: with the '
+            "DRAWorkloadResourceClaims feature disabled no ResourceClaim is created for it"
+        )
     template = cluster.templates_by_key.get((ns, template_name))
     if template is None:
-        return (f'resource claim template "{template_name}": '
-                f'resourceclaimtemplate.resource.k8s.io "{template_name}" not found')
+        return (
+            f'resource claim template "{template_name}": '
+            f'resourceclaimtemplate.resource.k8s.io "{template_name}" not found'
+        )
     return ClaimUse(entry.name, _claim_from_template(owner, entry.name, name, template), consumer, generated=True)
 
 
-def _recorded_status(pod: Pod, owner: Pod | PodGroup,
-                     pod_claim: str) -> PodResourceClaimStatus | PodGroupResourceClaimStatus | None:
+def _recorded_status(
+    pod: Pod, owner: Pod | PodGroup, pod_claim: str
+) -> PodResourceClaimStatus | PodGroupResourceClaimStatus | None:
     """What the controller recorded for this pod claim: the pod's own status first, then — for a group
     claim — the PodGroup's, where the one claim of the whole group is named once for all its pods."""
-    statuses: list[PodResourceClaimStatus | PodGroupResourceClaimStatus] = \
-        list(pod.status.resource_claim_statuses if pod.status else [])
+    statuses: list[PodResourceClaimStatus | PodGroupResourceClaimStatus] = list(
+        pod.status.resource_claim_statuses if pod.status else []
+    )
     if isinstance(owner, PodGroup):
         statuses += owner.status.resource_claim_statuses if owner.status else []
     return next((s for s in statuses if s.name == pod_claim), None)
@@ -225,11 +247,12 @@ def _usable(claim: ResourceClaim) -> str:
 def _owned(claim: ResourceClaim, owner: Pod | PodGroup) -> str:
     kind = "PodGroup" if isinstance(owner, PodGroup) else "Pod"
     uid = object_uid(kind, owner)
-    if any(ref.controller and ref.kind == kind and ref.name == owner.name and ref.uid == uid
-           for ref in claim.metadata.owner_references):
+    if any(
+        ref.controller and ref.kind == kind and ref.name == owner.name and ref.uid == uid
+        for ref in claim.metadata.owner_references
+    ):
         return ""
-    return (f"ResourceClaim {label_of(claim)} was not created for {kind} {label_of(owner)} "
-            f"({kind} is not owner)")
+    return f"ResourceClaim {label_of(claim)} was not created for {kind} {label_of(owner)} ({kind} is not owner)"
 
 
 def _reservation_problem(use: ClaimUse) -> str:
@@ -248,24 +271,42 @@ def _generated_claim_name(owner: Pod | PodGroup, pod_claim: str) -> str:
 def owner_reference(owner: Pod | PodGroup) -> OwnerReference:
     """The controller owner reference a claim generated for this pod or pod group carries."""
     if isinstance(owner, PodGroup):
-        return OwnerReference(api_version=owner.api_version, kind="PodGroup", name=owner.name,
-                              uid=object_uid("PodGroup", owner), controller=True, block_owner_deletion=True)
-    return OwnerReference(api_version="v1", kind="Pod", name=owner.name, uid=object_uid("Pod", owner),
-                          controller=True, block_owner_deletion=True)
+        return OwnerReference(
+            api_version=owner.api_version,
+            kind="PodGroup",
+            name=owner.name,
+            uid=object_uid("PodGroup", owner),
+            controller=True,
+            block_owner_deletion=True,
+        )
+    return OwnerReference(
+        api_version="v1",
+        kind="Pod",
+        name=owner.name,
+        uid=object_uid("Pod", owner),
+        controller=True,
+        block_owner_deletion=True,
+    )
 
 
-def _claim_from_template(owner: Pod | PodGroup, pod_claim: str, name: str,
-                         template: ResourceClaimTemplate) -> ResourceClaim:
+def _claim_from_template(
+    owner: Pod | PodGroup, pod_claim: str, name: str, template: ResourceClaimTemplate
+) -> ResourceClaim:
     """The claim the resourceclaim controller creates: template spec, labels and annotations, owned by the owner."""
     meta = template.spec.metadata or ObjectMeta()
     annotations = dict(meta.annotations)
     annotations[POD_CLAIM_ANNOTATION] = pod_claim
-    metadata = ObjectMeta(name=name, namespace=namespace_of(owner), annotations=annotations,
-                          owner_references=[owner_reference(owner)])
+    metadata = ObjectMeta(
+        name=name, namespace=namespace_of(owner), annotations=annotations, owner_references=[owner_reference(owner)]
+    )
     if meta.labels:
         metadata.labels = dict(meta.labels)  # assigned only when present, so that output shows no empty map
-    return ResourceClaim(api_version="resource.k8s.io/v1", kind="ResourceClaim", metadata=metadata,
-        spec=template.spec.spec.model_copy(deep=True))
+    return ResourceClaim(
+        api_version="resource.k8s.io/v1",
+        kind="ResourceClaim",
+        metadata=metadata,
+        spec=template.spec.spec.model_copy(deep=True),
+    )
 
 
 DEFAULT_SCHEDULER = "default-scheduler"
@@ -285,8 +326,7 @@ def not_schedulable_now(pod: Pod) -> str:
 
 def pending_pods(cluster: Cluster) -> list[Pod]:
     """Pods without ``spec.nodeName``, in input order (gated pods too: they are pending, and say why)."""
-    return [p for p in cluster.pods if not p.spec.node_name and not p.metadata.deletion_timestamp
-            and not finished(p)]
+    return [p for p in cluster.pods if not p.spec.node_name and not p.metadata.deletion_timestamp and not finished(p)]
 
 
 def finished(pod: Pod) -> bool:
@@ -307,8 +347,10 @@ def select_pods(cluster: Cluster, names: Sequence[str]) -> list[Pod]:
         if found[0] in chosen:
             raise InputError(f"Pod {label_of(found[0])} is named twice in --pods: a pod is scheduled once")
         if found[0].spec.node_name:
-            raise InputError(f"Pod {label_of(found[0])} is already bound to node {found[0].spec.node_name} "
-                             "(spec.nodeName): the scheduler only places pending pods")
+            raise InputError(
+                f"Pod {label_of(found[0])} is already bound to node {found[0].spec.node_name} "
+                "(spec.nodeName): the scheduler only places pending pods"
+            )
         chosen.append(found[0])
     return chosen
 
@@ -330,5 +372,8 @@ def is_extended_resource(name: str) -> bool:
 def extended_requests(pod: Pod, cluster: Cluster) -> dict[str, int]:
     """The pod's requests of extended resources that some DeviceClass backs (init containers: the max)."""
     totals = aggregate_requests(pod, include_pod_level=False)
-    return {name: int(amount) for name, amount in sorted(totals.items())
-            if amount > 0 and is_extended_resource(name) and cluster.class_for_extended_resource(name) is not None}
+    return {
+        name: int(amount)
+        for name, amount in sorted(totals.items())
+        if amount > 0 and is_extended_resource(name) and cluster.class_for_extended_resource(name) is not None
+    }

@@ -15,11 +15,10 @@ from fractions import Fraction
 
 from drasat.models.quantity import Quantity
 from drasat.models.resource import DeviceCapacity
-
 from drasat.solver.allocation.features import Features
-from .pools import AllocatedState, DeviceId, Pool, PoolId, SeenDevice, device_text
-from .claim_rules import Pick, RequestSpec
 
+from .claim_rules import Pick, RequestSpec
+from .pools import AllocatedState, DeviceId, Pool, PoolId, SeenDevice, device_text
 
 # --- consumable capacity (§6.5) --------------------------------------------------------------
 
@@ -103,8 +102,7 @@ def consumption(seen: SeenDevice, spec: RequestSpec, features: Features) -> dict
     return {n: consumed(req.get(n), cap, features) for n, cap in seen.device.capacity.items()}
 
 
-def capacity_fits(seen: SeenDevice, spec: RequestSpec, already: Mapping[str, Fraction],
-                  features: Features) -> bool:
+def capacity_fits(seen: SeenDevice, spec: RequestSpec, already: Mapping[str, Fraction], features: Features) -> bool:
     """§6.5.1 against the allocated state alone: the All-mode prefilter of §4.3."""
     caps = seen.device.capacity
     if any(n not in caps for n in requested_capacity(spec)):
@@ -120,16 +118,21 @@ def capacity_fits(seen: SeenDevice, spec: RequestSpec, already: Mapping[str, Fra
 def pick_capacity_violations(pick: Pick, state: AllocatedState, features: Features) -> list[str]:
     """Per allocation: known capacity names, allowed amounts, exclusive fit, recorded consumption."""
     caps = pick.seen.device.capacity
-    out = [f"{pick.where()} has no capacity {n!r} that the request asks for"
-           for n in requested_capacity(pick.spec) if n not in caps]
+    out = [
+        f"{pick.where()} has no capacity {n!r} that the request asks for"
+        for n in requested_capacity(pick.spec)
+        if n not in caps
+    ]
     amounts = consumption(pick.seen, pick.spec, features)
     already = state.capacity.get(pick.id, {})
     for name, amount in amounts.items():
         if violates_policy(amount, caps[name], features):
             out.append(f"{pick.where()}: consuming {_q(amount)} of capacity {name} violates its request policy")
         elif not pick.multi and already.get(name, 0) + amount > caps[name].value.value:
-            out.append(f"{pick.where()}: capacity {name} needs {_q(amount)} but only "
-                       f"{_q(caps[name].value.value - already.get(name, 0))} is free")
+            out.append(
+                f"{pick.where()}: capacity {name} needs {_q(amount)} but only "
+                f"{_q(caps[name].value.value - already.get(name, 0))} is free"
+            )
     recorded = {n: q.value for n, q in pick.result.consumed_capacity.items()}
     if pick.multi and recorded != amounts:
         out.append(f"{pick.where()}: consumedCapacity is {_fmt(recorded)} but must be {_fmt(amounts)}")
@@ -156,8 +159,10 @@ def shared_capacity_violations(picks: Sequence[Pick], state: AllocatedState, fea
     for device_id, sums in totals.items():
         for name, cap in seen[device_id].device.capacity.items():
             if sums.get(name, 0) > cap.value.value:
-                out.append(f"device {device_text(device_id)}: its shares consume {_q(sums[name])} of capacity "
-                           f"{name}, more than its {_q(cap.value.value)}")
+                out.append(
+                    f"device {device_text(device_id)}: its shares consume {_q(sums[name])} of capacity "
+                    f"{name}, more than its {_q(cap.value.value)}"
+                )
     return out
 
 
@@ -196,8 +201,9 @@ def counter_violations(picks: Sequence[Pick], pools: Mapping[PoolId, Pool], stat
         for (set_name, name), value in sorted(left.items()):
             if value < 0:
                 who = ", ".join(device_text(p.id) for p in consumers)
-                out.append(f"pool {pool.text()}: counter {set_name}/{name} is over budget by {_q(-value)} "
-                           f"with {who} allocated")
+                out.append(
+                    f"pool {pool.text()}: counter {set_name}/{name} is over budget by {_q(-value)} with {who} allocated"
+                )
     return out
 
 
@@ -209,8 +215,7 @@ def _groups(seen: SeenDevice, counter_set: str) -> frozenset[str] | None:
     return None
 
 
-def compatibility_violations(picks: Sequence[Pick], pools: Mapping[PoolId, Pool],
-                             state: AllocatedState) -> list[str]:
+def compatibility_violations(picks: Sequence[Pick], pools: Mapping[PoolId, Pool], state: AllocatedState) -> list[str]:
     """Per counter set this allocation draws from, every device drawn from it (new and already
     allocated) shares a group name; devices without groups only go with devices without groups.
 
@@ -229,8 +234,10 @@ def compatibility_violations(picks: Sequence[Pick], pools: Mapping[PoolId, Pool]
         group_sets = list(devices.values())
         names = ", ".join(device_text(d) for d in sorted(devices))
         if any(group_sets) and not all(group_sets):
-            out.append(f"counter set {'/'.join(pid)}/{set_name}: devices with and without compatibility "
-                       f"groups are allocated together ({names})")
+            out.append(
+                f"counter set {'/'.join(pid)}/{set_name}: devices with and without compatibility "
+                f"groups are allocated together ({names})"
+            )
         elif all(group_sets) and not frozenset.intersection(*group_sets):
             out.append(f"counter set {'/'.join(pid)}/{set_name}: devices {names} share no compatibility group")
     return out

@@ -27,8 +27,8 @@ from drasat.models.resource import (
     ExactDeviceRequest,
     ResourceClaim,
 )
-
 from drasat.solver.allocation.features import Features
+
 from .pools import DeviceId, SeenDevice, device_text
 
 RequestSpec: TypeAlias = ExactDeviceRequest | DeviceSubRequest
@@ -77,8 +77,7 @@ def taint_violations(pick: Pick) -> list[str]:
             continue
         if not any(tolerates(t, taint) for t in pick.spec.tolerations):
             words = f"{taint.key}={taint.value}" if taint.value else taint.key  # as kubectl prints it
-            out.append(f"{pick.where()} has taint {words}:{taint.effect} "
-                       "that the request does not tolerate")
+            out.append(f"{pick.where()} has taint {words}:{taint.effect} that the request does not tolerate")
     return out
 
 
@@ -159,7 +158,7 @@ def _distinct_violation(values: list[DeviceAttribute], list_mode: bool) -> str:
         return "several devices have no comparable value"
     present = [c for c in converted if c is not None]
     for i, a in enumerate(present):
-        for b in present[i + 1:]:
+        for b in present[i + 1 :]:
             if a[0] != b[0]:
                 continue
             shared = (a[1] & b[1]) if isinstance(a[1], frozenset) and isinstance(b[1], frozenset) else None
@@ -175,8 +174,9 @@ def _no_derived(pick: Pick, name: str) -> None:
     return None
 
 
-def constraint_violations(claim: ResourceClaim, picks: Sequence[Pick], features: Features,
-                          derive: Deriver = _no_derived) -> list[str]:
+def constraint_violations(
+    claim: ResourceClaim, picks: Sequence[Pick], features: Features, derive: Deriver = _no_derived
+) -> list[str]:
     """matchAttribute / distinctAttribute over every device each constraint covers.
 
     ``derive`` gives a request's derived attribute of that name for the pick (it shadows the
@@ -201,8 +201,11 @@ def constraint_violations(claim: ResourceClaim, picks: Sequence[Pick], features:
             out.append(f"claim {claim.name}, constraint #{i} ({kind} {name}): devices {missing} lack the attribute")
             continue
         present = [v for v in values if isinstance(v, DeviceAttribute)]
-        why = (_match_violation(present, features.list_attributes) if constraint.match_attribute
-               else _distinct_violation(present, features.list_attributes))
+        why = (
+            _match_violation(present, features.list_attributes)
+            if constraint.match_attribute
+            else _distinct_violation(present, features.list_attributes)
+        )
         if why:
             out.append(f"claim {claim.name}, constraint #{i} ({kind} {name}) is broken: {why}")
     return out
@@ -233,8 +236,10 @@ def expected_node_selector(claim: str, picks: Sequence[Pick], node_name: str) ->
         if selector is None or not selector.node_selector_terms:
             continue
         if len(selector.node_selector_terms) > 1:
-            return (f"create NodeSelector for claim {claim}: unsupported ResourceSlice.NodeSelector "
-                    f"with {len(selector.node_selector_terms)} terms")
+            return (
+                f"create NodeSelector for claim {claim}: unsupported ResourceSlice.NodeSelector "
+                f"with {len(selector.node_selector_terms)} terms"
+            )
         only = selector.node_selector_terms[0]
         for mine, theirs in ((term.match_fields, only.match_fields), (term.match_expressions, only.match_expressions)):
             mine.extend(r for r in theirs if not any(_same_requirement(r, m) for m in mine))
@@ -250,6 +255,7 @@ def selector_key(selector: NodeSelector | None) -> object:
 
     def reqs(items: list[NodeSelectorRequirement]) -> tuple:
         return tuple(sorted((r.key, r.operator, tuple(sorted(set(r.values)))) for r in items))
+
     return tuple(sorted((reqs(t.match_expressions), reqs(t.match_fields)) for t in selector.node_selector_terms))
 
 
@@ -260,8 +266,9 @@ def _covered(claim: ResourceClaim, names: list[str], chosen: Mapping[str, str]) 
     return all(r.name in names or chosen.get(r.name, r.name) in names for r in claim.spec.devices.requests)
 
 
-def _class_configs(claim: ResourceClaim, chosen: Mapping[str, str],
-                   classes: Mapping[str, DeviceClass]) -> list[DeviceAllocationConfiguration]:
+def _class_configs(
+    claim: ResourceClaim, chosen: Mapping[str, str], classes: Mapping[str, DeviceClass]
+) -> list[DeviceAllocationConfiguration]:
     entries: list[DeviceAllocationConfiguration] = []
     by_class: dict[str, list[DeviceAllocationConfiguration]] = {}
     for req in claim.spec.devices.requests:
@@ -274,8 +281,10 @@ def _class_configs(claim: ResourceClaim, chosen: Mapping[str, str],
                 entry.requests.append(name)
             continue
         cls = classes.get(spec.device_class_name)
-        made = [DeviceAllocationConfiguration(source="FromClass", requests=[name], opaque=c.opaque)
-                for c in (cls.spec.config if cls else [])]
+        made = [
+            DeviceAllocationConfiguration(source="FromClass", requests=[name], opaque=c.opaque)
+            for c in (cls.spec.config if cls else [])
+        ]
         by_class[spec.device_class_name] = made
         entries.extend(made)
     return entries
@@ -290,19 +299,23 @@ def _chosen_spec(req: DeviceRequest, name: str | None) -> RequestSpec | None:
     return req.exactly
 
 
-def expected_config(claim: ResourceClaim, chosen: Mapping[str, str],
-                    classes: Mapping[str, DeviceClass]) -> list[DeviceAllocationConfiguration]:
+def expected_config(
+    claim: ResourceClaim, chosen: Mapping[str, str], classes: Mapping[str, DeviceClass]
+) -> list[DeviceAllocationConfiguration]:
     """§2.5.2: class configs of the classes used, then claim configs of selected requests, collapsed."""
     entries = _class_configs(claim, chosen, classes)
     for cfg in claim.spec.devices.config:
         if not cfg.requests:
             entries.append(DeviceAllocationConfiguration(source="FromClaim", requests=[], opaque=cfg.opaque))
             continue
-        used = any(r.name in cfg.requests or (r.first_available and chosen.get(r.name) in cfg.requests)
-                   for r in claim.spec.devices.requests)
+        used = any(
+            r.name in cfg.requests or (r.first_available and chosen.get(r.name) in cfg.requests)
+            for r in claim.spec.devices.requests
+        )
         if used:
-            entries.append(DeviceAllocationConfiguration(source="FromClaim", requests=list(cfg.requests),
-                                                         opaque=cfg.opaque))
+            entries.append(
+                DeviceAllocationConfiguration(source="FromClaim", requests=list(cfg.requests), opaque=cfg.opaque)
+            )
     for entry in entries:
         if entry.requests and _covered(claim, entry.requests, chosen):
             entry.requests = []

@@ -22,7 +22,6 @@ from drasat.models.resource import (
     ResourceClaim,
     ResourceSlice,
 )
-
 from drasat.solver.allocation.features import Features
 from drasat.solver.allocation.problem import NodeInfo, Problem
 
@@ -99,20 +98,20 @@ def selector_matches(node: NodeInfo, selector: NodeSelector) -> bool:
     for term in selector.node_selector_terms:
         if not term.match_expressions and not term.match_fields:
             continue
-        fields_ok = not node.name or all(
-            (node.name in r.values) == (r.operator == "In") for r in term.match_fields)
+        fields_ok = not node.name or all((node.name in r.values) == (r.operator == "In") for r in term.match_fields)
         if fields_ok and all(_label_matches(r, labels) for r in term.match_expressions):
             return True
     return False
 
 
-def node_matches(node: NodeInfo, node_name: str | None, all_nodes: bool | None,
-                 selector: NodeSelector | None) -> bool:
+def node_matches(node: NodeInfo, node_name: str | None, all_nodes: bool | None, selector: NodeSelector | None) -> bool:
     """NodeMatches of §3.1: the first field that is set decides, in the order nodeName (non-empty:
     equal to the node's name), allNodes (true: every node), nodeSelector (§8); none set: no node."""
-    deciders = ((bool(node_name), lambda: node_name == node.name),
-                (all_nodes is True, lambda: True),
-                (selector is not None, lambda: selector is not None and selector_matches(node, selector)))
+    deciders = (
+        (bool(node_name), lambda: node_name == node.name),
+        (all_nodes is True, lambda: True),
+        (selector is not None, lambda: selector is not None and selector_matches(node, selector)),
+    )
     return next((decide() for is_set, decide in deciders if is_set), False)
 
 
@@ -201,8 +200,12 @@ def _seen(sl: ResourceSlice, dev: Device, node: NodeInfo, rules: Sequence[Device
     return SeenDevice((sl.spec.driver, sl.spec.pool.name, dev.name), dev, sl, on_node, error, taints)
 
 
-def _validate_pool(device_slices: list[ResourceSlice], other_devices: list[ResourceSlice],
-                   counter_slices: list[ResourceSlice], features: Features) -> str:
+def _validate_pool(
+    device_slices: list[ResourceSlice],
+    other_devices: list[ResourceSlice],
+    counter_slices: list[ResourceSlice],
+    features: Features,
+) -> str:
     """§3.4 validation; returns why the pool is invalid, or "" when it is fine."""
     names = [d.name for sl in device_slices for d in sl.spec.devices]
     dupes = sorted({n for n in names if names.count(n) > 1})
@@ -226,8 +229,7 @@ def _validate_pool(device_slices: list[ResourceSlice], other_devices: list[Resou
     return ""
 
 
-def _build_pool(pid: PoolId, relevant: list[ResourceSlice], others: list[ResourceSlice],
-                problem: Problem) -> Pool:
+def _build_pool(pid: PoolId, relevant: list[ResourceSlice], others: list[ResourceSlice], problem: Problem) -> Pool:
     """§3.4: split into device and counter-set slices, validate, index the visible devices."""
     features, rules = problem.features, _active_rules(problem)
     relevant = sorted(relevant, key=lambda s: s.name.encode())
@@ -280,8 +282,10 @@ def _newest_relevant(problem: Problem) -> tuple[dict[PoolId, list[ResourceSlice]
             if not slice_relevant(sl, node, features):
                 continue
         except SelectorParseError as exc:
-            errors.append(f"slice {sl.name} has a node selector that does not parse ({exc}): "
-                          "Kubernetes refuses to allocate anything")
+            errors.append(
+                f"slice {sl.name} has a node selector that does not parse ({exc}): "
+                "Kubernetes refuses to allocate anything"
+            )
             continue
         pid = (sl.spec.driver, sl.spec.pool.name)
         current = pools.get(pid)

@@ -20,10 +20,10 @@ from drasat.models.resource import (
     DeviceToleration,
     ResourceClaim,
 )
-
 from drasat.solver.allocation.features import Features
-from .pools import AllocatedState, DeviceId, device_text
+
 from .claim_rules import Pick, RequestSpec
+from .pools import AllocatedState, DeviceId, device_text
 
 if TYPE_CHECKING:
     from .verifier import World
@@ -66,7 +66,9 @@ def _gate_violations(features: Features, req: DeviceRequest) -> list[str]:
     if req.first_available and not features.prioritized_list:
         out.append("has subrequests, but the DRAPrioritizedList feature is disabled")
     if not features.consumable_capacity:
-        if (req.exactly and req.exactly.capacity is not None) or any(s.capacity is not None for s in req.first_available):
+        if (req.exactly and req.exactly.capacity is not None) or any(
+            s.capacity is not None for s in req.first_available
+        ):
             out.append("has capacity requests, but the DRAConsumableCapacity feature is disabled")
     if req.exactly and req.exactly.admin_access is not None and not features.admin_access and not req.first_available:
         out.append("admin access is requested, but the feature is disabled")
@@ -75,7 +77,7 @@ def _gate_violations(features: Features, req: DeviceRequest) -> list[str]:
     return out
 
 
-def _spec_violations(world: "World", spec: RequestSpec) -> list[str]:
+def _spec_violations(world: World, spec: RequestSpec) -> list[str]:
     """§4.2 for one (sub)request: selectors, class, mode, and the All-device list."""
     out = [f"selector #{i}: CEL expression empty" for i, s in enumerate(spec.selectors) if s.cel is None]
     if not spec.device_class_name:
@@ -91,7 +93,7 @@ def _spec_violations(world: "World", spec: RequestSpec) -> list[str]:
     return out
 
 
-def _minimum(world: "World", req: DeviceRequest) -> int:
+def _minimum(world: World, req: DeviceRequest) -> int:
     """The fewest devices the request can take (§4.4 sums these against the limit of 32)."""
     counts = []
     for spec in _specs(req):
@@ -103,8 +105,9 @@ def _minimum(world: "World", req: DeviceRequest) -> int:
     return min(counts, default=0)
 
 
-def request_violations(world: "World", claim: ResourceClaim,
-                       results: Sequence[DeviceRequestAllocationResult]) -> list[str]:
+def request_violations(
+    world: World, claim: ResourceClaim, results: Sequence[DeviceRequestAllocationResult]
+) -> list[str]:
     """Every request: valid under the gates, exactly one alternative used, the right devices."""
     by_request: dict[str, list[DeviceRequestAllocationResult]] = {}
     for res in results:
@@ -124,8 +127,9 @@ def request_violations(world: "World", claim: ResourceClaim,
     return out
 
 
-def _result_count_violations(world: "World", claim: ResourceClaim, req: DeviceRequest,
-                             results: list[DeviceRequestAllocationResult]) -> list[str]:
+def _result_count_violations(
+    world: World, claim: ResourceClaim, req: DeviceRequest, results: list[DeviceRequestAllocationResult]
+) -> list[str]:
     """One alternative; ExactCount gets exactly count devices, each once; All gets exactly its list."""
     if not results:
         return ["got no devices"]
@@ -211,6 +215,9 @@ def use_violations(picks: Sequence[Pick], state: AllocatedState) -> list[str]:
         if len(normal) > 1:
             out.append(f"device {device_text(device_id)} is allocated exclusively to several claims: {normal}")
         per_claim = Counter(p.claim for p in {(p.claim, p.request.name): p for p in users}.values())
-        out += [f"claim {c} gets exclusive device {device_text(device_id)} in several requests"
-                for c, n in sorted(per_claim.items()) if n > 1]
+        out += [
+            f"claim {c} gets exclusive device {device_text(device_id)} in several requests"
+            for c, n in sorted(per_claim.items())
+            if n > 1
+        ]
     return out

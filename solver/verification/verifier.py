@@ -25,8 +25,8 @@ from drasat.models.resource import (
     ExactDeviceRequest,
     ResourceClaim,
 )
-
 from drasat.solver.allocation.problem import Problem
+
 from .amounts import (
     capacity_fits,
     compatibility_violations,
@@ -44,6 +44,7 @@ from .claim_rules import (
     selector_key,
     taint_violations,
 )
+from .pools import AllocatedState, DeviceId, Pool, PoolId, SeenDevice, allocated_state, device_text, gather_pools
 from .requests import (
     MAX_RESULTS,
     find_request,
@@ -52,7 +53,6 @@ from .requests import (
     share_id_violations,
     use_violations,
 )
-from .pools import AllocatedState, DeviceId, Pool, PoolId, SeenDevice, allocated_state, device_text, gather_pools
 
 
 class SelectorMatcher(Protocol):
@@ -83,7 +83,7 @@ class World:
     _all_cache: dict[int, list[DeviceId] | str] = field(default_factory=dict)
 
     @classmethod
-    def build(cls, problem: Problem, evaluator: SelectorMatcher | None) -> "World":
+    def build(cls, problem: Problem, evaluator: SelectorMatcher | None) -> World:
         """Derive the node's view once; every check below only reads it."""
         pools, fatal = gather_pools(problem)
         default, make_device = _default_cel(evaluator is None)
@@ -110,8 +110,9 @@ class World:
         if self.evaluator is None or not hasattr(self.evaluator, "value"):
             return "cannot evaluate CEL: drasat.solver.cel is not available"
         try:
-            value = self.evaluator.value(spec.expression, self._cel_device(pick.seen),
-                                         lists=self.problem.features.list_attributes)
+            value = self.evaluator.value(
+                spec.expression, self._cel_device(pick.seen), lists=self.problem.features.list_attributes
+            )
         except Exception as exc:  # noqa: BLE001 - any failure is reported, never swallowed
             return f"CEL error: {exc}"
         return _as_attribute(value)
@@ -119,10 +120,12 @@ class World:
     def _cel_device(self, seen: SeenDevice) -> Any:
         dev = seen.device
         return self.make_device(
-            key=seen.id, driver=seen.id[0],
+            key=seen.id,
+            driver=seen.id[0],
             attributes={n: a.raw() for n, a in dev.attributes.items()},
             capacity={n: c.value for n, c in dev.capacity.items()},
-            allow_multiple_allocations=bool(dev.allow_multiple_allocations))
+            allow_multiple_allocations=bool(dev.allow_multiple_allocations),
+        )
 
     def _evaluate(self, expression: str, seen: SeenDevice) -> bool | str:
         """Run CEL; a missing engine or a failing selector becomes a reported reason, never a pass."""
@@ -180,7 +183,8 @@ class World:
             if why:
                 continue
             if self.problem.features.consumable_capacity and not capacity_fits(
-                    seen, spec, self.state.capacity.get(seen.id, {}), self.problem.features):
+                seen, spec, self.state.capacity.get(seen.id, {}), self.problem.features
+            ):
                 continue
             out.append(seen.id)
         return out
@@ -202,8 +206,9 @@ def _as_attribute(value: Any) -> DeviceAttribute | str:
     return f"derived value {value!r} is not a string, int, bool, version or a list of one of those"
 
 
-def verify(problem: Problem, allocations: Mapping[str, AllocationResult], *,
-           evaluator: SelectorMatcher | None = None) -> list[str]:
+def verify(
+    problem: Problem, allocations: Mapping[str, AllocationResult], *, evaluator: SelectorMatcher | None = None
+) -> list[str]:
     """Every rule the proposed allocation breaks, in plain words naming claim/request/device; [] when it is valid.
 
     ``evaluator`` replaces the CEL engine (tests use a fake one); by default
@@ -214,8 +219,7 @@ def verify(problem: Problem, allocations: Mapping[str, AllocationResult], *,
     out = list(world.fatal)
     names = [c.name for c in problem.claims]
     out += [f"claim {n}: no allocation proposed" for n in names if n not in allocations]
-    out += [f"allocation proposed for {n!r}, which is not a claim to allocate"
-            for n in allocations if n not in names]
+    out += [f"allocation proposed for {n!r}, which is not a claim to allocate" for n in allocations if n not in names]
     picks: list[Pick] = []
     for claim in problem.claims:
         if claim.name in allocations:
@@ -226,8 +230,9 @@ def verify(problem: Problem, allocations: Mapping[str, AllocationResult], *,
     return out
 
 
-def check_or_raise(problem: Problem, allocations: Mapping[str, AllocationResult], *,
-                   evaluator: SelectorMatcher | None = None) -> None:
+def check_or_raise(
+    problem: Problem, allocations: Mapping[str, AllocationResult], *, evaluator: SelectorMatcher | None = None
+) -> None:
     """For tests: raise AssertionError listing every violation, so a failure explains itself."""
     problems = verify(problem, allocations, evaluator=evaluator)
     if problems:
@@ -251,8 +256,10 @@ def _verify_claim(world: World, claim: ResourceClaim, allocation: AllocationResu
         out += _node_selector_violations(world, claim, picks, allocation)
     out += _config_violations(world, claim, results, allocation)
     if allocation.allocation_timestamp is not None and not world.problem.features.binding_conditions:
-        out.append(f"claim {claim.name}: allocationTimestamp is set, but kube-scheduler only sets it when "
-                   "DRADeviceBindingConditions and DRAResourceClaimDeviceStatus are on")
+        out.append(
+            f"claim {claim.name}: allocationTimestamp is set, but kube-scheduler only sets it when "
+            "DRADeviceBindingConditions and DRAResourceClaimDeviceStatus are on"
+        )
     return picks, out
 
 
@@ -321,8 +328,9 @@ def _cross_claim_violations(world: World, picks: Sequence[Pick]) -> list[str]:
     return out
 
 
-def _node_selector_violations(world: World, claim: ResourceClaim, picks: Sequence[Pick],
-                              allocation: AllocationResult) -> list[str]:
+def _node_selector_violations(
+    world: World, claim: ResourceClaim, picks: Sequence[Pick], allocation: AllocationResult
+) -> list[str]:
     """§2.5.3: the written selector must equal the one derived from the devices (order aside)."""
     expected = expected_node_selector(claim.name, picks, world.problem.node.name)
     if isinstance(expected, str):
@@ -334,8 +342,9 @@ def _node_selector_violations(world: World, claim: ResourceClaim, picks: Sequenc
     return []
 
 
-def _config_violations(world: World, claim: ResourceClaim, results: Sequence[DeviceRequestAllocationResult],
-                       allocation: AllocationResult) -> list[str]:
+def _config_violations(
+    world: World, claim: ResourceClaim, results: Sequence[DeviceRequestAllocationResult], allocation: AllocationResult
+) -> list[str]:
     """§2.5.2: the configuration must be exactly the one derived from the chosen alternatives."""
     chosen: dict[str, str] = {}
     for res in results:
@@ -344,8 +353,10 @@ def _config_violations(world: World, claim: ResourceClaim, results: Sequence[Dev
         return []  # a request without devices is reported already; its configs are undefined
     expected = expected_config(claim, chosen, world.classes)
     if config_key(expected) != config_key(allocation.devices.config):
-        return [f"claim {claim.name}: devices.config is {config_key(allocation.devices.config)} "
-                f"but must be {config_key(expected)}"]
+        return [
+            f"claim {claim.name}: devices.config is {config_key(allocation.devices.config)} "
+            f"but must be {config_key(expected)}"
+        ]
     return []
 
 

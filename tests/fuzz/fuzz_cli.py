@@ -62,7 +62,7 @@ def custom_mutator(data: bytes, max_size: int, seed: int) -> bytes:
 def main() -> None:
     argv = list(sys.argv)
     corpus = [a for a in argv[1:] if not a.startswith("-")]
-    if corpus:   # seed the output corpus with every manifest we know
+    if corpus:  # seed the output corpus with every manifest we know
         seeds = Path(corpus[0])
         seeds.mkdir(parents=True, exist_ok=True)
         for i, path in enumerate(seed_files()):

@@ -13,14 +13,14 @@ so a new command joins by adding a line.
 from __future__ import annotations
 
 import os
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, Iterator
 
 import yaml
 from click.testing import CliRunner
 
-from drasat.cli.main import load_all_commands, cli
+from drasat.cli.main import cli, load_all_commands
 
 #: Command name -> its arguments for an input (``node`` is the node the input names, if any).
 COMMANDS: dict[str, Callable[[str | None], list[str]]] = {
@@ -30,7 +30,7 @@ COMMANDS: dict[str, Callable[[str | None], list[str]]] = {
     "explain": lambda node: ["explain", "--timeout", "5", *(["--node", node] if node else []), "-"],
 }
 EXIT_CODES = (0, 1, 2, 4)  # 4: solve's valid allocation found before the time limit cut the objective short
-MAX_INPUT_BYTES = 64 * 1024   # fuzz inputs larger than this are cut (the size bounds have their own benchmark)
+MAX_INPUT_BYTES = 64 * 1024  # fuzz inputs larger than this are cut (the size bounds have their own benchmark)
 
 
 @dataclass
@@ -59,7 +59,7 @@ def node_of(text: str) -> str | None:
         return None
     try:
         documents = list(yaml.load_all(text, Loader=yaml.CSafeLoader))
-    except Exception:   # noqa: BLE001 - any YAML the loader cannot read has no node to name
+    except Exception:  # noqa: BLE001 - any YAML the loader cannot read has no node to name
         return None
     nodes = []
     for doc in documents:

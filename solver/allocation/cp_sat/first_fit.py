@@ -20,13 +20,13 @@ takes a few rounds.
 from __future__ import annotations
 
 from collections import Counter
-from typing import TYPE_CHECKING, Sequence
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from drasat.models.errors import InternalError
-
 from drasat.solver.allocation.depth_first.hint import Step, first_fit_fill, trusted_fill, undo_steps
-from drasat.solver.allocation.planning.plan import ClaimPlan, Pick, RequestPlan
 from drasat.solver.allocation.depth_first.search_state import SearchState
+from drasat.solver.allocation.planning.plan import ClaimPlan, Pick, RequestPlan
 
 if TYPE_CHECKING:
     from ortools.sat.python import cp_model
@@ -43,7 +43,7 @@ def decode_first_fit(m: AllocationModel, stages: Stages, decoder: _Decoder) -> l
     state = SearchState(m.inv, m.plans)
     at, window = 0, len(requests)
     while at < len(requests):
-        steps = trusted_fill(state, requests[at:at + window])
+        steps = trusted_fill(state, requests[at : at + window])
         good = _longest_extendable(m, stages, steps, decoder.drawn)
         # Guess only about as far ahead as the guess last held: where it goes wrong every few requests
         # (tight packing), filling all the rest every round would cost more than the solves.
@@ -66,8 +66,10 @@ def _apply(state: SearchState, plan: ClaimPlan, picks: Sequence[Pick]) -> None:
     """Record decoded picks in the guess's state, so that the next round's guess starts after them."""
     for pick in picks:
         if state.try_add(plan.index, pick.alt, pick.device, must=False) is None:
-            raise InternalError(f"claim {plan.label}: CP-SAT chose device {state.inv.devices[pick.device].label()}, "
-                                "which the depth-first side's rules refuse")
+            raise InternalError(
+                f"claim {plan.label}: CP-SAT chose device {state.inv.devices[pick.device].label()}, "
+                "which the depth-first side's rules refuse"
+            )
 
 
 def _longest_extendable(m: AllocationModel, stages: Stages, steps: Sequence[Step], drawn: Counter[int]) -> int:
@@ -112,8 +114,10 @@ def _needs(m: AllocationModel, steps: Sequence[Step], drawn: Counter[int]) -> li
                 running[claims.index] += 1
                 needs[-1].append((claims, running[claims.index], False))
         else:
-            needs.append([(m.use(alt), int(alt is step.alt), True) for alt in _request(step).alternatives]
-                         + [(var, counts[k], True) for k, var in takes.items()])
+            needs.append(
+                [(m.use(alt), int(alt is step.alt), True) for alt in _request(step).alternatives]
+                + [(var, counts[k], True) for k, var in takes.items()]
+            )
     return needs
 
 

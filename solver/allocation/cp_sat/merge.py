@@ -13,8 +13,9 @@ with c. The answer is still Kubernetes' first-fit answer, device for device.
 
 from __future__ import annotations
 
+from collections.abc import Hashable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Hashable, Sequence
+from typing import TYPE_CHECKING
 
 from drasat.solver.allocation.planning.constraints import labels
 from drasat.solver.allocation.planning.inventory import Inventory
@@ -40,10 +41,10 @@ class SplitMatched(Exception):
 class Merged:
     """The plans the model is built from, and where each real alternative's variables are."""
 
-    plans: list[ClaimPlan]              # for the model: claims left alone, and one plan per merged group
-    model_id: dict[AltId, AltId]        # a real alternative -> the model alternative holding its variables
-    merged: frozenset[AltId]            # the model alternatives that stand for several claims
-    claims: dict[AltId, int]            # a merged model alternative -> how many claims it stands for
+    plans: list[ClaimPlan]  # for the model: claims left alone, and one plan per merged group
+    model_id: dict[AltId, AltId]  # a real alternative -> the model alternative holding its variables
+    merged: frozenset[AltId]  # the model alternatives that stand for several claims
+    claims: dict[AltId, int]  # a merged model alternative -> how many claims it stands for
 
 
 def merge_alike(inv: Inventory, plans: Sequence[ClaimPlan], matched: bool = True) -> Merged:
@@ -112,8 +113,10 @@ def _one_label_each(inv: Inventory, alt: Alternative, attribute: str) -> bool:
 def _renumbered(plan: ClaimPlan, index: int) -> ClaimPlan:
     if plan.index == index:
         return plan
-    requests = tuple(RequestPlan(r.index, r.name, tuple(_moved(a, index, a.count) for a in r.alternatives),
-                                 r.first_available) for r in plan.requests)
+    requests = tuple(
+        RequestPlan(r.index, r.name, tuple(_moved(a, index, a.count) for a in r.alternatives), r.first_available)
+        for r in plan.requests
+    )
     return ClaimPlan(index, plan.claim, plan.label, requests, plan.constraints)
 
 

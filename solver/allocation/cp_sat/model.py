@@ -11,19 +11,20 @@ variable has a readable name so that a model dump reads like the input.
 from __future__ import annotations
 
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Sequence
 
 from ortools.sat.python import cp_model
 
 from drasat.models.errors import SolveTimeout
-
 from drasat.solver.allocation.planning.equivalence import Classes, DeviceClassGroup, class_counts, equivalence_classes
 from drasat.solver.allocation.planning.inventory import Inventory
-from .merge import merge_alike
-from drasat.solver.allocation.planning.plan import MAX_RESULTS, Alternative, AltId, AltVars, ClaimPlan, alternatives as plan_alternatives
+from drasat.solver.allocation.planning.plan import MAX_RESULTS, Alternative, AltId, AltVars, ClaimPlan
+from drasat.solver.allocation.planning.plan import alternatives as plan_alternatives
 from drasat.solver.allocation.rules.base import Assumption, Encoding, Rule, RuleContext
 from drasat.solver.allocation.rules.registry import RULES
+
+from .merge import merge_alike
 
 
 @dataclass
@@ -70,9 +71,17 @@ class AllocationModel:
         return [a.literal for a in self.assumptions]
 
 
-def build_model(inv: Inventory, plans: Sequence[ClaimPlan], rules: Sequence[Rule] = RULES,
-                ctx: RuleContext | None = None, *, classes: Classes | None = None,
-                deadline: float | None = None, merge: bool = False, matched: bool = True) -> AllocationModel:
+def build_model(
+    inv: Inventory,
+    plans: Sequence[ClaimPlan],
+    rules: Sequence[Rule] = RULES,
+    ctx: RuleContext | None = None,
+    *,
+    classes: Classes | None = None,
+    deadline: float | None = None,
+    merge: bool = False,
+    matched: bool = True,
+) -> AllocationModel:
     """Compile the planned claims into CP-SAT, in a fixed order: variables, then each rule.
 
     ``classes`` are :func:`equivalence_classes` when the caller has them already (merging claims keeps
@@ -98,8 +107,9 @@ def build_model(inv: Inventory, plans: Sequence[ClaimPlan], rules: Sequence[Rule
         rule.encode(enc)
     if merged is None:
         return AllocationModel(enc.model, inv, real, groups, class_of, enc.vars, enc.assumptions)
-    return AllocationModel(enc.model, inv, real, groups, class_of, enc.vars, enc.assumptions,
-                           merged.model_id, merged.merged, enc.per_label)
+    return AllocationModel(
+        enc.model, inv, real, groups, class_of, enc.vars, enc.assumptions, merged.model_id, merged.merged, enc.per_label
+    )
 
 
 def _check_time(deadline: float | None) -> None:
@@ -129,8 +139,9 @@ def _requests(enc: Encoding, plan: ClaimPlan, counts: dict[AltId, dict[int, int]
         model.add(sum(sizes) <= MAX_RESULTS)
 
 
-def _takes(enc: Encoding, plan: ClaimPlan, alt: Alternative, use: cp_model.IntVar,
-           per_class: dict[int, int]) -> tuple[dict[int, cp_model.IntVar], dict[int, int]]:
+def _takes(
+    enc: Encoding, plan: ClaimPlan, alt: Alternative, use: cp_model.IntVar, per_class: dict[int, int]
+) -> tuple[dict[int, cp_model.IntVar], dict[int, int]]:
     takes: dict[int, cp_model.IntVar] = {}
     tops: dict[int, int] = {}
     for k, available in per_class.items():

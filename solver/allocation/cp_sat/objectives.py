@@ -29,19 +29,20 @@ be solved again (another objective, or an explanation under other assumptions).
 from __future__ import annotations
 
 from collections import Counter
-from typing import NamedTuple, Sequence
+from collections.abc import Sequence
+from typing import NamedTuple
 
 from ortools.sat.python import cp_model
 
 from drasat.models.errors import SolveTimeout
-
-from .model import AllocationModel
-from .stages import Stages
-from .first_fit import decode_first_fit, first_fit_hint
-from .packing import minimize_footprint
 from drasat.solver.allocation.planning.plan import Alternative, ClaimPlan, Pick, RequestPlan
 from drasat.solver.allocation.problem import PACK, PRIORITIZED
+
+from .first_fit import decode_first_fit, first_fit_hint
 from .merge import SplitMatched
+from .model import AllocationModel
+from .packing import minimize_footprint
+from .stages import Stages
 
 
 class Staged(NamedTuple):
@@ -101,7 +102,9 @@ def _decode(m: AllocationModel, stages: Stages) -> list[list[Pick]]:
 
 
 def _covers_every_request(m: AllocationModel, values: dict[int, int]) -> bool:
-    return all(any(values.get(m.use(alt).index) for alt in req.alternatives) for plan in m.plans for req in plan.requests)
+    return all(
+        any(values.get(m.use(alt).index) for alt in req.alternatives) for plan in m.plans for req in plan.requests
+    )
 
 
 class _Decoder:
@@ -132,9 +135,14 @@ class _Decoder:
         (class counts by themselves could split a claim across labels)."""
         takes, by_label = self.m.takes(alt), self.m.label_counts(alt)
         taken = _Drawn(takes, self.drawn)
-        shown = [(d, self.m.class_of[d]) for d in alt.candidates
-                 if self._free(alt, d, held) and self._shown(takes, taken, self.m.class_of[d])]
-        label = next(by_label[k].index for _, k in shown if self.stages.value(by_label[k]) > self.drawn[by_label[k].index])
+        shown = [
+            (d, self.m.class_of[d])
+            for d in alt.candidates
+            if self._free(alt, d, held) and self._shown(takes, taken, self.m.class_of[d])
+        ]
+        label = next(
+            by_label[k].index for _, k in shown if self.stages.value(by_label[k]) > self.drawn[by_label[k].index]
+        )
         self.drawn[label] += 1
         picks: list[Pick] = []
         for device, k in shown:
@@ -201,8 +209,16 @@ class _Decoder:
     def _shown(self, takes: dict[int, cp_model.IntVar], taken: _Drawn, k: int) -> bool:
         return self.stages.value(takes[k]) > taken[k]
 
-    def _close_before(self, order: list[int], at: int, alt: Alternative, held: set[int],
-                      takes: dict[int, cp_model.IntVar], taken: _Drawn, closed: set[int]) -> None:
+    def _close_before(
+        self,
+        order: list[int],
+        at: int,
+        alt: Alternative,
+        held: set[int],
+        takes: dict[int, cp_model.IntVar],
+        taken: _Drawn,
+        closed: set[int],
+    ) -> None:
         """The next device is not shown possible by the last solution: find the first open class, in device
         order, that can give one more device, up to the first one the last solution shows (or to the end),
         in one solve, and close the classes before it. Each pick takes at most one solve, not one per class
@@ -216,7 +232,7 @@ class _Decoder:
             if self._shown(takes, taken, k):
                 break
         first = self.stages.first_possible([(takes[k], taken[k] + 1) for k in window])
-        for k in window[:len(window) if first is None else first]:
+        for k in window[: len(window) if first is None else first]:
             self.model.add(takes[k] <= taken[k])
             closed.add(k)
 

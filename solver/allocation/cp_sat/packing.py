@@ -21,12 +21,12 @@ answer invalid (the rules still hold).
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import TYPE_CHECKING, Iterable, Mapping, Protocol, Sequence
+from typing import TYPE_CHECKING, Protocol
 
 from drasat.models.resource import AllocationResult
-
 from drasat.solver.allocation.planning.inventory import Inventory, InventoryDevice, build_inventory
 from drasat.solver.allocation.problem import Problem
 from drasat.solver.allocation.rules.counters import add_scaled
@@ -69,14 +69,18 @@ def device_units(dev: InventoryDevice) -> list[Unit]:
 def units_in_use(inv: Inventory) -> set[Unit]:
     """Counter sets and devices that allocated claims already hold: touching them again costs nothing."""
     units: set[Unit] = {("counter set", *pool.key, name) for pool in inv.pools for name in pool.allocated_groups}
-    units.update(("device", *dev.id) for dev in inv.devices
-                 if not dev.device.consumes_counters and inv.in_use.allocated(dev.id))
+    units.update(
+        ("device", *dev.id) for dev in inv.devices if not dev.device.consumes_counters and inv.in_use.allocated(dev.id)
+    )
     return units
 
 
 def _draw(dev: InventoryDevice) -> Draw:
-    return {((*dev.pool_key, use.counter_set), name): counter.value.value
-            for use in dev.device.consumes_counters for name, counter in use.counters.items()}
+    return {
+        ((*dev.pool_key, use.counter_set), name): counter.value.value
+        for use in dev.device.consumes_counters
+        for name, counter in use.counters.items()
+    }
 
 
 @dataclass(frozen=True)
@@ -100,8 +104,13 @@ def _probes(inv: Inventory) -> list[_Probe]:
             largest[counter] = max(largest.get(counter, Fraction(0)), amount)
     probes = []
     for dev in inv.devices:
-        if not dev.device.consumes_counters or dev.shared or not dev.on_node or inv.in_use.allocated(dev.id) \
-                or inv.pool(dev.pool_key).overcommitted:
+        if (
+            not dev.device.consumes_counters
+            or dev.shared
+            or not dev.on_node
+            or inv.in_use.allocated(dev.id)
+            or inv.pool(dev.pool_key).overcommitted
+        ):
             continue
         draw = _draw(dev)
         sizes: dict[SetKey, Fraction] = {}
@@ -118,6 +127,7 @@ def _left(inv: Inventory, cset: SetKey, name: str) -> Fraction:
 
 
 # --- the CP-SAT side ---------------------------------------------------------------------
+
 
 def minimize_footprint(stages: Stages) -> None:
     """Pack's stages 1-3 on the staged model: each optimum is fixed as a bound before the next, so
@@ -170,8 +180,9 @@ def _class_usage(m: AllocationModel, model: cp_model.CpModel) -> dict[int, list[
     return usage
 
 
-def _largest_free(m: AllocationModel, model: cp_model.CpModel,
-                  usage: Mapping[int, list[cp_model.IntVar]]) -> list[cp_model.IntVar]:
+def _largest_free(
+    m: AllocationModel, model: cp_model.CpModel, usage: Mapping[int, list[cp_model.IntVar]]
+) -> list[cp_model.IntVar]:
     """Per counter set the claims may draw on, a variable for the size of its biggest partition left allocatable
     (none while DRAPartitionableDevices is off: no claim draws counters then, see :func:`_probes`)."""
     inv = m.inv
@@ -204,9 +215,14 @@ def _largest_free(m: AllocationModel, model: cp_model.CpModel,
     return largest
 
 
-def _stays_allocatable(m: AllocationModel, model: cp_model.CpModel, usage: Mapping[int, list[cp_model.IntVar]],
-                       draws: Mapping[tuple[SetKey, str], list[tuple[Fraction, cp_model.IntVar]]], probe: _Probe,
-                       literal: cp_model.IntVar) -> None:
+def _stays_allocatable(
+    m: AllocationModel,
+    model: cp_model.CpModel,
+    usage: Mapping[int, list[cp_model.IntVar]],
+    draws: Mapping[tuple[SetKey, str], list[tuple[Fraction, cp_model.IntVar]]],
+    probe: _Probe,
+    literal: cp_model.IntVar,
+) -> None:
     """Under ``literal``: the probe's counters still have room for it, and a device of its class stays untaken."""
     for counter, amount in probe.draw.items():
         add_scaled(model, draws.get(counter, []), _left(m.inv, *counter) - amount, literal)
@@ -233,6 +249,7 @@ def _optimize(stages: Stages, terms: Sequence[cp_model.IntVar], maximize: bool) 
 
 # --- the same score, read off a finished allocation -----------------------------------------
 
+
 @dataclass(frozen=True)
 class Footprint:
     """What an allocation costs on one node in pack's terms (lower ``key`` is better)."""
@@ -256,16 +273,23 @@ def footprint(problem: Problem, allocations: Mapping[str, AllocationResult]) -> 
     """Score ``allocations`` (new ones, for ``problem``'s node) by pack's stages, from the results alone."""
     inv = build_inventory(problem)
     by_id = {dev.id: dev for dev in inv.devices}
-    picked = [by_id[(r.driver, r.pool, r.device)] for result in allocations.values()
-              for r in result.devices.results if not r.admin_access and (r.driver, r.pool, r.device) in by_id]
+    picked = [
+        by_id[(r.driver, r.pool, r.device)]
+        for result in allocations.values()
+        for r in result.devices.results
+        if not r.admin_access and (r.driver, r.pool, r.device) in by_id
+    ]
     busy = units_in_use(inv)
     new = {unit for dev in picked for unit in device_units(dev)} - busy
     probes = _probes(inv)
     all_sets = {("counter set", *pool.key, name) for pool in inv.pools for name in pool.counters}
-    return Footprint(units=len(new), counter_sets=sum(1 for u in new if u[0] == "counter set"),
-                     largest_free=_largest_holes(probes, _left_after(inv, picked), {dev.index for dev in picked}),
-                     free_counter_sets=len(all_sets - busy - new),
-                     largest_free_before=_largest_holes(probes, _left_after(inv, []), set()))
+    return Footprint(
+        units=len(new),
+        counter_sets=sum(1 for u in new if u[0] == "counter set"),
+        largest_free=_largest_holes(probes, _left_after(inv, picked), {dev.index for dev in picked}),
+        free_counter_sets=len(all_sets - busy - new),
+        largest_free_before=_largest_holes(probes, _left_after(inv, []), set()),
+    )
 
 
 def _largest_holes(probes: Iterable[_Probe], left: Mapping[tuple[SetKey, str], Fraction], taken: set[int]) -> int:
@@ -280,8 +304,12 @@ def _largest_holes(probes: Iterable[_Probe], left: Mapping[tuple[SetKey, str], F
 
 
 def _left_after(inv: Inventory, picked: Iterable[InventoryDevice]) -> dict[tuple[SetKey, str], Fraction]:
-    left = {((*pool.key, name), counter): amount for pool in inv.pools
-            for name, counters in pool.counters.items() for counter, amount in counters.items()}
+    left = {
+        ((*pool.key, name), counter): amount
+        for pool in inv.pools
+        for name, counters in pool.counters.items()
+        for counter, amount in counters.items()
+    }
     if not inv.features.partitionable:
         return left  # no counters kept, none drawn (a device drawing them is not allocatable then)
     drawn_shared: set[int] = set()

@@ -7,15 +7,14 @@ that each objective's module reads as what it decides, not how CP-SAT is driven.
 from __future__ import annotations
 
 import time
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-from typing import Iterator, Sequence
 
 from ortools.sat.python import cp_model
 
 from drasat.models.errors import InternalError, SolveTimeout
 
 from .model import AllocationModel
-
 
 _BLANK = cp_model.CpModel()
 _EMPTY = _BLANK.proto.constraints.add()  # a constraint of no kind: what ``scratch`` leaves behind
@@ -59,7 +58,7 @@ class Stages:
         solver = cp_model.CpSolver()
         solver.parameters.max_time_in_seconds = remaining
         solver.parameters.num_workers = self.workers
-        solver.parameters.catch_sigint_signal = False   # Ctrl-C belongs to the caller (drasat exits 130)
+        solver.parameters.catch_sigint_signal = False  # Ctrl-C belongs to the caller (drasat exits 130)
         # The first solve decides feasibility and may need presolve on a hard model; the
         # stages after it are small variations of a model just solved, where presolve is
         # most of the cost (measured: 3-5x faster stages on partitioned GPUs). Checking a
@@ -93,14 +92,18 @@ class Stages:
         if status == cp_model.INFEASIBLE:
             return False
         if status == cp_model.MODEL_INVALID:
-            raise InternalError(f"drasat built a CP-SAT model the solver calls invalid: "
-                                f"{self.model.validate() or 'no validation message'}")
+            raise InternalError(
+                f"drasat built a CP-SAT model the solver calls invalid: "
+                f"{self.model.validate() or 'no validation message'}"
+            )
         if status == cp_model.UNKNOWN and time.monotonic() >= self.deadline - 0.05:
             raise SolveTimeout("the CP-SAT solver ran out of time before it decided (raise --timeout)")
         if status == cp_model.UNKNOWN and self.effort is not None:
             return False  # nothing found within a best-effort stage's budget
-        raise InternalError(f"the CP-SAT solver stopped with status {solver.status_name(status)} "
-                            f"before its time was up: {solver.solution_info() or 'no reason given'}")
+        raise InternalError(
+            f"the CP-SAT solver stopped with status {solver.status_name(status)} "
+            f"before its time was up: {solver.solution_info() or 'no reason given'}"
+        )
 
     def value(self, var: cp_model.IntVar) -> int:
         return self.values[var.index]
@@ -135,8 +138,9 @@ class Stages:
                 proto.variables[index].domain.clear()
                 proto.variables[index].domain.extend([0, 0])
 
-    def solve_best(self, objective: cp_model.LinearExprT, *assume: cp_model.IntVar,
-                   hint: dict[int, int] | None = None) -> bool:
+    def solve_best(
+        self, objective: cp_model.LinearExprT, *assume: cp_model.IntVar, hint: dict[int, int] | None = None
+    ) -> bool:
         """Like :meth:`solve`, minimising ``objective``; a solution found is proven optimal (else SolveTimeout:
         only the time limit stops a solve short of the proof here)."""
         self.model.minimize(objective)

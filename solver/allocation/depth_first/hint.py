@@ -13,16 +13,19 @@ takes at each step the first device that still allows one, makes the same steps.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Sequence
 
 from drasat.solver.allocation.planning.inventory import Inventory
 from drasat.solver.allocation.planning.plan import Alternative, AltId, ClaimPlan, Pick, RequestPlan
 from drasat.solver.allocation.rules.base import RuleContext
+
 from .search_state import SearchState
 
 
-def first_fit_fill(inv: Inventory, plans: Sequence[ClaimPlan], ctx: RuleContext | None = None) -> dict[AltId, list[Pick]]:
+def first_fit_fill(
+    inv: Inventory, plans: Sequence[ClaimPlan], ctx: RuleContext | None = None
+) -> dict[AltId, list[Pick]]:
     """A first-fit guess without backtracking: each request's chosen alternative and its picks.
 
     Each request takes the first alternative whose devices fit, given the requests before

@@ -15,12 +15,12 @@ import bisect
 import math
 import time
 from abc import ABC, abstractmethod
+from collections.abc import Container, Sequence
 from dataclasses import dataclass
-from typing import Container, Sequence
 
 from drasat.models.errors import SolveTimeout
-
 from drasat.solver.allocation.planning.plan import MAX_RESULTS, Alternative, AltId, ClaimPlan, Pick
+
 from .search_state import SearchState
 
 SUCCESS, FAIL, SIZE = "success", "fail", "size"
@@ -35,8 +35,8 @@ class GreedyResult:
     """The depth-first search's answer (picks per claim, or None: no allocation) and its effort."""
 
     picks: list[list[Pick]] | None  # None: no allocation exists. The search state's own lists (not copied):
-    steps: int                      # a caller that goes on searching with that state copies them first
-    tries: int = 0       # devices tried
+    steps: int  # a caller that goes on searching with that state copies them first
+    tries: int = 0  # devices tried
     backtracks: int = 0  # devices taken back after what followed them failed
 
 
@@ -116,8 +116,9 @@ class _Slot(_Frame):
 
     __slots__ = ("search", "plan", "alt", "k", "order", "pos", "pick", "skip")
 
-    def __init__(self, search: _Search, plan: ClaimPlan, alt: Alternative, k: int, order: Sequence[int],
-                 pos: int) -> None:
+    def __init__(
+        self, search: _Search, plan: ClaimPlan, alt: Alternative, k: int, order: Sequence[int], pos: int
+    ) -> None:
         self.search, self.plan, self.alt, self.k, self.order, self.pos = search, plan, alt, k, order, pos
         self.pick: Pick | None = None
         self.skip = search.skip_sets(plan.index, alt)  # updated in place by the rules: asked once
@@ -203,8 +204,7 @@ class _Search:
         if found is None:
             taken = self.state.taken_sets(claim, alt)
             count = len(taken)
-            found = self._skip[key] = (taken[0] if count else _NONE, taken[1] if count > 1 else _NONE,
-                                       tuple(taken[2:]))
+            found = self._skip[key] = (taken[0] if count else _NONE, taken[1] if count > 1 else _NONE, tuple(taken[2:]))
         return found
 
     def own(self, outcome: str, claim: int) -> str:

@@ -8,10 +8,10 @@ This module knows no rule: it asks each registered rule in turn.
 
 from __future__ import annotations
 
-from typing import Any, Container, Sequence
+from collections.abc import Container, Sequence
+from typing import Any
 
 from drasat.models.trusted import dict_setter
-
 from drasat.solver.allocation.planning.inventory import Inventory, InventoryDevice
 from drasat.solver.allocation.planning.plan import Alternative, ClaimPlan, Pick
 from drasat.solver.allocation.rules.base import Rule, RuleContext
@@ -24,8 +24,18 @@ def _searched(rules: Sequence[Rule]) -> tuple[tuple[Rule, bool, bool, Any, Any, 
     """The rules with a depth-first side, each with whether it may be inactive on an input (the base's
     :meth:`Rule.active` says a searched rule always is active: not asked), whether it skips devices it holds
     (:meth:`Rule.taken`), and its fits/apply/undo bound once (rules are one object each, for good)."""
-    return tuple((rule, type(rule).active is not Rule.active, type(rule).taken is not Rule.taken, rule.fits,
-                  rule.apply, rule.undo) for rule in rules if rule.searched)
+    return tuple(
+        (
+            rule,
+            type(rule).active is not Rule.active,
+            type(rule).taken is not Rule.taken,
+            rule.fits,
+            rule.apply,
+            rule.undo,
+        )
+        for rule in rules
+        if rule.searched
+    )
 
 
 _new, _set_pick_dict = object.__new__, dict_setter(Pick)  # see models.trusted.dict_setter
@@ -35,8 +45,9 @@ _REGISTERED = _searched(RULES)  # worked out once: a small input makes a search 
 class SearchState:
     """The depth-first search's state: each active rule's slice, with its fits/apply/undo bound once."""
 
-    def __init__(self, inv: Inventory, plans: Sequence[ClaimPlan], rules: Sequence[Rule] = RULES,
-                 ctx: RuleContext | None = None) -> None:
+    def __init__(
+        self, inv: Inventory, plans: Sequence[ClaimPlan], rules: Sequence[Rule] = RULES, ctx: RuleContext | None = None
+    ) -> None:
         self.inv, self.plans = inv, list(plans)
         ctx = self.ctx = ctx or RuleContext(inv, self.plans)
         # Each rule's steps with its slice of state, looked up once: the search calls them for every device it

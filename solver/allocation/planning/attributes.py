@@ -9,7 +9,7 @@ elements.
 
 from __future__ import annotations
 
-from typing import Hashable, Mapping
+from collections.abc import Hashable, Mapping
 
 from drasat.models.resource import DeviceAttribute
 
@@ -46,12 +46,15 @@ def scalar_key(attr: DeviceAttribute) -> ScalarKey | None:
 
 def typed_set(attr: DeviceAttribute) -> TypedSet | None:
     """An attribute as a typed set: non-empty lists first (ints, bools, strings, versions), then scalars."""
-    for kind, values in (("int", attr.ints), ("bool", attr.bools), ("string", attr.strings),
-                         ("version", attr.versions)):
+    for kind, values in (
+        ("int", attr.ints),
+        ("bool", attr.bools),
+        ("string", attr.strings),
+        ("version", attr.versions),
+    ):
         if values:
             return (kind, frozenset(values))
-    for kind, value in (("int", attr.int_), ("bool", attr.bool_), ("string", attr.string),
-                        ("version", attr.version)):
+    for kind, value in (("int", attr.int_), ("bool", attr.bool_), ("string", attr.string), ("version", attr.version)):
         if value is not None:
             return (kind, frozenset([value]))
     return None
@@ -72,8 +75,9 @@ def derived_attribute(value: object) -> DeviceAttribute | None:
     if isinstance(value, (list, tuple)) and value:
         first = value[0]
         for kind, field in ((bool, "bools"), (int, "ints"), (str, "strings"), (Semver, "versions")):
-            if isinstance(first, kind) and all(isinstance(v, kind) and
-                                               (kind is not int or not isinstance(v, bool)) for v in value):
+            if isinstance(first, kind) and all(
+                isinstance(v, kind) and (kind is not int or not isinstance(v, bool)) for v in value
+            ):
                 items = [str(v) for v in value] if kind is Semver else list(value)
                 return DeviceAttribute.model_validate({field: items})
     return None

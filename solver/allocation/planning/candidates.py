@@ -13,19 +13,30 @@ from fractions import Fraction
 
 from drasat.models.errors import DrasatError, EvaluationError, SelectorError
 from drasat.models.resource import DeviceAttribute
-
-from .attributes import derived_attribute
-from drasat.solver.cel import CelCompileError, CelRuntimeError, SelectorEvaluator
-from .inventory import Inventory, InventoryDevice
-from .plan import Alternative, Candidates
 from drasat.solver.allocation.rules.base import Found, Rule, Stage
 from drasat.solver.allocation.rules.capacity import capacity_share
 from drasat.solver.allocation.rules.counters import compatible
 from drasat.solver.allocation.rules.registry import RULES
 from drasat.solver.allocation.rules.taints import tolerated, untolerated_taint
+from drasat.solver.cel import CelCompileError, CelRuntimeError, SelectorEvaluator
 
-__all__ = ["Alternative", "Candidates", "capacity_share", "compatible", "evaluate_all", "evaluate_derived",
-           "evaluate_exact", "selectable", "static_block", "tolerated", "untolerated_taint"]
+from .attributes import derived_attribute
+from .inventory import Inventory, InventoryDevice
+from .plan import Alternative, Candidates
+
+__all__ = [
+    "Alternative",
+    "Candidates",
+    "capacity_share",
+    "compatible",
+    "evaluate_all",
+    "evaluate_derived",
+    "evaluate_exact",
+    "selectable",
+    "static_block",
+    "tolerated",
+    "untolerated_taint",
+]
 
 NOT_SELECTED = "not selected by the class or request selectors"
 
@@ -55,8 +66,12 @@ class StaticChecks:
                 blocks.append(rule)
             else:
                 blocks.append(rule)
-        self.early, self.selection, self.filter, self.blocks = tuple(early), tuple(selection), tuple(filter_), \
-            tuple(blocks)
+        self.early, self.selection, self.filter, self.blocks = (
+            tuple(early),
+            tuple(selection),
+            tuple(filter_),
+            tuple(blocks),
+        )
         self.after = bool(selection or filter_ or blocks)  # any rule to ask once the selectors said yes or no
 
 
@@ -90,8 +105,9 @@ def _worded(ev: SelectorEvaluator, alt: Alternative, dev: InventoryDevice) -> bo
     return True
 
 
-def _one(ev: SelectorEvaluator, expression: str, dev: InventoryDevice, alt: Alternative, of_class: bool,
-         index: int) -> bool:
+def _one(
+    ev: SelectorEvaluator, expression: str, dev: InventoryDevice, alt: Alternative, of_class: bool, index: int
+) -> bool:
     """One selector on one device. Messages start as Kubernetes' do (the class or the claim), then name
     the claim, request and expression, so the user can find what failed without the source at hand."""
     try:
@@ -101,8 +117,10 @@ def _one(ev: SelectorEvaluator, expression: str, dev: InventoryDevice, alt: Alte
         raise SelectorError(f"{owner}: selector #{index}: CEL compile error: {exc.detail}") from None
     except CelRuntimeError as exc:
         owner, context = _where(alt, of_class)
-        raise EvaluationError(f"{owner}: selector #{index} on device {dev.label()}: CEL runtime error: "
-                              f"{exc.detail} ({context}, expression: {expression})") from None
+        raise EvaluationError(
+            f"{owner}: selector #{index} on device {dev.label()}: CEL runtime error: "
+            f"{exc.detail} ({context}, expression: {expression})"
+        ) from None
 
 
 def _where(alt: Alternative, of_class: bool) -> tuple[str, str]:
@@ -112,8 +130,13 @@ def _where(alt: Alternative, of_class: bool) -> tuple[str, str]:
     return f"claim {alt.claim_label}", f"request {alt.result_name}"
 
 
-def static_block(inv: Inventory, alt: Alternative, dev: InventoryDevice, found: Found | None = None,
-                 checks: StaticChecks | None = None) -> str:
+def static_block(
+    inv: Inventory,
+    alt: Alternative,
+    dev: InventoryDevice,
+    found: Found | None = None,
+    checks: StaticChecks | None = None,
+) -> str:
     """Why the device can never be allocated for ``alt`` whatever else is chosen; "" when it can."""
     found = found or Found()
     for rule in (checks or StaticChecks(inv)).blocks:
@@ -123,8 +146,9 @@ def static_block(inv: Inventory, alt: Alternative, dev: InventoryDevice, found: 
     return ""
 
 
-def _filtered(inv: Inventory, alt: Alternative, dev: InventoryDevice, found: Found, selected: bool,
-              checks: StaticChecks) -> str:
+def _filtered(
+    inv: Inventory, alt: Alternative, dev: InventoryDevice, found: Found, selected: bool, checks: StaticChecks
+) -> str:
     """Why the device is not on the alternative's list at all (off node, unselected, no capacity); "" if it is."""
     for rule in checks.selection:
         reason = rule.exclude(inv, alt, dev, found)
@@ -143,8 +167,9 @@ def _gated(inv: Inventory, dev: InventoryDevice) -> bool:
     return not inv.features.binding_conditions and bool(dev.device.binding_conditions)
 
 
-def evaluate_exact(inv: Inventory, ev: SelectorEvaluator, alt: Alternative,
-                   checks: StaticChecks | None = None) -> Candidates:
+def evaluate_exact(
+    inv: Inventory, ev: SelectorEvaluator, alt: Alternative, checks: StaticChecks | None = None
+) -> Candidates:
     """``alt``'s candidates, shares, exclusion reasons and deferred CEL errors (ExactCount)."""
     checks = checks or StaticChecks(inv)
     devices: list[int] = []
@@ -171,12 +196,14 @@ def evaluate_exact(inv: Inventory, ev: SelectorEvaluator, alt: Alternative,
             excluded[dev.index] = reason
         else:
             devices.append(dev.index)
-    return _candidates(Candidates, (tuple(devices), _shares(found, devices) if found.share else {}, errors, excluded,
-                                    "", -1))
+    return _candidates(
+        Candidates, (tuple(devices), _shares(found, devices) if found.share else {}, errors, excluded, "", -1)
+    )
 
 
-def _before_selectors(inv: Inventory, alt: Alternative, dev: InventoryDevice, found: Found,
-                      checks: StaticChecks) -> str:
+def _before_selectors(
+    inv: Inventory, alt: Alternative, dev: InventoryDevice, found: Found, checks: StaticChecks
+) -> str:
     """Why the device is refused before its selectors run (the binding-condition gate, EARLY rules); "" if not."""
     if dev.device.binding_conditions and not inv.features.binding_conditions:
         return "has binding conditions, but DRADeviceBindingConditions is disabled"
@@ -187,14 +214,16 @@ def _before_selectors(inv: Inventory, alt: Alternative, dev: InventoryDevice, fo
     return ""
 
 
-def _after_selectors(inv: Inventory, alt: Alternative, dev: InventoryDevice, found: Found, selected: bool,
-                     checks: StaticChecks) -> str:
+def _after_selectors(
+    inv: Inventory, alt: Alternative, dev: InventoryDevice, found: Found, selected: bool, checks: StaticChecks
+) -> str:
     """Why the rules after the selectors keep the device off ``alt``'s list; "" when none does."""
     return _filtered(inv, alt, dev, found, selected, checks) or static_block(inv, alt, dev, found, checks)
 
 
-def evaluate_all(inv: Inventory, ev: SelectorEvaluator, alt: Alternative,
-                 checks: StaticChecks | None = None) -> Candidates:
+def evaluate_all(
+    inv: Inventory, ev: SelectorEvaluator, alt: Alternative, checks: StaticChecks | None = None
+) -> Candidates:
     """The fixed device list of an ``allocationMode: All`` (sub)request; CEL errors abort at once.
 
     Like Kubernetes, the list ignores use, taints and counters; a listed device that
@@ -247,8 +276,10 @@ def evaluate_derived(inv: Inventory, ev: SelectorEvaluator, alt: Alternative) ->
                 raise EvaluationError(f"{where} on device {dev.label()}: CEL runtime error: {exc.detail}") from None
             attribute = derived_attribute(value)
             if attribute is None:
-                raise EvaluationError(f"{where} on device {dev.label()}: the value {value!r} is not a string, "
-                                      "int, bool, version or a list of one of those")
+                raise EvaluationError(
+                    f"{where} on device {dev.label()}: the value {value!r} is not a string, "
+                    "int, bool, version or a list of one of those"
+                )
             values[spec.name] = attribute
         derived[device] = values
     return derived

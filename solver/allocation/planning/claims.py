@@ -8,22 +8,29 @@ with its exact wording, because users grep for it.
 from __future__ import annotations
 
 import time
+from collections.abc import Sequence
 from dataclasses import replace
-from typing import Sequence
 
 from drasat.models.errors import AllocationError, SelectorError, SolveTimeout
-from drasat.models.resource import ExactDeviceRequest, DeviceSubRequest, ResourceClaim
-
-from .candidates import StaticChecks, evaluate_all, evaluate_derived, evaluate_exact
-from drasat.solver.cel import CelCompileError, SelectorEvaluator
+from drasat.models.resource import DeviceSubRequest, ExactDeviceRequest, ResourceClaim
 from drasat.solver.allocation.frozen import maker
-from .inventory import Inventory
-from .plan import MAX_RESULTS, Alternative, Candidates, ClaimPlan, ConstraintPlan, RequestPlan
 from drasat.solver.allocation.problem import Problem
 from drasat.solver.allocation.rules.matching import constraint_attribute
+from drasat.solver.cel import CelCompileError, SelectorEvaluator
 
-__all__ = ["MAX_RESULTS", "ClaimPlan", "ConstraintPlan", "RequestPlan", "claim_label", "constraint_attribute",
-           "plan_claims"]
+from .candidates import StaticChecks, evaluate_all, evaluate_derived, evaluate_exact
+from .inventory import Inventory
+from .plan import MAX_RESULTS, Alternative, Candidates, ClaimPlan, ConstraintPlan, RequestPlan
+
+__all__ = [
+    "MAX_RESULTS",
+    "ClaimPlan",
+    "ConstraintPlan",
+    "RequestPlan",
+    "claim_label",
+    "constraint_attribute",
+    "plan_claims",
+]
 
 
 def claim_label(claim: ResourceClaim) -> str:
@@ -32,8 +39,9 @@ def claim_label(claim: ResourceClaim) -> str:
     return f"{meta.namespace}/{meta.name or ''}" if meta.namespace else meta.name or ""
 
 
-def plan_claims(problem: Problem, inv: Inventory, ev: SelectorEvaluator, *,
-                deadline: float | None = None) -> list[ClaimPlan]:
+def plan_claims(
+    problem: Problem, inv: Inventory, ev: SelectorEvaluator, *, deadline: float | None = None
+) -> list[ClaimPlan]:
     """Every claim checked and planned, in order; the first problem aborts, as upstream.
 
     Raises SolveTimeout when selector evaluation passes ``deadline`` (a ``time.monotonic()`` value)."""
@@ -83,13 +91,17 @@ class _SharedCandidates:
 
 def _share_key(alt: Alternative) -> tuple:
     """What candidate selection reads of an alternative: two of the same key have the same candidates."""
-    return (alt.mode, alt.device_class.metadata.name, alt.selectors, alt.admin,
-            tuple(sorted((k, q.value) for k, q in alt.capacity.items())) if alt.capacity else (),
-            tuple(t.model_dump_json() for t in alt.tolerations) if alt.tolerations else ())
+    return (
+        alt.mode,
+        alt.device_class.metadata.name,
+        alt.selectors,
+        alt.admin,
+        tuple(sorted((k, q.value) for k, q in alt.capacity.items())) if alt.capacity else (),
+        tuple(t.model_dump_json() for t in alt.tolerations) if alt.tolerations else (),
+    )
 
 
-def _plan_claim(problem: Problem, inv: Inventory, ev: _SharedCandidates, index: int,
-                claim: ResourceClaim) -> ClaimPlan:
+def _plan_claim(problem: Problem, inv: Inventory, ev: _SharedCandidates, index: int, claim: ResourceClaim) -> ClaimPlan:
     label = claim_label(claim)
     requests = []
     for r, request in enumerate(claim.spec.devices.requests):
@@ -104,8 +116,9 @@ def _plan_claim(problem: Problem, inv: Inventory, ev: _SharedCandidates, index: 
                 derives = True
         minimum += fewest
     if minimum > MAX_RESULTS:
-        raise AllocationError(f"claim {label}: number of requested devices {minimum} exceeds "
-                              f"the claim limit of {MAX_RESULTS}")
+        raise AllocationError(
+            f"claim {label}: number of requested devices {minimum} exceeds the claim limit of {MAX_RESULTS}"
+        )
     constraints: list[ConstraintPlan] = []
     for i, c in enumerate(claim.spec.devices.constraints):
         if c.match_attribute:
@@ -120,9 +133,19 @@ def _plan_claim(problem: Problem, inv: Inventory, ev: _SharedCandidates, index: 
     for alt in plan.alternatives():
         if alt.derived_specs:
             _check_derived_used(plan, alt)
-    return replace(plan, requests=tuple(replace(req, alternatives=tuple(
-        replace(alt, derived=evaluate_derived(inv, ev.ev, alt)) if alt.derived_specs else alt
-        for alt in req.alternatives)) for req in plan.requests))
+    return replace(
+        plan,
+        requests=tuple(
+            replace(
+                req,
+                alternatives=tuple(
+                    replace(alt, derived=evaluate_derived(inv, ev.ev, alt)) if alt.derived_specs else alt
+                    for alt in req.alternatives
+                ),
+            )
+            for req in plan.requests
+        ),
+    )
 
 
 # Built without the frozen dataclasses' __init__ (frozen.maker): one per claim and request on every call.
@@ -137,72 +160,114 @@ def _check_derived_used(plan: ClaimPlan, alt: Alternative) -> None:
         raise AllocationError(f"{where}: {len(alt.derived_specs)} derived attributes, at most {MAX_DERIVED} allowed")
     for spec in alt.derived_specs:
         if not any(c.attribute == spec.name and c.applies(alt) for c in plan.constraints):
-            raise AllocationError(f"{where}: derived attribute {spec.name} is not used by any matchAttribute "
-                                  "or distinctAttribute constraint that applies to this request")
+            raise AllocationError(
+                f"{where}: derived attribute {spec.name} is not used by any matchAttribute "
+                "or distinctAttribute constraint that applies to this request"
+            )
 
 
-def _plan_request(problem: Problem, inv: Inventory, ev: _SharedCandidates, claim: int, label: str,
-                  r: int, request) -> RequestPlan:
+def _plan_request(
+    problem: Problem, inv: Inventory, ev: _SharedCandidates, claim: int, label: str, r: int, request
+) -> RequestPlan:
     features = problem.features
     has_sub = bool(request.first_available)
     if has_sub and not features.prioritized_list:
-        raise AllocationError(f"claim {label}, request {request.name}: has subrequests, but the "
-                              "DRAPrioritizedList feature is disabled")
+        raise AllocationError(
+            f"claim {label}, request {request.name}: has subrequests, but the DRAPrioritizedList feature is disabled"
+        )
     if not has_sub and request.exactly is None:
-        raise AllocationError(f"claim {label}, request {request.name}: unsupported request type "
-                              "(neither exactly nor firstAvailable)")
+        raise AllocationError(
+            f"claim {label}, request {request.name}: unsupported request type (neither exactly nor firstAvailable)"
+        )
     if not features.consumable_capacity:
         if not has_sub and request.exactly.capacity is not None:
-            raise AllocationError(f"claim {label}, request {request.name}: has capacity requests, but the "
-                                  "DRAConsumableCapacity feature is disabled")
+            raise AllocationError(
+                f"claim {label}, request {request.name}: has capacity requests, but the "
+                "DRAConsumableCapacity feature is disabled"
+            )
         for sub in request.first_available:
             if sub.capacity is not None:
-                raise AllocationError(f"claim {label}, subrequest {sub.name}: has capacity requests, "
-                                      "but the DRAConsumableCapacity feature is disabled")
+                raise AllocationError(
+                    f"claim {label}, subrequest {sub.name}: has capacity requests, "
+                    "but the DRAConsumableCapacity feature is disabled"
+                )
     bodies: Sequence[ExactDeviceRequest | DeviceSubRequest] = request.first_available or [request.exactly]
     if len(bodies) == 1:
-        alternatives: tuple[Alternative, ...] = (_alternative(problem, inv, ev, claim, label, r, request.name, 0,
-                                                              bodies[0], has_sub),)
+        alternatives: tuple[Alternative, ...] = (
+            _alternative(problem, inv, ev, claim, label, r, request.name, 0, bodies[0], has_sub),
+        )
     else:
-        alternatives = tuple([_alternative(problem, inv, ev, claim, label, r, request.name, rank, body, has_sub)
-                              for rank, body in enumerate(bodies)])
+        alternatives = tuple(
+            [
+                _alternative(problem, inv, ev, claim, label, r, request.name, rank, body, has_sub)
+                for rank, body in enumerate(bodies)
+            ]
+        )
     return _request_plan(r, request.name, alternatives, has_sub)  # by position, in field order
 
 
-def _alternative(problem: Problem, inv: Inventory, ev: _SharedCandidates, claim: int, label: str, r: int,
-                 request_name: str, rank: int, body, has_sub: bool) -> Alternative:
+def _alternative(
+    problem: Problem,
+    inv: Inventory,
+    ev: _SharedCandidates,
+    claim: int,
+    label: str,
+    r: int,
+    request_name: str,
+    rank: int,
+    body,
+    has_sub: bool,
+) -> Alternative:
     """One alternative, checked and with its candidates. Error wording (``where``) is built only for an
     error: most calls have none, and a small call makes one of these per request."""
     sub_name = body.name if has_sub else None
     features = problem.features
     for i, sel in enumerate(body.selectors):
         if sel.cel is None:
-            raise AllocationError(f"{_where(label, sub_name or request_name)}, selector #{i}: CEL expression empty "
-                                  "(unsupported selector type?)")
+            raise AllocationError(
+                f"{_where(label, sub_name or request_name)}, selector #{i}: CEL expression empty "
+                "(unsupported selector type?)"
+            )
     # Subrequests have no adminAccess: asked only of an exact request (a missing attribute of a pydantic
     # model is a raised and caught AttributeError, several microseconds per subrequest).
     admin = None if has_sub else body.admin_access
     if admin is not None and not features.admin_access:
-        raise AllocationError(f"{_where(label, sub_name or request_name)}: admin access is requested, but the "
-                              "feature is disabled")
+        raise AllocationError(
+            f"{_where(label, sub_name or request_name)}: admin access is requested, but the feature is disabled"
+        )
     class_name = body.device_class_name
     if not class_name:
-        raise AllocationError(f"{_where(label, sub_name or request_name)}: missing device class name "
-                              "(unsupported request type?)")
+        raise AllocationError(
+            f"{_where(label, sub_name or request_name)}: missing device class name (unsupported request type?)"
+        )
     device_class = problem.device_class(class_name)
     if device_class is None:
-        raise AllocationError(f"{_where(label, sub_name or request_name)}: could not retrieve device class "
-                              f'{class_name}: deviceclass.resource.k8s.io "{class_name}" not found')
+        raise AllocationError(
+            f"{_where(label, sub_name or request_name)}: could not retrieve device class "
+            f'{class_name}: deviceclass.resource.k8s.io "{class_name}" not found'
+        )
     _compile_selectors(ev.ev, device_class, body.selectors, label)
     mode = body.allocation_mode or "ExactCount"
     if mode not in ("ExactCount", "All"):
         raise AllocationError(f"{_where(label, sub_name or request_name)}: unsupported count mode {mode}")
     # With the DRADerivedAttributes gate off the API server drops the field.
     derived = tuple(body.derived_attributes) if features.derived_attributes else ()
-    alt = Alternative.planned(claim, r, rank, request_name, sub_name, label, device_class, mode,  # by position
-                              body.count if body.count is not None else 1, bool(admin), tuple(body.tolerations),
-                              dict(body.capacity.requests) if body.capacity else {},
-                              tuple([s.cel.expression for s in body.selectors]) if body.selectors else (), derived)
+    alt = Alternative.planned(
+        claim,
+        r,
+        rank,
+        request_name,
+        sub_name,
+        label,
+        device_class,
+        mode,  # by position
+        body.count if body.count is not None else 1,
+        bool(admin),
+        tuple(body.tolerations),
+        dict(body.capacity.requests) if body.capacity else {},
+        tuple([s.cel.expression for s in body.selectors]) if body.selectors else (),
+        derived,
+    )
     if mode == "All":
         _check_pools_for_all(inv, _where(label, sub_name or request_name))
     return ev.fill(alt)
@@ -231,13 +296,16 @@ def _compile_each(ev: SelectorEvaluator, device_class, selectors, label: str) ->
     for of_class, listed in ((True, device_class.spec.selectors), (False, selectors)):
         for i, selector in enumerate(listed):
             if selector.cel is None:
-                raise AllocationError(f"{_owner(of_class, device_class, label)}: selector #{i}: CEL expression "
-                                      "empty (unsupported selector type?)")
+                raise AllocationError(
+                    f"{_owner(of_class, device_class, label)}: selector #{i}: CEL expression "
+                    "empty (unsupported selector type?)"
+                )
             try:
                 compile_(selector.cel.expression)
             except CelCompileError as exc:
-                raise SelectorError(f"{_owner(of_class, device_class, label)}: selector #{i}: CEL compile error: "
-                                    f"{exc.detail}") from None
+                raise SelectorError(
+                    f"{_owner(of_class, device_class, label)}: selector #{i}: CEL compile error: {exc.detail}"
+                ) from None
 
 
 def _owner(of_class: bool, device_class, label: str) -> str:
@@ -248,8 +316,10 @@ def _owner(of_class: bool, device_class, label: str) -> str:
 def _check_pools_for_all(inv: Inventory, where: str) -> None:
     for pool in inv.pools:
         if pool.state == "incomplete":
-            raise AllocationError(f"{where}: asks for all devices, but resource pool {pool.label()} "
-                                  "is currently being updated")
+            raise AllocationError(
+                f"{where}: asks for all devices, but resource pool {pool.label()} is currently being updated"
+            )
         if pool.state == "invalid":
-            raise AllocationError(f"{where}: asks for all devices, but resource pool {pool.label()} "
-                                  "is currently invalid")
+            raise AllocationError(
+                f"{where}: asks for all devices, but resource pool {pool.label()} is currently invalid"
+            )

@@ -16,7 +16,7 @@ attribute cannot take part in either.
 
 from __future__ import annotations
 
-from typing import Hashable
+from collections.abc import Hashable
 
 from drasat.models.resource import DeviceAttribute
 

@@ -11,12 +11,13 @@ the device a class of its own.
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Hashable, Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Hashable, Iterable, Sequence
 
-from .plan import Alternative, AltId
 from drasat.solver.allocation.rules.base import Rule, RuleContext
 from drasat.solver.allocation.rules.registry import RULES
+
+from .plan import Alternative, AltId
 
 
 @dataclass
@@ -63,17 +64,24 @@ def equivalence_classes(ctx: RuleContext, rules: Sequence[Rule] = RULES) -> Clas
     return _grouped(ctx, members, singles, per_device)
 
 
-def _grouped(ctx: RuleContext, members: dict[int, list[tuple[int, tuple]]], singles: set[int],
-             per_device: list[Rule]) -> tuple[list[DeviceClassGroup], dict[int, int]]:
+def _grouped(
+    ctx: RuleContext, members: dict[int, list[tuple[int, tuple]]], singles: set[int], per_device: list[Rule]
+) -> tuple[list[DeviceClassGroup], dict[int, int]]:
     """Devices with one signature become one class, numbered in inventory order of their first device."""
     inv = ctx.inv
     groups: list[DeviceClassGroup] = []
     by_key: dict[Hashable, DeviceClassGroup] = {}
     class_of: dict[int, int] = {}
     for device in sorted(members):
-        key: Hashable = ("single", device) if device in singles else (
-            inv.devices[device].shared, tuple(members[device]),
-            tuple([rule.device_signature(ctx, device) for rule in per_device]))
+        key: Hashable = (
+            ("single", device)
+            if device in singles
+            else (
+                inv.devices[device].shared,
+                tuple(members[device]),
+                tuple([rule.device_signature(ctx, device) for rule in per_device]),
+            )
+        )
         group = by_key.get(key)
         if group is None:
             group = by_key[key] = DeviceClassGroup(len(groups), shared=inv.devices[device].shared)

@@ -13,19 +13,21 @@ holding both devices and counter sets keep their devices, and counters are kept 
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import AbstractSet, Iterable, Mapping, NamedTuple, Sequence
+from typing import NamedTuple
 
 from drasat.models.resource import Device, DeviceTaint, DeviceTaintRule, ResourceClaim, ResourceSlice
 from drasat.models.trusted import dict_setter
-
-from drasat.solver.cel import CelDevice
 from drasat.solver.allocation.features import Features
 from drasat.solver.allocation.frozen import maker
-from .plan import EMPTY_MAPPING
 from drasat.solver.allocation.problem import NodeInfo, Problem
 from drasat.solver.allocation.rules.reachability import device_reaches, slice_reaches
+from drasat.solver.cel import CelDevice
+
+from .plan import EMPTY_MAPPING
 
 DeviceId = tuple[str, str, str]
 PoolKey = tuple[str, str]
@@ -78,7 +80,9 @@ class Pool:
         known = self.__dict__.get("_overcommitted")
         if known is None or known[0] is not self.counters:
             known = self.__dict__["_overcommitted"] = (
-                self.counters, any(v < 0 for counters in self.counters.values() for v in counters.values()))
+                self.counters,
+                any(v < 0 for counters in self.counters.values() for v in counters.values()),
+            )
         return known[1]
 
     def label(self) -> str:
@@ -107,9 +111,9 @@ NOTHING_IN_USE = InUse(frozenset(), frozenset(), EMPTY_MAPPING, EMPTY_MAPPING)
 @dataclass
 class DeviceKinds:
     draws_counters: bool = False  # some device consumes counters
-    shared: bool = False          # some device is allocatable many times
-    off_node: bool = False        # some device (of a per-device slice) is not on this node
-    tainted: bool = False         # some device has a taint
+    shared: bool = False  # some device is allocatable many times
+    off_node: bool = False  # some device (of a per-device slice) is not on this node
+    tainted: bool = False  # some device has a taint
 
 
 @dataclass
@@ -183,8 +187,9 @@ def in_use_state(allocated: Sequence[ResourceClaim], features: Features) -> InUs
     return InUse(exclusive, shared, capacity, holders)
 
 
-def _gather(slices: Sequence[ResourceSlice], node: NodeInfo,
-            features: Features) -> list[tuple[PoolKey, list[ResourceSlice], list[ResourceSlice]]]:
+def _gather(
+    slices: Sequence[ResourceSlice], node: NodeInfo, features: Features
+) -> list[tuple[PoolKey, list[ResourceSlice], list[ResourceSlice]]]:
     """Per pool: its relevant slices of the newest generation seen on this node, and the other slices
     of that generation (needed for completeness and counters). Obsolete pools are dropped.
 
@@ -225,14 +230,16 @@ def _gather(slices: Sequence[ResourceSlice], node: NodeInfo,
         same_pool = [s for s in slices if (s.spec.driver, s.spec.pool.name) == key]
         if any(s.spec.pool.generation > reference.generation for s in same_pool):
             continue  # obsolete: a newer generation exists
-        others = [s for s in same_pool if s.spec.pool.generation == reference.generation
-                  and not any(s is c for c in chosen)]
+        others = [
+            s for s in same_pool if s.spec.pool.generation == reference.generation and not any(s is c for c in chosen)
+        ]
         gathered.append((key, chosen, others))
     return gathered
 
 
-def _build_pool(key: PoolKey, relevant: list[ResourceSlice], others: list[ResourceSlice],
-                features: Features, in_use: InUse) -> tuple[Pool, list[ResourceSlice]]:
+def _build_pool(
+    key: PoolKey, relevant: list[ResourceSlice], others: list[ResourceSlice], features: Features, in_use: InUse
+) -> tuple[Pool, list[ResourceSlice]]:
     reference = relevant[0].spec.pool  # the first slice seen, as upstream
     if len(relevant) > 1:
         relevant = sorted(relevant, key=_slice_name)
@@ -240,16 +247,23 @@ def _build_pool(key: PoolKey, relevant: list[ResourceSlice], others: list[Resour
     pool = Pool(key, "usable", binding)
     if len(relevant) + len(others) != reference.resource_slice_count:
         pool.state = "incomplete"
-        pool.problem = (f"{len(relevant) + len(others)} slice(s) of generation {reference.generation} published, "
-                        f"resourceSliceCount says {reference.resource_slice_count}")
+        pool.problem = (
+            f"{len(relevant) + len(others)} slice(s) of generation {reference.generation} published, "
+            f"resourceSliceCount says {reference.resource_slice_count}"
+        )
         return pool, []
     every = relevant + others if others else relevant
     if not features.compatibility_groups and grouped:
         pool.state = "incomplete"  # the seed: with the gate off, grouped pools are skipped as incomplete
         pool.problem = "its devices use compatibilityGroups, and DRADeviceCompatibilityGroups is disabled"
         return pool, []
-    problem = f"device name {repeated} is not unique in the pool" if repeated is not None else \
-        _counters_problem(every) if features.partitionable else ""
+    problem = (
+        f"device name {repeated} is not unique in the pool"
+        if repeated is not None
+        else _counters_problem(every)
+        if features.partitionable
+        else ""
+    )
     if problem:
         pool.state, pool.problem = "invalid", problem
         return pool, []
@@ -265,10 +279,10 @@ def _build_pool(key: PoolKey, relevant: list[ResourceSlice], others: list[Resour
 class PoolFacts(NamedTuple):
     """What one pass over a pool's slices and devices finds (:func:`_pool_facts`)."""
 
-    binding: bool            # a relevant slice's device has binding conditions (such pools are enumerated last)
-    grouped: bool            # a device consumes counters with compatibility groups
-    repeated: str | None     # the first device name the relevant slices repeat (None: each is unique)
-    counters: bool           # a slice shares counters
+    binding: bool  # a relevant slice's device has binding conditions (such pools are enumerated last)
+    grouped: bool  # a device consumes counters with compatibility groups
+    repeated: str | None  # the first device name the relevant slices repeat (None: each is unique)
+    counters: bool  # a slice shares counters
 
 
 def _pool_facts(relevant: list[ResourceSlice], others: list[ResourceSlice]) -> PoolFacts:
@@ -314,8 +328,9 @@ def _counters_problem(every: list[ResourceSlice]) -> str:
 
 
 def _available_counters(key: PoolKey, every: list[ResourceSlice], in_use: InUse) -> Counters:
-    counters: Counters = {cs.name: {n: c.value.value for n, c in cs.counters.items()}
-                          for s in every for cs in s.spec.shared_counters}
+    counters: Counters = {
+        cs.name: {n: c.value.value for n, c in cs.counters.items()} for s in every for cs in s.spec.shared_counters
+    }
     for s in every:
         for d in s.spec.devices:
             if in_use.allocated((key[0], key[1], d.name)):
@@ -335,8 +350,9 @@ def _allocated_groups(key: PoolKey, every: list[ResourceSlice], in_use: InUse) -
     return groups
 
 
-def _enumerate(usable: list[tuple[Pool, list[ResourceSlice]]], node: NodeInfo, rules: Sequence[DeviceTaintRule],
-               consumable: bool) -> tuple[list[InventoryDevice], DeviceKinds]:
+def _enumerate(
+    usable: list[tuple[Pool, list[ResourceSlice]]], node: NodeInfo, rules: Sequence[DeviceTaintRule], consumable: bool
+) -> tuple[list[InventoryDevice], DeviceKinds]:
     """The usable devices in Kubernetes' order, and which kinds of device are among them (found in the same
     pass: rules ask several times a call). Every call makes two records per device, filled field by field
     without the frozen ``__init__`` (tests/test_fast_records.py checks they are whole): the device, and its
@@ -357,10 +373,18 @@ def _enumerate(usable: list[tuple[Pool, list[ResourceSlice]]], node: NodeInfo, r
                     taints += tuple(_rule_taints(rules, device_id))
                 multiple = bool(d.allow_multiple_allocations)
                 cel = _new(CelDevice)
-                _set_cel_dict(cel, {"key": (driver, pool_name, slice_name, d.name), "driver": driver,
-                                       "allow_multiple_allocations": multiple, "_source": d})
-                devices.append(_device(len(devices), device_id, s, d, taints, cel, binding, consumable and multiple,
-                                       on_node))  # by position, in field order: a keyword call costs more
+                _set_cel_dict(
+                    cel,
+                    {
+                        "key": (driver, pool_name, slice_name, d.name),
+                        "driver": driver,
+                        "allow_multiple_allocations": multiple,
+                        "_source": d,
+                    },
+                )
+                devices.append(
+                    _device(len(devices), device_id, s, d, taints, cel, binding, consumable and multiple, on_node)
+                )  # by position, in field order: a keyword call costs more
                 draws = draws or bool(d.consumes_counters)
                 shared = shared or (consumable and multiple)
                 off_node = off_node or not on_node
@@ -377,7 +401,10 @@ def _rule_taints(rules: Sequence[DeviceTaintRule], device: DeviceId) -> Iterable
     driver, pool, name = device
     for rule in rules:
         sel = rule.spec.device_selector
-        if sel is not None and ((sel.driver and sel.driver != driver) or (sel.pool and sel.pool != pool)
-                                or (sel.device and sel.device != name)):
+        if sel is not None and (
+            (sel.driver and sel.driver != driver)
+            or (sel.pool and sel.pool != pool)
+            or (sel.device and sel.device != name)
+        ):
             continue
         yield rule.spec.taint

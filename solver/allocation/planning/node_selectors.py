@@ -12,7 +12,6 @@ from functools import lru_cache
 
 from drasat.models.errors import AllocationError
 from drasat.models.meta import NodeSelector, NodeSelectorRequirement
-
 from drasat.solver.allocation.problem import NodeInfo
 
 _LABEL_VALUE = re.compile(r"^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$")
@@ -24,8 +23,7 @@ class SelectorParseError(ValueError):
     """A node selector Kubernetes would refuse to parse."""
 
 
-def reaches(node: NodeInfo, node_name: str | None, all_nodes: bool | None,
-            selector: NodeSelector | None) -> bool:
+def reaches(node: NodeInfo, node_name: str | None, all_nodes: bool | None, selector: NodeSelector | None) -> bool:
     """Whether an object restricted by these fields is reachable from ``node`` (name first, then all, then selector)."""
     if node_name:
         return node_name == node.name
@@ -54,8 +52,9 @@ def selector_matches(node: NodeInfo, selector: NodeSelector) -> bool:
     return matched
 
 
-def checked_reaches(node: NodeInfo, what: str, node_name: str | None, all_nodes: bool | None,
-                    selector: NodeSelector | None) -> bool:
+def checked_reaches(
+    node: NodeInfo, what: str, node_name: str | None, all_nodes: bool | None, selector: NodeSelector | None
+) -> bool:
     """:func:`reaches`, with a parse error turned into Kubernetes' allocation error naming ``what``."""
     try:
         return reaches(node, node_name, all_nodes, selector)
@@ -65,8 +64,9 @@ def checked_reaches(node: NodeInfo, what: str, node_name: str | None, all_nodes:
 
 def parse_failure(what: str, exc: SelectorParseError) -> AllocationError:
     """Kubernetes' allocation error for a node selector of ``what`` that does not parse."""
-    return AllocationError(f"gather pool information: failed to perform node selection for {what}: "
-                           f"failed to parse node selector: {exc}")
+    return AllocationError(
+        f"gather pool information: failed to perform node selection for {what}: failed to parse node selector: {exc}"
+    )
 
 
 def _valid_key(key: str) -> bool:

@@ -8,19 +8,23 @@ value, not an object identity — so maps keyed by it survive copies and read we
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from fractions import Fraction
 from functools import cached_property
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Any, Mapping, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from drasat.models.errors import DrasatError
 from drasat.models.quantity import Quantity
-from drasat.models.trusted import dict_setter
 from drasat.models.resource import (
-    DeviceAttribute, DeviceClass, DeviceDerivedAttribute, DeviceToleration, ResourceClaim,
+    DeviceAttribute,
+    DeviceClass,
+    DeviceDerivedAttribute,
+    DeviceToleration,
+    ResourceClaim,
 )
-
+from drasat.models.trusted import dict_setter
 
 if TYPE_CHECKING:
     from ortools.sat.python import cp_model
@@ -85,10 +89,23 @@ class Alternative:
     derived: Mapping[int, Mapping[str, DeviceAttribute]] = field(default_factory=dict)
 
     @classmethod
-    def planned(cls, claim: int, request: int, rank: int, request_name: str, sub_name: str | None,
-                claim_label: str, device_class: DeviceClass, mode: str, count: int, admin: bool,
-                tolerations: tuple[DeviceToleration, ...], capacity: Mapping[str, Quantity], selectors: tuple[str, ...],
-                derived_specs: tuple[DeviceDerivedAttribute, ...] = ()) -> Alternative:
+    def planned(
+        cls,
+        claim: int,
+        request: int,
+        rank: int,
+        request_name: str,
+        sub_name: str | None,
+        claim_label: str,
+        device_class: DeviceClass,
+        mode: str,
+        count: int,
+        admin: bool,
+        tolerations: tuple[DeviceToleration, ...],
+        capacity: Mapping[str, Quantity],
+        selectors: tuple[str, ...],
+        derived_specs: tuple[DeviceDerivedAttribute, ...] = (),
+    ) -> Alternative:
         """An alternative as planning makes it, before :meth:`fill` gives it its candidates (before anyone else
         sees it). Built without the frozen ``__init__`` (planning makes one per request and subrequest on every
         call), but with the constructor's own parameters (planning passes them by position: a keyword call of
@@ -97,13 +114,33 @@ class Alternative:
         dict is written as one literal; the fields candidate selection fills hold immutable values until then
         (shared empty maps: sharing them is safe), and tests/test_fast_records.py checks both are whole."""
         alt = _new(cls)
-        _set_alt_dict(alt, {
-            "claim": claim, "request": request, "rank": rank, "request_name": request_name, "sub_name": sub_name,
-            "claim_label": claim_label, "device_class": device_class, "mode": mode, "count": count, "admin": admin,
-            "tolerations": tolerations, "capacity": capacity, "selectors": selectors, "candidates": (),
-            "share": _EMPTY, "errors": _EMPTY, "excluded": _EMPTY, "blocked": "", "blocked_at": -1,
-            "derived_specs": derived_specs, "derived": _EMPTY,
-            "id": _tuple_new(AltId, (claim, request, rank))})  # the id asked at once: no lock
+        _set_alt_dict(
+            alt,
+            {
+                "claim": claim,
+                "request": request,
+                "rank": rank,
+                "request_name": request_name,
+                "sub_name": sub_name,
+                "claim_label": claim_label,
+                "device_class": device_class,
+                "mode": mode,
+                "count": count,
+                "admin": admin,
+                "tolerations": tolerations,
+                "capacity": capacity,
+                "selectors": selectors,
+                "candidates": (),
+                "share": _EMPTY,
+                "errors": _EMPTY,
+                "excluded": _EMPTY,
+                "blocked": "",
+                "blocked_at": -1,
+                "derived_specs": derived_specs,
+                "derived": _EMPTY,
+                "id": _tuple_new(AltId, (claim, request, rank)),
+            },
+        )  # the id asked at once: no lock
         return alt
 
     @cached_property
@@ -125,7 +162,9 @@ class Alternative:
         request, and building each twice (planned, then a copy with candidates) cost a tenth of a small call."""
         fields = self.__dict__
         if fields["share"] is not _EMPTY:
-            raise RuntimeError(f"alternative {self.id} was filled already: a frozen record is filled once, when planned")
+            raise RuntimeError(
+                f"alternative {self.id} was filled already: a frozen record is filled once, when planned"
+            )
         devices, fields["share"], fields["errors"], fields["excluded"], fields["blocked"], fields["blocked_at"] = found
         fields["candidates"] = devices
         if self.mode == "All":
@@ -166,6 +205,7 @@ class Pick:
 
 _new, _set_alt_dict = object.__new__, dict_setter(Alternative)  # see models.trusted.dict_setter
 _tuple_new = tuple.__new__  # a named tuple made without its Python-level __new__
+
 
 @dataclass(frozen=True)
 class RequestPlan:
@@ -215,8 +255,8 @@ class AltVars:
 
     alt: Alternative
     use: cp_model.IntVar
-    takes: Mapping[int, cp_model.IntVar]   # device class -> count
-    tops: Mapping[int, int]                # device class -> the count's upper bound
+    takes: Mapping[int, cp_model.IntVar]  # device class -> count
+    tops: Mapping[int, int]  # device class -> the count's upper bound
 
 
 def alternatives(plans: list[ClaimPlan]) -> list[Alternative]:

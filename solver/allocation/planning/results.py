@@ -7,24 +7,29 @@ node selector that tells the scheduler where the allocation is usable.
 from __future__ import annotations
 
 import uuid
-from datetime import datetime, timezone
-from typing import Any, Sequence
+from collections.abc import Sequence
+from datetime import UTC, datetime
+from typing import Any
 
 from drasat.models.errors import AllocationError
 from drasat.models.meta import NodeSelector, NodeSelectorRequirement, NodeSelectorTerm
 from drasat.models.quantity import Quantity
-from drasat.models.trusted import builder, trusted
 from drasat.models.resource import (
-    AllocationResult, DeviceAllocationConfiguration, DeviceAllocationResult, DeviceRequestAllocationResult,
+    AllocationResult,
+    DeviceAllocationConfiguration,
+    DeviceAllocationResult,
+    DeviceRequestAllocationResult,
 )
+from drasat.models.trusted import builder, trusted
+from drasat.solver.allocation.rules.reachability import node_local
 
 from .inventory import Inventory
 from .plan import ClaimPlan, Pick
-from drasat.solver.allocation.rules.reachability import node_local
 
 
-def allocation_results(inv: Inventory, plans: Sequence[ClaimPlan],
-                       picks: Sequence[Sequence[Pick]]) -> tuple[dict[str, AllocationResult], dict[str, str]]:
+def allocation_results(
+    inv: Inventory, plans: Sequence[ClaimPlan], picks: Sequence[Sequence[Pick]]
+) -> tuple[dict[str, AllocationResult], dict[str, str]]:
     """One AllocationResult per claim, keyed by claim name, in claim order; and each claim's label by name."""
     results: dict[str, AllocationResult] = {}
     labels: dict[str, str] = {}
@@ -68,7 +73,7 @@ def allocation_result(inv: Inventory, plan: ClaimPlan, picks: Sequence[Pick]) ->
         fields["node_selector"] = selector
     if inv.features.binding_conditions:
         # kube-scheduler stamps the allocation when it writes it (with both binding gates on).
-        fields["allocation_timestamp"] = datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+        fields["allocation_timestamp"] = datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
     return trusted(AllocationResult, **fields)
 
 
@@ -87,8 +92,13 @@ def _result(inv: Inventory, plan: ClaimPlan, pick: Pick, position: int) -> Devic
     dev = inv.devices[pick.device]
     alt = pick.alt
     driver, pool, name = dev.id
-    if not (alt.admin or alt.tolerations or pick.share is not None or dev.device.binding_conditions
-            or dev.slice.spec.skip_node_operations):
+    if not (
+        alt.admin
+        or alt.tolerations
+        or pick.share is not None
+        or dev.device.binding_conditions
+        or dev.slice.spec.skip_node_operations
+    ):
         return _plain_result(alt.result_name, driver, pool, name)  # the usual device: four fields
     fields: dict = {"request": alt.result_name, "driver": driver, "pool": pool, "device": name}
     if alt.admin:
@@ -102,7 +112,8 @@ def _result(inv: Inventory, plan: ClaimPlan, pick: Pick, position: int) -> Devic
         fields["share_id"] = _share_id(plan.claim.metadata.uid or plan.label, inv, pick, position)
         if pick.share:
             fields["consumed_capacity"] = {
-                name: Quantity(amount, dev.device.capacity[name].value.format) for name, amount in pick.share.items()}
+                name: Quantity(amount, dev.device.capacity[name].value.format) for name, amount in pick.share.items()
+            }
     if dev.slice.spec.skip_node_operations and inv.features["DRAOptionalNodeOperations"]:
         fields["skip_node_operations"] = list(dev.slice.spec.skip_node_operations)
     return trusted(DeviceRequestAllocationResult, **fields)
@@ -124,25 +135,35 @@ def _config(plan: ClaimPlan, picks: Sequence[Pick]) -> list[DeviceAllocationConf
             for entry in by_class[cls.name]:
                 entry.requests.append(names[r])
             continue
-        by_class[cls.name] = [DeviceAllocationConfiguration(source="FromClass", requests=[names[r]],
-                                                            opaque=c.opaque.model_copy(deep=True))
-                              for c in cls.spec.config if c.opaque is not None]
+        by_class[cls.name] = [
+            DeviceAllocationConfiguration(
+                source="FromClass", requests=[names[r]], opaque=c.opaque.model_copy(deep=True)
+            )
+            for c in cls.spec.config
+            if c.opaque is not None
+        ]
         entries.extend(by_class[cls.name])
     for c in plan.claim.spec.devices.config:
         if c.opaque is None:
             continue
-        if not c.requests or any(req.name in c.requests or names.get(req.index) in c.requests
-                                 for req in plan.requests if req.index in names):
-            entries.append(DeviceAllocationConfiguration(source="FromClaim", requests=list(c.requests),
-                                                         opaque=c.opaque.model_copy(deep=True)))
+        if not c.requests or any(
+            req.name in c.requests or names.get(req.index) in c.requests for req in plan.requests if req.index in names
+        ):
+            entries.append(
+                DeviceAllocationConfiguration(
+                    source="FromClaim", requests=list(c.requests), opaque=c.opaque.model_copy(deep=True)
+                )
+            )
     return [_collapsed(entry, plan, names) for entry in entries]
 
 
-def _collapsed(entry: DeviceAllocationConfiguration, plan: ClaimPlan,
-               names: dict[int, str]) -> DeviceAllocationConfiguration:
+def _collapsed(
+    entry: DeviceAllocationConfiguration, plan: ClaimPlan, names: dict[int, str]
+) -> DeviceAllocationConfiguration:
     """A config naming every request of the claim applies to all: written without ``requests``."""
-    if entry.requests and all(req.name in entry.requests or names.get(req.index) in entry.requests
-                              for req in plan.requests):
+    if entry.requests and all(
+        req.name in entry.requests or names.get(req.index) in entry.requests for req in plan.requests
+    ):
         return DeviceAllocationConfiguration(source=entry.source, opaque=entry.opaque)
     return entry
 
@@ -155,14 +176,17 @@ def node_selector(inv: Inventory, plan: ClaimPlan, picks: Sequence[Pick]) -> Nod
         dev = inv.devices[pick.device]
         owner = dev.device if dev.slice.spec.per_device_node_selection else dev.slice.spec
         if node_local(dev):
-            return _selector([trusted(NodeSelectorTerm, match_fields=[
-                _requirement("metadata.name", "In", [inv.node.name])])])
+            return _selector(
+                [trusted(NodeSelectorTerm, match_fields=[_requirement("metadata.name", "In", [inv.node.name])])]
+            )
         selector = owner.node_selector
         if selector is None or not selector.node_selector_terms:
             continue
         if len(selector.node_selector_terms) > 1:
-            raise AllocationError(f"create NodeSelector for claim {plan.claim.name}: unsupported "
-                                  f"ResourceSlice.NodeSelector with {len(selector.node_selector_terms)} terms")
+            raise AllocationError(
+                f"create NodeSelector for claim {plan.claim.name}: unsupported "
+                f"ResourceSlice.NodeSelector with {len(selector.node_selector_terms)} terms"
+            )
         term = selector.node_selector_terms[0]
         if term.match_fields:
             _merge(fields, term.match_fields)
@@ -170,15 +194,19 @@ def node_selector(inv: Inventory, plan: ClaimPlan, picks: Sequence[Pick]) -> Nod
             _merge(expressions, term.match_expressions)
     if not fields:
         return _selector([_expressions_term(expressions)]) if expressions else None
-    term = trusted(NodeSelectorTerm, match_expressions=expressions, match_fields=fields) if expressions else \
-        trusted(NodeSelectorTerm, match_fields=fields)
+    term = (
+        trusted(NodeSelectorTerm, match_expressions=expressions, match_fields=fields)
+        if expressions
+        else trusted(NodeSelectorTerm, match_fields=fields)
+    )
     return _selector([term])
 
 
 def _merge(into: list[NodeSelectorRequirement], new: Sequence[NodeSelectorRequirement]) -> None:
     for req in new:
-        if into and any(r.key == req.key and r.operator == req.operator and set(r.values) == set(req.values)
-                        for r in into):
+        if into and any(
+            r.key == req.key and r.operator == req.operator and set(r.values) == set(req.values) for r in into
+        ):
             continue
         if "values" in req.__pydantic_fields_set__:  # printed as written: Exists and DoesNotExist have none
             into.append(_requirement(req.key, req.operator, list(req.values)))

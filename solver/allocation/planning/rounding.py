@@ -10,8 +10,8 @@ DRAFractionalCapacityRange).
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from fractions import Fraction
-from typing import Mapping
 
 from drasat.models.quantity import Quantity
 from drasat.models.resource import CapacityRequestPolicy, DeviceCapacity
@@ -74,8 +74,9 @@ def violates(amount: Fraction, capacity: DeviceCapacity, fractional_gate: bool =
     return False
 
 
-def share_of(capacities: Mapping[str, DeviceCapacity], requests: Mapping[str, Quantity],
-             fractional_gate: bool = False) -> dict[str, Fraction] | None:
+def share_of(
+    capacities: Mapping[str, DeviceCapacity], requests: Mapping[str, Quantity], fractional_gate: bool = False
+) -> dict[str, Fraction] | None:
     """The amounts one share takes of every capacity, or None when the request cannot be met by policy.
 
     A request naming a capacity the device does not have makes the device unusable for it.
@@ -92,8 +93,9 @@ def share_of(capacities: Mapping[str, DeviceCapacity], requests: Mapping[str, Qu
     return share
 
 
-def fits(capacities: Mapping[str, DeviceCapacity], share: Mapping[str, Fraction],
-         *taken: Mapping[str, Fraction]) -> bool:
+def fits(
+    capacities: Mapping[str, DeviceCapacity], share: Mapping[str, Fraction], *taken: Mapping[str, Fraction]
+) -> bool:
     """Whether ``share`` plus everything already ``taken`` stays within every capacity value."""
     for name, amount in share.items():
         total = amount

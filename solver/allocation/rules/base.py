@@ -19,9 +19,10 @@ nothing of any one of them.
 
 from __future__ import annotations
 
+from collections.abc import Container, Hashable
 from dataclasses import dataclass, field
 from enum import Enum
-from typing import TYPE_CHECKING, Any, Container, Hashable
+from typing import TYPE_CHECKING, Any
 
 from drasat.solver.allocation.planning.plan import Alternative, AltId, AltVars, ClaimPlan, Pick
 

@@ -11,8 +11,9 @@ from __future__ import annotations
 from fractions import Fraction
 from typing import TYPE_CHECKING
 
-from drasat.solver.allocation.planning.rounding import fits, share_of
 from drasat.solver.allocation.planning.plan import Alternative, Pick
+from drasat.solver.allocation.planning.rounding import fits, share_of
+
 from .base import Encoding, Found, Rule, RuleContext, Stage
 from .counters import add_scaled
 
@@ -25,8 +26,12 @@ NO_CAPACITY = "not enough capacity, or the capacity request breaks the device's 
 def capacity_share(inv: Inventory, alt: Alternative, dev: InventoryDevice) -> dict[str, Fraction] | None:
     """The share ``alt`` takes of the device, or None when the capacity or policy cannot allow it."""
     capacities = dev.device.capacity
-    if not alt.capacity and not dev.shared and dev.id not in inv.in_use.capacity and all(
-            c.request_policy is None for c in capacities.values()):
+    if (
+        not alt.capacity
+        and not dev.shared
+        and dev.id not in inv.in_use.capacity
+        and all(c.request_policy is None for c in capacities.values())
+    ):
         return {}  # a dedicated device asked for nothing in particular: its whole capacity fits
     fractional = inv.features["DRAFractionalCapacityRange"]
     share = share_of(capacities, alt.capacity, fractional)
@@ -98,8 +103,9 @@ class ConsumableCapacity(Rule):
             if not dev.device.capacity or not takes:
                 continue
             already = enc.inv.in_use.capacity.get(dev.id, {})
-            literal = enc.guard("capacity", f"the shares of device {dev.label()} fit its capacity",
-                                devices=(dev.index,))
+            literal = enc.guard(
+                "capacity", f"the shares of device {dev.label()} fit its capacity", devices=(dev.index,)
+            )
             for name, capacity in dev.device.capacity.items():
                 terms = [(alt.share[dev.index][name], v) for alt, v in takes]
                 add_scaled(enc.model, terms, capacity.value.value - already.get(name, Fraction(0)), literal)

@@ -11,11 +11,13 @@ from __future__ import annotations
 
 import math
 from collections import Counter
+from collections.abc import Hashable, Iterable, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import TYPE_CHECKING, Hashable, Iterable, Sequence
+from typing import TYPE_CHECKING
 
 from drasat.solver.allocation.planning.plan import Alternative, Pick
+
 from .base import Encoding, Found, Rule, RuleContext, Stage
 
 if TYPE_CHECKING:
@@ -52,24 +54,30 @@ class Drawn:
     (a try compares one device's draws with them; nothing is summed again)."""
 
     inv: Inventory
-    left: dict[tuple, Fraction | int] = field(default_factory=dict)      # (driver, pool, set, counter) -> left
+    left: dict[tuple, Fraction | int] = field(default_factory=dict)  # (driver, pool, set, counter) -> left
     groups: dict[SetKey, list[frozenset[str]]] = field(default_factory=dict)
-    shares: Counter[int] = field(default_factory=Counter)                # shared device -> shares in this search
-    draws: dict[int, tuple[Draw, ...]] = field(default_factory=dict)     # device -> its draws (made once)
+    shares: Counter[int] = field(default_factory=Counter)  # shared device -> shares in this search
+    draws: dict[int, tuple[Draw, ...]] = field(default_factory=dict)  # device -> its draws (made once)
 
     def __post_init__(self) -> None:
         self.pools = {pool.key: pool for pool in self.inv.pools}
         self.overcommitted = {pool.key for pool in self.inv.pools if pool.overcommitted}
         self.compatibility_groups = self.inv.features.compatibility_groups
-        self.left = {(*pool.key, name, counter): _exact(value) for pool in self.inv.pools
-                     for name, counters in pool.counters.items() for counter, value in counters.items()}
+        self.left = {
+            (*pool.key, name, counter): _exact(value)
+            for pool in self.inv.pools
+            for name, counters in pool.counters.items()
+            for counter, value in counters.items()
+        }
 
     def of(self, dev: InventoryDevice) -> tuple[Draw, ...]:
         found = self.draws.get(dev.index)
         if found is None:
             found = self.draws[dev.index] = tuple(
                 ((*dev.pool_key, use.counter_set, name), _exact(counter.value.value))
-                for use in dev.device.consumes_counters for name, counter in use.counters.items())
+                for use in dev.device.consumes_counters
+                for name, counter in use.counters.items()
+            )
         return found
 
 
@@ -93,8 +101,16 @@ class Counters(Rule):
         dev = ctx.inv.devices[device]
         if not dev.device.consumes_counters:
             return ()
-        uses = tuple(sorted((u.counter_set, tuple(sorted((n, c.value.value) for n, c in u.counters.items())),
-                             tuple(sorted(u.compatibility_groups or ()))) for u in dev.device.consumes_counters))
+        uses = tuple(
+            sorted(
+                (
+                    u.counter_set,
+                    tuple(sorted((n, c.value.value) for n, c in u.counters.items())),
+                    tuple(sorted(u.compatibility_groups or ())),
+                )
+                for u in dev.device.consumes_counters
+            )
+        )
         return (dev.pool_key, uses)
 
     def single_device(self, ctx: RuleContext, dev: InventoryDevice) -> bool:
@@ -135,12 +151,16 @@ class Counters(Rule):
                 for name, counter in use.counters.items():
                     terms.setdefault((*dev.pool_key, use.counter_set, name), []).append((counter.value.value, used))
                 members.setdefault((*dev.pool_key, use.counter_set), []).append(
-                    (frozenset(use.compatibility_groups or ()), used))
+                    (frozenset(use.compatibility_groups or ()), used)
+                )
         for key in sorted(members):
             driver, pool, counter_set = key
-            literal = enc.guard("counters", f"counter set {counter_set} of pool {driver}/{pool} is not overdrawn"
-                                + (", by compatible devices" if enc.inv.features.compatibility_groups else ""),
-                                counter_set=key)
+            literal = enc.guard(
+                "counters",
+                f"counter set {counter_set} of pool {driver}/{pool} is not overdrawn"
+                + (", by compatible devices" if enc.inv.features.compatibility_groups else ""),
+                counter_set=key,
+            )
             for (d, p, cs, name), counter_terms in terms.items():
                 if (d, p, cs) == key:
                     add_scaled(enc.model, counter_terms, enc.inv.pool((d, p)).counters[cs][name], literal)
@@ -219,8 +239,9 @@ def _used(enc: Encoding, group: DeviceClassGroup) -> cp_model.IntVar:
     return used
 
 
-def _compatibility(enc: Encoding, key: SetKey, users: list[tuple[frozenset[str], cp_model.IntVar]],
-                   literal: cp_model.IntVar) -> None:
+def _compatibility(
+    enc: Encoding, key: SetKey, users: list[tuple[frozenset[str], cp_model.IntVar]], literal: cp_model.IntVar
+) -> None:
     """All devices drawing on one counter set share a group name (one chosen per set), or none has any."""
     driver, pool, counter_set = key
     allocated = enc.inv.pool((driver, pool)).allocated_groups.get(counter_set, [])

@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from drasat.solver.allocation.planning.plan import Alternative, Pick
+
 from .base import Encoding, Found, Rule, RuleContext, Stage
 
 if TYPE_CHECKING:
@@ -29,7 +30,7 @@ class Held:
     __slots__ = ("held", "in_use", "busy")
 
     def __init__(self, held: list[set[int]], in_use: frozenset[int]) -> None:
-        self.held = held      # per claim: exclusive devices it holds
+        self.held = held  # per claim: exclusive devices it holds
         self.in_use = in_use  # devices (indexes) allocated before this search
         self.busy: set[int] = set()  # devices with a non-admin pick in this search
 
@@ -105,8 +106,9 @@ def _one_device_class(enc: Encoding, k: int, size: int) -> None:
     if len(overall) <= 1 and not crowded:
         return
     devices = ", ".join(enc.inv.devices[d].label() for d in enc.groups[k].devices)
-    literal = enc.guard("exclusivity", f"device {devices} is allocated at most once",
-                        devices=tuple(enc.groups[k].devices))
+    literal = enc.guard(
+        "exclusivity", f"device {devices} is allocated at most once", devices=tuple(enc.groups[k].devices)
+    )
     if len(overall) > 1:
         enc.model.add(sum(overall) <= size).only_enforce_if(literal)
     for vs in crowded:

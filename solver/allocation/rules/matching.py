@@ -9,14 +9,15 @@ Kubernetes reports, not a reason to backtrack.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Hashable
+from collections.abc import Hashable
+from typing import TYPE_CHECKING
 
 from drasat.models.errors import AllocationError
 from drasat.models.resource import DeviceAttribute
-
 from drasat.solver.allocation.planning.attributes import lookup
 from drasat.solver.allocation.planning.constraints import Label, distinct_holds, labels, match_holds
 from drasat.solver.allocation.planning.plan import Alternative, AltId, ClaimPlan, Pick
+
 from .base import Encoding, Rule, RuleContext
 
 if TYPE_CHECKING:
@@ -86,8 +87,10 @@ class Members:
         found = self.seen.get(key)
         if found is None:
             plan, labels = self.plans[claim], self.labels
-            found = self.seen[key] = [(ci, plan.constraints[ci].kind, labels.of(claim, ci, alt, device))
-                                      for ci in labels.applicable(plan, alt)]  # which apply: asked once per alt
+            found = self.seen[key] = [
+                (ci, plan.constraints[ci].kind, labels.of(claim, ci, alt, device))
+                for ci in labels.applicable(plan, alt)
+            ]  # which apply: asked once per alt
         return found
 
 
@@ -123,13 +126,15 @@ class AttributeConstraints(Rule):
     def fits(self, state: Members, claim: int, alt: Alternative, dev: InventoryDevice, must: bool) -> bool:
         for ci, kind, mine in state.of(claim, alt, dev.index):
             chosen = state.chosen[claim][ci]
-            holds = mine is not None and (match_holds([*chosen, mine]) if kind == "match"
-                                           else distinct_holds([*chosen, mine]))
+            holds = mine is not None and (
+                match_holds([*chosen, mine]) if kind == "match" else distinct_holds([*chosen, mine])
+            )
             if not holds:
                 if must:
                     raise AllocationError(
                         f"claim {alt.claim_label}, request {alt.own_name}: cannot add device "
-                        f"{dev.label()} because a claim constraint would not be satisfied")
+                        f"{dev.label()} because a claim constraint would not be satisfied"
+                    )
                 return False
         return True
 
@@ -150,8 +155,10 @@ class AttributeConstraints(Rule):
                     if constraint.applies(alt):
                         for k, var in enc.vars[alt.id].takes.items():
                             takes.append((cache.of(plan.index, ci, alt, enc.groups[k].devices[0]), var))
-                words = (f"claim {plan.label}: constraint #{constraint.index} "
-                         f"({constraint.kind}Attribute {constraint.attribute}) holds")
+                words = (
+                    f"claim {plan.label}: constraint #{constraint.index} "
+                    f"({constraint.kind}Attribute {constraint.attribute}) holds"
+                )
                 literal = enc.guard("attributes", words, claim=plan.index, constraint=constraint.index)
                 merged = plan.requests[0].alternatives[0]
                 if merged.id in enc.claims:
@@ -160,8 +167,14 @@ class AttributeConstraints(Rule):
                     _encode_one(enc, plan, ci, constraint.kind, takes, literal)
 
 
-def _encode_one(enc: Encoding, plan: ClaimPlan, ci: int, kind: str,
-                takes: list[tuple[Labels | None, cp_model.IntVar]], literal: cp_model.IntVar) -> None:
+def _encode_one(
+    enc: Encoding,
+    plan: ClaimPlan,
+    ci: int,
+    kind: str,
+    takes: list[tuple[Labels | None, cp_model.IntVar]],
+    literal: cp_model.IntVar,
+) -> None:
     model = enc.model
     for found, var in takes:
         if found is None:

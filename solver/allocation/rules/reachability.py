@@ -12,10 +12,15 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from drasat.models.resource import Device, ResourceSlice
-
-from drasat.solver.allocation.planning.node_selectors import SelectorParseError, checked_reaches, parse_failure, selector_matches
+from drasat.solver.allocation.planning.node_selectors import (
+    SelectorParseError,
+    checked_reaches,
+    parse_failure,
+    selector_matches,
+)
 from drasat.solver.allocation.planning.plan import Alternative
 from drasat.solver.allocation.problem import NodeInfo
+
 from .base import Found, Rule, Stage
 
 if TYPE_CHECKING:

@@ -7,11 +7,12 @@ is never allocated for it. Taints come from the device itself and from DeviceTai
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Protocol, Sequence
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Protocol
 
 from drasat.models.resource import DeviceTaint, DeviceToleration
-
 from drasat.solver.allocation.planning.plan import Alternative
+
 from .base import Found, Rule, Stage
 
 if TYPE_CHECKING:

@@ -11,22 +11,22 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field, replace
-from functools import lru_cache
+from functools import cache
 
 from drasat.models.core import ContainerExtendedResourceRequest, NodeAllocatableResourceClaimStatus
 from drasat.models.errors import AllocationError, EvaluationError, Unschedulable
 from drasat.models.resource import AllocationResult, ResourceClaim
-
 from drasat.solver.allocation.api import allocate, check_options
-from drasat.solver.cel import SelectorEvaluator
-from .node_filters import REASON_DRA, node_info
-from .node_resources import claim_statuses, pod_level_violation
+from drasat.solver.allocation.cp_sat.packing import footprint
 from drasat.solver.allocation.planning.node_selectors import SelectorParseError, selector_matches
+from drasat.solver.allocation.problem import FIRST_FIT, PACK, Problem
+from drasat.solver.cel import SelectorEvaluator
+from drasat.solver.scheduling.cluster_state import ClusterState
 from drasat.solver.scheduling.extended import extended_claim
 from drasat.solver.scheduling.pods import PodClaims
-from drasat.solver.allocation.cp_sat.packing import footprint
-from drasat.solver.allocation.problem import FIRST_FIT, PACK, Problem
-from drasat.solver.scheduling.cluster_state import ClusterState
+
+from .node_filters import REASON_DRA, node_info
+from .node_resources import claim_statuses, pod_level_violation
 
 FIRST_AVAILABLE_MAX = 8  # resourceapi.FirstAvailableDeviceRequestMaxSize: the DRA score of alternative i is 8 - i
 REASON_NOT_ON_NODE = "resourceclaim not available on the node"
@@ -64,8 +64,9 @@ class DraVerdict:
     exact: bool = True  # False: time ran out before the objective's answer; the allocations are valid
 
 
-def claims_to_allocate(state: ClusterState, pc: PodClaims,
-                       node: str) -> tuple[list[ResourceClaim], list[ContainerExtendedResourceRequest]]:
+def claims_to_allocate(
+    state: ClusterState, pc: PodClaims, node: str
+) -> tuple[list[ResourceClaim], list[ContainerExtendedResourceRequest]]:
     """The pod's unallocated claims, plus its extended-resource claim for what this node lacks as a device plugin."""
     claims = [u.claim for u in pc.uses if not u.allocated]
     allocatable = state.loads[node].allocatable
@@ -80,8 +81,11 @@ def allocated_elsewhere(state: ClusterState, pc: PodClaims, node: str) -> list[s
     """An allocated claim can only be used where its allocation's node selector allows."""
     info = node_info(state.loads[node].node)
     for use in pc.uses:
-        selector = use.claim.status.allocation.node_selector if use.allocated and use.claim.status and \
-            use.claim.status.allocation else None
+        selector = (
+            use.claim.status.allocation.node_selector
+            if use.allocated and use.claim.status and use.claim.status.allocation
+            else None
+        )
         try:
             if selector is not None and not selector_matches(info, selector):
                 return [REASON_NOT_ON_NODE]
@@ -140,8 +144,14 @@ def answer_on_node(task: NodeTask) -> NodeAnswer:
     options = task.options
     evaluator = options.evaluator or _process_evaluator(options.engine)
     try:
-        answer = allocate(task.problem, solver=options.solver, objective=options.objective,
-                          time_limit=options.time_limit, workers=options.workers, evaluator=evaluator)
+        answer = allocate(
+            task.problem,
+            solver=options.solver,
+            objective=options.objective,
+            time_limit=options.time_limit,
+            workers=options.workers,
+            evaluator=evaluator,
+        )
     except Unschedulable:
         return NodeAnswer(reason=REASON_DRA)
     except (AllocationError, EvaluationError) as exc:
@@ -150,14 +160,20 @@ def answer_on_node(task: NodeTask) -> NodeAnswer:
     return NodeAnswer(answer.results, footprint=score, exact=answer.stats.exact)
 
 
-@lru_cache(maxsize=None)
+@cache
 def _process_evaluator(engine: str | None) -> SelectorEvaluator:
     """One CEL engine per worker process and engine kind, kept across tasks (compiled selectors are reused)."""
     return SelectorEvaluator(engine)
 
 
-def dra_verdict(state: ClusterState, pc: PodClaims, node: str, options: AllocateOptions,
-                shape: ClaimShape | None = None, solved: tuple[Problem, NodeAnswer] | None = None) -> DraVerdict:
+def dra_verdict(
+    state: ClusterState,
+    pc: PodClaims,
+    node: str,
+    options: AllocateOptions,
+    shape: ClaimShape | None = None,
+    solved: tuple[Problem, NodeAnswer] | None = None,
+) -> DraVerdict:
     """Allocate the pod's pending claims on ``node`` and work out the DRA score and node-allocatable amounts.
     ``solved``: the per-node problem and its answer, when they were computed elsewhere (in parallel)."""
     shape = shape or claim_shape(state, pc, node)
@@ -185,8 +201,10 @@ def mapped_claim_shared(state: ClusterState, pc: PodClaims) -> str:
         for r in status.allocation.devices.results:
             device = state.device(r.driver, r.pool, r.device)
             if device and any(spec.mapping for spec in device.node_allocatable_resources.values()):
-                return (f"node allocatable resource claim {use.claim.name} has a mapped device and cannot be "
-                        "shared across pods")
+                return (
+                    f"node allocatable resource claim {use.claim.name} has a mapped device and cannot be "
+                    "shared across pods"
+                )
     return ""
 
 
@@ -198,7 +216,8 @@ def _node_allocatable(state: ClusterState, pc: PodClaims, verdict: DraVerdict) -
     by_pod_claim: dict[str, tuple[str, AllocationResult]] = {}
     for use in pc.uses:
         allocation = verdict.allocations.get(use.claim.name) or (
-            use.claim.status.allocation if use.claim.status else None)
+            use.claim.status.allocation if use.claim.status else None
+        )
         if allocation is not None:
             by_pod_claim[use.pod_claim] = (use.claim.name, allocation)
     for claim in verdict.claims:
@@ -206,8 +225,9 @@ def _node_allocatable(state: ClusterState, pc: PodClaims, verdict: DraVerdict) -
             by_pod_claim[f"<extended:{claim.name}>"] = (claim.name, verdict.allocations[claim.name])
     statuses, problem = claim_statuses(pc.pod, by_pod_claim, state.device)
     verdict.reasons = [problem] if problem else []
-    violation = "" if problem else pod_level_violation(pc.pod, statuses,
-                                                               enabled=state.cluster.features["PodLevelResources"])
+    violation = (
+        "" if problem else pod_level_violation(pc.pod, statuses, enabled=state.cluster.features["PodLevelResources"])
+    )
     if violation:
         verdict.reasons = [violation]
     verdict.statuses = statuses

@@ -10,16 +10,15 @@ and devices (DynamicResources) come after these, in the scheduling loop.
 from __future__ import annotations
 
 from collections import Counter
-from typing import Iterable, Sequence
+from collections.abc import Iterable, Sequence
 
 from drasat.models.core import Node, Pod, Taint
 from drasat.models.errors import InputError
 from drasat.models.meta import NodeSelector
-
-from drasat.solver.scheduling.cluster import label_of
 from drasat.solver.allocation.planning.node_selectors import SelectorParseError, selector_matches
 from drasat.solver.allocation.problem import NodeInfo
 from drasat.solver.allocation.rules.taints import tolerates
+from drasat.solver.scheduling.cluster import label_of
 
 UNSCHEDULABLE_TAINT = "node.kubernetes.io/unschedulable"
 REASON_UNSCHEDULABLE = "node(s) were unschedulable"
@@ -60,8 +59,11 @@ def matches_affinity(pod: Pod, node: Node) -> bool:
 def filter_reasons(pod: Pod, node: Node) -> list[str]:
     """Why ``node`` cannot run ``pod`` before resources and devices are looked at ([] = it passes)."""
     spec = node.spec
-    if spec is not None and spec.unschedulable and not any(
-            tolerates(t, Taint(key=UNSCHEDULABLE_TAINT, effect="NoSchedule")) for t in pod.spec.tolerations):
+    if (
+        spec is not None
+        and spec.unschedulable
+        and not any(tolerates(t, Taint(key=UNSCHEDULABLE_TAINT, effect="NoSchedule")) for t in pod.spec.tolerations)
+    ):
         return [REASON_UNSCHEDULABLE]
     if pod.spec.node_name and pod.spec.node_name != node.name:
         return [REASON_NODE_NAME]

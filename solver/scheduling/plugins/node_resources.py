@@ -10,17 +10,25 @@ whole pod, per-container overhead for each container that uses the claim.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import Callable, Iterable, Mapping
 
 from drasat.models.core import (
-    Container, NodeAllocatableMappedResources, NodeAllocatableOverheadResources, NodeAllocatableResourceClaimStatus,
-    Pod, ResourceRequirements,
+    Container,
+    NodeAllocatableMappedResources,
+    NodeAllocatableOverheadResources,
+    NodeAllocatableResourceClaimStatus,
+    Pod,
+    ResourceRequirements,
 )
 from drasat.models.quantity import Quantity
 from drasat.models.resource import (
-    AllocationResult, Device, DeviceRequestAllocationResult, NodeAllocatableMapping, NodeAllocatableOverhead,
+    AllocationResult,
+    Device,
+    DeviceRequestAllocationResult,
+    NodeAllocatableMapping,
+    NodeAllocatableOverhead,
 )
 
 Resources = dict[str, Fraction]
@@ -89,8 +97,15 @@ def _container_resources(container: Container, limits: bool, defaults: bool) -> 
     return out
 
 
-def aggregate_requests(pod: Pod, *, include_pod_level: bool = True, dra: DraFootprint | None = None,
-                       limits: bool = False, defaults: bool = False, overhead: bool = True) -> Resources:
+def aggregate_requests(
+    pod: Pod,
+    *,
+    include_pod_level: bool = True,
+    dra: DraFootprint | None = None,
+    limits: bool = False,
+    defaults: bool = False,
+    overhead: bool = True,
+) -> Resources:
     """The pod's requests (or limits) as the scheduler sums them, with ``dra`` added.
 
     Every DRA amount — per-container overhead of init containers included — is added after the container
@@ -125,8 +140,13 @@ def aggregate_requests(pod: Pod, *, include_pod_level: bool = True, dra: DraFoot
     return total
 
 
-def pod_requests(pod: Pod, statuses: Iterable[NodeAllocatableResourceClaimStatus] = (), *,
-                 pod_level: bool = True, defaults: bool = False) -> Resources:
+def pod_requests(
+    pod: Pod,
+    statuses: Iterable[NodeAllocatableResourceClaimStatus] = (),
+    *,
+    pod_level: bool = True,
+    defaults: bool = False,
+) -> Resources:
     """What ``pod`` takes from its node, given its node-allocatable claim statuses."""
     return aggregate_requests(pod, include_pod_level=pod_level, dra=footprint(pod, statuses), defaults=defaults)
 
@@ -158,8 +178,9 @@ def _per_container_amounts(status: NodeAllocatableResourceClaimStatus) -> Resour
     return out
 
 
-def claim_statuses(pod: Pod, allocations: Mapping[str, tuple[str, AllocationResult]],
-                   lookup: DeviceLookup) -> tuple[list[NodeAllocatableResourceClaimStatus], str]:
+def claim_statuses(
+    pod: Pod, allocations: Mapping[str, tuple[str, AllocationResult]], lookup: DeviceLookup
+) -> tuple[list[NodeAllocatableResourceClaimStatus], str]:
     """``status.nodeAllocatableResourceClaimStatuses`` for a pod whose pod claims (by pod-claim name) are
     allocated as given (claim name, allocation); with an error text when a mapping cannot be computed."""
     out = []
@@ -176,24 +197,41 @@ def claim_statuses(pod: Pod, allocations: Mapping[str, tuple[str, AllocationResu
                 if spec.overhead is not None and (spec.overhead.per_pod or spec.overhead.per_container):
                     _add_overhead(overhead, resource, spec.overhead)
         if mapped or overhead:
-            out.append(NodeAllocatableResourceClaimStatus(
-                resource_claim_name=claim_name, containers=_containers_using(pod, pod_claim),
-                mapping=[NodeAllocatableMappedResources(name=n, quantity=Quantity(v)) for n, v in sorted(mapped.items())],
-                overhead=[overhead[n] for n in sorted(overhead)]))
+            out.append(
+                NodeAllocatableResourceClaimStatus(
+                    resource_claim_name=claim_name,
+                    containers=_containers_using(pod, pod_claim),
+                    mapping=[
+                        NodeAllocatableMappedResources(name=n, quantity=Quantity(v)) for n, v in sorted(mapped.items())
+                    ],
+                    overhead=[overhead[n] for n in sorted(overhead)],
+                )
+            )
     return sorted(out, key=lambda s: s.resource_claim_name), ""
 
 
 def _containers_using(pod: Pod, pod_claim: str) -> list[str]:
-    return [c.name for c in list(pod.spec.init_containers) + list(pod.spec.containers)
-            for ref in (c.resources.claims if c.resources else []) if ref.name == pod_claim]
+    return [
+        c.name
+        for c in list(pod.spec.init_containers) + list(pod.spec.containers)
+        for ref in (c.resources.claims if c.resources else [])
+        if ref.name == pod_claim
+    ]
 
 
-def _add_mapping(mapped: Resources, resource: str, mapping: NodeAllocatableMapping,
-                 result: DeviceRequestAllocationResult, claim_name: str) -> str:
+def _add_mapping(
+    mapped: Resources,
+    resource: str,
+    mapping: NodeAllocatableMapping,
+    result: DeviceRequestAllocationResult,
+    claim_name: str,
+) -> str:
     if mapping.capacity_key:
         if not result.consumed_capacity:
-            return (f"claim {claim_name}, device {result.device}: ConsumedCapacity is nil, but Capacity key "
-                    f"'{mapping.capacity_key}' is set in NodeAllocatableResources for resource {resource}")
+            return (
+                f"claim {claim_name}, device {result.device}: ConsumedCapacity is nil, but Capacity key "
+                f"'{mapping.capacity_key}' is set in NodeAllocatableResources for resource {resource}"
+            )
         key = mapping.capacity_key
         short = key.split("/", 1)[1] if key.startswith(result.driver + "/") else key
         consumed = result.consumed_capacity.get(key) or result.consumed_capacity.get(short)
@@ -205,14 +243,16 @@ def _add_mapping(mapped: Resources, resource: str, mapping: NodeAllocatableMappi
     return ""
 
 
-def _add_overhead(overhead: dict[str, NodeAllocatableOverheadResources], resource: str,
-                  spec: NodeAllocatableOverhead) -> None:
+def _add_overhead(
+    overhead: dict[str, NodeAllocatableOverheadResources], resource: str, spec: NodeAllocatableOverhead
+) -> None:
     current = overhead.setdefault(resource, NodeAllocatableOverheadResources(name=resource))
     if spec.per_pod is not None:
         current.per_pod = spec.per_pod if current.per_pod is None else current.per_pod + spec.per_pod
     if spec.per_container is not None:
-        current.per_container = (spec.per_container if current.per_container is None
-                                 else current.per_container + spec.per_container)
+        current.per_container = (
+            spec.per_container if current.per_container is None else current.per_container + spec.per_container
+        )
 
 
 def pod_level_violation(pod: Pod, statuses: list[NodeAllocatableResourceClaimStatus], *, enabled: bool) -> str:
@@ -227,13 +267,17 @@ def pod_level_violation(pod: Pod, statuses: list[NodeAllocatableResourceClaimSta
     summed = aggregate_requests(pod, include_pod_level=False, dra=dra, overhead=False)  # upstream: no overhead
     for name, budget in pod_level_requests(pod).items():
         if pod_level_resource(name) and name in summed and summed[name] > Fraction(budget.value):
-            return (f"pod level request for {name} is insufficient to cover the aggregated container "
-                    "and node-allocatable DRA requests")
+            return (
+                f"pod level request for {name} is insufficient to cover the aggregated container "
+                "and node-allocatable DRA requests"
+            )
     limits = aggregate_requests(pod, include_pod_level=False, dra=dra, limits=True)
     for name, total in sorted(limits.items()):
         if name.startswith("hugepages-") and name in level.limits and total > Fraction(level.limits[name].value):
-            return (f"pod level limit for {name} is insufficient to cover the aggregated container "
-                    "and node-allocatable DRA limits")
+            return (
+                f"pod level limit for {name} is insufficient to cover the aggregated container "
+                "and node-allocatable DRA limits"
+            )
     for container in pod.spec.containers:
         extra: Resources = {}
         for status in statuses:
@@ -244,13 +288,16 @@ def pod_level_violation(pod: Pod, statuses: list[NodeAllocatableResourceClaimSta
             if name.startswith("hugepages-") or name not in level.limits:
                 continue
             if Fraction(limit.value) + extra.get(name, Fraction(0)) > Fraction(level.limits[name].value):
-                return (f"pod level limit for {name} is insufficient to cover the limit and DRA overhead "
-                        f"for container {container.name}")
+                return (
+                    f"pod level limit for {name} is insufficient to cover the limit and DRA overhead "
+                    f"for container {container.name}"
+                )
     return ""
 
 
-def insufficient(allocatable: Mapping[str, Fraction], used: Mapping[str, Fraction], request: Mapping[str, Fraction],
-                 pods_used: int) -> list[str]:
+def insufficient(
+    allocatable: Mapping[str, Fraction], used: Mapping[str, Fraction], request: Mapping[str, Fraction], pods_used: int
+) -> list[str]:
     """NodeResourcesFit's reasons: ``Too many pods`` and ``Insufficient <resource>``."""
     reasons = []
     if "pods" in allocatable and pods_used + 1 > allocatable["pods"]:
@@ -264,8 +311,9 @@ def insufficient(allocatable: Mapping[str, Fraction], used: Mapping[str, Fractio
     return reasons
 
 
-def least_allocated(allocatable: Mapping[str, Fraction], used: Mapping[str, Fraction],
-                    request: Mapping[str, Fraction]) -> int:
+def least_allocated(
+    allocatable: Mapping[str, Fraction], used: Mapping[str, Fraction], request: Mapping[str, Fraction]
+) -> int:
     """NodeResourcesFit's default score: the mean free share of cpu and memory after placing the pod, 0..100
     (a resource the node does not offer is left out of the mean; one it cannot hold scores 0)."""
     total = weights = 0

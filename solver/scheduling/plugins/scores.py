@@ -12,15 +12,15 @@ would choose.
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from fractions import Fraction
-from typing import Mapping, Sequence
 
 from drasat.models.core import Node, Pod
 from drasat.models.meta import NodeSelector
+from drasat.solver.allocation.planning.node_selectors import SelectorParseError, selector_matches
+from drasat.solver.allocation.rules.taints import tolerates
 
 from .node_filters import node_info
-from drasat.solver.allocation.rules.taints import tolerates
-from drasat.solver.allocation.planning.node_selectors import SelectorParseError, selector_matches
 
 MAX_SCORE = 100
 WEIGHT_TAINT_TOLERATION = 3
@@ -34,8 +34,11 @@ def intolerable_prefer_no_schedule(pod: Pod, node: Node) -> int:
     """TaintToleration's raw score: PreferNoSchedule taints none of the pod's tolerations (with an empty
     or PreferNoSchedule effect) tolerate."""
     tolerations = [t for t in pod.spec.tolerations if not t.effect or t.effect == "PreferNoSchedule"]
-    return sum(1 for taint in (node.spec.taints if node.spec else [])
-               if taint.effect == "PreferNoSchedule" and not any(tolerates(t, taint) for t in tolerations))
+    return sum(
+        1
+        for taint in (node.spec.taints if node.spec else [])
+        if taint.effect == "PreferNoSchedule" and not any(tolerates(t, taint) for t in tolerations)
+    )
 
 
 def preferred_affinity(pod: Pod, node: Node) -> int:
@@ -53,8 +56,9 @@ def preferred_affinity(pod: Pod, node: Node) -> int:
     return total
 
 
-def balanced_allocation(allocatable: Mapping[str, Fraction], used: Mapping[str, Fraction],
-                        request: Mapping[str, Fraction]) -> int:
+def balanced_allocation(
+    allocatable: Mapping[str, Fraction], used: Mapping[str, Fraction], request: Mapping[str, Fraction]
+) -> int:
     """NodeResourcesBalancedAllocation: 100 × (1 − the standard deviation of the cpu and memory shares in
     use once the pod is placed), with requests as written (no defaults for missing ones). A pod asking for
     neither is not scored at all (upstream skips best-effort pods so they do not pile onto one node)."""
