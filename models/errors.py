@@ -53,7 +53,7 @@ class Location:
 
 
 @dataclass
-class Problem:
+class InputProblem:
     """One thing wrong with the input, in plain words, and where it is."""
 
     location: Location
@@ -67,9 +67,9 @@ class Problem:
 class InputError(DrasatError):
     """The input is malformed or breaks a Kubernetes rule."""
 
-    def __init__(self, problems: list[Problem] | str, location: Location | None = None) -> None:
+    def __init__(self, problems: list[InputProblem] | str, location: Location | None = None) -> None:
         if isinstance(problems, str):
-            problems = [Problem(location or Location(), problems)]
+            problems = [InputProblem(location or Location(), problems)]
         self.problems = problems
         super().__init__("\n".join(str(p) for p in problems))
 

@@ -1,6 +1,6 @@
 """Reading manifest text safely: size caps, text decoding, YAML/JSON parsing, expansion limits.
 
-Everything here turns hostile or broken input into :class:`Problem` values with a
+Everything here turns hostile or broken input into :class:`InputProblem` values with a
 file name, a document index and, for syntax errors, a line and column — never an
 exception. The parser is PyYAML's safe loader (the C one when libyaml is there)
 with three changes that make it read manifests the way ``kubectl`` does:
@@ -29,7 +29,7 @@ from typing import Any, cast
 import yaml
 
 from .collector import collector_paused
-from .errors import Location, Problem
+from .errors import InputProblem, Location
 from .fast_parse import fast_json, fast_yaml
 from .yaml_construct import FALL_BACK, construct
 
@@ -125,35 +125,35 @@ class Document:
 
     index: int
     data: Any = None
-    problem: Problem | None = None
+    problem: InputProblem | None = None
 
 
-def read_file(path: str, max_bytes: int = MAX_FILE_BYTES) -> tuple[str | None, Problem | None]:
+def read_file(path: str, max_bytes: int = MAX_FILE_BYTES) -> tuple[str | None, InputProblem | None]:
     """The text of a file, or a problem (missing, unreadable, too large, binary, not UTF-8)."""
     try:
         with open(path, "rb") as handle:
             raw = handle.read(max_bytes + 1)
     except OSError as exc:
-        return None, Problem(Location(path), f"cannot read the file: {exc.strerror or exc}")
+        return None, InputProblem(Location(path), f"cannot read the file: {exc.strerror or exc}")
     return decode(raw, path, max_bytes)
 
 
-def decode(raw: bytes, name: str, max_bytes: int = MAX_FILE_BYTES) -> tuple[str | None, Problem | None]:
+def decode(raw: bytes, name: str, max_bytes: int = MAX_FILE_BYTES) -> tuple[str | None, InputProblem | None]:
     """UTF-8 text (a byte-order mark is allowed), or a problem that says why not."""
     where = Location(name)
     if len(raw) > max_bytes:
-        return None, Problem(
+        return None, InputProblem(
             where,
             f"is larger than {max_bytes // (1024 * 1024)} MiB; drasat reads manifests "
             "up to that size (split the input into several files)",
         )
     if b"\x00" in raw[:8192] and not raw.startswith((b"\xff\xfe", b"\xfe\xff")):
-        return None, Problem(where, "looks like a binary file (it contains NUL bytes), not YAML or JSON")
+        return None, InputProblem(where, "looks like a binary file (it contains NUL bytes), not YAML or JSON")
     try:
         return raw.decode("utf-8-sig"), None
     except UnicodeDecodeError as exc:
         line = raw[: exc.start].count(b"\n") + 1
-        return None, Problem(
+        return None, InputProblem(
             where,
             f"is not UTF-8 text: byte 0x{raw[exc.start]:02x} on line {line} cannot be decoded (save the file as UTF-8)",
         )
@@ -182,7 +182,7 @@ def parse_documents(text: str, name: str) -> Iterator[Document]:
         if _depth_bound(text) > _QUICK_DEPTH_BOUND and _deeper_than(text, MAX_DEPTH):
             yield Document(
                 0,
-                problem=Problem(
+                problem=InputProblem(
                     Location(name), f"is nested more than {MAX_DEPTH} levels deep; drasat does not read it"
                 ),
             )
@@ -206,11 +206,11 @@ def parse_documents(text: str, name: str) -> Iterator[Document]:
             yield _checked(Document(index, data), name, len(text)) if used_alias else Document(index, data)
             index += 1
     except yaml.MarkedYAMLError as exc:
-        yield Document(index, problem=Problem(Location(name, index), _describe(exc)))
+        yield Document(index, problem=InputProblem(Location(name, index), _describe(exc)))
     except yaml.YAMLError as exc:
-        yield Document(index, problem=Problem(Location(name, index), f"is not valid YAML: {exc}"))
+        yield Document(index, problem=InputProblem(Location(name, index), f"is not valid YAML: {exc}"))
     except RecursionError:
-        yield Document(index, problem=Problem(Location(name, index), "is nested too deeply to read"))
+        yield Document(index, problem=InputProblem(Location(name, index), "is nested too deeply to read"))
 
 
 _END = object()
@@ -228,7 +228,7 @@ def _json_lines(text: str, name: str) -> Iterator[Document]:
             detail = f"{exc.msg}, column {exc.colno}" if isinstance(exc, json.JSONDecodeError) else "nested too deeply"
             yield Document(
                 index,
-                problem=Problem(
+                problem=InputProblem(
                     Location(name, index),
                     f"line {number} is not JSON: {detail} (newline-delimited JSON, one object a line)",
                 ),
@@ -295,7 +295,7 @@ def _checked(document: Document, name: str, text_length: int) -> Document:
     """
     excess = expansion_excess(document.data, max_nodes=max(MAX_NODES, text_length))
     if excess:
-        return Document(document.index, problem=Problem(Location(name, document.index), excess))
+        return Document(document.index, problem=InputProblem(Location(name, document.index), excess))
     return document
 
 

@@ -145,13 +145,13 @@ def _check_admin_access(objects: Sequence[object]) -> None:
     """The API server never stores a claim asking for admin access outside an admin namespace."""
     import warnings
 
-    from drasat.models.errors import DrasatWarning, InputError, Location, Problem
+    from drasat.models.errors import DrasatWarning, InputError, InputProblem, Location
     from drasat.models.validation.admin_access import admin_access_unchecked, admin_access_violations
 
     violations = admin_access_violations(objects)
     if violations:
         raise InputError(
-            [Problem(Location(kind=v.obj.kind, name=v.obj.name, path=v.path), v.message) for v in violations]
+            [InputProblem(Location(kind=v.obj.kind, name=v.obj.name, path=v.path), v.message) for v in violations]
         )
     unchecked = admin_access_unchecked(objects)
     if unchecked is not None:
