@@ -9,6 +9,8 @@ and library callers can catch exactly the family they care about.
     │   └── SelectorError   a CEL selector that does not compile (exit 2)
     ├── EvaluationError     a CEL selector that fails at run time on a device (exit 2)
     ├── AllocationError     Kubernetes' allocator would return an error (exit 2)
+    ├── SelectorParseError  a node selector Kubernetes would refuse to parse: caught where it is matched and
+    │                       turned into an AllocationError or a node's filter reason, never shown as it is
     ├── Unschedulable       no allocation exists for all claims together (exit 1)
     ├── SolveTimeout        the solver ran out of time without an answer (exit 1)
     └── WorkerLost          a worker process or Ray task died (killed, out of memory): no answer (exit 1)
@@ -84,6 +86,12 @@ class EvaluationError(DrasatError):
 
 class AllocationError(DrasatError):
     """An error Kubernetes' allocator returns (unknown class, invalid pools, ...)."""
+
+
+class SelectorParseError(DrasatError):
+    """A node selector Kubernetes would refuse to parse. Allocation fails on it (an :class:`AllocationError`
+    naming the slice or device), the scheduler filters the node out: each caller words it, so it is raised
+    by the matching (solver and verifier alike) and caught right there."""
 
 
 class Unschedulable(DrasatError):

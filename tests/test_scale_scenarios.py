@@ -132,8 +132,8 @@ BACKTRACKING = [(3, 0.98, 11), (4, 0.98, 6), (4, 0.98, 10), (5, 0.98, 0)]
 
 @pytest.mark.parametrize("gpus, utilisation, seed", BACKTRACKING)
 def test_merged_claims_decode_kubernetes_answer_on_packed_gpus(gpus, utilisation, seed):
-    """Alike claims merged into one count (solver/merge.py) still decode to the depth-first search's answer,
-    device for device, on small packed nodes where that search backtracks but finishes."""
+    """Alike claims merged into one count (solver/allocation/cp_sat/merge.py) still decode to the depth-first
+    search's answer, device for device, on small packed nodes where that search backtracks but finishes."""
     problem = _tight_problem(gpus, utilisation, seed)
     greedy = allocate(problem, solver="greedy")
     cp_sat = allocate(problem, greedy_budget=0)

@@ -3,7 +3,7 @@
 The built-in rules (:mod:`drasat.models.validation.claims`) check that a CEL expression is
 present and not too long; whether it compiles is this module's job, because only the
 CEL layer can tell. ``drasat validate`` imports the module (see
-``CHECKER_MODULES`` in ``cli/validate.py``), which registers :func:`check_cel`.
+``CHECKER_MODULES`` in ``cli/commands/validate.py``), which registers :func:`check_cel`.
 
 What is compiled, with the default engine:
 

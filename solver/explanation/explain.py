@@ -35,9 +35,19 @@ from drasat.solver.cel import SelectorEvaluator
 
 from .conflict_detail import detail
 from .fixes import Fix, find_fixes
-from .funnel import Funnel, Step, funnel_of, gate_named
+from .funnel import Funnel, Removal, funnel_of, gate_named
 
-__all__ = ["Choice", "ConflictRule", "Explanation", "Fix", "Funnel", "Step", "explain", "explain_funnel", "funnel_of"]
+__all__ = [
+    "Choice",
+    "ConflictRule",
+    "Explanation",
+    "Fix",
+    "Funnel",
+    "Removal",
+    "explain",
+    "explain_funnel",
+    "funnel_of",
+]
 
 OWN_LIMIT = (
     "the requests themselves: together they need more devices than these alternatives offer, "

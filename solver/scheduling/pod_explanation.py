@@ -34,7 +34,7 @@ NODES_NAMED = 5  # nodes named per class
 
 
 @dataclass
-class NodeClass:
+class ExplainedNodes:
     """Nodes whose devices fail the pod alike, and the explanation for the first of them."""
 
     nodes: list[str]  # the first NODES_NAMED of them
@@ -53,7 +53,7 @@ class PodExplanation:
     pod: str
     node: str | None
     summary: str
-    classes: list[NodeClass] = field(default_factory=list)
+    classes: list[ExplainedNodes] = field(default_factory=list)
     unexplained_nodes: int = 0  # nodes failing on devices in classes beyond MAX_CLASSES
     choice: list[Choice] = field(default_factory=list)  # schedulable: the devices its claims would get
     node_reasons: dict[str, list[str]] = field(default_factory=dict)  # why each node refused the pod
@@ -120,7 +120,7 @@ def _one(cluster: Cluster, pod: Pod, options: AllocateOptions, deadline: float) 
         problem = state.problem(nodes[0], claim_shape(state, pc, nodes[0]).claims)
         remaining = max(deadline - time.monotonic(), 0.001)
         found.classes.append(
-            NodeClass(
+            ExplainedNodes(
                 nodes[:NODES_NAMED],
                 explain(problem, evaluator=options.evaluator, time_limit=remaining),
                 max(len(nodes) - NODES_NAMED, 0),

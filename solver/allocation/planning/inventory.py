@@ -23,13 +23,12 @@ from drasat.models.resource import Device, DeviceTaint, DeviceTaintRule, Resourc
 from drasat.models.trusted import dict_setter
 from drasat.solver.allocation.features import Features
 from drasat.solver.allocation.frozen import maker
-from drasat.solver.allocation.problem import NodeInfo, Problem
+from drasat.solver.allocation.problem import DeviceId, NodeInfo, Problem
 from drasat.solver.allocation.rules.reachability import device_reaches, slice_reaches
 from drasat.solver.cel import CelDevice
 
 from .plan import EMPTY_MAPPING
 
-DeviceId = tuple[str, str, str]
 PoolKey = tuple[str, str]
 Counters = dict[str, dict[str, Fraction]]
 

@@ -1,7 +1,7 @@
 """Consumable capacity (DRAConsumableCapacity): shares of devices that allow multiple allocations.
 
 A request takes a share of every capacity of the device, rounded as Kubernetes rounds it
-(``solver/capacity.py``); the shares of one device, with what is already allocated, stay
+(``allocation/planning/rounding.py``); the shares of one device, with what is already allocated, stay
 within each capacity value. A device asked for nothing in particular, dedicated and
 without policies, fits whole. Shared devices are each a class of their own.
 """

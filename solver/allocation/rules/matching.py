@@ -1,6 +1,6 @@
 """matchAttribute and distinctAttribute, scalar and list-valued (DRAListTypeAttributes).
 
-Each device taking part in a constraint has a set of labels (``solver/constraints.py``):
+Each device taking part in a constraint has a set of labels (``allocation/planning/constraints.py``):
 ``match`` holds when one device is chosen or all chosen share a label, ``distinct`` when no
 two share one — across all the requests of the claim the constraint names. A device
 without the attribute cannot take part; in All mode, adding such a device is the error
@@ -194,7 +194,7 @@ def _encode_one(
 
 
 def _encode_merged(enc: Encoding, plan: ClaimPlan, ci: int, alt: Alternative, literal: cp_model.IntVar) -> None:
-    """Alike claims merged into one alternative (solver/merge.py), each under this match constraint, with one
+    """Alike claims merged into one alternative (allocation/cp_sat/merge.py), each under this match constraint, with one
     label per candidate: each claim takes all its devices under one label, so the group is a count of claims
     per label, and each label's classes give that many claims' devices. (Any counts that add up split into
     such claims: a variable per claim and label would make CP-SAT prove each "no" once per permutation.)"""

@@ -14,11 +14,11 @@ from dataclasses import dataclass, field, replace
 from functools import cache
 
 from drasat.models.core import ContainerExtendedResourceRequest, NodeAllocatableResourceClaimStatus
-from drasat.models.errors import AllocationError, EvaluationError, Unschedulable
+from drasat.models.errors import AllocationError, EvaluationError, SelectorParseError, Unschedulable
 from drasat.models.resource import AllocationResult, ResourceClaim
 from drasat.solver.allocation.api import allocate, check_options
 from drasat.solver.allocation.cp_sat.packing import footprint
-from drasat.solver.allocation.planning.node_selectors import SelectorParseError, selector_matches
+from drasat.solver.allocation.planning.node_selectors import selector_matches
 from drasat.solver.allocation.problem import FIRST_FIT, PACK, Problem
 from drasat.solver.cel import SelectorEvaluator
 from drasat.solver.scheduling.cluster_state import ClusterState
