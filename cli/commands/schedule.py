@@ -15,6 +15,7 @@ from drasat.cli.progress import Bar
 from drasat.cli.render.kubectl import OutputFormat, render_list
 from drasat.cli.render.schedule import batch_summary_line, placement_table
 from drasat.models.errors import DrasatError
+from drasat.solver.allocation.options import Objective, Solver
 
 from ..startup import importing
 
@@ -74,8 +75,8 @@ def schedule(
     all_namespaces: bool,
     pods: str | None,
     feature_gates: str,
-    solver: str,
-    objective: str,
+    solver: Solver,
+    objective: Objective,
     timeout: float,
     workers: int,
     cel_engine: str | None,

@@ -12,6 +12,7 @@ from drasat.cli.output_state import state_option, write_state
 from drasat.cli.render.kubectl import OutputFormat, render_list
 from drasat.cli.render.tables import allocation_table
 from drasat.models.errors import DrasatError, InternalError, Unschedulable
+from drasat.solver.allocation.options import Objective, Solver
 
 from ..startup import importing
 
@@ -79,8 +80,8 @@ def solve(
     claims: str | None,
     pods: str | None,
     feature_gates: str,
-    solver: str,
-    objective: str,
+    solver: Solver,
+    objective: Objective,
     timeout: float,
     workers: int,
     cel_engine: str | None,

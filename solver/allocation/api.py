@@ -25,7 +25,6 @@ CP-SAT alone (perf/pigeon-*, slow-*). The answer is first-fit's either way.
 from __future__ import annotations
 
 import gc
-import math
 import sys
 import time
 import weakref
@@ -38,12 +37,13 @@ from drasat.solver.cel import SelectorEvaluator
 
 from .depth_first.search import BudgetExhausted, GreedyResult, greedy_search
 from .depth_first.search_state import SearchState
+from .options import CAPABILITIES, Objective, Solver, check_options
 from .planning.claims import claim_label, plan_claims
 from .planning.equivalence import Classes, class_counts, equivalence_classes
 from .planning.inventory import Inventory, build_inventory
 from .planning.plan import ClaimPlan, Pick, alternatives
 from .planning.results import allocation_results
-from .problem import FIRST_FIT, PACK, PRIORITIZED, Problem
+from .problem import Problem
 from .rules.base import RuleContext
 
 if TYPE_CHECKING:
@@ -51,8 +51,6 @@ if TYPE_CHECKING:
 
     from .cp_sat.objectives import Staged
 
-SOLVERS = ("cp-sat", "greedy")
-OBJECTIVES = (FIRST_FIT, PRIORITIZED, PACK)
 GREEDY_BUDGET = 3_000  # device tries the greedy twin may make on the default path at least (see greedy_budget)
 LOADED_BUDGET = 300  # the same, once OR-Tools is loaded (the module's docstring says why)
 
@@ -111,24 +109,11 @@ def _too_large(problem: Problem, alternatives: int, devices: int) -> InputError:
     )
 
 
-def check_options(solver: str, objective: str, time_limit: float) -> None:
-    """InputError for options no allocation can run with: callers that fan out many allocations (schedule,
-    on worker processes too) check once, before any work, rather than fail inside each."""
-    if solver not in SOLVERS:
-        raise InputError(f"unknown solver {solver!r} (choose from {', '.join(SOLVERS)})")
-    if objective not in OBJECTIVES:
-        raise InputError(f"unknown objective {objective!r} (choose from {', '.join(OBJECTIVES)})")
-    if not (0 < time_limit < math.inf):  # also false for NaN
-        raise InputError(f"the time limit must be a positive number of seconds, not {time_limit}")
-    if solver == "greedy" and objective != FIRST_FIT:
-        raise InputError("the greedy solver only knows the first-fit objective; use --solver cp-sat")
-
-
 def allocate(
     problem: Problem,
     *,
-    solver: str = "cp-sat",
-    objective: str = FIRST_FIT,
+    solver: Solver | str = Solver.CP_SAT,
+    objective: Objective | str = Objective.FIRST_FIT,
     time_limit: float = 60.0,
     workers: int = 1,
     evaluator: SelectorEvaluator | None = None,
@@ -136,8 +121,10 @@ def allocate(
 ) -> Allocation:
     """Allocate all of ``problem.claims`` together, or raise :class:`Unschedulable`.
 
-    ``greedy_budget`` bounds the default path's depth-first search in device tries (None: scaled
-    with the input, see the module's docstring; 0: CP-SAT alone).
+    ``solver`` and ``objective`` are :class:`~.options.Solver` and :class:`~.options.Objective` members or
+    their text (``"greedy"``, ``"pack"``): the library takes what the command line's options spell, and an
+    unknown one is an InputError. ``greedy_budget`` bounds the default path's depth-first search in device
+    tries (None: scaled with the input, see the module's docstring; 0: CP-SAT alone).
 
     Raises InputError / AllocationError / EvaluationError for inputs Kubernetes would
     refuse, and SolveTimeout when ``time_limit`` seconds were not enough. The limit is one
@@ -157,8 +144,8 @@ def allocate(
 
 def _allocate(
     problem: Problem,
-    solver: str,
-    objective: str,
+    solver: Solver | str,
+    objective: Objective | str,
     time_limit: float,
     workers: int,
     evaluator: SelectorEvaluator | None,
@@ -174,11 +161,11 @@ def _allocate(
     passes). Paused, the collector runs after the call and sees only what it kept. Already paused
     (the caller's choice): left as it is; threads only ever delay a collection.
     """
-    check_options(solver, objective, time_limit)
+    solver, objective = check_options(solver, objective, time_limit)
     alternatives = _count_alternatives(problem)
     started = time.monotonic()
     deadline = started + time_limit
-    stats = Stats(solver)
+    stats = Stats(str(solver))
     inv = build_inventory(problem)
     if alternatives * len(inv.devices) > MAX_REQUEST_DEVICE_PAIRS:
         raise _too_large(problem, alternatives, len(inv.devices))
@@ -294,7 +281,7 @@ def _solve_staged(
     inv: Inventory,
     plans: list[ClaimPlan],
     classes: Classes | None,
-    objective: str,
+    objective: Objective,
     deadline: float,
     workers: int,
     stats: Stats,
@@ -305,7 +292,7 @@ def _solve_staged(
     from .cp_sat.model import build_model  # OR-Tools loads only when CP-SAT is needed (it takes a second)
     from .cp_sat.objectives import solve_staged
 
-    model = build_model(inv, plans, classes=classes, deadline=deadline, merge=objective == FIRST_FIT)
+    model = build_model(inv, plans, classes=classes, deadline=deadline, merge=CAPABILITIES[objective].merges_alike)
     try:
         return solve_staged(model, objective, deadline, workers)
     except SplitMatched as split:
@@ -358,8 +345,8 @@ def _greedy_within_budget(
 def _search(
     inv: Inventory,
     plans: list[ClaimPlan],
-    solver: str,
-    objective: str,
+    solver: Solver,
+    objective: Objective,
     deadline: float,
     workers: int,
     budget: int | None,
@@ -368,14 +355,15 @@ def _search(
     if time.monotonic() > deadline:
         raise SolveTimeout("the time limit was reached while evaluating selectors (raise --timeout)")
     classes: Classes | None = None
-    if solver == "greedy" or _search_decides_errors(plans):
+    depth_first = CAPABILITIES[objective].depth_first  # its answer is the objective's
+    if solver is Solver.GREEDY or _search_decides_errors(plans):
         # These errors only count where the depth-first search reaches them: only it can tell.
         # Another objective still fails as Kubernetes' search does, then looks for its own answer.
         result = greedy_search(SearchState(inv, plans), deadline=deadline)
         _greedy_stats(stats, result, "greedy")
-        if objective == FIRST_FIT or result.picks is None:
+        if depth_first or result.picks is None:
             return result.picks
-    elif objective == FIRST_FIT and budget != 0:
+    elif depth_first and budget != 0:
         try:
             result, classes = _greedy_within_budget(inv, plans, budget, deadline, stats)
             _greedy_stats(stats, result, "greedy (within budget)")

@@ -18,10 +18,6 @@ from drasat.models.storable import unstorable_problems
 
 from .features import Features
 
-FIRST_FIT = "first-fit"  # exactly the devices Kubernetes' depth-first search returns
-PRIORITIZED = "prioritized-list"  # earliest firstAvailable alternatives first, then first-fit
-PACK = "pack"  # fewest devices and counter sets touched, then the biggest free partitions, then first-fit
-
 DeviceId = tuple[str, str, str]
 """(driver, pool, device): how Kubernetes names a device everywhere. Defined here, with the question, so that
 the solver's inventory and the independent verifier speak of devices alike without sharing any of their logic."""

@@ -21,7 +21,7 @@ from fractions import Fraction
 from drasat.models.errors import AllocationError, EvaluationError, InternalError, SolveTimeout, Unschedulable
 from drasat.models.resource import AllocationResult, ResourceClaim, ResourceClaimStatus
 from drasat.solver.allocation.api import GREEDY_BUDGET, allocate
-from drasat.solver.allocation.problem import FIRST_FIT
+from drasat.solver.allocation.options import Objective
 from drasat.solver.scheduling.cluster_state import ClusterState
 from drasat.solver.scheduling.plugins.dynamic_resources import AllocateOptions, claim_shape
 from drasat.solver.scheduling.plugins.node_filters import filter_reasons
@@ -165,7 +165,7 @@ class MixFitter:
                 allocate(
                     problem,
                     solver=self.options.solver,
-                    objective=FIRST_FIT,
+                    objective=Objective.FIRST_FIT,
                     time_limit=min(MIX_SECONDS, self.options.time_limit),
                     workers=self.options.workers,
                     evaluator=self.options.evaluator,

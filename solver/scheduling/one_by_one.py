@@ -25,7 +25,8 @@ from drasat.models.core import (
     PodStatus,
 )
 from drasat.models.resource import AllocationResult, ResourceClaim, ResourceClaimStatus
-from drasat.solver.allocation.problem import PACK, Problem
+from drasat.solver.allocation.options import CAPABILITIES
+from drasat.solver.allocation.problem import Problem
 from drasat.solver.cel import SelectorEvaluator
 
 from .cluster import Cluster, label_of
@@ -252,7 +253,7 @@ def _scores_fixed(pc: PodClaims, passed: list[tuple[str, _Outcome]], options: Al
     the raw ones are equal on all nodes that passed the filters; the pack tie-break never is."""
     first_available = any(r.first_available for u in pc.uses if not u.allocated for r in u.claim.spec.devices.requests)
     return (
-        options.objective != PACK
+        not CAPABILITIES[options.objective].packs
         and not first_available
         and len({o.taints for _, o in passed}) <= 1
         and len({o.affinity for _, o in passed}) <= 1

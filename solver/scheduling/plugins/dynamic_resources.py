@@ -16,10 +16,11 @@ from functools import cache
 from drasat.models.core import ContainerExtendedResourceRequest, NodeAllocatableResourceClaimStatus
 from drasat.models.errors import AllocationError, EvaluationError, SelectorParseError, Unschedulable
 from drasat.models.resource import AllocationResult, ResourceClaim
-from drasat.solver.allocation.api import allocate, check_options
+from drasat.solver.allocation.api import allocate
 from drasat.solver.allocation.cp_sat.packing import footprint
+from drasat.solver.allocation.options import CAPABILITIES, Objective, Solver, check_options
 from drasat.solver.allocation.planning.node_selectors import selector_matches
-from drasat.solver.allocation.problem import FIRST_FIT, PACK, Problem
+from drasat.solver.allocation.problem import Problem
 from drasat.solver.cel import SelectorEvaluator
 from drasat.solver.scheduling.cluster_state import ClusterState
 from drasat.solver.scheduling.extended import extended_claim
@@ -36,15 +37,17 @@ REASON_NOT_ON_NODE = "resourceclaim not available on the node"
 class AllocateOptions:
     """How each per-node allocation is searched (``allocate``'s own options)."""
 
-    solver: str = "cp-sat"
-    objective: str = FIRST_FIT
+    solver: Solver = Solver.CP_SAT  # or its text ("greedy"): made a Solver when the options are made
+    objective: Objective = Objective.FIRST_FIT  # the same
     time_limit: float = 60.0
     workers: int = 1
     evaluator: SelectorEvaluator | None = None
     engine: str | None = None  # the CEL engine's name, for processes that make their own evaluator
 
     def __post_init__(self) -> None:
-        check_options(self.solver, self.objective, self.time_limit)  # before any work, not in every worker
+        solver, objective = check_options(self.solver, self.objective, self.time_limit)  # once, not per worker
+        object.__setattr__(self, "solver", solver)  # frozen: the types replace the text a caller gave
+        object.__setattr__(self, "objective", objective)
 
 
 @dataclass
@@ -156,7 +159,7 @@ def answer_on_node(task: NodeTask) -> NodeAnswer:
         return NodeAnswer(reason=REASON_DRA)
     except (AllocationError, EvaluationError) as exc:
         return NodeAnswer(reason=str(exc))
-    score = footprint(task.problem, answer.results).key if options.objective == PACK else ()
+    score = footprint(task.problem, answer.results).key if CAPABILITIES[options.objective].packs else ()
     return NodeAnswer(answer.results, footprint=score, exact=answer.stats.exact)
 
 
