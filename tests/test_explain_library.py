@@ -1,4 +1,4 @@
-"""The library's Unschedulable carries the minimal conflict when read; a timeout keeps the funnel;
+"""The library's explain gives the minimal conflict of allocate's Unschedulable; a timeout keeps the funnel;
 a conflict of two members is shrunk and stays minimal (review of issue 12)."""
 
 from __future__ import annotations
@@ -28,13 +28,13 @@ MULTI = claim(
 )
 
 
-def test_allocate_s_unschedulable_gives_the_minimal_conflict_when_read() -> None:
+def test_explain_gives_the_minimal_conflict_of_allocate_s_unschedulable() -> None:
     p = problem(TWO)
     with pytest.raises(Unschedulable) as refused:
         allocate(p)
-    found = refused.value.explanation
+    found = explain(p, proven=refused.value)
     assert isinstance(found, Explanation) and [r.rule for r in found.conflict_rules] == ["exclusivity"]
-    assert any("allocated at most once" in line for line in refused.value.reasons)
+    assert any("allocated at most once" in line for line in found.summary())
     assert "claim d/b, request gpu: count 1 fits (it asks 2)" in [fix.text for fix in found.fixes]
     assert_minimal(p, found)
 

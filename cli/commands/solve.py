@@ -177,11 +177,10 @@ def _solve(
             problem, solver=solver, objective=objective, time_limit=timeout, workers=workers, evaluator=evaluator
         )
     except Unschedulable as exc:
-        if verbose:  # the same explanation `drasat explain` gives, in short
-            from drasat.solver.explanation.explain import explain
+        if verbose:  # the same explanation `drasat explain` gives, in short; the verdict alone has none
+            from drasat.solver import explain
 
-            exc.explanation = explain(problem, evaluator=evaluator, time_limit=timeout, proven=exc)
-            exc.reasons = exc.explanation.summary()
+            exc.reasons = explain(problem, evaluator=evaluator, time_limit=timeout, proven=exc).summary()
         raise
     if verbose:
         s = answer.stats

@@ -27,7 +27,6 @@ from __future__ import annotations
 import gc
 import sys
 import time
-import weakref
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -47,8 +46,6 @@ from .problem import Problem
 from .rules.base import RuleContext
 
 if TYPE_CHECKING:
-    from drasat.solver.explanation.explain import Explanation
-
     from .cp_sat.objectives import Staged
 
 GREEDY_BUDGET = 3_000  # device tries the greedy twin may make on the default path at least (see greedy_budget)
@@ -176,43 +173,23 @@ def _allocate(
         exc.stats = _finished(stats, started)  # how far the searches got
         raise
     if picks is None:
-        raise _no_allocation(problem, inv, plans, evaluator, time_limit, _finished(stats, started))
+        raise _no_allocation(problem, inv, plans, _finished(stats, started))
     results, labels = allocation_results(inv, plans, picks)
     stats.seconds = time.monotonic() - started
     return Allocation(results, stats, labels)
 
 
-def _no_allocation(
-    problem: Problem,
-    inv: Inventory,
-    plans: list[ClaimPlan],
-    evaluator: SelectorEvaluator | None,
-    time_limit: float,
-    stats: Stats,
-) -> DrasatError:
-    """The error for "no allocation": Kubernetes' invalid-pool error, else Unschedulable with its explanation
-    worked out when first read. Made here and raised by the caller, and the explanation holds the error
-    weakly: no reference cycle keeps the error, its traceback and the call's whole state alive until the
-    garbage collector runs (the scheduler asks many nodes, and most say no)."""
+def _no_allocation(problem: Problem, inv: Inventory, plans: list[ClaimPlan], stats: Stats) -> DrasatError:
+    """The error for "no allocation": Kubernetes' invalid-pool error, else Unschedulable carrying the question
+    and what proving it took. Made here and raised by the caller. No explanation is worked out: a caller
+    that wants one asks ``explain(problem, proven=error)`` (the scheduler asks many nodes, most say no)."""
     invalid = [f"{pool.label()} ({pool.problem})" for pool in inv.pools if pool.state == "invalid"]
     if invalid:
         return AllocationError("invalid resource pools were encountered: " + "; ".join(invalid))
     names = ", ".join(plan.label for plan in plans)
-    failure = Unschedulable(f"no allocation exists for claims {names} together on node {problem.node.name}")
-    proven = weakref.ref(failure)
-    failure._explain = lambda: _explain(problem, evaluator, time_limit, proven())
-    failure.stats = stats  # what proving it took
-    return failure
-
-
-def _explain(
-    problem: Problem, evaluator: SelectorEvaluator | None, time_limit: float, proven: Unschedulable | None
-) -> Explanation:
-    from drasat.solver.explanation.explain import (
-        explain,  # only a failed allocation is explained: no start-up pays for it
+    return Unschedulable(
+        f"no allocation exists for claims {names} together on node {problem.node.name}", problem=problem, stats=stats
     )
-
-    return explain(problem, evaluator=evaluator, time_limit=time_limit, proven=proven)
 
 
 def _finished(stats: Stats, started: float) -> Stats:

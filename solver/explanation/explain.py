@@ -187,8 +187,9 @@ def explain(
     proven: Unschedulable | None = None,
 ) -> Explanation:
     """Explain ``problem``: its funnel, a minimal conflict when every request has candidates enough,
-    fixes where cheap — or, when the claims fit, the devices they would get. ``proven``: the error
-    ``allocate`` raised for this very problem (``solve -v``), so that it is not proved a second time."""
+    fixes where cheap — or, when the claims fit, the devices they would get. ``proven``: the Unschedulable
+    ``allocate`` raised for this very problem (``solve -v``, a library caller), so that it is not proved a
+    second time: the error is only the verdict, the why is worked out here."""
     deadline = time.monotonic() + time_limit
     ev = evaluator or SelectorEvaluator()
     inv = build_inventory(problem)
