@@ -111,3 +111,15 @@ def test_a_claim_s_own_constraint_is_said_as_one_rule_not_as_requests_together(t
     assert result.exit_code == 1
     assert "every request has candidates enough on its own, but this rule cannot hold:" in result.stdout
     assert "these cannot all hold together" not in result.stdout
+
+
+def test_a_conflict_member_is_worded_by_its_own_rule(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The explanation asks the member's rule (from the registry) for the numbers: a rule's own ``describe``
+    is what the operator reads, and a rule that says nothing leaves the meaning alone."""
+    from drasat.solver.allocation.rules.exclusivity import Exclusivity
+
+    said = explain(problem(TWO)).conflict_rules[0]
+    assert said.detail.startswith("4 devices, wanted by claim d/a request gpu (3 devices)"), said.detail
+    monkeypatch.setattr(Exclusivity, "describe", lambda self, inv, plans, member: "")
+    quiet = explain(problem(TWO)).conflict_rules[0]
+    assert (quiet.rule, quiet.detail, quiet.sentence) == ("exclusivity", "", said.meaning)
