@@ -70,7 +70,7 @@ def test_unschedulable_carries_the_question_and_explain_gives_the_funnel_as_data
 def test_results_by_namespace_and_name() -> None:
     p = problem(claim("fits", gpus(2)))
     answer = allocate(p)
-    assert list(answer.by_claim) == ["d/fits"] and answer.by_claim["d/fits"] is answer.results["fits"]
+    assert list(answer.results) == ["d/fits"]
     assert verify(p, answer.results) == []
 
 
@@ -101,7 +101,7 @@ def test_official_client_objects_and_to_dict_go_straight_into_problem_from_objec
     for item in (made, made.to_dict()):
         p = problem_from_objects([*cluster, item], node="gpu-node-1")
         answer = allocate(p)
-        assert verify(p, answer.results) == [] and len(answer.results["from-client"].devices.results) == 2
+        assert verify(p, answer.results) == [] and len(answer.results["default/from-client"].devices.results) == 2
 
 
 def test_objects_that_cannot_be_read_are_named() -> None:

@@ -12,13 +12,13 @@ from click.testing import CliRunner
 
 from drasat.cli.main import cli, load_all_commands
 from drasat.models.errors import InputError
-from drasat.models.resource import AllocationResult
 from drasat.solver import AllocateOptions, allocate, compare
 from drasat.solver.allocation import options
 from drasat.solver.allocation.options import CAPABILITIES, Capability, Objective, Solver, check_options
 from drasat.solver.verification.verifier import verify
 
 from .explain_inputs import NODE, claim, gpus, problem
+from .printed import printed_allocations
 
 
 def test_the_text_and_the_member_ask_the_same_allocation() -> None:
@@ -84,6 +84,5 @@ def test_the_command_line_s_words_reach_the_library_as_members(tmp_path, monkeyp
     result = CliRunner().invoke(cli, ["solve", "--objective", "pack", "-o", "yaml", str(tmp_path)])
     assert result.exit_code == 0, result.output
     assert seen and seen[0]["objective"] is Objective.PACK and seen[0]["solver"] is Solver.CP_SAT
-    (allocated,) = [o for o in yaml.safe_load(result.stdout)["items"] if o["kind"] == "ResourceClaim"]
-    answer = {"a": AllocationResult.model_validate(allocated["status"]["allocation"])}
-    assert verify(problem(claim("a", gpus(1))), answer) == []
+    answer = printed_allocations(yaml.safe_load(result.stdout)["items"])
+    assert list(answer) == ["d/a"] and verify(problem(claim("a", gpus(1))), answer) == []

@@ -9,17 +9,18 @@ so that first-fit decoding in rounds is what is checked. Each answer goes throug
 from __future__ import annotations
 
 import functools
+import json
 import runpy
 from pathlib import Path
 
 import pytest
 
 from drasat.models.loader import load_paths
-from drasat.models.resource import AllocationResult
 from drasat.solver import Features, allocate
 from drasat.solver.allocation.problem import Problem, problem_from_objects
 from drasat.solver.verification.verifier import verify
 
+from .printed import printed_allocations
 from .scenario_runner import SHARED, SKIP, Outcome, mismatches, run, scenario_doc, scenario_files
 from .shared_inputs import params
 
@@ -65,8 +66,7 @@ def _reference(path: Path) -> dict[str, list[tuple[str, str]]] | None:
 
 
 def _verified(path: Path, outcome: Outcome) -> list[str]:
-    proposed = {name: AllocationResult.model_validate(body) for name, body in outcome.allocations().items()}
-    return verify(_problem(path), proposed)
+    return verify(_problem(path), printed_allocations(json.loads(outcome.stdout)["items"]))
 
 
 @pytest.mark.parametrize(

@@ -145,6 +145,7 @@ def _solve(
 ) -> tuple[list[dict[str, Any]], bool]:
     with importing():
         from drasat.solver import Features, allocate
+        from drasat.solver.allocation.problem import claim_key
         from drasat.solver.cel import SelectorEvaluator
         from drasat.solver.scheduling.pod_problem import pods_problem
 
@@ -195,8 +196,8 @@ def _solve(
         body = claim.to_api()
         body["apiVersion"] = "resource.k8s.io/v1"
         status = body.setdefault("status", {})
-        status["allocation"] = answer.results[claim.name].to_api()
-        reserved = [r.to_api() for r in question.consumers.get(claim.name, [])]
+        status["allocation"] = answer.results[claim_key(claim)].to_api()
+        reserved = [r.to_api() for r in question.consumers.get(claim_key(claim), [])]
         if reserved:
             status["reservedFor"] = status.get("reservedFor", []) + reserved
         allocated.append(body)

@@ -37,12 +37,12 @@ from drasat.solver.cel import SelectorEvaluator
 from .depth_first.search import BudgetExhausted, GreedyResult, greedy_search
 from .depth_first.search_state import SearchState
 from .options import CAPABILITIES, Objective, Solver, check_options
-from .planning.claims import claim_label, plan_claims
+from .planning.claims import plan_claims
 from .planning.equivalence import Classes, class_counts, equivalence_classes
 from .planning.inventory import Inventory, build_inventory
 from .planning.plan import ClaimPlan, Pick, alternatives
 from .planning.results import allocation_results
-from .problem import Problem
+from .problem import Problem, claim_key
 from .rules.base import RuleContext
 
 if TYPE_CHECKING:
@@ -70,22 +70,12 @@ class Stats:
 
 @dataclass
 class Allocation:
-    """The answer: claim name -> AllocationResult, in claim order.
-
-    ``results`` stays keyed by bare name, as every caller reads it: one allocation never holds
-    two claims of one name (``allocate`` refuses that), and pod-level callers work within one
-    namespace. ``by_claim`` keys the same results by ``namespace/name`` for callers that mix
-    answers across namespaces.
-    """
+    """The answer: one AllocationResult per claim, in claim order, keyed by ``namespace/name``
+    (:func:`~.problem.claim_key`; the bare name for a claim written without a namespace), so that claims of
+    one name in two namespaces are allocated together and told apart, as the verifier keys them too."""
 
     results: dict[str, AllocationResult]
     stats: Stats
-    labels: dict[str, str] = field(default_factory=dict)  # claim name -> namespace/name
-
-    @property
-    def by_claim(self) -> dict[str, AllocationResult]:
-        """The results keyed by ``namespace/name`` (bare name for a claim without a namespace)."""
-        return {self.labels.get(name, name): result for name, result in self.results.items()}
 
 
 #: Request alternatives x devices on the node that one allocation may weigh. Candidates, device
@@ -174,9 +164,9 @@ def _allocate(
         raise
     if picks is None:
         raise _no_allocation(problem, inv, plans, _finished(stats, started))
-    results, labels = allocation_results(inv, plans, picks)
+    results = allocation_results(inv, plans, picks)
     stats.seconds = time.monotonic() - started
-    return Allocation(results, stats, labels)
+    return Allocation(results, stats)
 
 
 def _no_allocation(problem: Problem, inv: Inventory, plans: list[ClaimPlan], stats: Stats) -> DrasatError:
@@ -199,20 +189,14 @@ def _finished(stats: Stats, started: float) -> Stats:
 
 def _count_alternatives(problem: Problem) -> int:
     """The claims' requests and alternatives, counted (for :func:`_too_large`); the same pass also refuses
-    two claims of one name: results are keyed by claim name, and two claims of one name (other namespaces)
-    would share one result. A pod's claims are all in its own namespace, so such an input is refused."""
+    a claim given twice (one key, ``namespace/name``, twice): it would be allocated twice, under one result."""
     alternatives = 0
     seen: set[str] = set()
     for claim in problem.claims:  # plain loops: every call asks, and a small one has a claim or two
-        name = claim.metadata.name or ""
-        if name in seen:  # labels are worded only for the error
-            first = next(c for c in problem.claims if c.name == name)
-            raise InputError(
-                f"claims {claim_label(first)} and {claim_label(claim)} to allocate share the name "
-                f"{name}: results are named by claim, so allocate claims of different "
-                "namespaces separately"
-            )
-        seen.add(name)
+        key = claim_key(claim)
+        if key in seen:
+            raise InputError(f"claim {key} is given twice among the claims to allocate: allocate it once")
+        seen.add(key)
         for r in claim.spec.devices.requests:
             alternatives += len(r.first_available) or 1
     return alternatives

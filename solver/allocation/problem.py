@@ -23,6 +23,14 @@ DeviceId = tuple[str, str, str]
 the solver's inventory and the independent verifier speak of devices alike without sharing any of their logic."""
 
 
+def claim_key(claim: ResourceClaim) -> str:
+    """``namespace/name`` (the bare name for a claim written without a namespace): how results, messages and
+    ``--claims`` name a claim. Two namespaces may each hold a claim of one name; their keys differ. Defined
+    here, with the question, so that the solver and the independent verifier key answers alike."""
+    meta = claim.metadata  # read directly: every call names every claim
+    return f"{meta.namespace}/{meta.name or ''}" if meta.namespace else meta.name or ""
+
+
 @dataclass(frozen=True)
 class NodeInfo:
     """What allocation needs of a Node: its name and labels (node selectors match these)."""

@@ -38,6 +38,7 @@ from typing import Any
 from drasat.models.core import Pod
 from drasat.models.errors import SolveTimeout
 from drasat.solver.allocation.options import CAPABILITIES, check_options
+from drasat.solver.allocation.problem import claim_key
 from drasat.solver.cel import SelectorEvaluator
 from drasat.solver.scheduling.cluster import Cluster, label_of
 from drasat.solver.scheduling.cluster_state import ClusterState
@@ -285,7 +286,7 @@ def _commit(
         check = checks[node]
         for pc in assignment[node]:
             shape = claim_shape(state, pc, node)
-            allocations = {c.name: check.allocation(pc.label, c.name) for c in shape.claims}
+            allocations = {claim_key(c): check.allocation(pc.label, claim_key(c)) for c in shape.claims}
             verdict = DraVerdict(
                 node,
                 pc.label,

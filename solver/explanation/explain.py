@@ -244,7 +244,7 @@ def _allocate(problem: Problem, found: Explanation, ev: SelectorEvaluator, deadl
     found.feasible, found.exact = True, answer.stats.exact
     found.choice = [
         Choice(label, r.request, f"{r.driver}/{r.pool}/{r.device}")
-        for label, result in answer.by_claim.items()
+        for label, result in answer.results.items()
         for r in result.devices.results
     ]
     return None

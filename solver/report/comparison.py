@@ -19,12 +19,12 @@ from drasat.models.errors import AllocationError, EvaluationError, SolveTimeout,
 from drasat.models.resource import AllocationResult
 from drasat.solver.allocation.api import Allocation, Stats, allocate
 from drasat.solver.allocation.options import Objective, Solver, as_objective
-from drasat.solver.allocation.problem import Problem
+from drasat.solver.allocation.problem import Problem, claim_key
 from drasat.solver.cel import SelectorEvaluator
 
 ALLOCATED, UNSCHEDULABLE, TIMEOUT, ERROR = "allocated", "unschedulable", "timeout", "error"
 
-Devices = dict[str, dict[str, list[str]]]  # claim -> request -> devices as driver/pool/device
+Devices = dict[str, dict[str, list[str]]]  # claim (namespace/name) -> request -> devices as driver/pool/device
 
 
 @dataclass(frozen=True)
@@ -112,7 +112,7 @@ def compare(
         ),
         cel_engine,
     )
-    claims = [claim.name for claim in problem.claims]
+    claims = [claim_key(claim) for claim in problem.claims]
     return Comparison(problem.node.name, claims, greedy, cp_sat, _differences(greedy, cp_sat, claims))
 
 

@@ -26,7 +26,7 @@ from drasat.models.core import (
 )
 from drasat.models.resource import AllocationResult, ResourceClaim, ResourceClaimStatus
 from drasat.solver.allocation.options import CAPABILITIES
-from drasat.solver.allocation.problem import Problem
+from drasat.solver.allocation.problem import Problem, claim_key
 from drasat.solver.cel import SelectorEvaluator
 
 from .cluster import Cluster, label_of
@@ -74,7 +74,7 @@ class Placement:
     claims: list[ResourceClaim] = field(default_factory=list)  # allocated and/or reserved for this pod
     reason: str = ""
     problem: Problem | None = None  # the per-node question the new allocations answer (for the verifier)
-    allocations: dict[str, AllocationResult] = field(default_factory=dict)
+    allocations: dict[str, AllocationResult] = field(default_factory=dict)  # by claim_key, as allocate's results
     node_reasons: dict[str, list[str]] = field(default_factory=dict)
     exact: bool = True  # False: time ran out before the objective's answer on the node (the allocation is valid)
 
@@ -474,12 +474,14 @@ def updated_claims(pc: PodClaims, verdict: DraVerdict) -> list[ResourceClaim]:
     """Every claim of the pod with its allocation and the pod (or its group) in ``reservedFor``."""
     out = []
     consumers = [(u.claim, u.consumer) for u in pc.uses]
-    consumers += [(c, pod_consumer(pc.pod)) for c in verdict.claims if c.name not in {u.claim.name for u in pc.uses}]
+    own = {claim_key(u.claim) for u in pc.uses}
+    consumers += [(c, pod_consumer(pc.pod)) for c in verdict.claims if claim_key(c) not in own]
     for claim, consumer in consumers:
         updated = claim.model_copy(deep=True)
         status = updated.status or ResourceClaimStatus()
-        if claim.name in verdict.allocations:
-            status.allocation = verdict.allocations[claim.name]
+        allocation = verdict.allocations.get(claim_key(claim))
+        if allocation is not None:
+            status.allocation = allocation
         if not any(r.uid == consumer.uid for r in status.reserved_for):
             status.reserved_for = [*status.reserved_for, consumer.reference()]
         updated.status = status
@@ -502,7 +504,8 @@ def bound_pod(pc: PodClaims, node: str, verdict: DraVerdict, claims: list[Resour
     if generated:
         status.resource_claim_statuses = [*status.resource_claim_statuses, *generated]
     if verdict.mappings:
-        extended = next(c for c in claims if c.name not in {u.claim.name for u in pc.uses})
+        own = {claim_key(u.claim) for u in pc.uses}
+        extended = next(c for c in claims if claim_key(c) not in own)
         status.extended_resource_claim_status = PodExtendedResourceClaimStatus(
             request_mappings=verdict.mappings, resource_claim_name=extended.name
         )

@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from drasat.models.core import Pod
+from drasat.solver.allocation.problem import claim_key
 from drasat.solver.cel import SelectorEvaluator
 from drasat.solver.explanation.explain import Choice, Explanation, explain
 
@@ -101,10 +102,10 @@ def _one(cluster: Cluster, pod: Pod, options: AllocateOptions, deadline: float) 
     state = ClusterState(cluster)
     placement = schedule_one(state, pod, options, {})
     if placement.node is not None:
-        namespace = pod.metadata.namespace or "default"
+        labels = {claim_key(c): label_of(c) for c in placement.claims}  # a claim without namespace is in default
         choice = [
-            Choice(f"{namespace}/{claim}", r.request, f"{r.driver}/{r.pool}/{r.device}")
-            for claim, result in placement.allocations.items()
+            Choice(labels.get(key, key), r.request, f"{r.driver}/{r.pool}/{r.device}")
+            for key, result in placement.allocations.items()
             for r in result.devices.results
         ]
         return PodExplanation(

@@ -28,7 +28,7 @@ from drasat.models.resource import (
     ResourceClaim,
 )
 from drasat.solver.allocation.features import Features
-from drasat.solver.allocation.problem import DeviceId
+from drasat.solver.allocation.problem import DeviceId, claim_key
 
 from .pools import SeenDevice, device_text
 
@@ -187,19 +187,21 @@ def constraint_violations(
     for i, constraint in enumerate(claim.spec.devices.constraints):
         name = constraint.match_attribute or constraint.distinct_attribute
         if name is None:
-            out.append(f"claim {claim.name}, constraint #{i}: empty constraint (no allocation is valid)")
+            out.append(f"claim {claim_key(claim)}, constraint #{i}: empty constraint (no allocation is valid)")
             continue
         covered = [p for p in picks if constraint_applies(constraint, p)]
         derived = [derive(p, name) for p in covered]
         errors = [f"{device_text(p.id)}: {d}" for p, d in zip(covered, derived) if isinstance(d, str)]
         if errors:
-            out.append(f"claim {claim.name}, constraint #{i}: derived attribute {name} fails: {errors[0]}")
+            out.append(f"claim {claim_key(claim)}, constraint #{i}: derived attribute {name} fails: {errors[0]}")
             continue
         values = [d if d is not None else lookup_attribute(p.seen, name) for p, d in zip(covered, derived)]
         missing = [device_text(p.id) for p, v in zip(covered, values) if v is None]
         kind = "matchAttribute" if constraint.match_attribute else "distinctAttribute"
         if missing:
-            out.append(f"claim {claim.name}, constraint #{i} ({kind} {name}): devices {missing} lack the attribute")
+            out.append(
+                f"claim {claim_key(claim)}, constraint #{i} ({kind} {name}): devices {missing} lack the attribute"
+            )
             continue
         present = [v for v in values if isinstance(v, DeviceAttribute)]
         why = (
@@ -208,7 +210,7 @@ def constraint_violations(
             else _distinct_violation(present, features.list_attributes)
         )
         if why:
-            out.append(f"claim {claim.name}, constraint #{i} ({kind} {name}) is broken: {why}")
+            out.append(f"claim {claim_key(claim)}, constraint #{i} ({kind} {name}) is broken: {why}")
     return out
 
 

@@ -21,7 +21,7 @@ from drasat.models.resource import (
     ResourceClaim,
 )
 from drasat.solver.allocation.features import Features
-from drasat.solver.allocation.problem import DeviceId
+from drasat.solver.allocation.problem import DeviceId, claim_key
 
 from .claim_rules import RequestSpec, ResultEntry
 from .pools import AllocatedState, device_text
@@ -115,7 +115,7 @@ def request_violations(
         by_request.setdefault(res.request.partition("/")[0], []).append(res)
     out: list[str] = []
     for req in claim.spec.devices.requests:
-        where = f"claim {claim.name}, request {req.name}"
+        where = f"claim {claim_key(claim)}, request {req.name}"
         problems = _gate_violations(world.problem.features, req)
         for spec in _specs(req):
             name = f"{req.name}/{spec.name}" if isinstance(spec, DeviceSubRequest) else req.name
@@ -124,7 +124,7 @@ def request_violations(
         out += [f"{where}: {p}" for p in _result_count_violations(world, claim, req, by_request.pop(req.name, []))]
     total = sum(_minimum(world, r) for r in claim.spec.devices.requests)
     if total > MAX_RESULTS:
-        out.append(f"claim {claim.name}: number of requested devices {total} exceeds the claim limit of 32")
+        out.append(f"claim {claim_key(claim)}: number of requested devices {total} exceeds the claim limit of 32")
     return out
 
 

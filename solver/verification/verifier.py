@@ -25,7 +25,7 @@ from drasat.models.resource import (
     ExactDeviceRequest,
     ResourceClaim,
 )
-from drasat.solver.allocation.problem import DeviceId, Problem
+from drasat.solver.allocation.problem import DeviceId, Problem, claim_key
 
 from .amounts import (
     capacity_fits,
@@ -211,19 +211,21 @@ def verify(
 ) -> list[str]:
     """Every rule the proposed allocation breaks, in plain words naming claim/request/device; [] when it is valid.
 
+    ``allocations`` are keyed as ``allocate`` keys its results: ``namespace/name`` (:func:`claim_key`).
+
     ``evaluator`` replaces the CEL engine (tests use a fake one); by default
     ``drasat.solver.cel`` is used, and when it is missing every selector that must be
     evaluated is reported as unverifiable instead of being silently accepted.
     """
     world = World.build(problem, evaluator)
     out = list(world.fatal)
-    names = [c.name for c in problem.claims]
-    out += [f"claim {n}: no allocation proposed" for n in names if n not in allocations]
-    out += [f"allocation proposed for {n!r}, which is not a claim to allocate" for n in allocations if n not in names]
+    keys = [claim_key(c) for c in problem.claims]
+    out += [f"claim {k}: no allocation proposed" for k in keys if k not in allocations]
+    out += [f"allocation proposed for {k!r}, which is not a claim to allocate" for k in allocations if k not in keys]
     picks: list[ResultEntry] = []
-    for claim in problem.claims:
-        if claim.name in allocations:
-            claim_picks, problems = _verify_claim(world, claim, allocations[claim.name])
+    for claim, key in zip(problem.claims, keys):
+        if key in allocations:
+            claim_picks, problems = _verify_claim(world, claim, allocations[key])
             picks += claim_picks
             out += problems
     out += _cross_claim_violations(world, picks)
@@ -252,14 +254,14 @@ def _verify_claim(
             picks.append(pick)
             out += _pick_violations(world, pick)
     if len(results) > MAX_RESULTS:
-        out.append(f"claim {claim.name}: {len(results)} results, more than the limit of {MAX_RESULTS}")
+        out.append(f"claim {claim_key(claim)}: {len(results)} results, more than the limit of {MAX_RESULTS}")
     out += constraint_violations(claim, picks, world.problem.features, world.derived)
     if len(picks) == len(results):
         out += _node_selector_violations(world, claim, picks, allocation)
     out += _config_violations(world, claim, results, allocation)
     if allocation.allocation_timestamp is not None and not world.problem.features.binding_conditions:
         out.append(
-            f"claim {claim.name}: allocationTimestamp is set, but kube-scheduler only sets it when "
+            f"claim {claim_key(claim)}: allocationTimestamp is set, but kube-scheduler only sets it when "
             "DRADeviceBindingConditions and DRAResourceClaimDeviceStatus are on"
         )
     return picks, out
@@ -286,7 +288,7 @@ def _resolve(
     world: World, claim: ResourceClaim, res: DeviceRequestAllocationResult, out: list[str]
 ) -> ResultEntry | None:
     """Tie a result entry to its (sub)request and device; report and drop it when either is unknown."""
-    where = f"claim {claim.name}, request {res.request}: device {res.driver}/{res.pool}/{res.device}"
+    where = f"claim {claim_key(claim)}, request {res.request}: device {res.driver}/{res.pool}/{res.device}"
     found = find_request(claim, res.request)
     seen = _resolve_device(world, res)
     if isinstance(seen, str):
@@ -298,7 +300,7 @@ def _resolve(
     req, spec = found
     admin = isinstance(spec, ExactDeviceRequest) and spec.admin_access is True
     sub = None if isinstance(spec, ExactDeviceRequest) else spec
-    return ResultEntry(claim.name, res, req, sub, spec, seen, world.is_multi(seen), admin)
+    return ResultEntry(claim_key(claim), res, req, sub, spec, seen, world.is_multi(seen), admin)
 
 
 def _pick_violations(world: World, pick: ResultEntry) -> list[str]:
@@ -336,13 +338,13 @@ def _node_selector_violations(
     world: World, claim: ResourceClaim, picks: Sequence[ResultEntry], allocation: AllocationResult
 ) -> list[str]:
     """§2.5.3: the written selector must equal the one derived from the devices (order aside)."""
-    expected = expected_node_selector(claim.name, picks, world.problem.node.name)
+    expected = expected_node_selector(claim_key(claim), picks, world.problem.node.name)
     if isinstance(expected, str):
-        return [f"claim {claim.name}: no allocation is valid: {expected}"]
+        return [f"claim {claim_key(claim)}: no allocation is valid: {expected}"]
     if selector_key(expected) != selector_key(allocation.node_selector):
         want = expected.to_api() if expected is not None else None
         got = allocation.node_selector.to_api() if allocation.node_selector is not None else None
-        return [f"claim {claim.name}: nodeSelector is {got} but must be {want}"]
+        return [f"claim {claim_key(claim)}: nodeSelector is {got} but must be {want}"]
     return []
 
 
@@ -358,7 +360,7 @@ def _config_violations(
     expected = expected_config(claim, chosen, world.classes)
     if config_key(expected) != config_key(allocation.devices.config):
         return [
-            f"claim {claim.name}: devices.config is {config_key(allocation.devices.config)} "
+            f"claim {claim_key(claim)}: devices.config is {config_key(allocation.devices.config)} "
             f"but must be {config_key(expected)}"
         ]
     return []

@@ -14,7 +14,7 @@ from dataclasses import replace
 from drasat.models.errors import AllocationError, SelectorError, SolveTimeout
 from drasat.models.resource import DeviceSubRequest, ExactDeviceRequest, ResourceClaim
 from drasat.solver.allocation.frozen import maker
-from drasat.solver.allocation.problem import Problem
+from drasat.solver.allocation.problem import Problem, claim_key
 from drasat.solver.allocation.rules.matching import constraint_attribute
 from drasat.solver.cel import CelCompileError, SelectorEvaluator
 
@@ -27,16 +27,9 @@ __all__ = [
     "ClaimPlan",
     "ConstraintPlan",
     "RequestPlan",
-    "claim_label",
     "constraint_attribute",
     "plan_claims",
 ]
-
-
-def claim_label(claim: ResourceClaim) -> str:
-    """``namespace/name`` (bare name without a namespace): how messages and results name a claim."""
-    meta = claim.metadata  # read directly: every call names every claim
-    return f"{meta.namespace}/{meta.name or ''}" if meta.namespace else meta.name or ""
 
 
 def plan_claims(
@@ -102,7 +95,7 @@ def _share_key(alt: Alternative) -> tuple:
 
 
 def _plan_claim(problem: Problem, inv: Inventory, ev: _SharedCandidates, index: int, claim: ResourceClaim) -> ClaimPlan:
-    label = claim_label(claim)
+    label = claim_key(claim)
     requests = []
     for r, request in enumerate(claim.spec.devices.requests):
         requests.append(_plan_request(problem, inv, ev, index, label, r, request))
