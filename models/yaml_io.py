@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any, cast
 
@@ -161,22 +161,34 @@ def decode(raw: bytes, name: str, max_bytes: int = MAX_FILE_BYTES) -> tuple[str 
 
 def parse_documents(text: str, name: str) -> Iterator[Document]:
     """The documents of a YAML (or JSON) stream in order; a syntax error ends the stream."""
-    stripped = text.lstrip()
-    if stripped.startswith(("{", "[")):
-        fast = fast_json(text)
-        if fast is not None:
-            yield Document(0, fast)
+    if text.lstrip().startswith(("{", "[")):
+        documents = _as_json(text, name)
+        if documents is not None:
+            yield from documents
             return
-        try:
-            yield Document(0, json.loads(text))  # JSON has no aliases: it holds no more than its text
-            return
-        except json.JSONDecodeError as exc:
-            if exc.msg == "Extra data" and "\n" in text[: exc.pos + 1]:
-                # newline-delimited JSON, as `jq -c '.items[]'` prints: one document per line
-                yield from _json_lines(text, name)
-                return
-        except RecursionError:
-            pass  # too deep for json: YAML reports it properly
+    yield from _yaml_documents(text, name)
+
+
+def _as_json(text: str, name: str) -> Iterable[Document] | None:
+    """The text's documents when it is JSON (one value, or newline-delimited values); None: read it as YAML,
+    which reports the error in its words (JSON is YAML) or what is too deep for json."""
+    fast = fast_json(text)
+    if fast is not None:
+        return [Document(0, fast)]
+    try:
+        return [Document(0, json.loads(text))]  # JSON has no aliases: it holds no more than its text
+    except json.JSONDecodeError as exc:
+        if exc.msg == "Extra data" and "\n" in text[: exc.pos + 1]:
+            # newline-delimited JSON, as `jq -c '.items[]'` prints: one document per line
+            return _json_lines(text, name)
+    except RecursionError:
+        pass  # too deep for json: YAML reports it properly
+    return None
+
+
+def _yaml_documents(text: str, name: str) -> Iterator[Document]:
+    """The documents of a YAML stream, each constructed with the collector paused; an alias-bearing one is
+    checked for how far it expands."""
     index = 0
     try:
         if _depth_bound(text) > _QUICK_DEPTH_BOUND and _deeper_than(text, MAX_DEPTH):

@@ -131,31 +131,16 @@ def schedule_one(
     the same answer, so each such class of nodes is evaluated once for the pod, on its first node; what
     the filters and scores say of a class is kept for later pods of the same spec (``cache``)."""
     cluster = state.cluster
-    waiting = not_schedulable_now(pod)
-    if waiting:
-        return Placement(pod, reason=waiting)
-    pc = resolve_pod_claims(pod, cluster, state.book)
-    if pc.unresolvable:
-        return Placement(pod, reason=summary(len(cluster.nodes), [], pc.unresolvable))
-    pinned = pinned_nodes(pod)
-    if pinned is not None and not pinned:
-        return Placement(pod, reason=summary(len(cluster.nodes), [], REASON_PIN_CONFLICT))
+    pc, pinned, refused = _queued(state, pod)
+    if pc is None or refused:  # no claims: a gate or another scheduler, said as it is; else as the summary
+        return Placement(pod, reason=refused if pc is None else summary(len(cluster.nodes), [], refused))
     keys = _class_keys(state, pc, pinned)
     firsts: dict[tuple, Node] = {}
     for node in cluster.nodes:
         key = keys[node.name]
         if key is not None and key not in firsts:
             firsts[key] = node
-    outcomes = _prepared(state, pc, firsts, cache)
-    reasons: dict[str, list[str]] = {}
-    passed: list[tuple[str, _Outcome]] = []
-    for node in cluster.nodes:
-        key = keys[node.name]
-        outcome = _Outcome([REASON_PINNED]) if key is None else outcomes[key]
-        if outcome.reasons:
-            reasons[node.name] = outcome.reasons
-        else:
-            passed.append((node.name, outcome))
+    reasons, passed = _filtered(cluster.nodes, keys, _prepared(state, pc, firsts, cache))
     devices = _Devices(state, pc, options, cache, {key: node.name for key, node in firsts.items()})
     if executor is not None and executor.workers > 1:
         classes = {key: None for name, _ in passed if (key := keys[name]) is not None}
@@ -170,6 +155,39 @@ def schedule_one(
         node_reasons = {n.name: reasons[n.name] for n in cluster.nodes if n.name in reasons}
         return Placement(pod, reason=summary(len(cluster.nodes), node_reasons.values()), node_reasons=node_reasons)
     return placement
+
+
+def _queued(state: ClusterState, pod: Pod) -> tuple[PodClaims | None, set[str] | None, str]:
+    """What is decided before any node is looked at: the pod's claims and pinned nodes, or why it cannot be
+    scheduled at all (a gate or another scheduler; its claims cannot be resolved; pins that exclude every
+    node). Claims are None only when the pod waits."""
+    waiting = not_schedulable_now(pod)
+    if waiting:
+        return None, None, waiting
+    pc = resolve_pod_claims(pod, state.cluster, state.book)
+    if pc.unresolvable:
+        return pc, None, pc.unresolvable
+    pinned = pinned_nodes(pod)
+    if pinned is not None and not pinned:
+        return pc, pinned, REASON_PIN_CONFLICT
+    return pc, pinned, ""
+
+
+def _filtered(
+    nodes: Sequence[Node], keys: dict[str, tuple | None], outcomes: dict[tuple, _Outcome]
+) -> tuple[dict[str, list[str]], list[tuple[str, _Outcome]]]:
+    """The filters' verdict per node, from its class's outcome: why each refused node fails, and the nodes
+    that pass (in node order) with their outcome."""
+    reasons: dict[str, list[str]] = {}
+    passed: list[tuple[str, _Outcome]] = []
+    for node in nodes:
+        key = keys[node.name]
+        outcome = _Outcome([REASON_PINNED]) if key is None else outcomes[key]
+        if outcome.reasons:
+            reasons[node.name] = outcome.reasons
+        else:
+            passed.append((node.name, outcome))
+    return reasons, passed
 
 
 def _exhaustively(

@@ -99,6 +99,15 @@ def _plan_claim(problem: Problem, inv: Inventory, ev: _SharedCandidates, index: 
     requests = []
     for r, request in enumerate(claim.spec.devices.requests):
         requests.append(_plan_request(problem, inv, ev, index, label, r, request))
+    derives = _check_size(label, requests)
+    constraints = _constraint_plans(label, claim)
+    plan = _claim_plan(index, claim, label, tuple(requests), tuple(constraints))  # by position, in field order
+    return _with_derived(plan, inv, ev) if derives else plan
+
+
+def _check_size(label: str, requests: list[RequestPlan]) -> bool:
+    """AllocationError when even the fewest devices each request may take exceed the claim's limit, as
+    Kubernetes checks before searching; and whether any alternative derives attributes."""
     minimum, derives = 0, False
     for req in requests:
         fewest = req.alternatives[0].count
@@ -112,6 +121,11 @@ def _plan_claim(problem: Problem, inv: Inventory, ev: _SharedCandidates, index: 
         raise AllocationError(
             f"claim {label}: number of requested devices {minimum} exceeds the claim limit of {MAX_RESULTS}"
         )
+    return derives
+
+
+def _constraint_plans(label: str, claim: ResourceClaim) -> list[ConstraintPlan]:
+    """The claim's constraints; one that names no attribute is Kubernetes' allocation error."""
     constraints: list[ConstraintPlan] = []
     for i, c in enumerate(claim.spec.devices.constraints):
         if c.match_attribute:
@@ -120,9 +134,12 @@ def _plan_claim(problem: Problem, inv: Inventory, ev: _SharedCandidates, index: 
             constraints.append(ConstraintPlan(i, "distinct", c.distinct_attribute, frozenset(c.requests)))
         else:
             raise AllocationError(f"claim {label}, constraint #{i}: empty constraint (unsupported constraint type?)")
-    plan = _claim_plan(index, claim, label, tuple(requests), tuple(constraints))  # by position, in field order
-    if not derives:
-        return plan
+    return constraints
+
+
+def _with_derived(plan: ClaimPlan, inv: Inventory, ev: _SharedCandidates) -> ClaimPlan:
+    """The plan with each deriving alternative's attributes evaluated on its candidates (once each derived
+    attribute is known to feed a constraint)."""
     for alt in plan.alternatives():
         if alt.derived_specs:
             _check_derived_used(plan, alt)
