@@ -21,7 +21,8 @@ from fractions import Fraction
 from drasat.models.errors import AllocationError, EvaluationError, InternalError, SolveTimeout, Unschedulable
 from drasat.models.resource import AllocationResult, ResourceClaim, ResourceClaimStatus
 from drasat.solver.allocation.api import GREEDY_BUDGET, allocate
-from drasat.solver.allocation.problem import FIRST_FIT
+from drasat.solver.allocation.options import Objective
+from drasat.solver.allocation.problem import claim_key
 from drasat.solver.scheduling.cluster_state import ClusterState
 from drasat.solver.scheduling.plugins.dynamic_resources import AllocateOptions, claim_shape
 from drasat.solver.scheduling.plugins.node_filters import filter_reasons
@@ -165,7 +166,7 @@ class MixFitter:
                 allocate(
                     problem,
                     solver=self.options.solver,
-                    objective=FIRST_FIT,
+                    objective=Objective.FIRST_FIT,
                     time_limit=min(MIX_SECONDS, self.options.time_limit),
                     workers=self.options.workers,
                     evaluator=self.options.evaluator,
@@ -195,7 +196,7 @@ def _allocated(claims: list[ResourceClaim], answer: dict[str, AllocationResult])
     out = []
     for claim in claims:
         held = claim.model_copy()
-        held.status = ResourceClaimStatus(allocation=answer[claim.name])
+        held.status = ResourceClaimStatus(allocation=answer[claim_key(claim)])
         out.append(held)
     return out
 

@@ -37,6 +37,8 @@ from typing import Any
 
 from drasat.models.core import Pod
 from drasat.models.errors import SolveTimeout
+from drasat.solver.allocation.options import CAPABILITIES, check_options
+from drasat.solver.allocation.problem import claim_key
 from drasat.solver.cel import SelectorEvaluator
 from drasat.solver.scheduling.cluster import Cluster, label_of
 from drasat.solver.scheduling.cluster_state import ClusterState
@@ -51,7 +53,6 @@ from .nodes import NodeAllocator, NodeCheck
 from .passes import better, group_of, one_by_one, scheduler_baseline, seed
 from .pod_classes import Queue, sort_queue
 
-PACK = "pack"
 BASELINE_SHARE = 0.5  # of the run's time, at most, for the pass in the scheduler's order
 
 
@@ -108,6 +109,7 @@ def schedule_batch(
     all whole, then the fewest nodes. ``options.time_limit`` bounds the whole run (``batch_budget``)."""
     started = time.monotonic()
     options = options or AllocateOptions()
+    check_options(options.solver, options.objective, options.time_limit, batch=True)
     if options.evaluator is None:
         options = replace(options, evaluator=SelectorEvaluator())
     state = ClusterState(cluster)
@@ -153,7 +155,9 @@ def _jointly(
     """The master's answer decoded, allocated node by node, verified and bound: the nodes' checks and the
     pods placed (by ``id`` of the pod)."""
     try:
-        answer = solve_master(queue, classes, pack=options.objective == PACK, budget=budget, workers=options.workers)
+        answer = solve_master(
+            queue, classes, pack=CAPABILITIES[options.objective].packs, budget=budget, workers=options.workers
+        )
     except SolveTimeout:
         budget.cut("the joint model found no answer: the pods are placed one by one")
         return {}, {}
@@ -282,7 +286,7 @@ def _commit(
         check = checks[node]
         for pc in assignment[node]:
             shape = claim_shape(state, pc, node)
-            allocations = {c.name: check.allocation(pc.label, c.name) for c in shape.claims}
+            allocations = {claim_key(c): check.allocation(pc.label, claim_key(c)) for c in shape.claims}
             verdict = DraVerdict(
                 node,
                 pc.label,

@@ -11,10 +11,12 @@ It says
 * its depth-first side: :meth:`Rule.fits`, :meth:`Rule.apply`, :meth:`Rule.undo` on its own
   slice of search state (:meth:`Rule.start` makes a fresh one);
 * its CP-SAT side: :meth:`Rule.encode`, which guards every constraint of one rule instance
-  with one assumption literal from :meth:`Encoding.guard`, and records what it means.
+  with one assumption literal from :meth:`Encoding.guard`, and records what it means;
+* its words for an explanation: :meth:`Rule.describe`, the numbers behind one of its instances
+  that is a member of a conflict.
 
-The drivers (candidates, state, classes, model) loop over the registered rules and know
-nothing of any one of them.
+The drivers (candidates, state, classes, model, the explanation) loop over the registered rules
+and know nothing of any one of them.
 """
 
 from __future__ import annotations
@@ -192,3 +194,11 @@ class Rule:
     # --- CP-SAT side -----------------------------------------------------------------------
     def encode(self, enc: Encoding) -> None:
         """Post this rule's constraints, each rule instance under one :meth:`Encoding.guard` literal."""
+
+    # --- explanation -----------------------------------------------------------------------
+    def describe(self, inv: Inventory, plans: list[ClaimPlan], member: Assumption) -> str:
+        """The numbers behind ``member``, one of this rule's instances in a minimal conflict ("" when there is
+        nothing to add). Its meaning says *what* cannot hold; the operator also wants to see *why* (how
+        much is left, who else wants the devices), counted over candidates — devices free and admitted by
+        every static check — so that the numbers are what the allocation could still choose from."""
+        return ""
