@@ -36,7 +36,7 @@ from rich.table import Table
 
 from drasat.models.loader import load_objects
 from drasat.solver import Features
-from drasat.solver.allocation.problem import FIRST_FIT
+from drasat.solver.allocation.options import Objective
 from drasat.solver.batch.placement import schedule_batch
 from drasat.solver.report.schedule_comparison import BATCH, ONE_BY_ONE, side_of
 from drasat.solver.scheduling.cluster import Cluster, cluster_from_objects
@@ -56,10 +56,10 @@ def _row(nodes: int, pods: int, timeout: float) -> dict:
     pending = pending_pods(cluster)
     started = time.perf_counter()
     one = schedule(cluster, pending)
-    one_side = side_of(ONE_BY_ONE, FIRST_FIT, cluster, pending, one, time.perf_counter() - started)
+    one_side = side_of(ONE_BY_ONE, Objective.FIRST_FIT, cluster, pending, one, time.perf_counter() - started)
     started = time.perf_counter()
     batch = schedule_batch(cluster, pending, options=AllocateOptions(time_limit=timeout))
-    batch_side = side_of(BATCH, FIRST_FIT, cluster, pending, batch.placements, time.perf_counter() - started)
+    batch_side = side_of(BATCH, Objective.FIRST_FIT, cluster, pending, batch.placements, time.perf_counter() - started)
     bad_batch = sum(1 for c in batch.nodes if verify(c.problem, c.allocations))
     sample = [p for p in one if p.problem is not None][::50]
     bad_one = sum(1 for p in sample if verify(p.problem, p.allocations))

@@ -25,6 +25,7 @@ from rich.table import Table
 from drasat.models.errors import DrasatError, SolveTimeout, Unschedulable
 from drasat.models.resource import DeviceClass, ResourceClaim, ResourceClaimStatus, ResourceSlice
 from drasat.solver import Features, NodeInfo, Problem, allocate
+from drasat.solver.allocation.problem import claim_key
 from drasat.solver.verification.verifier import verify
 
 SIZES = {"full": (1, 28), "half": (2, 14), "quarter": (4, 7), "seventh": (7, 4)}
@@ -135,7 +136,7 @@ def one_after_another(slices, wanted, **options) -> str:
         except Unschedulable:
             prefix = i if prefix is None else prefix
             continue
-        status = ResourceClaimStatus(allocation=answer.results[claim.name])
+        status = ResourceClaimStatus(allocation=answer.results[claim_key(claim)])
         allocated.append(claim.model_copy(update={"status": status}))
     return f"{len(wanted) if prefix is None else prefix} (skipping failures: {len(allocated)})"
 

@@ -19,7 +19,7 @@ from drasat.models.loader import load_text
 from drasat.models.pool_status_request import ResourcePoolStatusRequestSpec
 from drasat.models.resource import DeviceTaintRule, ResourceClaim, ResourceSlice
 from drasat.solver.report.device_states import node_reports
-from drasat.solver.report.pool_status import Cluster, pool_status
+from drasat.solver.report.pool_status import PoolInputs, pool_status
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 from fleet_factory import DRIVER, device_count, fleet  # noqa: E402
@@ -37,7 +37,9 @@ def main() -> None:
         table.add_column(column, justify="right")
     for nodes in args.nodes:
         bundle = load_text(yaml.safe_dump_all(fleet(nodes, args.gpus, seed=7)))
-        cluster = Cluster(bundle.of_kind(ResourceSlice), bundle.of_kind(ResourceClaim), bundle.of_kind(DeviceTaintRule))
+        cluster = PoolInputs(
+            bundle.of_kind(ResourceSlice), bundle.of_kind(ResourceClaim), bundle.of_kind(DeviceTaintRule)
+        )
         start = time.perf_counter()
         status = pool_status(ResourcePoolStatusRequestSpec(driver=DRIVER, limit=1000), cluster)
         status_ms = (time.perf_counter() - start) * 1000

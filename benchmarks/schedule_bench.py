@@ -13,7 +13,8 @@ for each size; a sample of the placements is checked by the verifier.
 ``--fragmented`` allocates a different handful of each node's whole GPUs beforehand, so that
 nodes stop being alike (every node its own class: the allocator runs per node, not per
 class). ``--processes N`` / ``--ray`` (the names drasat schedule uses) run the classes'
-allocations on N local processes or on Ray (``solver/parallel.py``); the placements must equal the serial run's, which is checked.
+allocations on N local processes or on Ray (``solver/scheduling/parallel.py``); the placements must equal
+the serial run's, which is checked.
 """
 
 from __future__ import annotations

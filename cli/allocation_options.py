@@ -8,8 +8,16 @@ from typing import Any
 import click
 
 from drasat.models.errors import DrasatError
+from drasat.solver.allocation.options import Objective, Solver
 
 from .options import Seconds
+
+
+def choice_of(kind: type[Solver] | type[Objective]) -> dict[str, Any]:
+    """A click option's ``type`` and ``callback`` for one of the allocation's choices: the words are the
+    members' values (as users type them, in ``--help`` too), the command gets the member."""
+    return {"type": click.Choice([member.value for member in kind]), "callback": lambda ctx, param, value: kind(value)}
+
 
 FEATURE_GATES = click.option(
     "--feature-gates",
@@ -19,17 +27,12 @@ FEATURE_GATES = click.option(
 )
 SOLVER = click.option(
     "--solver",
-    type=click.Choice(["cp-sat", "greedy"]),
-    default="cp-sat",
+    **choice_of(Solver),
+    default=Solver.CP_SAT.value,
     show_default=True,
     help="cp-sat: Kubernetes' depth-first search within a small budget, CP-SAT beyond it (same answer, bounded "
     "time); greedy: the depth-first search alone (exponential on hard inputs).",
 )
-OBJECTIVES = (
-    "first-fit",
-    "prioritized-list",
-    "pack",
-)  # drasat.solver.allocation.api.OBJECTIVES, without loading the solver
 OBJECTIVE_HELP = (
     "first-fit: exactly the devices Kubernetes would pick; prioritized-list: earliest firstAvailable "
     "alternatives first, then first-fit; pack: the firstAvailable entries Kubernetes would take (a "
@@ -39,7 +42,7 @@ OBJECTIVE_HELP = (
     "fixed search effort), then first-fit."
 )
 OBJECTIVE = click.option(
-    "--objective", type=click.Choice(OBJECTIVES), default="first-fit", show_default=True, help=OBJECTIVE_HELP
+    "--objective", **choice_of(Objective), default=Objective.FIRST_FIT.value, show_default=True, help=OBJECTIVE_HELP
 )
 TIMEOUT = click.option(
     "--timeout",

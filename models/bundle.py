@@ -13,7 +13,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import TypeVar
 
-from .errors import Location, Problem
+from .errors import InputProblem, Location
 from .kinds import info_for, is_namespaced
 from .meta import TypedObject
 
@@ -27,10 +27,10 @@ class Loaded:
     obj: TypedObject
     location: Location
     converted_from: str | None = None
-    problems: list[Problem] = field(default_factory=list)
+    problems: list[InputProblem] = field(default_factory=list)
 
 
-Entry = Loaded | Problem
+Entry = Loaded | InputProblem
 """An input document in reading order: a loaded object, or the problem that kept a document from loading."""
 
 
@@ -39,7 +39,7 @@ class Bundle:
     """Objects in input order, every problem found while reading, and notices for the user."""
 
     objects: list[Loaded] = field(default_factory=list)
-    problems: list[Problem] = field(default_factory=list)
+    problems: list[InputProblem] = field(default_factory=list)
     notices: list[str] = field(default_factory=list)
     entries: list[Entry] = field(default_factory=list)
     _index: dict[tuple[str, str, str, str], Loaded] = field(default_factory=dict, repr=False)
@@ -71,7 +71,7 @@ class Bundle:
         if first is None:
             self._index[identity] = loaded
             return
-        problem = Problem(
+        problem = InputProblem(
             loaded.location,
             f"duplicate: {loaded.obj.kind} {identity[3]!r}"
             f"{' in namespace ' + repr(identity[2]) if identity[2] else ''} "
@@ -89,7 +89,7 @@ class Bundle:
             f"read at {_place(first.location)} (the same object, its newer state)"
         )
 
-    def add_problem(self, problem: Problem) -> None:
+    def add_problem(self, problem: InputProblem) -> None:
         """Record a problem of a document that did not become an object."""
         self.problems.append(problem)
         self.entries.append(problem)

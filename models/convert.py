@@ -25,7 +25,7 @@ import copy
 from collections.abc import Callable
 from typing import Any
 
-from .errors import InputError, Location, Problem
+from .errors import InputError, InputProblem, Location
 from .kinds import RESOURCE_GROUP, split_api_version
 
 V1 = f"{RESOURCE_GROUP}/v1"
@@ -50,10 +50,10 @@ class _Context:
     def __init__(self, version: str, location: Location) -> None:
         self.version = version
         self.location = location
-        self.problems: list[Problem] = []
+        self.problems: list[InputProblem] = []
 
     def error(self, path: str, message: str) -> None:
-        self.problems.append(Problem(self.location.child(path), message))
+        self.problems.append(InputProblem(self.location.child(path), message))
 
 
 def needs_conversion(api_version: str) -> bool:

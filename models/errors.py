@@ -9,6 +9,8 @@ and library callers can catch exactly the family they care about.
     │   └── SelectorError   a CEL selector that does not compile (exit 2)
     ├── EvaluationError     a CEL selector that fails at run time on a device (exit 2)
     ├── AllocationError     Kubernetes' allocator would return an error (exit 2)
+    ├── SelectorParseError  a node selector Kubernetes would refuse to parse: caught where it is matched and
+    │                       turned into an AllocationError or a node's filter reason, never shown as it is
     ├── Unschedulable       no allocation exists for all claims together (exit 1)
     ├── SolveTimeout        the solver ran out of time without an answer (exit 1)
     └── WorkerLost          a worker process or Ray task died (killed, out of memory): no answer (exit 1)
@@ -16,7 +18,6 @@ and library callers can catch exactly the family they care about.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass
 
 
@@ -53,7 +54,7 @@ class Location:
 
 
 @dataclass
-class Problem:
+class InputProblem:
     """One thing wrong with the input, in plain words, and where it is."""
 
     location: Location
@@ -67,9 +68,9 @@ class Problem:
 class InputError(DrasatError):
     """The input is malformed or breaks a Kubernetes rule."""
 
-    def __init__(self, problems: list[Problem] | str, location: Location | None = None) -> None:
+    def __init__(self, problems: list[InputProblem] | str, location: Location | None = None) -> None:
         if isinstance(problems, str):
-            problems = [Problem(location or Location(), problems)]
+            problems = [InputProblem(location or Location(), problems)]
         self.problems = problems
         super().__init__("\n".join(str(p) for p in problems))
 
@@ -86,55 +87,37 @@ class AllocationError(DrasatError):
     """An error Kubernetes' allocator returns (unknown class, invalid pools, ...)."""
 
 
+class SelectorParseError(DrasatError):
+    """A node selector Kubernetes would refuse to parse. Allocation fails on it (an :class:`AllocationError`
+    naming the slice or device), the scheduler filters the node out: each caller words it, so it is raised
+    by the matching (solver and verifier alike) and caught right there."""
+
+
 class Unschedulable(DrasatError):
     """No allocation exists for all the claims together on this node.
 
-    ``reasons`` is the explanation in a few lines; ``explanation`` the same as data
-    (``drasat.solver.explanation.explain.Explanation``: per request its funnel — counts per step and
-    device names — the minimal conflict as rule instances, and fixes). ``allocate`` computes it
-    when first read (a caller that only needs the "no" pays nothing). Typed ``object`` here:
-    models never import the solver.
+    It carries what the verdict is about, as data: ``problem``, the question that has no answer
+    (``drasat.solver.Problem``; typed ``object`` here, as models never import the solver), ``stats``, what
+    proving it took (``drasat.solver.Stats``), and ``reasons``, the explanation in a few lines when the
+    raiser already knows them (empty otherwise). It never works an explanation out itself: most verdicts
+    are only a "no" (the scheduler asks many nodes), and explaining costs more solves. A caller that wants
+    the why asks for it: ``drasat.solver.explain(error.problem, proven=error)``, which proves nothing twice.
     """
 
     exit_code = 1
-    stats: object | None = None  # the solver's statistics (drasat.solver.Stats) for the search that proved it
 
     def __init__(
         self,
         message: str = "no allocation exists for all claims together",
-        reasons: list[str] | Callable[[], list[str]] | None = None,
-        explanation: object | None = None,
-        explain: Callable[[], object] | None = None,
+        *,
+        problem: object | None = None,
+        stats: object | None = None,
+        reasons: list[str] | None = None,
     ) -> None:
-        self._reasons = reasons
-        self._explanation = explanation
-        self._explain = explain  # computes the explanation when first asked for: a caller that only
-        super().__init__(message)  # needs the "no" (the scheduler, per node) pays nothing for it
-
-    @property
-    def explanation(self) -> object | None:
-        """The explanation as data (computed on first use)."""
-        if self._explanation is None and self._explain is not None:
-            self._explanation, self._explain = self._explain(), None
-        return self._explanation
-
-    @explanation.setter
-    def explanation(self, value: object | None) -> None:
-        self._explanation, self._explain = value, None
-
-    @property
-    def reasons(self) -> list[str]:
-        """The explanation in a few lines (its ``summary()``), or the reasons given."""
-        if callable(self._reasons):
-            self._reasons = list(self._reasons())
-        if self._reasons is None:
-            summary = getattr(self.explanation, "summary", None)
-            self._reasons = list(summary()) if callable(summary) else []
-        return self._reasons
-
-    @reasons.setter
-    def reasons(self, value: list[str]) -> None:
-        self._reasons = value
+        super().__init__(message)
+        self.problem = problem
+        self.stats = stats
+        self.reasons: list[str] = list(reasons or [])
 
 
 class DrasatWarning(UserWarning):

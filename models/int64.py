@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .errors import Location, Problem
+from .errors import InputProblem, Location
 from .validation.formats import key
 
 INT64_MIN, INT64_MAX = -(2**63), 2**63 - 1
@@ -36,7 +36,7 @@ _MAPS = frozenset(
 )
 
 
-def int64_problems(data: Any, where: Location) -> list[Problem]:
+def int64_problems(data: Any, where: Location) -> list[InputProblem]:
     """A problem at each whole number of ``data`` that does not fit in an int64."""
     if not _any_beyond_int64(data):
         return []  # the usual case, told without naming every field on the way
@@ -56,7 +56,7 @@ def int64_problems(data: Any, where: Location) -> list[Problem]:
             stack.extend((item, at.child(f"[{i}]"), "[]") for i, item in enumerate(value))
         elif isinstance(value, int) and not isinstance(value, bool) and not INT64_MIN <= value <= INT64_MAX:
             problems.append(
-                Problem(
+                InputProblem(
                     at,
                     f"{value} does not fit in a 64-bit integer ({INT64_MIN} to {INT64_MAX}); "
                     "the API server cannot decode it",

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from .bundle import Bundle
-from .errors import InputError, Location, Problem
+from .errors import InputError, InputProblem, Location
 from .loader import add_data
 
 PAGE_SIZE = 500
@@ -142,7 +142,7 @@ def _refused(source: Source, where: str, exc: Any, bundle: Bundle) -> None:
     detail = _api_message(exc)
     text = f"cannot list {source.what} ({reason}{': ' + detail if detail else ''})"
     if source.required:
-        raise InputError([Problem(Location(where), text)])
+        raise InputError([InputProblem(Location(where), text)])
     if exc.status == 404:
         bundle.notices.append(f"{where}: the cluster does not serve {source.what}; read without them")
     else:

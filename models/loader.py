@@ -26,7 +26,7 @@ from pydantic import ValidationError
 from .bundle import Bundle, Loaded
 from .collector import collector_paused
 from .convert import needs_conversion, to_v1
-from .errors import InputError, Location, Problem
+from .errors import InputError, InputProblem, Location
 from .int64 import int64_problems
 from .kinds import KindInfo, lookup, split_api_version
 from .pydantic_problems import problems_from
@@ -57,7 +57,7 @@ def load_paths(paths: list[str], stdin: TextIO | None = None, *, max_bytes: int 
         elif os.path.exists(path):
             _add_text(bundle, *read_file(path, max_bytes), path)
         else:
-            bundle.add_problem(Problem(Location(path), "no such file or directory"))
+            bundle.add_problem(InputProblem(Location(path), "no such file or directory"))
     return bundle
 
 
@@ -89,7 +89,7 @@ def load_objects(items: Iterable[Any], name: str = "<objects>") -> Bundle:
             data = wire_form(item)
         except InputError as exc:
             for problem in exc.problems:
-                bundle.add_problem(Problem(Location(name, index), problem.message))
+                bundle.add_problem(InputProblem(Location(name, index), problem.message))
             continue
         add_data(bundle, data, name, index)
     return bundle
@@ -115,23 +115,23 @@ def manifest_files(directory: str) -> list[str]:
     return _walk(directory)[0]
 
 
-def _walk(directory: str) -> tuple[list[str], list[Problem]]:
+def _walk(directory: str) -> tuple[list[str], list[InputProblem]]:
     """Manifest files below ``directory`` (links followed), and a problem for every directory that
     could not be read or that leads back into itself — nothing is passed over silently."""
     found: list[str] = []
-    problems: list[Problem] = []
+    problems: list[InputProblem] = []
     seen: set[str] = set()
 
     def unreadable(exc: OSError) -> None:
         problems.append(
-            Problem(Location(exc.filename or directory), f"cannot read this directory: {exc.strerror or exc}")
+            InputProblem(Location(exc.filename or directory), f"cannot read this directory: {exc.strerror or exc}")
         )
 
     for root, dirs, files in os.walk(directory, onerror=unreadable, followlinks=True):
         real = os.path.realpath(root)
         if real in seen:
             problems.append(
-                Problem(
+                InputProblem(
                     Location(root),
                     f"is a link back to {real}, already read; drasat does not read it twice (a symbolic link loop?)",
                 )
@@ -144,24 +144,24 @@ def _walk(directory: str) -> tuple[list[str], list[Problem]]:
     return sorted(found), problems
 
 
-def _read_stream(stream: TextIO, max_bytes: int) -> tuple[str | None, Problem | None]:
+def _read_stream(stream: TextIO, max_bytes: int) -> tuple[str | None, InputProblem | None]:
     buffer = getattr(stream, "buffer", None)
     try:
         if buffer is not None:
             return decode(buffer.read(max_bytes + 1), STDIN_NAME, max_bytes)
         text = stream.read(max_bytes + 1)
     except (OSError, UnicodeDecodeError) as exc:
-        return None, Problem(Location(STDIN_NAME), f"cannot read standard input: {exc}")
+        return None, InputProblem(Location(STDIN_NAME), f"cannot read standard input: {exc}")
     if isinstance(text, bytes):
         return decode(text, STDIN_NAME, max_bytes)
     if len(text) > max_bytes:
-        return None, Problem(Location(STDIN_NAME), f"is larger than {max_bytes // (1024 * 1024)} MiB")
+        return None, InputProblem(Location(STDIN_NAME), f"is larger than {max_bytes // (1024 * 1024)} MiB")
     return text, None
 
 
-def _add_text(bundle: Bundle, text: str | None, problem: Problem | None, name: str) -> None:
+def _add_text(bundle: Bundle, text: str | None, problem: InputProblem | None, name: str) -> None:
     if problem is not None or text is None:
-        bundle.add_problem(problem or Problem(Location(name), "could not be read"))
+        bundle.add_problem(problem or InputProblem(Location(name), "could not be read"))
         return
     _add_documents(bundle, parse_documents(text, name), name)
 
@@ -183,10 +183,10 @@ def _add_each(bundle: Bundle, documents: Iterator[Document], name: str) -> None:
         try:
             _add_document(bundle, document.data, where, converted)
         except RecursionError:
-            bundle.add_problem(Problem(where, "is nested too deeply to read"))
+            bundle.add_problem(InputProblem(where, "is nested too deeply to read"))
         except Exception as exc:  # noqa: BLE001  (never a traceback: a bug here still gets reported)
             bundle.add_problem(
-                Problem(
+                InputProblem(
                     where,
                     f"could not be read because of an internal error in drasat "
                     f"({type(exc).__name__}: {exc}); please report it",
@@ -202,14 +202,16 @@ def _add_each(bundle: Bundle, documents: Iterator[Document], name: str) -> None:
 def _add_document(bundle: Bundle, data: Any, where: Location, converted: dict[str, int]) -> None:
     if not isinstance(data, dict):
         bundle.add_problem(
-            Problem(
+            InputProblem(
                 where, f"is not a Kubernetes object: expected a mapping with apiVersion and kind, found {_shape(data)}"
             )
         )
         return
     api_version, kind = data.get("apiVersion"), data.get("kind")
     if not isinstance(api_version, str) or not isinstance(kind, str) or not api_version or not kind:
-        bundle.add_problem(Problem(where, "is not a Kubernetes object: apiVersion and kind must both be given as text"))
+        bundle.add_problem(
+            InputProblem(where, "is not a Kubernetes object: apiVersion and kind must both be given as text")
+        )
         return
     item_kind = _list_item_kind(api_version, kind, data)
     if item_kind is not None:
@@ -239,14 +241,14 @@ def _add_list(bundle: Bundle, data: dict[str, Any], where: Location, item_kind: 
     if items is None:
         return
     if not isinstance(items, list):
-        bundle.add_problem(Problem(where.child("items"), f"must be a list, not {_shape(items)}"))
+        bundle.add_problem(InputProblem(where.child("items"), f"must be a list, not {_shape(items)}"))
         return
     for i, item in enumerate(items):
         at = Location(where.file, where.document, path=f"{where.path + '.' if where.path else ''}items[{i}]")
         if item_kind and isinstance(item, dict):
             item = {"apiVersion": data["apiVersion"], "kind": item_kind, **item}
         if isinstance(item, dict) and _list_item_kind(str(item.get("apiVersion")), str(item.get("kind")), item):
-            bundle.add_problem(Problem(at, "a list inside a list is not a Kubernetes object"))
+            bundle.add_problem(InputProblem(at, "a list inside a list is not a Kubernetes object"))
             continue
         _add_document(bundle, item, at, converted)
 
@@ -259,7 +261,7 @@ def _add_object(
     if not info.reads(version):
         versions = ", ".join(f"{info.group + '/' if info.group else ''}{v}" for v in (info.version, *info.older))
         bundle.add_problem(
-            Problem(
+            InputProblem(
                 where.child("apiVersion"), f"drasat does not know {info.kind} in {api_version}; it reads {versions}"
             )
         )

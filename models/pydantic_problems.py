@@ -17,7 +17,7 @@ from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
-from .errors import Location, Problem
+from .errors import InputProblem, Location
 from .wording import describe
 
 _SIMPLE = {
@@ -33,12 +33,12 @@ _SIMPLE = {
 }
 
 
-def problems_from(error: ValidationError, model: type[BaseModel], location: Location) -> list[Problem]:
+def problems_from(error: ValidationError, model: type[BaseModel], location: Location) -> list[InputProblem]:
     """One problem per pydantic error, at the field path inside ``location``."""
     problems = []
     for item in error.errors(include_url=False):
         path, owner = _path(model, item["loc"])
-        problems.append(Problem(location.child(path) if path else location, _message(item, owner)))
+        problems.append(InputProblem(location.child(path) if path else location, _message(item, owner)))
     return problems
 
 

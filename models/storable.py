@@ -16,7 +16,7 @@ refuses them, as the API server's decoder does (:data:`drasat.models.meta.Int64`
 
 from __future__ import annotations
 
-from .errors import Location, Problem
+from .errors import InputProblem, Location
 from .meta import TypedObject
 from .resource import DeviceClaim, ResourceClaim, ResourceSlice
 from .validation.claims import check_count_not_negative, request_names
@@ -25,7 +25,7 @@ from .validation.shared import check_request_known
 from .validation.slices import check_counters_or_devices
 
 
-def unstorable_problems(obj: TypedObject, where: Location | None = None) -> list[Problem]:
+def unstorable_problems(obj: TypedObject, where: Location | None = None) -> list[InputProblem]:
     """The ways ``obj`` breaks a rule that means the API server would never have stored it."""
     where = where or Location(kind=obj.kind, name="/".join(filter(None, (obj.namespace, obj.name))) or None)
     out = Findings()

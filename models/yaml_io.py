@@ -1,6 +1,6 @@
 """Reading manifest text safely: size caps, text decoding, YAML/JSON parsing, expansion limits.
 
-Everything here turns hostile or broken input into :class:`Problem` values with a
+Everything here turns hostile or broken input into :class:`InputProblem` values with a
 file name, a document index and, for syntax errors, a line and column — never an
 exception. The parser is PyYAML's safe loader (the C one when libyaml is there)
 with three changes that make it read manifests the way ``kubectl`` does:
@@ -22,14 +22,14 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any, cast
 
 import yaml
 
 from .collector import collector_paused
-from .errors import Location, Problem
+from .errors import InputProblem, Location
 from .fast_parse import fast_json, fast_yaml
 from .yaml_construct import FALL_BACK, construct
 
@@ -125,35 +125,35 @@ class Document:
 
     index: int
     data: Any = None
-    problem: Problem | None = None
+    problem: InputProblem | None = None
 
 
-def read_file(path: str, max_bytes: int = MAX_FILE_BYTES) -> tuple[str | None, Problem | None]:
+def read_file(path: str, max_bytes: int = MAX_FILE_BYTES) -> tuple[str | None, InputProblem | None]:
     """The text of a file, or a problem (missing, unreadable, too large, binary, not UTF-8)."""
     try:
         with open(path, "rb") as handle:
             raw = handle.read(max_bytes + 1)
     except OSError as exc:
-        return None, Problem(Location(path), f"cannot read the file: {exc.strerror or exc}")
+        return None, InputProblem(Location(path), f"cannot read the file: {exc.strerror or exc}")
     return decode(raw, path, max_bytes)
 
 
-def decode(raw: bytes, name: str, max_bytes: int = MAX_FILE_BYTES) -> tuple[str | None, Problem | None]:
+def decode(raw: bytes, name: str, max_bytes: int = MAX_FILE_BYTES) -> tuple[str | None, InputProblem | None]:
     """UTF-8 text (a byte-order mark is allowed), or a problem that says why not."""
     where = Location(name)
     if len(raw) > max_bytes:
-        return None, Problem(
+        return None, InputProblem(
             where,
             f"is larger than {max_bytes // (1024 * 1024)} MiB; drasat reads manifests "
             "up to that size (split the input into several files)",
         )
     if b"\x00" in raw[:8192] and not raw.startswith((b"\xff\xfe", b"\xfe\xff")):
-        return None, Problem(where, "looks like a binary file (it contains NUL bytes), not YAML or JSON")
+        return None, InputProblem(where, "looks like a binary file (it contains NUL bytes), not YAML or JSON")
     try:
         return raw.decode("utf-8-sig"), None
     except UnicodeDecodeError as exc:
         line = raw[: exc.start].count(b"\n") + 1
-        return None, Problem(
+        return None, InputProblem(
             where,
             f"is not UTF-8 text: byte 0x{raw[exc.start]:02x} on line {line} cannot be decoded (save the file as UTF-8)",
         )
@@ -161,28 +161,40 @@ def decode(raw: bytes, name: str, max_bytes: int = MAX_FILE_BYTES) -> tuple[str 
 
 def parse_documents(text: str, name: str) -> Iterator[Document]:
     """The documents of a YAML (or JSON) stream in order; a syntax error ends the stream."""
-    stripped = text.lstrip()
-    if stripped.startswith(("{", "[")):
-        fast = fast_json(text)
-        if fast is not None:
-            yield Document(0, fast)
+    if text.lstrip().startswith(("{", "[")):
+        documents = _as_json(text, name)
+        if documents is not None:
+            yield from documents
             return
-        try:
-            yield Document(0, json.loads(text))  # JSON has no aliases: it holds no more than its text
-            return
-        except json.JSONDecodeError as exc:
-            if exc.msg == "Extra data" and "\n" in text[: exc.pos + 1]:
-                # newline-delimited JSON, as `jq -c '.items[]'` prints: one document per line
-                yield from _json_lines(text, name)
-                return
-        except RecursionError:
-            pass  # too deep for json: YAML reports it properly
+    yield from _yaml_documents(text, name)
+
+
+def _as_json(text: str, name: str) -> Iterable[Document] | None:
+    """The text's documents when it is JSON (one value, or newline-delimited values); None: read it as YAML,
+    which reports the error in its words (JSON is YAML) or what is too deep for json."""
+    fast = fast_json(text)
+    if fast is not None:
+        return [Document(0, fast)]
+    try:
+        return [Document(0, json.loads(text))]  # JSON has no aliases: it holds no more than its text
+    except json.JSONDecodeError as exc:
+        if exc.msg == "Extra data" and "\n" in text[: exc.pos + 1]:
+            # newline-delimited JSON, as `jq -c '.items[]'` prints: one document per line
+            return _json_lines(text, name)
+    except RecursionError:
+        pass  # too deep for json: YAML reports it properly
+    return None
+
+
+def _yaml_documents(text: str, name: str) -> Iterator[Document]:
+    """The documents of a YAML stream, each constructed with the collector paused; an alias-bearing one is
+    checked for how far it expands."""
     index = 0
     try:
         if _depth_bound(text) > _QUICK_DEPTH_BOUND and _deeper_than(text, MAX_DEPTH):
             yield Document(
                 0,
-                problem=Problem(
+                problem=InputProblem(
                     Location(name), f"is nested more than {MAX_DEPTH} levels deep; drasat does not read it"
                 ),
             )
@@ -206,11 +218,11 @@ def parse_documents(text: str, name: str) -> Iterator[Document]:
             yield _checked(Document(index, data), name, len(text)) if used_alias else Document(index, data)
             index += 1
     except yaml.MarkedYAMLError as exc:
-        yield Document(index, problem=Problem(Location(name, index), _describe(exc)))
+        yield Document(index, problem=InputProblem(Location(name, index), _describe(exc)))
     except yaml.YAMLError as exc:
-        yield Document(index, problem=Problem(Location(name, index), f"is not valid YAML: {exc}"))
+        yield Document(index, problem=InputProblem(Location(name, index), f"is not valid YAML: {exc}"))
     except RecursionError:
-        yield Document(index, problem=Problem(Location(name, index), "is nested too deeply to read"))
+        yield Document(index, problem=InputProblem(Location(name, index), "is nested too deeply to read"))
 
 
 _END = object()
@@ -228,7 +240,7 @@ def _json_lines(text: str, name: str) -> Iterator[Document]:
             detail = f"{exc.msg}, column {exc.colno}" if isinstance(exc, json.JSONDecodeError) else "nested too deeply"
             yield Document(
                 index,
-                problem=Problem(
+                problem=InputProblem(
                     Location(name, index),
                     f"line {number} is not JSON: {detail} (newline-delimited JSON, one object a line)",
                 ),
@@ -295,7 +307,7 @@ def _checked(document: Document, name: str, text_length: int) -> Document:
     """
     excess = expansion_excess(document.data, max_nodes=max(MAX_NODES, text_length))
     if excess:
-        return Document(document.index, problem=Problem(Location(name, document.index), excess))
+        return Document(document.index, problem=InputProblem(Location(name, document.index), excess))
     return document
 
 

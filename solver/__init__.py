@@ -18,6 +18,8 @@ _EXPORTS = {
     "Stats": "allocation.api",
     "allocate": "allocation.api",
     "Features": "allocation.features",
+    "Objective": "allocation.options",
+    "Solver": "allocation.options",
     "NodeInfo": "allocation.problem",
     "Problem": "allocation.problem",
     "problem_from_objects": "allocation.problem",

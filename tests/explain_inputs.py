@@ -73,6 +73,6 @@ def assert_choice_verifies(p: Problem, found: Explanation) -> None:
     assert found.feasible and verify(p, answer.results) == []
     assert [(c.claim, c.request, c.device) for c in found.choice] == [
         (label, r.request, f"{r.driver}/{r.pool}/{r.device}")
-        for label, result in answer.by_claim.items()
+        for label, result in answer.results.items()
         for r in result.devices.results
     ]

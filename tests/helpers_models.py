@@ -23,7 +23,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from drasat.models.errors import Location, Problem
+from drasat.models.errors import InputProblem, Location
 from drasat.models.kinds import lookup
 from drasat.models.quantity import Quantity, QuantityError
 from drasat.models.validation import validate_object
@@ -379,7 +379,7 @@ DELETE = object()
 Edits = dict[str, Any]
 
 
-def problems(base: str, edits: Edits) -> list[Problem]:
+def problems(base: str, edits: Edits) -> list[InputProblem]:
     data = copy.deepcopy(BASES[base])
     for path, value in edits.items():
         edit(data, path, value)

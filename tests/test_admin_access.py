@@ -15,9 +15,10 @@ from click.testing import CliRunner, Result
 
 from drasat.cli.main import cli, load_all_commands
 from drasat.models.loader import load_paths
-from drasat.models.resource import AllocationResult
 from drasat.solver.allocation.problem import problem_from_objects
 from drasat.solver.verification.verifier import verify
+
+from .printed import printed_allocations
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
 FORBIDDEN = (
@@ -95,7 +96,7 @@ def test_solve_allocates_it_in_an_admin_namespace_or_warns_without_namespaces(tm
     assert result.exit_code == 0, result.output
     assert ("warning: no Namespace objects" in result.stderr) is not labelled
     items = json.loads(result.stdout)["items"]
-    allocations = {i["metadata"]["name"]: AllocationResult.model_validate(i["status"]["allocation"]) for i in items}
-    assert allocations["inspect"].devices.results[0].admin_access is True
+    allocations = printed_allocations(items)
+    assert allocations["monitoring/inspect"].devices.results[0].admin_access is True
     objects = [loaded.obj for loaded in load_paths([str(EXAMPLES / "cluster.yaml"), str(path)]).objects]
     assert verify(problem_from_objects(objects, node="gpu-node-1"), allocations) == []

@@ -8,6 +8,7 @@ import pytest
 
 from drasat.models.loader import load_paths
 from drasat.solver import Features
+from drasat.solver.allocation.problem import claim_key
 from drasat.solver.batch.placement import BatchResult, schedule_batch
 from drasat.solver.scheduling.cluster import Cluster, cluster_from_objects
 from drasat.solver.scheduling.one_by_one import schedule
@@ -202,7 +203,7 @@ def test_batch_pack_through_the_command_line_keeps_the_untouched_gpu_whole_and_v
     (claim,) = [ResourceClaim.model_validate(i) for i in items if i["kind"] == "ResourceClaim"]
     assert claim.status is not None and claim.status.allocation is not None
     problem = ClusterState(_cluster(name)).problem("node-b", [claim.model_copy(update={"status": None})])
-    assert verify(problem, {claim.name: AllocationResult.model_validate(claim.status.allocation.to_api())}) == []
+    assert verify(problem, {claim_key(claim): AllocationResult.model_validate(claim.status.allocation.to_api())}) == []
     one = schedule(_cluster(name), options=AllocateOptions(objective="pack"))
     packed = schedule_batch(_cluster(name), options=AllocateOptions(objective="pack"))
     assert _placed(packed.placements) == _placed(one) == {"default/new": "node-b"}

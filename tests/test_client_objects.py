@@ -50,7 +50,7 @@ def test_client_objects_allocate_like_files(form: str) -> None:
     problem = problem_from_objects([o.obj for o in bundle.objects], node="gpu-node-1")
     answer = allocate(problem)
     assert verify(problem, answer.results) == []
-    assert len(answer.results["from-client"].devices.results) == 2
+    assert len(answer.results["default/from-client"].devices.results) == 2
 
 
 def test_a_to_dict_of_an_unknown_kind_is_a_problem_not_a_crash() -> None:

@@ -12,7 +12,7 @@ from click.testing import CliRunner, Result
 
 from drasat.cli.main import cli, load_all_commands
 from drasat.models.loader import load_paths
-from drasat.solver.allocation.problem import Problem, problem_from_objects
+from drasat.solver.allocation.problem import Problem, claim_key, problem_from_objects
 from drasat.solver.report.comparison import ALLOCATED, TIMEOUT, UNSCHEDULABLE, Comparison, compare
 from drasat.solver.verification.verifier import verify
 
@@ -28,7 +28,7 @@ def _problem(path: str, node: str | None = None) -> Problem:
 def _verified(problem: Problem, comparison: Comparison) -> None:
     for side in (comparison.greedy, comparison.cp_sat):
         if side.verdict == ALLOCATED:
-            assert set(side.results) == {claim.name for claim in problem.claims}
+            assert set(side.results) == {claim_key(claim) for claim in problem.claims}
             assert verify(problem, side.results) == [], side.search
 
 
@@ -44,7 +44,7 @@ def test_example_first_fit_is_identical_on_both_sides() -> None:
     assert comparison.greedy.verdict == comparison.cp_sat.verdict == ALLOCATED
     assert comparison.identical and comparison.differences == []
     assert comparison.greedy.devices == comparison.cp_sat.devices
-    assert comparison.greedy.devices["two-gpus"]["gpus"] == [
+    assert comparison.greedy.devices["default/two-gpus"]["gpus"] == [
         "gpu.example.com/gpu-node-1/gpu-1",
         "gpu.example.com/gpu-node-1/gpu-2",
     ]
@@ -56,14 +56,14 @@ def test_prioritized_list_differs_from_first_fit_and_names_the_differences() -> 
     problem = _problem(PRIORITIZED)
     comparison = compare(problem, objective="prioritized-list")
     _verified(problem, comparison)
-    assert comparison.greedy.devices["a"] == {
+    assert comparison.greedy.devices["default/a"] == {
         "gpus/two": ["gpu.example.com/node-1/gpu-0", "gpu.example.com/node-1/gpu-1"]
     }
-    assert comparison.greedy.devices["b"] == {"gpus/one": ["gpu.example.com/node-1/gpu-2"]}
-    assert set(comparison.cp_sat.devices["a"]) == {"gpus/one"}
-    assert set(comparison.cp_sat.devices["b"]) == {"gpus/three"}
+    assert comparison.greedy.devices["default/b"] == {"gpus/one": ["gpu.example.com/node-1/gpu-2"]}
+    assert set(comparison.cp_sat.devices["default/a"]) == {"gpus/one"}
+    assert set(comparison.cp_sat.devices["default/b"]) == {"gpus/three"}
     assert not comparison.identical
-    assert any(line.startswith("claim b, request gpus/three:") for line in comparison.differences)
+    assert any(line.startswith("claim default/b, request gpus/three:") for line in comparison.differences)
 
 
 def test_same_input_first_fit_on_both_sides_is_identical() -> None:

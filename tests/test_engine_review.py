@@ -150,17 +150,28 @@ def test_off_node_devices_of_per_device_slices_are_never_picked(options):
     }
 
 
-# --- results are named by claim ---------------------------------------------------------------------------
+# --- results are keyed by claim, namespace/name ----------------------------------------------------------------
 
 
-def test_claims_of_one_name_in_two_namespaces_are_refused():
-    """Both claims got one entry of the name-keyed result: a/c's allocation (d1) was lost and the CLI then
-    wrote b/c's device d2 into both claims — one exclusive device allocated twice."""
+@pytest.mark.parametrize("options", SOLVERS)
+def test_claims_of_one_name_in_two_namespaces_are_allocated_apart(options: dict) -> None:
+    """Results were keyed by bare name: both claims got one entry, a/c's allocation (d1) was lost and the CLI
+    then wrote b/c's device d2 into both claims. Keyed by namespace/name, each claim has its own device."""
     p = problem(
         [slice_("s", [{"name": "d1"}, {"name": "d2"}])],
         [claim("c", [exact()], namespace="a"), claim("c", [exact()], namespace="b")],
     )
-    with pytest.raises(InputError, match="claims a/c and b/c to allocate share the name c"):
+    answer = allocate(p, **options)
+    assert verify(p, answer.results) == []
+    assert {key: [r.device for r in result.devices.results] for key, result in answer.results.items()} == {
+        "a/c": ["d1"],
+        "b/c": ["d2"],
+    }
+
+
+def test_a_claim_given_twice_is_refused():
+    p = problem([slice_("s", [{"name": "d1"}, {"name": "d2"}])], [claim("c", [exact()], namespace="a")] * 2)
+    with pytest.raises(InputError, match="^claim a/c is given twice among the claims to allocate: allocate it once$"):
         allocate(p)
 
 
@@ -235,6 +246,6 @@ def test_an_overdrawn_counter_set_blocks_its_devices_not_the_whole_allocation(op
     problem = problem_from_objects(list(load_text(OVERDRAWN)), node="node-1")
     answer = allocate(problem, **options)
     assert verify(problem, answer.results) == []
-    assert [(r.request, r.pool, r.device) for r in answer.results["claim-0"].devices.results] == [
+    assert [(r.request, r.pool, r.device) for r in answer.results["default/claim-0"].devices.results] == [
         ("r0/one", "pool-1", "dev-1-0")
     ]

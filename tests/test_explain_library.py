@@ -1,4 +1,4 @@
-"""The library's Unschedulable carries the minimal conflict when read; a timeout keeps the funnel;
+"""The library's explain gives the minimal conflict of allocate's Unschedulable; a timeout keeps the funnel;
 a conflict of two members is shrunk and stays minimal (review of issue 12)."""
 
 from __future__ import annotations
@@ -28,13 +28,13 @@ MULTI = claim(
 )
 
 
-def test_allocate_s_unschedulable_gives_the_minimal_conflict_when_read() -> None:
+def test_explain_gives_the_minimal_conflict_of_allocate_s_unschedulable() -> None:
     p = problem(TWO)
     with pytest.raises(Unschedulable) as refused:
         allocate(p)
-    found = refused.value.explanation
+    found = explain(p, proven=refused.value)
     assert isinstance(found, Explanation) and [r.rule for r in found.conflict_rules] == ["exclusivity"]
-    assert any("allocated at most once" in line for line in refused.value.reasons)
+    assert any("allocated at most once" in line for line in found.summary())
     assert "claim d/b, request gpu: count 1 fits (it asks 2)" in [fix.text for fix in found.fixes]
     assert_minimal(p, found)
 
@@ -111,3 +111,15 @@ def test_a_claim_s_own_constraint_is_said_as_one_rule_not_as_requests_together(t
     assert result.exit_code == 1
     assert "every request has candidates enough on its own, but this rule cannot hold:" in result.stdout
     assert "these cannot all hold together" not in result.stdout
+
+
+def test_a_conflict_member_is_worded_by_its_own_rule(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The explanation asks the member's rule (from the registry) for the numbers: a rule's own ``describe``
+    is what the operator reads, and a rule that says nothing leaves the meaning alone."""
+    from drasat.solver.allocation.rules.exclusivity import Exclusivity
+
+    said = explain(problem(TWO)).conflict_rules[0]
+    assert said.detail.startswith("4 devices, wanted by claim d/a request gpu (3 devices)"), said.detail
+    monkeypatch.setattr(Exclusivity, "describe", lambda self, inv, plans, member: "")
+    quiet = explain(problem(TWO)).conflict_rules[0]
+    assert (quiet.rule, quiet.detail, quiet.sentence) == ("exclusivity", "", said.meaning)

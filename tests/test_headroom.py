@@ -104,7 +104,7 @@ def _witness_is_valid(slices: list[ResourceSlice], in_use: list[str], witness: t
         allocated,
         features=Features().with_gates(DRADeviceCompatibilityGroups=True),
     )
-    return verify(problem, {"more": AllocationResult.model_validate(_allocation(list(witness)))})
+    return verify(problem, {"default/more": AllocationResult.model_validate(_allocation(list(witness)))})
 
 
 # --- the MIG-like pool: counting devices, counting greedily and maximising give three numbers ------------

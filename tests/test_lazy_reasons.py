@@ -1,4 +1,4 @@
-"""An Unschedulable's reasons are worked out when read, once: a verdict alone costs no explanation."""
+"""An Unschedulable is a verdict with its data: it costs no explanation; ``explain`` gives one, proving nothing twice."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import pytest
 
 from drasat.models.errors import Unschedulable
 from drasat.models.resource import DeviceClass, ResourceClaim, ResourceSlice
-from drasat.solver import NodeInfo, Problem, allocate
+from drasat.solver import NodeInfo, Problem, allocate, explain
 from drasat.solver.explanation import explain as explanation
 
 
@@ -42,15 +42,20 @@ def _two_claims_one_gpu() -> Problem:
 
 
 @pytest.mark.parametrize("solver", ["greedy", "cp-sat"])
-def test_reasons_worked_out_when_read_and_once(monkeypatch, solver):
-    calls = []
-    real = explanation.explain  # allocate imports it when the reasons are read
-    monkeypatch.setattr(explanation, "explain", lambda *args, **kwargs: calls.append(1) or real(*args, **kwargs))
+def test_a_verdict_costs_no_explanation_and_explain_gives_it_without_proving_again(monkeypatch, solver):
+    explained, proved = [], []
+    real_funnel, real_allocate = explanation.explain_funnel, explanation._allocate
+    monkeypatch.setattr(explanation, "explain_funnel", lambda *a, **kw: explained.append(1) or real_funnel(*a, **kw))
+    p = _two_claims_one_gpu()
     with pytest.raises(Unschedulable) as caught:
-        allocate(_two_claims_one_gpu(), solver=solver)
-    assert calls == []
-    first = caught.value.reasons
-    assert first and caught.value.reasons == first and calls == [1]
+        allocate(p, solver=solver)
+    assert explained == [] and caught.value.reasons == []
+    assert caught.value.problem is p and caught.value.stats.greedy_steps > 0  # the depth-first search proved it
+    monkeypatch.setattr(explanation, "_allocate", lambda *a, **kw: proved.append(1) or real_allocate(*a, **kw))
+    found = explain(p, proven=caught.value)  # the library's explain, as README shows it
+    assert explained == [1] and proved == []  # the verdict given is not proved a second time
+    assert any("allocated at most once" in line for line in found.summary())
+    assert explain(p).summary() == found.summary() and proved == [1]  # without it, explain proves it itself
 
 
 def test_reasons_given_or_set_as_lists():

@@ -54,22 +54,23 @@ def test_every_public_class_and_function_says_what_it_is(name: str) -> None:
     assert undocumented == []
 
 
-def test_unschedulable_carries_the_funnel_as_data() -> None:
+def test_unschedulable_carries_the_question_and_explain_gives_the_funnel_as_data() -> None:
     p = problem(claim("big", gpus(6)))
     with pytest.raises(Unschedulable) as caught:
         allocate(p)
-    found = caught.value.explanation
+    assert caught.value.problem is p and caught.value.reasons == []  # a verdict: no explanation worked out
+    found = explain(p, proven=caught.value)
     assert isinstance(found, Explanation) and found.short_requests == ["claim d/big, request gpu"]
     (funnel,) = found.funnel
     assert (funnel.needs, funnel.candidates, funnel.offered) == (6, 4, 5)
     assert [(s.removed, s.devices) for s in funnel.steps] == [(1, ["nic.example.com/node-1/nic-0"])]
-    assert caught.value.reasons == found.summary()
+    assert found.summary()[0].startswith("claim d/big, request gpu: 4 candidate(s), needs 6")
 
 
 def test_results_by_namespace_and_name() -> None:
     p = problem(claim("fits", gpus(2)))
     answer = allocate(p)
-    assert list(answer.by_claim) == ["d/fits"] and answer.by_claim["d/fits"] is answer.results["fits"]
+    assert list(answer.results) == ["d/fits"]
     assert verify(p, answer.results) == []
 
 
@@ -100,7 +101,7 @@ def test_official_client_objects_and_to_dict_go_straight_into_problem_from_objec
     for item in (made, made.to_dict()):
         p = problem_from_objects([*cluster, item], node="gpu-node-1")
         answer = allocate(p)
-        assert verify(p, answer.results) == [] and len(answer.results["from-client"].devices.results) == 2
+        assert verify(p, answer.results) == [] and len(answer.results["default/from-client"].devices.results) == 2
 
 
 def test_objects_that_cannot_be_read_are_named() -> None:

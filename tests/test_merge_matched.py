@@ -1,4 +1,4 @@
-"""Alike claims under a match constraint merged into counts of claims per label (solver/merge.py,
+"""Alike claims under a match constraint merged into counts of claims per label (solver/allocation/cp_sat/merge.py,
 rules/matching.py): CP-SAT still returns the depth-first search's answer, device for device, whether the
 guess without backtracking holds (decoded from the merged model) or not (decoded again with the claims apart)."""
 

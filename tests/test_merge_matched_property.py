@@ -1,7 +1,7 @@
-"""CP-SAT alone against the depth-first search on inputs shaped for merged matched claims (solver/merge.py):
-several alike claims under one matchAttribute, interleaved with claims of other shapes (several requests,
-firstAvailable, distinctAttribute, admin access, a narrower class), devices already held, list attributes,
-counters. The answer must be Kubernetes' first-fit answer device for device, and both answers must verify."""
+"""CP-SAT alone against the depth-first search on inputs shaped for merged matched claims
+(solver/allocation/cp_sat/merge.py): several alike claims under one matchAttribute, interleaved with claims of
+other shapes (several requests, firstAvailable, distinctAttribute, admin access, a narrower class), devices
+already held, list attributes, counters. The answer must be Kubernetes' first-fit answer device for device, and both answers must verify."""
 
 from __future__ import annotations
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import pytest
 
-from drasat.models.errors import Location, Problem
+from drasat.models.errors import InputProblem, Location
 from drasat.models.meta import TypedObject
 from drasat.models.validation import register_checker, unregister_checker
 
@@ -854,8 +854,8 @@ def test_messages_name_file_document_object_and_field() -> None:
 
 
 def test_registered_checkers_run_after_the_rules_and_can_be_removed() -> None:
-    def no_gpus(obj: TypedObject, where: Location) -> list[Problem]:
-        return [Problem(where.child("metadata.name"), "gpus are forbidden")] if "gpu" in obj.name else []
+    def no_gpus(obj: TypedObject, where: Location) -> list[InputProblem]:
+        return [InputProblem(where.child("metadata.name"), "gpus are forbidden")] if "gpu" in obj.name else []
 
     register_checker(no_gpus)
     try:
@@ -866,7 +866,7 @@ def test_registered_checkers_run_after_the_rules_and_can_be_removed() -> None:
 
 
 def test_a_failing_checker_becomes_a_problem() -> None:
-    def broken(obj: TypedObject, where: Location) -> list[Problem]:
+    def broken(obj: TypedObject, where: Location) -> list[InputProblem]:
         raise ValueError("boom")
 
     register_checker(broken)

@@ -46,7 +46,9 @@ def test_solve_state_holds_the_allocations_and_they_count_as_in_use(tmp_path: Pa
     (claim,) = [o for o in objects if o.kind == "ResourceClaim" and o.name == "single-gpu"]
     assert claim.status is not None and claim.status.allocation is not None
     problem = problem_from_objects(list(load_paths([str(EXAMPLES)])), node="gpu-node-1", claims=["single-gpu"])
-    assert verify(problem, {"single-gpu": AllocationResult.model_validate(claim.status.allocation.to_api())}) == []
+    assert (
+        verify(problem, {"default/single-gpu": AllocationResult.model_validate(claim.status.allocation.to_api())}) == []
+    )
     second = run(
         "solve", "--node", "gpu-node-1", "--claims", "default/two-gpus", "-o", "json", str(EXAMPLES), str(state)
     )

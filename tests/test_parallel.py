@@ -1,4 +1,5 @@
-"""Per-node work on other processes (solver/parallel.py): the same placements as the serial run, every time."""
+"""Per-node work on other processes (solver/scheduling/parallel.py): the same placements as the serial run,
+every time."""
 
 from __future__ import annotations
 

@@ -8,13 +8,13 @@ import json
 import yaml
 
 from drasat.models.loader import load_text
-from drasat.models.resource import AllocationResult
 from drasat.solver import Features
 from drasat.solver.scheduling.one_by_one import schedule
 from drasat.solver.scheduling.pod_problem import pods_problem
 from drasat.solver.verification.verifier import verify
 
 from .cluster_factory import claim, device_class, gpu_slice, make_cluster, node, pod, template, violations
+from .printed import printed_allocations
 from .test_schedule_cli import drasat
 
 TEMPLATED = [{"name": "gpu", "resourceClaimTemplateName": "one-gpu"}]
@@ -33,7 +33,7 @@ def _verified_solve(text: str, claims: str | None = None):
         question = pods_problem(
             objects, node=None, pods=None, claims=claims.split(",") if claims else None, features=Features()
         )
-        answer = {i["metadata"]["name"]: AllocationResult.model_validate(i["status"]["allocation"]) for i in items}
+        answer = printed_allocations(items)
         assert verify(question.problem, answer) == []
     return result
 

@@ -13,7 +13,7 @@ from drasat.cli.main import cli, load_all_commands
 from drasat.models.loader import load_paths
 from drasat.models.pool_status_request import ResourcePoolStatusRequestSpec
 from drasat.models.resource import DeviceTaintRule, ResourceClaim, ResourceSlice
-from drasat.solver.report.pool_status import Cluster, pool_status
+from drasat.solver.report.pool_status import PoolInputs, pool_status
 
 from .shared_inputs import SHARED
 
@@ -28,9 +28,9 @@ def run(*args: str, stdin: str | None = None):
     return CliRunner().invoke(cli, ["pool-status", *args], input=stdin, catch_exceptions=False)
 
 
-def cluster() -> Cluster:
+def cluster() -> PoolInputs:
     bundle = load_paths([CLUSTER])
-    return Cluster(bundle.of_kind(ResourceSlice), bundle.of_kind(ResourceClaim), bundle.of_kind(DeviceTaintRule))
+    return PoolInputs(bundle.of_kind(ResourceSlice), bundle.of_kind(ResourceClaim), bundle.of_kind(DeviceTaintRule))
 
 
 def pools(**spec) -> dict:
@@ -95,7 +95,7 @@ def test_default_attribute_applies_only_where_the_slice_names_none():
         ResourcePoolStatusRequestSpec(
             driver="gpu.example.com", pool_name="worker-1", default_partition_type_attribute="gpu.example.com/profile"
         ),
-        Cluster(bundle.of_kind(ResourceSlice), bundle.of_kind(ResourceClaim)),
+        PoolInputs(bundle.of_kind(ResourceSlice), bundle.of_kind(ResourceClaim)),
     )
     pool = status.pools[0]
     assert pool.partition_summary == [] and pool.total_devices == 13
@@ -116,7 +116,7 @@ def test_non_string_partition_attribute_is_a_validation_error():
         ResourcePoolStatusRequestSpec(
             driver="gpu.example.com", pool_name="worker-1", default_partition_type_attribute="gpu.example.com/profile"
         ),
-        Cluster(bundle.of_kind(ResourceSlice)),
+        PoolInputs(bundle.of_kind(ResourceSlice)),
     )
     assert status.pools[0].validation_error == (
         "PartitionTypeMissing: device '7g' in pool gpu.example.com/worker-1:"
@@ -134,7 +134,7 @@ def test_only_pool_incomplete_errors_count_as_incomplete_in_the_condition():
         ResourcePoolStatusRequestSpec(
             driver="gpu.example.com", default_partition_type_attribute="gpu.example.com/profile"
         ),
-        Cluster(bundle.of_kind(ResourceSlice)),
+        PoolInputs(bundle.of_kind(ResourceSlice)),
     )
     assert [p.pool_name for p in status.pools if p.validation_error] == ["node-b", "worker-1"]
     assert status.conditions[0].message == "Calculated status for 3 pools (1 incomplete)"
@@ -276,7 +276,7 @@ def test_over_committed_pool_has_no_headroom():
         ResourcePoolStatusRequestSpec(
             driver="gpu.example.com", pool_name="worker-1", default_partition_type_attribute=PROFILE
         ),
-        Cluster(bundle.of_kind(ResourceSlice), bundle.of_kind(ResourceClaim)),
+        PoolInputs(bundle.of_kind(ResourceSlice), bundle.of_kind(ResourceClaim)),
     )
     pool = status.pools[0]
     assert pool.allocated_devices == 2  # 7g and 1g-at-6 both draw on s6: over-committed
@@ -296,7 +296,7 @@ def test_available_counts_never_go_below_zero():
         "deviceSelector: {driver: gpu.example.com, pool: node-a}",
     )  # all four tainted NoExecute
     bundle = load_paths(["-"], stdin=_stdin(text))
-    cluster = Cluster(bundle.of_kind(ResourceSlice), bundle.of_kind(ResourceClaim), bundle.of_kind(DeviceTaintRule))
+    cluster = PoolInputs(bundle.of_kind(ResourceSlice), bundle.of_kind(ResourceClaim), bundle.of_kind(DeviceTaintRule))
     node_a = pool_status(ResourcePoolStatusRequestSpec(driver="gpu.example.com", pool_name="node-a"), cluster).pools[0]
     assert (node_a.total_devices, node_a.allocated_devices, node_a.unavailable_devices) == (4, 1, 4)
     assert node_a.available_devices == 0  # 4 - 1 - 4, clamped as the controller does

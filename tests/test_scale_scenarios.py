@@ -9,17 +9,18 @@ so that first-fit decoding in rounds is what is checked. Each answer goes throug
 from __future__ import annotations
 
 import functools
+import json
 import runpy
 from pathlib import Path
 
 import pytest
 
 from drasat.models.loader import load_paths
-from drasat.models.resource import AllocationResult
 from drasat.solver import Features, allocate
 from drasat.solver.allocation.problem import Problem, problem_from_objects
 from drasat.solver.verification.verifier import verify
 
+from .printed import printed_allocations
 from .scenario_runner import SHARED, SKIP, Outcome, mismatches, run, scenario_doc, scenario_files
 from .shared_inputs import params
 
@@ -65,8 +66,7 @@ def _reference(path: Path) -> dict[str, list[tuple[str, str]]] | None:
 
 
 def _verified(path: Path, outcome: Outcome) -> list[str]:
-    proposed = {name: AllocationResult.model_validate(body) for name, body in outcome.allocations().items()}
-    return verify(_problem(path), proposed)
+    return verify(_problem(path), printed_allocations(json.loads(outcome.stdout)["items"]))
 
 
 @pytest.mark.parametrize(
@@ -132,8 +132,8 @@ BACKTRACKING = [(3, 0.98, 11), (4, 0.98, 6), (4, 0.98, 10), (5, 0.98, 0)]
 
 @pytest.mark.parametrize("gpus, utilisation, seed", BACKTRACKING)
 def test_merged_claims_decode_kubernetes_answer_on_packed_gpus(gpus, utilisation, seed):
-    """Alike claims merged into one count (solver/merge.py) still decode to the depth-first search's answer,
-    device for device, on small packed nodes where that search backtracks but finishes."""
+    """Alike claims merged into one count (solver/allocation/cp_sat/merge.py) still decode to the depth-first
+    search's answer, device for device, on small packed nodes where that search backtracks but finishes."""
     problem = _tight_problem(gpus, utilisation, seed)
     greedy = allocate(problem, solver="greedy")
     cp_sat = allocate(problem, greedy_budget=0)

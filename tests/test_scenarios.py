@@ -12,7 +12,6 @@ import json
 import pytest
 
 from drasat.models.loader import load_paths
-from drasat.models.resource import AllocationResult
 from drasat.solver import Features
 from drasat.solver.allocation.problem import problem_from_objects
 from drasat.solver.batch.placement import schedule_batch
@@ -23,6 +22,7 @@ from drasat.solver.scheduling.pods import select_pods
 from drasat.solver.verification.verifier import verify
 
 from .cluster_factory import violations
+from .printed import printed_allocations
 from .scenario_runner import OWN, SHARED, SKIP, mismatches, run, scenario_doc, scenario_files
 from .shared_inputs import params
 
@@ -47,8 +47,7 @@ def _verified(path, outcome) -> list[str]:
         claims=spec.get("claims"),
         features=Features.from_mapping(spec.get("featureGates") or {}),
     )
-    proposed = {name: AllocationResult.model_validate(body) for name, body in outcome.allocations().items()}
-    return verify(problem, proposed)
+    return verify(problem, printed_allocations(json.loads(outcome.stdout)["items"]))
 
 
 def _verified_placements(objects, spec, outcome) -> list[str]:

@@ -10,7 +10,6 @@ from click.testing import CliRunner
 
 from drasat.cli.main import cli, load_all_commands
 from drasat.models.loader import load_paths
-from drasat.models.resource import AllocationResult
 from drasat.solver import Features
 from drasat.solver.scheduling.cluster import cluster_from_objects
 from drasat.solver.scheduling.one_by_one import schedule
@@ -18,6 +17,7 @@ from drasat.solver.scheduling.pod_problem import pods_problem
 from drasat.solver.verification.verifier import verify
 
 from .cluster_factory import device_class, gpu_slice, node, pod, violations
+from .printed import printed_allocations
 
 EXAMPLES = str(Path(__file__).resolve().parents[1] / "examples")
 
@@ -113,12 +113,7 @@ def test_solve_with_pods_allocates_their_claims_reserved_for_them():
     ]
     objects = [o.obj for o in load_paths([EXAMPLES]).objects]
     question = pods_problem(objects, node="gpu-node-1", pods=["default/trainer-0"], claims=None, features=Features())
-    assert (
-        verify(
-            question.problem, {item["metadata"]["name"]: AllocationResult.model_validate(item["status"]["allocation"])}
-        )
-        == []
-    )
+    assert verify(question.problem, printed_allocations([item])) == []
 
 
 def test_solve_refuses_an_ambiguous_claim_name_naming_the_candidates():

@@ -13,10 +13,11 @@ from click.testing import CliRunner
 
 from drasat.cli.main import cli, load_all_commands
 from drasat.models.loader import load_paths
-from drasat.models.resource import AllocationResult
 from drasat.solver import Features
 from drasat.solver.scheduling.pod_problem import pods_problem
 from drasat.solver.verification.verifier import verify
+
+from .printed import printed_allocations
 
 EXAMPLES = str(Path(__file__).resolve().parents[1] / "examples")
 CLAIMS = "single-gpu,two-gpus,default/gpu-with-nic"  # the example's pending claims: together they need 4 GPUs
@@ -33,12 +34,10 @@ def test_example_allocates_and_verifies():
     listing = json.loads(result.stdout)
     assert listing["kind"] == "List" and listing["apiVersion"] == "v1"
     assert all(item["apiVersion"] == "resource.k8s.io/v1" for item in listing["items"])
-    allocations = {
-        i["metadata"]["name"]: AllocationResult.model_validate(i["status"]["allocation"]) for i in listing["items"]
-    }
+    allocations = printed_allocations(listing["items"])
     objects = [loaded.obj for loaded in load_paths([EXAMPLES]).objects]
     question = pods_problem(objects, node="gpu-node-1", pods=None, claims=None, features=Features())
-    assert {c.name for c in question.problem.claims} == set(allocations)
+    assert {f"default/{c.name}" for c in question.problem.claims} == set(allocations)
     assert verify(question.problem, allocations) == []
 
 

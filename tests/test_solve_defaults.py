@@ -45,7 +45,9 @@ def test_count_zero_is_one_device(tmp_path: Path, where: str) -> None:
     assert len(allocation.devices.results) == 1
     objects = [loaded.obj for loaded in load_paths([str(tmp_path)]).objects]
     assert (
-        verify(problem_from_objects(objects, node="gpu-node-1", claims=["single-gpu"]), {"single-gpu": allocation})
+        verify(
+            problem_from_objects(objects, node="gpu-node-1", claims=["single-gpu"]), {"default/single-gpu": allocation}
+        )
         == []
     )
 

@@ -11,9 +11,10 @@ from click.testing import CliRunner
 from drasat.cli.main import cli, load_all_commands
 from drasat.models.errors import SolveTimeout
 from drasat.models.loader import load_paths
-from drasat.models.resource import AllocationResult
 from drasat.solver.allocation.problem import problem_from_objects
 from drasat.solver.verification.verifier import verify
+
+from .printed import printed_allocations
 
 EXAMPLES = str(Path(__file__).resolve().parents[1] / "examples")
 
@@ -51,12 +52,7 @@ def test_time_up_after_an_allocation_prints_it_verified_with_exit_4(monkeypatch)
     assert "may not be the prioritized-list answer" in result.stderr
     items = json.loads(result.stdout)["items"]
     problem = problem_from_objects(list(load_paths([EXAMPLES])), node="gpu-node-1", claims=["single-gpu", "two-gpus"])
-    assert (
-        verify(
-            problem, {i["metadata"]["name"]: AllocationResult.model_validate(i["status"]["allocation"]) for i in items}
-        )
-        == []
-    )
+    assert verify(problem, printed_allocations(items)) == []
 
 
 def test_no_answer_in_time_says_so_with_exit_1(shared: Path) -> None:

@@ -10,7 +10,7 @@ import pytest
 from click.testing import CliRunner, Result
 
 from drasat.cli.main import cli, load_all_commands
-from drasat.models.errors import Location, Problem
+from drasat.models.errors import InputProblem, Location
 from drasat.models.meta import TypedObject
 from drasat.models.validation import register_checker, unregister_checker
 
@@ -110,8 +110,8 @@ def test_help_teaches_what_is_checked_with_examples() -> None:
 
 
 def test_registered_checkers_are_part_of_validation(tmp_path: Path) -> None:
-    def no_gpus(obj: TypedObject, where: Location) -> list[Problem]:
-        return [Problem(where.child("metadata.name"), "no GPUs today")] if obj.kind == "DeviceClass" else []
+    def no_gpus(obj: TypedObject, where: Location) -> list[InputProblem]:
+        return [InputProblem(where.child("metadata.name"), "no GPUs today")] if obj.kind == "DeviceClass" else []
 
     path = tmp_path / "c.yaml"
     path.write_text(CLASS)

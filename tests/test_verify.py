@@ -1022,7 +1022,7 @@ def test_compatibility_groups_judge_only_what_this_allocation_draws(devices: lis
             },
         }
     )
-    problems = verify(problem, {"new": allocation})
+    problems = verify(problem, {"default/new": allocation})
     assert len(problems) == broken and all("devices with and without compatibility groups" in p for p in problems), (
         problems
     )

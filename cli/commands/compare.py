@@ -9,11 +9,12 @@ from typing import TYPE_CHECKING
 import click
 import yaml
 
-from drasat.cli.allocation_options import CEL_ENGINE, FEATURE_GATES, OBJECTIVES, WORKERS, names_option
+from drasat.cli.allocation_options import CEL_ENGINE, FEATURE_GATES, WORKERS, choice_of, names_option
 from drasat.cli.inputs import input_options, read_inputs
 from drasat.cli.options import Seconds
 from drasat.cli.render.tables import comparison_table
 from drasat.models.errors import DrasatError
+from drasat.solver.allocation.options import Objective
 
 if TYPE_CHECKING:
     from drasat.models.bundle import Bundle
@@ -45,8 +46,8 @@ Examples:
 @click.option("--pods", metavar="NS/NAME,...", help="Compare on the claims of these Pods (as `drasat solve`).")
 @click.option(
     "--objective",
-    type=click.Choice(OBJECTIVES),
-    default="first-fit",
+    **choice_of(Objective),
+    default=Objective.FIRST_FIT.value,
     show_default=True,
     help="The CP-SAT column's objective (the greedy column is always first-fit, "
     "as Kubernetes); pack: fewest GPUs and devices touched, then the biggest free partitions.",
@@ -86,7 +87,7 @@ def compare(
     feature_gates: str,
     claims: str | None,
     pods: str | None,
-    objective: str,
+    objective: Objective,
     timeout: float,
     workers: int,
     cel_engine: str | None,
@@ -131,7 +132,7 @@ def _compare(
     feature_gates: str,
     claims: str | None,
     pods: str | None,
-    objective: str,
+    objective: Objective,
     timeout: float,
     workers: int,
     cel_engine: str | None,

@@ -9,6 +9,7 @@ import click
 from drasat.cli.allocation_options import names_option
 from drasat.cli.render.schedule import schedule_comparison_table
 from drasat.models.errors import InputError
+from drasat.solver.allocation.options import Objective, Solver
 
 if TYPE_CHECKING:
     from drasat.models.bundle import Bundle
@@ -20,7 +21,7 @@ def compare_schedule(
     claims: str | None,
     pods: str | None,
     feature_gates: str,
-    objective: str,
+    objective: Objective,
     timeout: float,
     workers: int,
     cel_engine: str | None,
@@ -44,6 +45,6 @@ def compare_schedule(
     refuse_unstorable_pods(cluster, chosen, bundle.location_of)
     if not chosen:
         click.echo("notice: no pending pods in the input (pods without spec.nodeName)", err=True)
-    options = AllocateOptions("cp-sat", objective, timeout, workers, SelectorEvaluator(cel_engine))
+    options = AllocateOptions(Solver.CP_SAT, objective, timeout, workers, SelectorEvaluator(cel_engine))
     result = compare_schedules(cluster, chosen, options=options)
     return result.to_data(), schedule_comparison_table(result)

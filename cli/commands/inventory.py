@@ -66,12 +66,12 @@ def inventory(
     """
     from drasat.models.resource import DeviceTaintRule, ResourceClaim, ResourceSlice
     from drasat.solver.report.device_states import node_reports
-    from drasat.solver.report.pool_status import Cluster
+    from drasat.solver.report.pool_status import PoolInputs
     from drasat.solver.report.pool_usage import refuse_bad_taints
 
     bundle = load_bundle(files)
     refuse_bad_taints(bundle.of_kind(ResourceSlice), bundle.of_kind(DeviceTaintRule), bundle.location_of)
-    cluster = Cluster(bundle.of_kind(ResourceSlice), bundle.of_kind(ResourceClaim), bundle.of_kind(DeviceTaintRule))
+    cluster = PoolInputs(bundle.of_kind(ResourceSlice), bundle.of_kind(ResourceClaim), bundle.of_kind(DeviceTaintRule))
     with Bar("reading pools", output=output) as bar:
         reports = node_reports(cluster, node=node, default_attribute=default_attribute, progress=bar.update)
     if node is not None and not reports:

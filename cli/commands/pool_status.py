@@ -71,13 +71,13 @@ def pool_status(
     ResourceSlices, ResourceClaims (allocated ones count as in use) and DeviceTaintRules.
     """
     from drasat.models.resource import DeviceTaintRule, ResourceClaim, ResourceSlice
-    from drasat.solver.report.pool_status import Cluster, answer
+    from drasat.solver.report.pool_status import PoolInputs, answer
     from drasat.solver.report.pool_usage import refuse_bad_taints
 
     bundle = load_bundle(files)
     requests = _requests(bundle, driver, pool_name, limit, default_attribute)
     refuse_bad_taints(bundle.of_kind(ResourceSlice), bundle.of_kind(DeviceTaintRule), bundle.location_of)
-    cluster = Cluster(bundle.of_kind(ResourceSlice), bundle.of_kind(ResourceClaim), bundle.of_kind(DeviceTaintRule))
+    cluster = PoolInputs(bundle.of_kind(ResourceSlice), bundle.of_kind(ResourceClaim), bundle.of_kind(DeviceTaintRule))
     answered = []
     for request in requests:
         _warn_on_driver_name(bundle, request)

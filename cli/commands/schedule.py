@@ -15,6 +15,7 @@ from drasat.cli.progress import Bar
 from drasat.cli.render.kubectl import OutputFormat, render_list
 from drasat.cli.render.schedule import batch_summary_line, placement_table
 from drasat.models.errors import DrasatError
+from drasat.solver.allocation.options import Objective, Solver
 
 from ..startup import importing
 
@@ -74,8 +75,8 @@ def schedule(
     all_namespaces: bool,
     pods: str | None,
     feature_gates: str,
-    solver: str,
-    objective: str,
+    solver: Solver,
+    objective: Objective,
     timeout: float,
     workers: int,
     cel_engine: str | None,
@@ -153,38 +154,67 @@ def _schedule(
     with importing():
         from drasat.solver import Features
         from drasat.solver.cel import SelectorEvaluator
-        from drasat.solver.scheduling.cluster import cluster_from_objects, key_of
-        from drasat.solver.scheduling.one_by_one import schedule as place
-        from drasat.solver.scheduling.parallel import executor
+        from drasat.solver.scheduling.cluster import cluster_from_objects
         from drasat.solver.scheduling.plugins.dynamic_resources import AllocateOptions
         from drasat.solver.scheduling.pod_inputs import refuse_unstorable_pods
-        from drasat.solver.scheduling.pods import pending_pods, select_pods
+        from drasat.solver.scheduling.pods import pending_pods
 
         options = AllocateOptions(solver, objective, timeout, workers, SelectorEvaluator(cel_engine))  # checked first
     cluster = cluster_from_objects(list(bundle), Features.parse(feature_gates))
     if not cluster.nodes:
         click.echo("warning: no Node objects in the input: no pod can be placed", err=True)
-    if pods is not None:
-        chosen = select_pods(cluster, names_option(pods) or [])
-    elif namespace is not None:  # the namespace's pending pods, as the scheduler's queue would hold them
-        chosen = [p for p in pending_pods(cluster) if key_of(p)[0] == namespace]
-    else:
-        chosen = None
+    chosen = _chosen_pods(cluster, pods, namespace)
     refuse_unstorable_pods(cluster, pending_pods(cluster) if chosen is None else chosen, bundle.location_of)
     started = time.monotonic()
+    placements = _placed(cluster, chosen, options, parallel, output, batch)
+    pending = _report(placements, objective, verbose)
+    if verbose:
+        click.echo(
+            f"{len(placements) - len(pending)}/{len(placements)} pods placed in {time.monotonic() - started:.2f} s",
+            err=True,
+        )
+    placed = [obj for p in placements if p.node is not None for obj in _objects(p)]
+    if output in ("table", "wide"):
+        return placement_table(placements, wide=output == "wide"), len(pending), placed
+    return (render_list(placed, output) if placed else ""), len(pending), placed
+
+
+def _chosen_pods(cluster, pods: str | None, namespace: str | None) -> list | None:
+    """The pods named with --pods, else the namespace's pending pods (as the scheduler's queue would hold
+    them), else None: every pending pod."""
+    from drasat.solver.scheduling.cluster import key_of
+    from drasat.solver.scheduling.pods import pending_pods, select_pods
+
+    if pods is not None:
+        return select_pods(cluster, names_option(pods) or [])
+    if namespace is not None:
+        return [p for p in pending_pods(cluster) if key_of(p)[0] == namespace]
+    return None
+
+
+def _placed(cluster, chosen, options, parallel, output: str, batch: bool) -> list:
+    """The placements, jointly (``--batch``, its summary line on stderr) or one pod at a time (with a
+    progress bar on a terminal, on the executor ``--processes``/``--ray`` chose)."""
     if batch:
         from drasat.solver.batch.placement import schedule_batch
 
         result = schedule_batch(cluster, chosen, options=options)
-        placements = result.placements
         click.echo(batch_summary_line(result.summary), err=True)
-    else:
-        with (
-            executor(*parallel) as ex,
-            stopped_on_interrupt(ex.terminate),
-            Bar("scheduling pods", output=output) as bar,
-        ):
-            placements = place(cluster, chosen, options=options, executor=ex, progress=bar.update)
+        return result.placements
+    with importing():
+        from drasat.solver.scheduling.one_by_one import schedule as place
+        from drasat.solver.scheduling.parallel import executor
+    with (
+        executor(*parallel) as ex,
+        stopped_on_interrupt(ex.terminate),
+        Bar("scheduling pods", output=output) as bar,
+    ):
+        return place(cluster, chosen, options=options, executor=ex, progress=bar.update)
+
+
+def _report(placements: list, objective: Objective, verbose: bool) -> list:
+    """What stderr says of the placements (nothing pending, answers cut short by time, each pending pod
+    and, with -v, why each node refused it); the pending placements."""
     if not placements:
         click.echo("notice: no pending pods in the input (pods without spec.nodeName)", err=True)
     for p in placements:
@@ -199,15 +229,7 @@ def _schedule(
         click.echo(f"pod {p.label} is pending: {p.reason}", err=True)
         for node, reasons in sorted(p.node_reasons.items()) if verbose else []:
             click.echo(f"  {node}: {'; '.join(reasons)}", err=True)
-    if verbose:
-        click.echo(
-            f"{len(placements) - len(pending)}/{len(placements)} pods placed in {time.monotonic() - started:.2f} s",
-            err=True,
-        )
-    placed = [obj for p in placements if p.node is not None for obj in _objects(p)]
-    if output in ("table", "wide"):
-        return placement_table(placements, wide=output == "wide"), len(pending), placed
-    return (render_list(placed, output) if placed else ""), len(pending), placed
+    return pending
 
 
 def _objects(placement) -> list[dict[str, Any]]:

@@ -12,6 +12,7 @@ from drasat.cli.output_state import state_option, write_state
 from drasat.cli.render.kubectl import OutputFormat, render_list
 from drasat.cli.render.tables import allocation_table
 from drasat.models.errors import DrasatError, InternalError, Unschedulable
+from drasat.solver.allocation.options import Objective, Solver
 
 from ..startup import importing
 
@@ -79,8 +80,8 @@ def solve(
     claims: str | None,
     pods: str | None,
     feature_gates: str,
-    solver: str,
-    objective: str,
+    solver: Solver,
+    objective: Objective,
     timeout: float,
     workers: int,
     cel_engine: str | None,
@@ -144,6 +145,7 @@ def _solve(
 ) -> tuple[list[dict[str, Any]], bool]:
     with importing():
         from drasat.solver import Features, allocate
+        from drasat.solver.allocation.problem import claim_key
         from drasat.solver.cel import SelectorEvaluator
         from drasat.solver.scheduling.pod_problem import pods_problem
 
@@ -176,11 +178,10 @@ def _solve(
             problem, solver=solver, objective=objective, time_limit=timeout, workers=workers, evaluator=evaluator
         )
     except Unschedulable as exc:
-        if verbose:  # the same explanation `drasat explain` gives, in short
-            from drasat.solver.explanation.explain import explain
+        if verbose:  # the same explanation `drasat explain` gives, in short; the verdict alone has none
+            from drasat.solver import explain
 
-            exc.explanation = explain(problem, evaluator=evaluator, time_limit=timeout, proven=exc)
-            exc.reasons = exc.explanation.summary()
+            exc.reasons = explain(problem, evaluator=evaluator, time_limit=timeout, proven=exc).summary()
         raise
     if verbose:
         s = answer.stats
@@ -195,8 +196,8 @@ def _solve(
         body = claim.to_api()
         body["apiVersion"] = "resource.k8s.io/v1"
         status = body.setdefault("status", {})
-        status["allocation"] = answer.results[claim.name].to_api()
-        reserved = [r.to_api() for r in question.consumers.get(claim.name, [])]
+        status["allocation"] = answer.results[claim_key(claim)].to_api()
+        reserved = [r.to_api() for r in question.consumers.get(claim_key(claim), [])]
         if reserved:
             status["reservedFor"] = status.get("reservedFor", []) + reserved
         allocated.append(body)

@@ -8,7 +8,7 @@ import click
 import yaml
 
 from drasat.cli.reporting import dump, exits_on_error, load_bundle
-from drasat.models.errors import InputError, Location, Problem
+from drasat.models.errors import InputError, InputProblem, Location
 
 EPILOG = """\b
 The first line is the condition message Kubernetes writes into a rule with
@@ -110,9 +110,9 @@ def read_rules(path: str) -> list[tuple[Any, Any]]:
     from drasat.models.yaml_io import parse_documents, read_file
     from drasat.solver.report.pool_usage import refuse_bad_taints
 
-    text, problem = read_file(path) if path != "-" else (None, Problem(Location(path), "RULE.yaml must be a file"))
+    text, problem = read_file(path) if path != "-" else (None, InputProblem(Location(path), "RULE.yaml must be a file"))
     if problem is not None or text is None:
-        raise InputError([problem or Problem(Location(path), "could not be read")])
+        raise InputError([problem or InputProblem(Location(path), "could not be read")])
     documents, extras = [], []
     for document in parse_documents(text, path):
         if document.problem is not None:
@@ -150,7 +150,7 @@ def _take_extras(data: Any, where: Location) -> tuple[str | None, tuple[str, ...
     at = where.child("spec.deviceSelector")
     device_class = selector.pop("deviceClassName", None)
     if device_class is not None and not isinstance(device_class, str):
-        raise InputError([Problem(at.child("deviceClassName"), "must be text")])
+        raise InputError([InputProblem(at.child("deviceClassName"), "must be text")])
     expressions = []
     for i, entry in enumerate(selector.pop("selectors", None) or []):
         expression = (
@@ -159,7 +159,7 @@ def _take_extras(data: Any, where: Location) -> tuple[str | None, tuple[str, ...
             else None
         )
         if not isinstance(expression, str) or not expression:
-            raise InputError([Problem(at.child(f"selectors[{i}].cel.expression"), "required: a CEL expression")])
+            raise InputError([InputProblem(at.child(f"selectors[{i}].cel.expression"), "required: a CEL expression")])
         expressions.append(expression)
     return device_class, tuple(expressions)
 

@@ -16,7 +16,7 @@ from typing import Any
 import click
 
 from drasat.models.bundle import Loaded
-from drasat.models.errors import DrasatError, Location, Problem
+from drasat.models.errors import DrasatError, InputProblem, Location
 from drasat.models.loader import load_paths
 from drasat.models.validation import validate_object
 from drasat.models.validation.admin_access import AdminAccessViolation, admin_access_unchecked, admin_access_violations
@@ -90,7 +90,7 @@ def validate(files: tuple[str, ...], quiet: bool, output: str) -> None:
     ]
     invalid = sum(1 for entry, problems in verdicts if isinstance(entry, Loaded) and problems)
     valid = sum(1 for entry, _ in verdicts if isinstance(entry, Loaded)) - invalid
-    unreadable = sum(1 for entry in bundle.entries if isinstance(entry, Problem))
+    unreadable = sum(1 for entry in bundle.entries if isinstance(entry, InputProblem))
     if output == "json":
         click.echo(json.dumps(_as_data(verdicts, valid, invalid, unreadable), indent=2))
     else:
@@ -99,13 +99,13 @@ def validate(files: tuple[str, ...], quiet: bool, output: str) -> None:
     raise SystemExit(0 if invalid == 0 and unreadable == 0 else 2)
 
 
-Verdict = tuple[Loaded | Problem, list[Problem]]
+Verdict = tuple[Loaded | InputProblem, list[InputProblem]]
 
 
 def _report(verdicts: list[Verdict], quiet: bool) -> None:
     """Print each entry in reading order: unreadable documents, invalid objects with their problems, ok."""
     for entry, problems in verdicts:
-        if isinstance(entry, Problem):
+        if isinstance(entry, InputProblem):
             click.secho(f"error  {entry}", fg="red")
         elif problems:
             click.secho(f"FAIL   {_title(entry)}", fg="red", bold=True)
@@ -115,17 +115,17 @@ def _report(verdicts: list[Verdict], quiet: bool) -> None:
             click.echo(f"{click.style('ok', fg='green')}     {_title(entry)}")
 
 
-def _problems(entry: Loaded, violations: list[AdminAccessViolation]) -> list[Problem]:
+def _problems(entry: Loaded, violations: list[AdminAccessViolation]) -> list[InputProblem]:
     """Everything wrong with one object: structure, Kubernetes' rules, admin access outside admin namespaces."""
     problems = entry.problems + validate_object(entry.obj, entry.location)
-    return problems + [Problem(entry.location.child(v.path), v.message) for v in violations if v.obj is entry.obj]
+    return problems + [InputProblem(entry.location.child(v.path), v.message) for v in violations if v.obj is entry.obj]
 
 
 def _as_data(verdicts: list[Verdict], valid: int, invalid: int, unreadable: int) -> dict[str, Any]:
     """The verdicts as data: one record per object (or unreadable document), in reading order."""
     records = []
     for entry, problems in verdicts:
-        if isinstance(entry, Problem):
+        if isinstance(entry, InputProblem):
             records.append(
                 {
                     **_place(entry.location),

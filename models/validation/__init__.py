@@ -19,7 +19,7 @@ from collections.abc import Callable, Iterable
 from typing import TypeVar
 
 from drasat.models.core import Namespace, Node, Pod, PodGroup
-from drasat.models.errors import Location, Problem
+from drasat.models.errors import InputProblem, Location
 from drasat.models.meta import TypedObject
 from drasat.models.pool_status_request import ResourcePoolStatusRequest
 from drasat.models.resource import DeviceClass, DeviceTaintRule, ResourceClaim, ResourceClaimTemplate, ResourceSlice
@@ -34,7 +34,7 @@ from .core_kinds import check_namespace, check_node, check_pod, check_pod_group,
 from .formats import Findings
 from .slices import check_resource_slice
 
-Checker = Callable[[TypedObject, Location], list[Problem]]
+Checker = Callable[[TypedObject, Location], list[InputProblem]]
 """An extra check: looks at one object (whose fields start at the location) and returns its problems."""
 
 _RULES: dict[type[TypedObject], Callable[[Findings, Location, object], None]] = {
@@ -78,7 +78,7 @@ def registered_checkers() -> tuple[Checker, ...]:
 
 def validate_object(
     obj: TypedObject, location: Location | None = None, *, checkers: Iterable[Checker] = ()
-) -> list[Problem]:
+) -> list[InputProblem]:
     """Every way ``obj`` breaks Kubernetes' rules, as problems at field paths under ``location``.
 
     Built-in rules run first, then the registered checkers, then ``checkers``. A

@@ -18,6 +18,7 @@ from drasat.models.core import (
     PodGroup,
     PodGroupResourceClaim,
     PodResourceClaim,
+    PodSpec,
     Toleration,
 )
 from drasat.models.errors import Location
@@ -68,9 +69,23 @@ def check_namespace(out: Findings, where: Location, obj: Namespace) -> None:
 
 
 def check_pod(out: Findings, where: Location, obj: Pod) -> None:
-    """A Pod: metadata, containers' requests and claims, and its resourceClaims entries."""
+    """A Pod: metadata, node selection, tolerations, containers' requests and claims, its resourceClaims."""
     check_object_meta(out, where.child("metadata"), obj.metadata)
     spec, at = obj.spec, where.child("spec")
+    _check_pod_placement(out, at, spec)
+    for i, toleration in enumerate(spec.tolerations):
+        _check_pod_toleration(out, index(at.child("tolerations"), i), toleration)
+    claims = _check_claim_sources(out, at.child("resourceClaims"), spec.resource_claims)
+    _check_containers(out, at, spec, claims)
+    if spec.resources is not None:
+        for i, claim in enumerate(spec.resources.claims):
+            _check_claim_use(out, index(at.child("resources.claims"), i), claim.name, claims)
+    if spec.scheduling_group is not None and spec.scheduling_group.pod_group_name is not None:
+        check_dns_label(out, at.child("schedulingGroup.podGroupName"), spec.scheduling_group.pod_group_name)
+
+
+def _check_pod_placement(out: Findings, at: Location, spec: PodSpec) -> None:
+    """Where the pod may go: its node name, node selector labels and required node affinity."""
     if spec.node_name:
         check_node_name(out, at.child("nodeName"), spec.node_name)
     for name, value in spec.node_selector.items():
@@ -82,9 +97,10 @@ def check_pod(out: Findings, where: Location, obj: Pod) -> None:
         check_node_selector(
             out, at.child("affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution"), required
         )
-    for i, toleration in enumerate(spec.tolerations):
-        _check_pod_toleration(out, index(at.child("tolerations"), i), toleration)
-    claims = _check_claim_sources(out, at.child("resourceClaims"), spec.resource_claims)
+
+
+def _check_containers(out: Findings, at: Location, spec: PodSpec, claims: set[str]) -> None:
+    """At least one container; each container and init container checked, their names unique among all."""
     if not spec.containers:
         out.add(at.child("containers"), "at least one container is required")
     seen: set[str] = set()
@@ -94,11 +110,6 @@ def check_pod(out: Findings, where: Location, obj: Pod) -> None:
             if container.name in seen:
                 out.add(index(at.child(field), i).child("name"), f"duplicate container name {show(container.name)}")
             seen.add(container.name)
-    if spec.resources is not None:
-        for i, claim in enumerate(spec.resources.claims):
-            _check_claim_use(out, index(at.child("resources.claims"), i), claim.name, claims)
-    if spec.scheduling_group is not None and spec.scheduling_group.pod_group_name is not None:
-        check_dns_label(out, at.child("schedulingGroup.podGroupName"), spec.scheduling_group.pod_group_name)
 
 
 def _check_pod_toleration(out: Findings, at: Location, toleration: Toleration) -> None:

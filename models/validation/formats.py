@@ -14,7 +14,7 @@ import re
 from collections.abc import Iterable, Sized
 from typing import Any
 
-from drasat.models.errors import Location, Problem
+from drasat.models.errors import InputProblem, Location
 from drasat.models.meta import Condition, NodeSelector, NodeSelectorRequirement, ObjectMeta
 from drasat.models.wording import describe
 
@@ -44,12 +44,12 @@ class Findings:
     """Problems collected while checking one object, each at a field of it."""
 
     def __init__(self) -> None:
-        self.problems: list[Problem] = []
+        self.problems: list[InputProblem] = []
 
     def add(self, where: Location, message: str) -> None:
-        self.problems.append(Problem(where, message))
+        self.problems.append(InputProblem(where, message))
 
-    def extend(self, problems: Iterable[Problem]) -> None:
+    def extend(self, problems: Iterable[InputProblem]) -> None:
         self.problems.extend(problems)
 
 

@@ -15,6 +15,7 @@ from drasat.models.resource import (
     Device,
     DeviceAttribute,
     DeviceCounterConsumption,
+    NodeAllocatableMapping,
     NodeAllocatableResource,
     ResourceSlice,
     ResourceSliceSpec,
@@ -285,30 +286,15 @@ def _check_device_nodes(out: Findings, at: Location, device: Device, per_device:
 def _check_node_allocatable(
     out: Findings, at: Location, name: str, resource: NodeAllocatableResource, device: Device
 ) -> None:
+    """One node allocatable resource of a device: a node resource, mapped from capacity and/or with overhead."""
     if name not in _NODE_RESOURCES and not name.startswith("hugepages-"):
         out.add(
             at, f"{show(name)} is not a node allocatable resource (cpu, memory, ephemeral-storage or hugepages-<size>)"
         )
     if resource.mapping is None and resource.overhead is None:
         out.add(at, "at least one of `mapping` or `overhead` is required")
-    mapping = resource.mapping
-    if mapping is not None:
-        here = at.child("mapping")
-        if mapping.capacity_key is not None:
-            if not mapping.capacity_key:
-                out.add(here.child("capacityKey"), "must not be empty")
-            elif mapping.capacity_key not in device.capacity:
-                out.add(here.child("capacityKey"), f"{show(mapping.capacity_key)} is not a capacity of this device")
-            if mapping.capacity_multiplier is None:
-                out.add(here.child("capacityMultiplier"), "is required when capacityKey is set")
-        elif mapping.capacity_multiplier is not None:
-            out.add(here.child("capacityKey"), "is required when capacityMultiplier is set")
-        for field, value in (
-            ("capacityMultiplier", mapping.capacity_multiplier),
-            ("deviceMultiplier", mapping.device_multiplier),
-        ):
-            if value is not None and value <= 0:
-                out.add(here.child(field), f"{value} must be positive")
+    if resource.mapping is not None:
+        _check_mapping(out, at.child("mapping"), resource.mapping, device)
     overhead = resource.overhead
     if overhead is not None:
         if overhead.per_pod is None and overhead.per_container is None:
@@ -316,6 +302,25 @@ def _check_node_allocatable(
         for field, value in (("perPod", overhead.per_pod), ("perContainer", overhead.per_container)):
             if value is not None and value < 0:
                 out.add(at.child("overhead").child(field), f"{value} must not be negative")
+
+
+def _check_mapping(out: Findings, here: Location, mapping: NodeAllocatableMapping, device: Device) -> None:
+    """A mapping names one of the device's capacities with its multiplier (both or neither); multipliers > 0."""
+    if mapping.capacity_key is not None:
+        if not mapping.capacity_key:
+            out.add(here.child("capacityKey"), "must not be empty")
+        elif mapping.capacity_key not in device.capacity:
+            out.add(here.child("capacityKey"), f"{show(mapping.capacity_key)} is not a capacity of this device")
+        if mapping.capacity_multiplier is None:
+            out.add(here.child("capacityMultiplier"), "is required when capacityKey is set")
+    elif mapping.capacity_multiplier is not None:
+        out.add(here.child("capacityKey"), "is required when capacityMultiplier is set")
+    for field, value in (
+        ("capacityMultiplier", mapping.capacity_multiplier),
+        ("deviceMultiplier", mapping.device_multiplier),
+    ):
+        if value is not None and value <= 0:
+            out.add(here.child(field), f"{value} must be positive")
 
 
 def _check_partition_type(out: Findings, at: Location, spec: ResourceSliceSpec) -> None:

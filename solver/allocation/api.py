@@ -25,10 +25,8 @@ CP-SAT alone (perf/pigeon-*, slow-*). The answer is first-fit's either way.
 from __future__ import annotations
 
 import gc
-import math
 import sys
 import time
-import weakref
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -38,21 +36,18 @@ from drasat.solver.cel import SelectorEvaluator
 
 from .depth_first.search import BudgetExhausted, GreedyResult, greedy_search
 from .depth_first.search_state import SearchState
-from .planning.claims import claim_label, plan_claims
+from .options import CAPABILITIES, Objective, Solver, check_options
+from .planning.claims import plan_claims
 from .planning.equivalence import Classes, class_counts, equivalence_classes
 from .planning.inventory import Inventory, build_inventory
 from .planning.plan import ClaimPlan, Pick, alternatives
 from .planning.results import allocation_results
-from .problem import FIRST_FIT, PACK, PRIORITIZED, Problem
+from .problem import Problem, claim_key
 from .rules.base import RuleContext
 
 if TYPE_CHECKING:
-    from drasat.solver.explanation.explain import Explanation
-
     from .cp_sat.objectives import Staged
 
-SOLVERS = ("cp-sat", "greedy")
-OBJECTIVES = (FIRST_FIT, PRIORITIZED, PACK)
 GREEDY_BUDGET = 3_000  # device tries the greedy twin may make on the default path at least (see greedy_budget)
 LOADED_BUDGET = 300  # the same, once OR-Tools is loaded (the module's docstring says why)
 
@@ -75,22 +70,12 @@ class Stats:
 
 @dataclass
 class Allocation:
-    """The answer: claim name -> AllocationResult, in claim order.
-
-    ``results`` stays keyed by bare name, as every caller reads it: one allocation never holds
-    two claims of one name (``allocate`` refuses that), and pod-level callers work within one
-    namespace. ``by_claim`` keys the same results by ``namespace/name`` for callers that mix
-    answers across namespaces.
-    """
+    """The answer: one AllocationResult per claim, in claim order, keyed by ``namespace/name``
+    (:func:`~.problem.claim_key`; the bare name for a claim written without a namespace), so that claims of
+    one name in two namespaces are allocated together and told apart, as the verifier keys them too."""
 
     results: dict[str, AllocationResult]
     stats: Stats
-    labels: dict[str, str] = field(default_factory=dict)  # claim name -> namespace/name
-
-    @property
-    def by_claim(self) -> dict[str, AllocationResult]:
-        """The results keyed by ``namespace/name`` (bare name for a claim without a namespace)."""
-        return {self.labels.get(name, name): result for name, result in self.results.items()}
 
 
 #: Request alternatives x devices on the node that one allocation may weigh. Candidates, device
@@ -111,24 +96,11 @@ def _too_large(problem: Problem, alternatives: int, devices: int) -> InputError:
     )
 
 
-def check_options(solver: str, objective: str, time_limit: float) -> None:
-    """InputError for options no allocation can run with: callers that fan out many allocations (schedule,
-    on worker processes too) check once, before any work, rather than fail inside each."""
-    if solver not in SOLVERS:
-        raise InputError(f"unknown solver {solver!r} (choose from {', '.join(SOLVERS)})")
-    if objective not in OBJECTIVES:
-        raise InputError(f"unknown objective {objective!r} (choose from {', '.join(OBJECTIVES)})")
-    if not (0 < time_limit < math.inf):  # also false for NaN
-        raise InputError(f"the time limit must be a positive number of seconds, not {time_limit}")
-    if solver == "greedy" and objective != FIRST_FIT:
-        raise InputError("the greedy solver only knows the first-fit objective; use --solver cp-sat")
-
-
 def allocate(
     problem: Problem,
     *,
-    solver: str = "cp-sat",
-    objective: str = FIRST_FIT,
+    solver: Solver | str = Solver.CP_SAT,
+    objective: Objective | str = Objective.FIRST_FIT,
     time_limit: float = 60.0,
     workers: int = 1,
     evaluator: SelectorEvaluator | None = None,
@@ -136,8 +108,10 @@ def allocate(
 ) -> Allocation:
     """Allocate all of ``problem.claims`` together, or raise :class:`Unschedulable`.
 
-    ``greedy_budget`` bounds the default path's depth-first search in device tries (None: scaled
-    with the input, see the module's docstring; 0: CP-SAT alone).
+    ``solver`` and ``objective`` are :class:`~.options.Solver` and :class:`~.options.Objective` members or
+    their text (``"greedy"``, ``"pack"``): the library takes what the command line's options spell, and an
+    unknown one is an InputError. ``greedy_budget`` bounds the default path's depth-first search in device
+    tries (None: scaled with the input, see the module's docstring; 0: CP-SAT alone).
 
     Raises InputError / AllocationError / EvaluationError for inputs Kubernetes would
     refuse, and SolveTimeout when ``time_limit`` seconds were not enough. The limit is one
@@ -157,8 +131,8 @@ def allocate(
 
 def _allocate(
     problem: Problem,
-    solver: str,
-    objective: str,
+    solver: Solver | str,
+    objective: Objective | str,
     time_limit: float,
     workers: int,
     evaluator: SelectorEvaluator | None,
@@ -174,11 +148,11 @@ def _allocate(
     passes). Paused, the collector runs after the call and sees only what it kept. Already paused
     (the caller's choice): left as it is; threads only ever delay a collection.
     """
-    check_options(solver, objective, time_limit)
+    solver, objective = check_options(solver, objective, time_limit)
     alternatives = _count_alternatives(problem)
     started = time.monotonic()
     deadline = started + time_limit
-    stats = Stats(solver)
+    stats = Stats(str(solver))
     inv = build_inventory(problem)
     if alternatives * len(inv.devices) > MAX_REQUEST_DEVICE_PAIRS:
         raise _too_large(problem, alternatives, len(inv.devices))
@@ -189,43 +163,23 @@ def _allocate(
         exc.stats = _finished(stats, started)  # how far the searches got
         raise
     if picks is None:
-        raise _no_allocation(problem, inv, plans, evaluator, time_limit, _finished(stats, started))
-    results, labels = allocation_results(inv, plans, picks)
+        raise _no_allocation(problem, inv, plans, _finished(stats, started))
+    results = allocation_results(inv, plans, picks)
     stats.seconds = time.monotonic() - started
-    return Allocation(results, stats, labels)
+    return Allocation(results, stats)
 
 
-def _no_allocation(
-    problem: Problem,
-    inv: Inventory,
-    plans: list[ClaimPlan],
-    evaluator: SelectorEvaluator | None,
-    time_limit: float,
-    stats: Stats,
-) -> DrasatError:
-    """The error for "no allocation": Kubernetes' invalid-pool error, else Unschedulable with its explanation
-    worked out when first read. Made here and raised by the caller, and the explanation holds the error
-    weakly: no reference cycle keeps the error, its traceback and the call's whole state alive until the
-    garbage collector runs (the scheduler asks many nodes, and most say no)."""
+def _no_allocation(problem: Problem, inv: Inventory, plans: list[ClaimPlan], stats: Stats) -> DrasatError:
+    """The error for "no allocation": Kubernetes' invalid-pool error, else Unschedulable carrying the question
+    and what proving it took. Made here and raised by the caller. No explanation is worked out: a caller
+    that wants one asks ``explain(problem, proven=error)`` (the scheduler asks many nodes, most say no)."""
     invalid = [f"{pool.label()} ({pool.problem})" for pool in inv.pools if pool.state == "invalid"]
     if invalid:
         return AllocationError("invalid resource pools were encountered: " + "; ".join(invalid))
     names = ", ".join(plan.label for plan in plans)
-    failure = Unschedulable(f"no allocation exists for claims {names} together on node {problem.node.name}")
-    proven = weakref.ref(failure)
-    failure._explain = lambda: _explain(problem, evaluator, time_limit, proven())
-    failure.stats = stats  # what proving it took
-    return failure
-
-
-def _explain(
-    problem: Problem, evaluator: SelectorEvaluator | None, time_limit: float, proven: Unschedulable | None
-) -> Explanation:
-    from drasat.solver.explanation.explain import (
-        explain,  # only a failed allocation is explained: no start-up pays for it
+    return Unschedulable(
+        f"no allocation exists for claims {names} together on node {problem.node.name}", problem=problem, stats=stats
     )
-
-    return explain(problem, evaluator=evaluator, time_limit=time_limit, proven=proven)
 
 
 def _finished(stats: Stats, started: float) -> Stats:
@@ -235,20 +189,14 @@ def _finished(stats: Stats, started: float) -> Stats:
 
 def _count_alternatives(problem: Problem) -> int:
     """The claims' requests and alternatives, counted (for :func:`_too_large`); the same pass also refuses
-    two claims of one name: results are keyed by claim name, and two claims of one name (other namespaces)
-    would share one result. A pod's claims are all in its own namespace, so such an input is refused."""
+    a claim given twice (one key, ``namespace/name``, twice): it would be allocated twice, under one result."""
     alternatives = 0
     seen: set[str] = set()
     for claim in problem.claims:  # plain loops: every call asks, and a small one has a claim or two
-        name = claim.metadata.name or ""
-        if name in seen:  # labels are worded only for the error
-            first = next(c for c in problem.claims if c.name == name)
-            raise InputError(
-                f"claims {claim_label(first)} and {claim_label(claim)} to allocate share the name "
-                f"{name}: results are named by claim, so allocate claims of different "
-                "namespaces separately"
-            )
-        seen.add(name)
+        key = claim_key(claim)
+        if key in seen:
+            raise InputError(f"claim {key} is given twice among the claims to allocate: allocate it once")
+        seen.add(key)
         for r in claim.spec.devices.requests:
             alternatives += len(r.first_available) or 1
     return alternatives
@@ -294,7 +242,7 @@ def _solve_staged(
     inv: Inventory,
     plans: list[ClaimPlan],
     classes: Classes | None,
-    objective: str,
+    objective: Objective,
     deadline: float,
     workers: int,
     stats: Stats,
@@ -305,7 +253,7 @@ def _solve_staged(
     from .cp_sat.model import build_model  # OR-Tools loads only when CP-SAT is needed (it takes a second)
     from .cp_sat.objectives import solve_staged
 
-    model = build_model(inv, plans, classes=classes, deadline=deadline, merge=objective == FIRST_FIT)
+    model = build_model(inv, plans, classes=classes, deadline=deadline, merge=CAPABILITIES[objective].merges_alike)
     try:
         return solve_staged(model, objective, deadline, workers)
     except SplitMatched as split:
@@ -358,8 +306,8 @@ def _greedy_within_budget(
 def _search(
     inv: Inventory,
     plans: list[ClaimPlan],
-    solver: str,
-    objective: str,
+    solver: Solver,
+    objective: Objective,
     deadline: float,
     workers: int,
     budget: int | None,
@@ -368,14 +316,15 @@ def _search(
     if time.monotonic() > deadline:
         raise SolveTimeout("the time limit was reached while evaluating selectors (raise --timeout)")
     classes: Classes | None = None
-    if solver == "greedy" or _search_decides_errors(plans):
+    depth_first = CAPABILITIES[objective].depth_first  # its answer is the objective's
+    if solver is Solver.GREEDY or _search_decides_errors(plans):
         # These errors only count where the depth-first search reaches them: only it can tell.
         # Another objective still fails as Kubernetes' search does, then looks for its own answer.
         result = greedy_search(SearchState(inv, plans), deadline=deadline)
         _greedy_stats(stats, result, "greedy")
-        if objective == FIRST_FIT or result.picks is None:
+        if depth_first or result.picks is None:
             return result.picks
-    elif objective == FIRST_FIT and budget != 0:
+    elif depth_first and budget != 0:
         try:
             result, classes = _greedy_within_budget(inv, plans, budget, deadline, stats)
             _greedy_stats(stats, result, "greedy (within budget)")

@@ -18,9 +18,17 @@ from drasat.models.storable import unstorable_problems
 
 from .features import Features
 
-FIRST_FIT = "first-fit"  # exactly the devices Kubernetes' depth-first search returns
-PRIORITIZED = "prioritized-list"  # earliest firstAvailable alternatives first, then first-fit
-PACK = "pack"  # fewest devices and counter sets touched, then the biggest free partitions, then first-fit
+DeviceId = tuple[str, str, str]
+"""(driver, pool, device): how Kubernetes names a device everywhere. Defined here, with the question, so that
+the solver's inventory and the independent verifier speak of devices alike without sharing any of their logic."""
+
+
+def claim_key(claim: ResourceClaim) -> str:
+    """``namespace/name`` (the bare name for a claim written without a namespace): how results, messages and
+    ``--claims`` name a claim. Two namespaces may each hold a claim of one name; their keys differ. Defined
+    here, with the question, so that the solver and the independent verifier key answers alike."""
+    meta = claim.metadata  # read directly: every call names every claim
+    return f"{meta.namespace}/{meta.name or ''}" if meta.namespace else meta.name or ""
 
 
 @dataclass(frozen=True)
@@ -145,13 +153,13 @@ def _check_admin_access(objects: Sequence[object]) -> None:
     """The API server never stores a claim asking for admin access outside an admin namespace."""
     import warnings
 
-    from drasat.models.errors import DrasatWarning, InputError, Location, Problem
+    from drasat.models.errors import DrasatWarning, InputError, InputProblem, Location
     from drasat.models.validation.admin_access import admin_access_unchecked, admin_access_violations
 
     violations = admin_access_violations(objects)
     if violations:
         raise InputError(
-            [Problem(Location(kind=v.obj.kind, name=v.obj.name, path=v.path), v.message) for v in violations]
+            [InputProblem(Location(kind=v.obj.kind, name=v.obj.name, path=v.path), v.message) for v in violations]
         )
     unchecked = admin_access_unchecked(objects)
     if unchecked is not None:

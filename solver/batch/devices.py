@@ -19,6 +19,7 @@ from ortools.sat.python import cp_model
 from drasat.models.resource import AllocationResult, ResourceClaim
 from drasat.solver.allocation.planning.plan import Alternative, ClaimPlan, Pick
 from drasat.solver.allocation.planning.results import allocation_result
+from drasat.solver.allocation.problem import claim_key
 from drasat.solver.allocation.rules.base import Encoding
 
 from .lifted import CountedNode
@@ -30,7 +31,7 @@ def read_devices(
     counted: CountedNode, value: Value, claims_by_class: dict[int, list[Sequence[ResourceClaim]]]
 ) -> dict[str, AllocationResult] | None:
     """Every pod's claims allocated from the solution (``claims_by_class``: per pod class, each of its pods on
-    the node with its claims, in the representative's order), keyed by claim name; None where this cannot tell."""
+    the node with its claims, in the representative's order), keyed by claim (namespace/name); None where this cannot tell."""
     enc = counted.enc
     if enc is None:
         return None
@@ -45,7 +46,9 @@ def read_devices(
                 return None
             for claims, claim_picks in zip(pods, picks):
                 claim = claims[j]
-                results[claim.name] = allocation_result(enc.inv, replace(plan, claim=claim), claim_picks)
+                results[claim_key(claim)] = allocation_result(
+                    enc.inv, replace(plan, claim=claim, label=claim_key(claim)), claim_picks
+                )
     return results
 
 

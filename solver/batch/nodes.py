@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from drasat.models.errors import AllocationError, EvaluationError, SolveTimeout, Unschedulable
 from drasat.models.resource import AllocationResult, ResourceClaim
 from drasat.solver.allocation.api import allocate
-from drasat.solver.allocation.problem import Problem
+from drasat.solver.allocation.problem import Problem, claim_key
 from drasat.solver.scheduling.cluster_state import ClusterState
 from drasat.solver.scheduling.node_classes import PoolKey
 from drasat.solver.scheduling.plugins.dynamic_resources import AllocateOptions, claim_shape
@@ -38,17 +38,17 @@ class NodeCheck:
     allocations: dict[str, AllocationResult]
     violations: list[str] = field(default_factory=list)
     carried: bool = False  # renamed from another node of its class, not computed here
-    renamed: dict[tuple[str, str], str] = field(default_factory=dict)  # (pod, claim) -> name allocated under
+    renamed: dict[tuple[str, str], str] = field(default_factory=dict)  # (pod, claim key) -> key allocated under
 
     def allocation(self, pod: str, claim: str) -> AllocationResult:
-        """The pod's claim's allocation (claims of one name in two namespaces are allocated under new names)."""
+        """The pod's claim's allocation (``claim``: its key; a claim two pods bring is allocated under a new name)."""
         return self.allocations[self.renamed.get((pod, claim), claim)]
 
 
 @dataclass
 class _Solved:
     node: str
-    claims: list[str]
+    claims: list[str]  # keys, in order
     results: dict[str, AllocationResult]
 
 
@@ -81,7 +81,7 @@ class NodeAllocator:
         results = self._allocate(problem)
         if results is None:
             return None
-        self._solved.setdefault(key, _Solved(node, [c.name for c in claims], results))
+        self._solved.setdefault(key, _Solved(node, [claim_key(c) for c in claims], results))
         violations = verify(problem, results, evaluator=self.options.evaluator) if claims else []
         return NodeCheck(node, labels, problem, results, violations, renamed=renamed)
 
@@ -119,24 +119,25 @@ def _direct(
         per_pod.append(claims[at : at + size])
         at += size
     found = direct(per_pod)
-    if found is None or set(found) != {c.name for c in claims}:
+    if found is None or set(found) != {claim_key(c) for c in claims}:
         return None
     return found if not verify(problem, found, evaluator=options.evaluator) else None
 
 
 def _distinct_names(owned: list[tuple[str, ResourceClaim]]) -> tuple[list[ResourceClaim], dict[tuple[str, str], str]]:
-    """The claims, one allocated under a name of its own where another namespace's claim has its name already
-    (results are keyed by name); and which (pod, claim) got which new name, to map the answer back."""
+    """The claims, one allocated under a name of its own where another pod brought the same claim already
+    (allocate refuses a claim given twice); and which (pod, claim key) got which new key, to map the answer
+    back. Claims of one name in two namespaces keep their names: their keys differ."""
     seen: set[str] = set()
     claims: list[ResourceClaim] = []
     renamed: dict[tuple[str, str], str] = {}
     for pod, claim in owned:
-        if claim.name in seen:
-            new = f"{claim.name}-{len(claims)}"
-            renamed[(pod, claim.name)] = new
+        key = claim_key(claim)
+        if key in seen:
             claim = claim.model_copy(deep=True)
-            claim.metadata.name = new
-        seen.add(claim.name)
+            claim.metadata.name = f"{claim.name}-{len(claims)}"
+            renamed[(pod, key)] = claim_key(claim)
+        seen.add(claim_key(claim))
         claims.append(claim)
     return claims, renamed
 
@@ -158,5 +159,5 @@ def _carry(
         for term in result.node_selector.node_selector_terms if result.node_selector else []:
             for requirement in term.match_fields:
                 requirement.values = [node if v == known.node else v for v in requirement.values]
-        out[claim.name] = result
+        out[claim_key(claim)] = result
     return out

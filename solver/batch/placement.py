@@ -29,7 +29,8 @@ from typing import Any
 
 from drasat.models.collector import collector_paused
 from drasat.models.core import Pod
-from drasat.solver.allocation.problem import PACK
+from drasat.solver.allocation.options import CAPABILITIES, check_options
+from drasat.solver.allocation.problem import claim_key
 from drasat.solver.cel import SelectorEvaluator
 from drasat.solver.scheduling.cluster import Cluster, label_of
 from drasat.solver.scheduling.cluster_state import ClusterState
@@ -119,6 +120,8 @@ def _schedule_batch(
 ) -> BatchResult:
     started = time.monotonic()
     options = options or AllocateOptions()
+    check_options(options.solver, options.objective, options.time_limit, batch=True)
+    check_options(options.solver, options.objective, options.time_limit, batch=True)
     if options.evaluator is None:
         options = replace(options, evaluator=SelectorEvaluator())
     state = ClusterState(cluster)
@@ -243,7 +246,7 @@ def _commit(state: ClusterState, decoded: Decoded) -> dict[PodKey, Placement]:
 
 def _bound(state: ClusterState, pc: PodClaims, node: str, check: NodeCheck) -> Placement:
     shape = claim_shape(state, pc, node)
-    allocations = {c.name: check.allocation(pc.label, c.name) for c in shape.claims}
+    allocations = {claim_key(c): check.allocation(pc.label, claim_key(c)) for c in shape.claims}
     verdict = DraVerdict(
         node,
         pc.label,
@@ -281,7 +284,7 @@ def _finish(
     summary.gangs_complete = sum(1 for g in queue.gangs if all(pc.label in on_node for pc in g.members))
     summary.gangs += len(queue.loose_gangs)
     summary.gangs_complete += sum(1 for g in queue.loose_gangs if _group_complete(g, pending, on_node))
-    if options.objective == PACK:
+    if CAPABILITIES[options.objective].packs:
         summary.notes.append("pack: ties between equally many pods are not yet broken by whole nodes kept free")
 
 

@@ -130,11 +130,13 @@ def _kubernetes(c: Coster, node: Node) -> tuple[Range, Range | None] | None:
         return ONE, None
     if name == "_==_" and len(a) == 2:
         left, right = c.types.get(id(a[0])), c.types.get(id(a[1]))
-        if left == right and left in (Q, S):
-            return ONE, None
-        return None
-    if target is None:
-        return None
+        return (ONE, None) if left == right and left in (Q, S) else None
+    return _string_method(c, name, target, a) if target is not None else None
+
+
+def _string_method(c: Coster, name: str, target: Node, a: list[Node]) -> tuple[Range, Range | None] | None:
+    """The Kubernetes string library's methods on ``target``: their cost and the size of what they return
+    (None: not one of them)."""
     size = c.known(target)
     if name in ("indexOf", "lastIndexOf"):  # on strings here (the lists library is not declared)
         return size.factor(_STRING_FACTOR), None
@@ -187,15 +189,9 @@ def _cel(
 ) -> tuple[Range, Range | None]:
     """cel-go's ``functionCost`` table; anything else costs one unit plus its arguments."""
     name, target, a = node.name, node.target, node.args
-    if name == "bytes" and params == ("string",):
-        size = c.known(a[0])
-        return size.factor(_STRING_FACTOR) + args, Range(size.lo, min(U64, size.hi * 4))
-    if name == "string" and params == ("bytes",):
-        size = c.known(a[0])
-        return size.factor(_STRING_FACTOR) + args, Range(size.lo // 4, size.hi)
-    if name == "strings.quote" and len(a) == 1:
-        size = c.known(a[0])
-        return size.factor(_STRING_FACTOR) + args, Range(size.lo + 2, min(U64, size.hi * 2 + 2))
+    converted = _conversion(c, name, params, a, args)
+    if converted is not None:
+        return converted
     if name in ("startsWith", "endsWith") and target is not None and len(a) == 1:
         return c.known(a[0]).factor(_STRING_FACTOR) + args, None
     if name == "@in" and len(params) == 2 and isinstance(params[1], tuple) and params[1][0] == "list":
@@ -206,17 +202,40 @@ def _cel(
     if name == "contains" and target is not None and len(a) == 1:
         return c.known(target).factor(_STRING_FACTOR).times(c.known(a[0]).factor(_STRING_FACTOR)) + args, None
     if name == "_?_:_":
-        entry = c.entry(a[1])
-        merged = entry.union(c.entry(a[2])) if entry is not None else None
-        if merged is not None:
-            c.entries[id(node)] = merged
-        return costs[0] + costs[1].union(costs[2]), c.known(a[1]).union(c.known(a[2]))
+        return _conditional(c, node, costs)
     if name == "_+_" and params and (params[0] in ("string", "bytes") or isinstance(params[0], tuple)):
         return _concatenation(c, node, params, args)
     if name in ("_==_", "_!=_") or (name in _ORDERING and params and params[0] in ("string", "bytes")):
         smallest = min(c.known(a[0]).hi, c.known(a[1]).hi)
         return Range(1 if smallest > 0 else 0, smallest).factor(_STRING_FACTOR) + args, None
     return ONE + args, None
+
+
+def _conversion(
+    c: Coster, name: str, params: tuple[Type, ...], a: list[Node], args: Range
+) -> tuple[Range, Range | None] | None:
+    """``bytes(string)``, ``string(bytes)`` and ``strings.quote``: linear in the text, and the size of the
+    result (a UTF-8 character is up to 4 bytes; quoting at most doubles it, plus the quotes)."""
+    if name == "bytes" and params == ("string",):
+        size = c.known(a[0])
+        return size.factor(_STRING_FACTOR) + args, Range(size.lo, min(U64, size.hi * 4))
+    if name == "string" and params == ("bytes",):
+        size = c.known(a[0])
+        return size.factor(_STRING_FACTOR) + args, Range(size.lo // 4, size.hi)
+    if name == "strings.quote" and len(a) == 1:
+        size = c.known(a[0])
+        return size.factor(_STRING_FACTOR) + args, Range(size.lo + 2, min(U64, size.hi * 2 + 2))
+    return None
+
+
+def _conditional(c: Coster, node: Node, costs: list[Range]) -> tuple[Range, Range | None]:
+    """``a ? b : c``: the condition, then the dearer branch; its size and entries either branch's."""
+    a = node.args
+    entry = c.entry(a[1])
+    merged = entry.union(c.entry(a[2])) if entry is not None else None
+    if merged is not None:
+        c.entries[id(node)] = merged
+    return costs[0] + costs[1].union(costs[2]), c.known(a[1]).union(c.known(a[2]))
 
 
 def _concatenation(c: Coster, node: Node, params: tuple[Type, ...], args: Range) -> tuple[Range, Range | None]:

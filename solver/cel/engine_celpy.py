@@ -254,8 +254,18 @@ class _Evaluator(Evaluator):
         var, bodies = _ident_name(args[0]), args[1:]
         if name in ("all", "exists"):
             return self._quantifier(var, list(items), bodies[0], stop=(name == "exists"))
+        results = self._collected(name, var, list(items), bodies)
+        if isinstance(results, CELEvalError):
+            return results
+        if name == "exists_one":
+            return celtypes.BoolType(len(results) == 1)
+        return celtypes.ListType(results)
+
+    def _collected(self, name: str, var: str, items: list[Any], bodies: list[lark.Tree]) -> list[Any] | CELEvalError:
+        """``map`` (with its optional filter), ``filter`` and ``exists_one``: what each keeps of ``items``, in
+        order, or the first error a body gives (each item counts against the budget, as cel-go counts it)."""
         results = []
-        for item in list(items):
+        for item in items:
             self.budget.iteration()
             values = [self._with(var, item, body) for body in bodies]
             for v in values:
@@ -268,9 +278,7 @@ class _Evaluator(Evaluator):
                     return CELEvalError(lib.NO_SUCH_OVERLOAD)
                 if values[0]:
                     results.append(item)
-        if name == "exists_one":
-            return celtypes.BoolType(len(results) == 1)
-        return celtypes.ListType(results)
+        return results
 
     def _quantifier(self, var: str, items: list[Any], body: lark.Tree, stop: bool) -> Any:
         error = None

@@ -3,7 +3,7 @@
 The built-in rules (:mod:`drasat.models.validation.claims`) check that a CEL expression is
 present and not too long; whether it compiles is this module's job, because only the
 CEL layer can tell. ``drasat validate`` imports the module (see
-``CHECKER_MODULES`` in ``cli/validate.py``), which registers :func:`check_cel`.
+``CHECKER_MODULES`` in ``cli/commands/validate.py``), which registers :func:`check_cel`.
 
 What is compiled, with the default engine:
 
@@ -23,7 +23,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import NamedTuple
 
-from drasat.models.errors import Location, Problem
+from drasat.models.errors import InputProblem, Location
 from drasat.models.meta import TypedObject
 from drasat.models.resource import (
     DeviceClaim,
@@ -56,7 +56,7 @@ class Expression(NamedTuple):
 
 
 @register_checker
-def check_cel(obj: TypedObject, where: Location) -> list[Problem]:
+def check_cel(obj: TypedObject, where: Location) -> list[InputProblem]:
     """A problem at the field of every CEL expression of ``obj`` that does not compile."""
     expressions = [e for e in _expressions(obj, where) if _checkable(e.text)]
     if not expressions:
@@ -71,11 +71,11 @@ def check_cel(obj: TypedObject, where: Location) -> list[Problem]:
                 evaluator.compile(expression.text)
         except CelCompileError as exc:
             too_costly = cost_problem(expression.text) if MEMORY_GUARD in exc.detail else None
-            problems.append(Problem(expression.at, too_costly or message(exc.detail)))
+            problems.append(InputProblem(expression.at, too_costly or message(exc.detail)))
             continue
         too_costly = cost_problem(expression.text)
         if too_costly is not None:
-            problems.append(Problem(expression.at, too_costly))
+            problems.append(InputProblem(expression.at, too_costly))
     return problems
 
 

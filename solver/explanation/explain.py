@@ -35,9 +35,19 @@ from drasat.solver.cel import SelectorEvaluator
 
 from .conflict_detail import detail
 from .fixes import Fix, find_fixes
-from .funnel import Funnel, Step, funnel_of, gate_named
+from .funnel import Funnel, Removal, funnel_of, gate_named
 
-__all__ = ["Choice", "ConflictRule", "Explanation", "Fix", "Funnel", "Step", "explain", "explain_funnel", "funnel_of"]
+__all__ = [
+    "Choice",
+    "ConflictRule",
+    "Explanation",
+    "Fix",
+    "Funnel",
+    "Removal",
+    "explain",
+    "explain_funnel",
+    "funnel_of",
+]
 
 OWN_LIMIT = (
     "the requests themselves: together they need more devices than these alternatives offer, "
@@ -177,8 +187,9 @@ def explain(
     proven: Unschedulable | None = None,
 ) -> Explanation:
     """Explain ``problem``: its funnel, a minimal conflict when every request has candidates enough,
-    fixes where cheap — or, when the claims fit, the devices they would get. ``proven``: the error
-    ``allocate`` raised for this very problem (``solve -v``), so that it is not proved a second time."""
+    fixes where cheap — or, when the claims fit, the devices they would get. ``proven``: the Unschedulable
+    ``allocate`` raised for this very problem (``solve -v``, a library caller), so that it is not proved a
+    second time: the error is only the verdict, the why is worked out here."""
     deadline = time.monotonic() + time_limit
     ev = evaluator or SelectorEvaluator()
     inv = build_inventory(problem)
@@ -233,7 +244,7 @@ def _allocate(problem: Problem, found: Explanation, ev: SelectorEvaluator, deadl
     found.feasible, found.exact = True, answer.stats.exact
     found.choice = [
         Choice(label, r.request, f"{r.driver}/{r.pool}/{r.device}")
-        for label, result in answer.by_claim.items()
+        for label, result in answer.results.items()
         for r in result.devices.results
     ]
     return None

@@ -24,10 +24,10 @@ from typing import Any
 
 from drasat.models.errors import AllocationError, DrasatError, EvaluationError, SolveTimeout, Unschedulable
 from drasat.models.resource import ResourceClaim
-from drasat.solver.allocation.planning.claims import claim_label, plan_claims
+from drasat.solver.allocation.planning.claims import plan_claims
 from drasat.solver.allocation.planning.inventory import Inventory, build_inventory
 from drasat.solver.allocation.planning.plan import ClaimPlan, RequestPlan
-from drasat.solver.allocation.problem import Problem
+from drasat.solver.allocation.problem import Problem, claim_key
 from drasat.solver.cel import SelectorEvaluator
 
 from .funnel import Funnel
@@ -151,13 +151,13 @@ def _releases(
             if step.holder:
                 named[step.holder] += step.removed
     pools = {pool.key for pool in inv.pools}
-    held = {claim_label(c): c for c in problem.allocated if _holds_in(c, pools)}
+    held = {claim_key(c): c for c in problem.allocated if _holds_in(c, pools)}
     order = [label for label, _ in named.most_common() if label in held]
     order += [label for label in held if label not in named]  # counters and shared capacity name no holder
     for label in order[:MAX_TRIES]:
         if time.monotonic() >= deadline:
             break
-        freed = replace(problem, allocated=[c for c in problem.allocated if claim_label(c) != label])
+        freed = replace(problem, allocated=[c for c in problem.allocated if claim_key(c) != label])
         if _fits(freed, ev, feasible, deadline):
             return [Fix("release", f"releasing claim {label} (deallocating it) makes them fit", {"claim": label})]
     return []

@@ -40,7 +40,7 @@ SHOWN = 72  # characters of a selector expression shown in a reason
 
 
 @dataclass(frozen=True)
-class Step:
+class Removal:
     """One reason devices were removed from an alternative's candidates, with up to :data:`NAMED` of them."""
 
     reason: str
@@ -73,7 +73,7 @@ class Funnel:
     request: str
     needs: int | str  # a count, or "all" for allocationMode All
     candidates: int
-    steps: list[Step]
+    steps: list[Removal]
     blocked: str = ""
     notes: list[str] = field(default_factory=list)  # request fields a feature gate dropped
     candidate_devices: list[str] = field(default_factory=list)  # the first few candidates
@@ -140,7 +140,7 @@ def _funnel(
             if _selected(ev, alt, gone):
                 by_reason[(gone.reason, gone.gate, ())].append(gone.label)
     steps = [
-        Step(reason, len(devices), sorted(set(devices))[:NAMED], gate, ids)
+        Removal(reason, len(devices), sorted(set(devices))[:NAMED], gate, ids)
         for (reason, gate, ids), devices in sorted(by_reason.items(), key=lambda item: (-len(item[1]), item[0][0]))
     ]
     needs: int | str = "all" if alt.mode == "All" else alt.count

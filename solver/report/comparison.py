@@ -18,21 +18,21 @@ from typing import Any
 from drasat.models.errors import AllocationError, EvaluationError, SolveTimeout, Unschedulable
 from drasat.models.resource import AllocationResult
 from drasat.solver.allocation.api import Allocation, Stats, allocate
-from drasat.solver.allocation.problem import FIRST_FIT, Problem
+from drasat.solver.allocation.options import Objective, Solver, as_objective
+from drasat.solver.allocation.problem import Problem, claim_key
 from drasat.solver.cel import SelectorEvaluator
 
-GREEDY, CP_SAT = "greedy", "cp-sat"
 ALLOCATED, UNSCHEDULABLE, TIMEOUT, ERROR = "allocated", "unschedulable", "timeout", "error"
 
-Devices = dict[str, dict[str, list[str]]]  # claim -> request -> devices as driver/pool/device
+Devices = dict[str, dict[str, list[str]]]  # claim (namespace/name) -> request -> devices as driver/pool/device
 
 
 @dataclass(frozen=True)
 class SideResult:
     """One search's answer: verdict, the devices per claim and request, time and statistics."""
 
-    search: str
-    objective: str
+    search: Solver
+    objective: Objective
     verdict: str
     message: str
     devices: Devices
@@ -42,8 +42,8 @@ class SideResult:
 
     def to_data(self) -> dict[str, Any]:
         return {
-            "search": self.search,
-            "objective": self.objective,
+            "search": str(self.search),  # plain text: YAML has no way to write a str subclass
+            "objective": str(self.objective),
             "verdict": self.verdict,
             "message": self.message,
             "seconds": round(self.seconds, 6),
@@ -80,7 +80,7 @@ class Comparison:
 def compare(
     problem: Problem,
     *,
-    objective: str = FIRST_FIT,
+    objective: Objective | str = Objective.FIRST_FIT,
     time_limit: float = 60.0,
     workers: int = 1,
     cel_engine: str | None = None,
@@ -90,16 +90,20 @@ def compare(
     Input errors (``InputError``) propagate: both sides would refuse the same input.
     Errors Kubernetes' allocator itself returns become an ``error`` verdict of that side.
     """
+    objective = as_objective(objective)
     _warm_up(problem)
     greedy = _run(
-        GREEDY, FIRST_FIT, lambda ev: allocate(problem, solver=GREEDY, time_limit=time_limit, evaluator=ev), cel_engine
+        Solver.GREEDY,
+        Objective.FIRST_FIT,
+        lambda ev: allocate(problem, solver=Solver.GREEDY, time_limit=time_limit, evaluator=ev),
+        cel_engine,
     )
     cp_sat = _run(
-        CP_SAT,
+        Solver.CP_SAT,
         objective,
         lambda ev: allocate(
             problem,
-            solver=CP_SAT,
+            solver=Solver.CP_SAT,
             objective=objective,
             time_limit=time_limit,
             workers=workers,
@@ -108,7 +112,7 @@ def compare(
         ),
         cel_engine,
     )
-    claims = [claim.name for claim in problem.claims]
+    claims = [claim_key(claim) for claim in problem.claims]
     return Comparison(problem.node.name, claims, greedy, cp_sat, _differences(greedy, cp_sat, claims))
 
 
@@ -125,7 +129,7 @@ def _warm_up(problem: Problem) -> None:
 
 
 def _run(
-    search: str, objective: str, run: Callable[[SelectorEvaluator], Allocation], cel_engine: str | None
+    search: Solver, objective: Objective, run: Callable[[SelectorEvaluator], Allocation], cel_engine: str | None
 ) -> SideResult:
     evaluator = SelectorEvaluator(cel_engine)
     started = time.perf_counter()

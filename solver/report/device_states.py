@@ -32,7 +32,7 @@ from drasat.models.quantity import Quantity
 from drasat.models.resource import Device, DeviceTaint, ResourceSlice
 
 from .headroom import CounterState, fits_alone, max_allocatable
-from .pool_status import Cluster, partition_type
+from .pool_status import PoolInputs, partition_type
 from .pool_usage import (
     DeviceUse,
     GatheredPool,
@@ -96,7 +96,7 @@ class NodeReport:
 
 
 def node_reports(
-    cluster: Cluster,
+    cluster: PoolInputs,
     *,
     node: str | None = None,
     default_attribute: str | None = None,

@@ -60,7 +60,7 @@ SHAREABLE_OVER_CAP = "ShareableSummaryOverCap:"
 
 
 @dataclass(frozen=True)
-class Cluster:
+class PoolInputs:
     """What the answer is computed from: every slice, claim and taint rule in the input."""
 
     slices: Sequence[ResourceSlice]
@@ -87,7 +87,7 @@ def check_attribute_name(name: str, field: str) -> None:
 
 
 def answer(
-    request: ResourcePoolStatusRequest, cluster: Cluster, *, now: datetime | None = None
+    request: ResourcePoolStatusRequest, cluster: PoolInputs, *, now: datetime | None = None
 ) -> ResourcePoolStatusRequest:
     """A copy of ``request`` with ``status`` filled."""
     check_spec(request.spec)
@@ -96,7 +96,7 @@ def answer(
 
 
 def pool_status(
-    spec: ResourcePoolStatusRequestSpec, cluster: Cluster, *, now: datetime | None = None
+    spec: ResourcePoolStatusRequestSpec, cluster: PoolInputs, *, now: datetime | None = None
 ) -> ResourcePoolStatusRequestStatus:
     """Every matching pool's status, sorted by (driver, pool), cut to the limit; the Complete condition."""
     usage = usage_from_claims(cluster.claims)

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from drasat.models.core import Pod
+from drasat.solver.allocation.options import Objective
 from drasat.solver.batch.placement import schedule_batch
 from drasat.solver.scheduling.cluster import Cluster, namespace_of
 from drasat.solver.scheduling.one_by_one import Placement, schedule
@@ -32,7 +33,7 @@ class ScheduleSide:
     """One way of placing the pods: what it achieved and what it cost."""
 
     method: str
-    objective: str
+    objective: Objective
     pods: int
     placed: int
     gangs: int
@@ -44,7 +45,7 @@ class ScheduleSide:
     def to_data(self) -> dict[str, Any]:
         return {
             "method": self.method,
-            "objective": self.objective,
+            "objective": str(self.objective),  # plain text: YAML has no way to write a str subclass
             "pods": self.pods,
             "placed": self.placed,
             "gangs": self.gangs,
@@ -92,7 +93,7 @@ def _warm_up(cluster: Cluster) -> None:
 
 
 def side_of(
-    method: str, objective: str, cluster: Cluster, pods: list[Pod], placements: list[Placement], seconds: float
+    method: str, objective: Objective, cluster: Cluster, pods: list[Pod], placements: list[Placement], seconds: float
 ) -> ScheduleSide:
     """One column of ``compare --schedule``: what one method placed, and what it left of the devices."""
     nodes = {p.label: p.node for p in placements}

@@ -13,8 +13,9 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 
 from drasat.models.core import Node, Pod
+from drasat.models.errors import SelectorParseError
 from drasat.models.resource import Device, ResourceClaim, ResourceSlice
-from drasat.solver.allocation.planning.node_selectors import SelectorParseError, selector_matches
+from drasat.solver.allocation.planning.node_selectors import selector_matches
 from drasat.solver.allocation.problem import NodeInfo, Problem
 
 from .cluster import Cluster, ObjectKey, key_of

@@ -25,7 +25,8 @@ from drasat.models.core import (
     PodStatus,
 )
 from drasat.models.resource import AllocationResult, ResourceClaim, ResourceClaimStatus
-from drasat.solver.allocation.problem import PACK, Problem
+from drasat.solver.allocation.options import CAPABILITIES
+from drasat.solver.allocation.problem import Problem, claim_key
 from drasat.solver.cel import SelectorEvaluator
 
 from .cluster import Cluster, label_of
@@ -73,7 +74,7 @@ class Placement:
     claims: list[ResourceClaim] = field(default_factory=list)  # allocated and/or reserved for this pod
     reason: str = ""
     problem: Problem | None = None  # the per-node question the new allocations answer (for the verifier)
-    allocations: dict[str, AllocationResult] = field(default_factory=dict)
+    allocations: dict[str, AllocationResult] = field(default_factory=dict)  # by claim_key, as allocate's results
     node_reasons: dict[str, list[str]] = field(default_factory=dict)
     exact: bool = True  # False: time ran out before the objective's answer on the node (the allocation is valid)
 
@@ -130,31 +131,16 @@ def schedule_one(
     the same answer, so each such class of nodes is evaluated once for the pod, on its first node; what
     the filters and scores say of a class is kept for later pods of the same spec (``cache``)."""
     cluster = state.cluster
-    waiting = not_schedulable_now(pod)
-    if waiting:
-        return Placement(pod, reason=waiting)
-    pc = resolve_pod_claims(pod, cluster, state.book)
-    if pc.unresolvable:
-        return Placement(pod, reason=summary(len(cluster.nodes), [], pc.unresolvable))
-    pinned = pinned_nodes(pod)
-    if pinned is not None and not pinned:
-        return Placement(pod, reason=summary(len(cluster.nodes), [], REASON_PIN_CONFLICT))
+    pc, pinned, refused = _queued(state, pod)
+    if pc is None or refused:  # no claims: a gate or another scheduler, said as it is; else as the summary
+        return Placement(pod, reason=refused if pc is None else summary(len(cluster.nodes), [], refused))
     keys = _class_keys(state, pc, pinned)
     firsts: dict[tuple, Node] = {}
     for node in cluster.nodes:
         key = keys[node.name]
         if key is not None and key not in firsts:
             firsts[key] = node
-    outcomes = _prepared(state, pc, firsts, cache)
-    reasons: dict[str, list[str]] = {}
-    passed: list[tuple[str, _Outcome]] = []
-    for node in cluster.nodes:
-        key = keys[node.name]
-        outcome = _Outcome([REASON_PINNED]) if key is None else outcomes[key]
-        if outcome.reasons:
-            reasons[node.name] = outcome.reasons
-        else:
-            passed.append((node.name, outcome))
+    reasons, passed = _filtered(cluster.nodes, keys, _prepared(state, pc, firsts, cache))
     devices = _Devices(state, pc, options, cache, {key: node.name for key, node in firsts.items()})
     if executor is not None and executor.workers > 1:
         classes = {key: None for name, _ in passed if (key := keys[name]) is not None}
@@ -169,6 +155,39 @@ def schedule_one(
         node_reasons = {n.name: reasons[n.name] for n in cluster.nodes if n.name in reasons}
         return Placement(pod, reason=summary(len(cluster.nodes), node_reasons.values()), node_reasons=node_reasons)
     return placement
+
+
+def _queued(state: ClusterState, pod: Pod) -> tuple[PodClaims | None, set[str] | None, str]:
+    """What is decided before any node is looked at: the pod's claims and pinned nodes, or why it cannot be
+    scheduled at all (a gate or another scheduler; its claims cannot be resolved; pins that exclude every
+    node). Claims are None only when the pod waits."""
+    waiting = not_schedulable_now(pod)
+    if waiting:
+        return None, None, waiting
+    pc = resolve_pod_claims(pod, state.cluster, state.book)
+    if pc.unresolvable:
+        return pc, None, pc.unresolvable
+    pinned = pinned_nodes(pod)
+    if pinned is not None and not pinned:
+        return pc, pinned, REASON_PIN_CONFLICT
+    return pc, pinned, ""
+
+
+def _filtered(
+    nodes: Sequence[Node], keys: dict[str, tuple | None], outcomes: dict[tuple, _Outcome]
+) -> tuple[dict[str, list[str]], list[tuple[str, _Outcome]]]:
+    """The filters' verdict per node, from its class's outcome: why each refused node fails, and the nodes
+    that pass (in node order) with their outcome."""
+    reasons: dict[str, list[str]] = {}
+    passed: list[tuple[str, _Outcome]] = []
+    for node in nodes:
+        key = keys[node.name]
+        outcome = _Outcome([REASON_PINNED]) if key is None else outcomes[key]
+        if outcome.reasons:
+            reasons[node.name] = outcome.reasons
+        else:
+            passed.append((node.name, outcome))
+    return reasons, passed
 
 
 def _exhaustively(
@@ -252,7 +271,7 @@ def _scores_fixed(pc: PodClaims, passed: list[tuple[str, _Outcome]], options: Al
     the raw ones are equal on all nodes that passed the filters; the pack tie-break never is."""
     first_available = any(r.first_available for u in pc.uses if not u.allocated for r in u.claim.spec.devices.requests)
     return (
-        options.objective != PACK
+        not CAPABILITIES[options.objective].packs
         and not first_available
         and len({o.taints for _, o in passed}) <= 1
         and len({o.affinity for _, o in passed}) <= 1
@@ -473,12 +492,14 @@ def updated_claims(pc: PodClaims, verdict: DraVerdict) -> list[ResourceClaim]:
     """Every claim of the pod with its allocation and the pod (or its group) in ``reservedFor``."""
     out = []
     consumers = [(u.claim, u.consumer) for u in pc.uses]
-    consumers += [(c, pod_consumer(pc.pod)) for c in verdict.claims if c.name not in {u.claim.name for u in pc.uses}]
+    own = {claim_key(u.claim) for u in pc.uses}
+    consumers += [(c, pod_consumer(pc.pod)) for c in verdict.claims if claim_key(c) not in own]
     for claim, consumer in consumers:
         updated = claim.model_copy(deep=True)
         status = updated.status or ResourceClaimStatus()
-        if claim.name in verdict.allocations:
-            status.allocation = verdict.allocations[claim.name]
+        allocation = verdict.allocations.get(claim_key(claim))
+        if allocation is not None:
+            status.allocation = allocation
         if not any(r.uid == consumer.uid for r in status.reserved_for):
             status.reserved_for = [*status.reserved_for, consumer.reference()]
         updated.status = status
@@ -501,7 +522,8 @@ def bound_pod(pc: PodClaims, node: str, verdict: DraVerdict, claims: list[Resour
     if generated:
         status.resource_claim_statuses = [*status.resource_claim_statuses, *generated]
     if verdict.mappings:
-        extended = next(c for c in claims if c.name not in {u.claim.name for u in pc.uses})
+        own = {claim_key(u.claim) for u in pc.uses}
+        extended = next(c for c in claims if claim_key(c) not in own)
         status.extended_resource_claim_status = PodExtendedResourceClaimStatus(
             request_mappings=verdict.mappings, resource_claim_name=extended.name
         )

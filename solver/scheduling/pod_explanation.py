@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from drasat.models.core import Pod
+from drasat.solver.allocation.problem import claim_key
 from drasat.solver.cel import SelectorEvaluator
 from drasat.solver.explanation.explain import Choice, Explanation, explain
 
@@ -34,7 +35,7 @@ NODES_NAMED = 5  # nodes named per class
 
 
 @dataclass
-class NodeClass:
+class ExplainedNodes:
     """Nodes whose devices fail the pod alike, and the explanation for the first of them."""
 
     nodes: list[str]  # the first NODES_NAMED of them
@@ -53,7 +54,7 @@ class PodExplanation:
     pod: str
     node: str | None
     summary: str
-    classes: list[NodeClass] = field(default_factory=list)
+    classes: list[ExplainedNodes] = field(default_factory=list)
     unexplained_nodes: int = 0  # nodes failing on devices in classes beyond MAX_CLASSES
     choice: list[Choice] = field(default_factory=list)  # schedulable: the devices its claims would get
     node_reasons: dict[str, list[str]] = field(default_factory=dict)  # why each node refused the pod
@@ -101,10 +102,10 @@ def _one(cluster: Cluster, pod: Pod, options: AllocateOptions, deadline: float) 
     state = ClusterState(cluster)
     placement = schedule_one(state, pod, options, {})
     if placement.node is not None:
-        namespace = pod.metadata.namespace or "default"
+        labels = {claim_key(c): label_of(c) for c in placement.claims}  # a claim without namespace is in default
         choice = [
-            Choice(f"{namespace}/{claim}", r.request, f"{r.driver}/{r.pool}/{r.device}")
-            for claim, result in placement.allocations.items()
+            Choice(labels.get(key, key), r.request, f"{r.driver}/{r.pool}/{r.device}")
+            for key, result in placement.allocations.items()
             for r in result.devices.results
         ]
         return PodExplanation(
@@ -120,7 +121,7 @@ def _one(cluster: Cluster, pod: Pod, options: AllocateOptions, deadline: float) 
         problem = state.problem(nodes[0], claim_shape(state, pc, nodes[0]).claims)
         remaining = max(deadline - time.monotonic(), 0.001)
         found.classes.append(
-            NodeClass(
+            ExplainedNodes(
                 nodes[:NODES_NAMED],
                 explain(problem, evaluator=options.evaluator, time_limit=remaining),
                 max(len(nodes) - NODES_NAMED, 0),

@@ -14,7 +14,7 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 from drasat.models.core import Pod
-from drasat.models.errors import InputError, Location, Problem
+from drasat.models.errors import InputError, InputProblem, Location
 from drasat.models.meta import TypedObject
 from drasat.models.validation import validate_object
 
@@ -38,7 +38,7 @@ def refuse_unstorable_pods(
         found = cluster.pod_groups_by_key.get((ns, group.pod_group_name or "")) if group is not None else None
         if found is not None:
             used[id(found)] = found
-    problems: list[Problem] = [
+    problems: list[InputProblem] = [
         p for obj in used.values() for p in validate_object(obj, locate(obj) if locate is not None else None)
     ]
     if problems:

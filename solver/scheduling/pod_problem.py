@@ -18,7 +18,7 @@ from drasat.models.core import Pod
 from drasat.models.errors import Location, Unschedulable
 from drasat.models.resource import ResourceClaim, ResourceClaimConsumerReference
 from drasat.solver.allocation.features import Features
-from drasat.solver.allocation.problem import Problem, chosen_claims, problem_from_objects, refuse_unstorable
+from drasat.solver.allocation.problem import Problem, chosen_claims, claim_key, problem_from_objects, refuse_unstorable
 
 from .cluster import Cluster, ObjectKey, key_of, label_of
 from .cluster_state import allocatable_of
@@ -33,7 +33,7 @@ class PodsProblem:
     """The one-node problem, and for each claim to allocate the consumers to reserve it for."""
 
     problem: Problem
-    consumers: dict[str, list[ResourceClaimConsumerReference]] = field(default_factory=dict)
+    consumers: dict[str, list[ResourceClaimConsumerReference]] = field(default_factory=dict)  # by claim_key
     left_out: list[tuple[str, str]] = field(default_factory=list)  # (pod, why) pending pods whose claims are not asked
 
 
@@ -74,7 +74,7 @@ def pods_problem(
     if not cluster.pods and claims is None:
         return PodsProblem(problem_from_objects(objects, node=node, features=features, locate=locate))
     wanted: dict[ObjectKey, ResourceClaim] = {key_of(c): c for c in select_claims(cluster, claims or [])}
-    consumers: dict[ObjectKey, list[ResourceClaimConsumerReference]] = {}
+    consumers: dict[str, list[ResourceClaimConsumerReference]] = {}
     left_out: list[tuple[str, str]] = []
     node_obj = next((n for n in cluster.nodes if n.name == base.node.name), None)
     allocatable = allocatable_of(node_obj) if node_obj is not None else {}
@@ -86,11 +86,11 @@ def pods_problem(
             left_out.append((label_of(pod), why))
         for claim, consumer in found:
             wanted.setdefault(key_of(claim), claim)
-            if consumer not in consumers.setdefault(key_of(claim), []):
-                consumers[key_of(claim)].append(consumer)
+            if consumer not in consumers.setdefault(claim_key(claim), []):
+                consumers[claim_key(claim)].append(consumer)
     refuse_unstorable(list(wanted.values()), locate)  # claims chosen here, not by problem_from_objects
     problem = replace(base, claims=list(wanted.values()))
-    return PodsProblem(problem, {key[1]: refs for key, refs in consumers.items()}, left_out)
+    return PodsProblem(problem, consumers, left_out)
 
 
 def _pod_claims(

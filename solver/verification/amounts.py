@@ -16,9 +16,10 @@ from fractions import Fraction
 from drasat.models.quantity import Quantity
 from drasat.models.resource import DeviceCapacity
 from drasat.solver.allocation.features import Features
+from drasat.solver.allocation.problem import DeviceId
 
-from .claim_rules import Pick, RequestSpec
-from .pools import AllocatedState, DeviceId, Pool, PoolId, SeenDevice, device_text
+from .claim_rules import RequestSpec, ResultEntry
+from .pools import AllocatedState, PoolId, SeenDevice, SeenPool, device_text
 
 # --- consumable capacity (§6.5) --------------------------------------------------------------
 
@@ -115,7 +116,7 @@ def capacity_fits(seen: SeenDevice, spec: RequestSpec, already: Mapping[str, Fra
     return True
 
 
-def pick_capacity_violations(pick: Pick, state: AllocatedState, features: Features) -> list[str]:
+def pick_capacity_violations(pick: ResultEntry, state: AllocatedState, features: Features) -> list[str]:
     """Per allocation: known capacity names, allowed amounts, exclusive fit, recorded consumption."""
     caps = pick.seen.device.capacity
     out = [
@@ -144,7 +145,7 @@ def _fmt(amounts: Mapping[str, Fraction]) -> str:
     return "{" + ", ".join(f"{n}: {_q(v)}" for n, v in sorted(amounts.items())) + "}" if amounts else "absent"
 
 
-def shared_capacity_violations(picks: Sequence[Pick], state: AllocatedState, features: Features) -> list[str]:
+def shared_capacity_violations(picks: Sequence[ResultEntry], state: AllocatedState, features: Features) -> list[str]:
     """All shares of a multi-allocatable device, old and new, must fit in each capacity."""
     totals: dict[DeviceId, dict[str, Fraction]] = {}
     seen: dict[DeviceId, SeenDevice] = {}
@@ -169,7 +170,7 @@ def shared_capacity_violations(picks: Sequence[Pick], state: AllocatedState, fea
 # --- counters (§6.6) and compatibility groups --------------------------------------------------
 
 
-def _new_consumers(picks: Sequence[Pick], state: AllocatedState) -> list[Pick]:
+def _new_consumers(picks: Sequence[ResultEntry], state: AllocatedState) -> list[ResultEntry]:
     """Picks that consume counters now: every exclusive pick; a multi device once, if not yet in use."""
     out, counted = [], set()
     for pick in picks:
@@ -183,9 +184,11 @@ def _new_consumers(picks: Sequence[Pick], state: AllocatedState) -> list[Pick]:
     return out
 
 
-def counter_violations(picks: Sequence[Pick], pools: Mapping[PoolId, Pool], state: AllocatedState) -> list[str]:
+def counter_violations(
+    picks: Sequence[ResultEntry], pools: Mapping[PoolId, SeenPool], state: AllocatedState
+) -> list[str]:
     """Per (driver, pool, set, counter): old allocations plus new ones within the budget."""
-    by_pool: dict[PoolId, list[Pick]] = {}
+    by_pool: dict[PoolId, list[ResultEntry]] = {}
     for pick in _new_consumers(picks, state):
         by_pool.setdefault(pick.id[:2], []).append(pick)
     out = []
@@ -215,7 +218,9 @@ def _groups(seen: SeenDevice, counter_set: str) -> frozenset[str] | None:
     return None
 
 
-def compatibility_violations(picks: Sequence[Pick], pools: Mapping[PoolId, Pool], state: AllocatedState) -> list[str]:
+def compatibility_violations(
+    picks: Sequence[ResultEntry], pools: Mapping[PoolId, SeenPool], state: AllocatedState
+) -> list[str]:
     """Per counter set this allocation draws from, every device drawn from it (new and already
     allocated) shares a group name; devices without groups only go with devices without groups.
 

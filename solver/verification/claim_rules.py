@@ -28,14 +28,15 @@ from drasat.models.resource import (
     ResourceClaim,
 )
 from drasat.solver.allocation.features import Features
+from drasat.solver.allocation.problem import DeviceId, claim_key
 
-from .pools import DeviceId, SeenDevice, device_text
+from .pools import SeenDevice, device_text
 
 RequestSpec: TypeAlias = ExactDeviceRequest | DeviceSubRequest
 
 
 @dataclass(frozen=True)
-class Pick:
+class ResultEntry:
     """One result entry of a proposed allocation, resolved against the claim and the node's pools."""
 
     claim: str
@@ -69,7 +70,7 @@ def tolerates(tol: DeviceToleration, taint: DeviceTaint) -> bool:
     return tol.operator == "Exists"
 
 
-def taint_violations(pick: Pick) -> list[str]:
+def taint_violations(pick: ResultEntry) -> list[str]:
     """Every NoSchedule/NoExecute taint must be tolerated by some toleration of the (sub)request."""
     out = []
     for taint in pick.seen.taints:
@@ -120,7 +121,7 @@ def typed_set(attr: DeviceAttribute) -> tuple[str, frozenset[object]] | None:
     return None
 
 
-def constraint_applies(constraint: DeviceConstraint, pick: Pick) -> bool:
+def constraint_applies(constraint: DeviceConstraint, pick: ResultEntry) -> bool:
     """§6.9.1: empty list = every device of the claim; else the request or ``req/sub`` is listed."""
     if not constraint.requests:
         return True
@@ -167,15 +168,15 @@ def _distinct_violation(values: list[DeviceAttribute], list_mode: bool) -> str:
     return ""
 
 
-Deriver = Callable[[Pick, str], "DeviceAttribute | None | str"]
+Deriver = Callable[[ResultEntry, str], "DeviceAttribute | None | str"]
 
 
-def _no_derived(pick: Pick, name: str) -> None:
+def _no_derived(pick: ResultEntry, name: str) -> None:
     return None
 
 
 def constraint_violations(
-    claim: ResourceClaim, picks: Sequence[Pick], features: Features, derive: Deriver = _no_derived
+    claim: ResourceClaim, picks: Sequence[ResultEntry], features: Features, derive: Deriver = _no_derived
 ) -> list[str]:
     """matchAttribute / distinctAttribute over every device each constraint covers.
 
@@ -186,19 +187,21 @@ def constraint_violations(
     for i, constraint in enumerate(claim.spec.devices.constraints):
         name = constraint.match_attribute or constraint.distinct_attribute
         if name is None:
-            out.append(f"claim {claim.name}, constraint #{i}: empty constraint (no allocation is valid)")
+            out.append(f"claim {claim_key(claim)}, constraint #{i}: empty constraint (no allocation is valid)")
             continue
         covered = [p for p in picks if constraint_applies(constraint, p)]
         derived = [derive(p, name) for p in covered]
         errors = [f"{device_text(p.id)}: {d}" for p, d in zip(covered, derived) if isinstance(d, str)]
         if errors:
-            out.append(f"claim {claim.name}, constraint #{i}: derived attribute {name} fails: {errors[0]}")
+            out.append(f"claim {claim_key(claim)}, constraint #{i}: derived attribute {name} fails: {errors[0]}")
             continue
         values = [d if d is not None else lookup_attribute(p.seen, name) for p, d in zip(covered, derived)]
         missing = [device_text(p.id) for p, v in zip(covered, values) if v is None]
         kind = "matchAttribute" if constraint.match_attribute else "distinctAttribute"
         if missing:
-            out.append(f"claim {claim.name}, constraint #{i} ({kind} {name}): devices {missing} lack the attribute")
+            out.append(
+                f"claim {claim_key(claim)}, constraint #{i} ({kind} {name}): devices {missing} lack the attribute"
+            )
             continue
         present = [v for v in values if isinstance(v, DeviceAttribute)]
         why = (
@@ -207,7 +210,7 @@ def constraint_violations(
             else _distinct_violation(present, features.list_attributes)
         )
         if why:
-            out.append(f"claim {claim.name}, constraint #{i} ({kind} {name}) is broken: {why}")
+            out.append(f"claim {claim_key(claim)}, constraint #{i} ({kind} {name}) is broken: {why}")
     return out
 
 
@@ -224,7 +227,7 @@ def _same_requirement(a: NodeSelectorRequirement, b: NodeSelectorRequirement) ->
     return a.key == b.key and a.operator == b.operator and set(a.values) == set(b.values)
 
 
-def expected_node_selector(claim: str, picks: Sequence[Pick], node_name: str) -> NodeSelector | None | str:
+def expected_node_selector(claim: str, picks: Sequence[ResultEntry], node_name: str) -> NodeSelector | None | str:
     """The selector Kubernetes writes for these devices; a string when it would be an error."""
     term = NodeSelectorTerm()
     for pick in picks:

@@ -13,6 +13,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
 
+from drasat.models.errors import SelectorParseError
 from drasat.models.meta import NodeSelector, NodeSelectorRequirement
 from drasat.models.resource import (
     CounterSet,
@@ -23,10 +24,7 @@ from drasat.models.resource import (
     ResourceSlice,
 )
 from drasat.solver.allocation.features import Features
-from drasat.solver.allocation.problem import NodeInfo, Problem
-
-DeviceId = tuple[str, str, str]
-"""(driver, pool, device): how Kubernetes names a device everywhere."""
+from drasat.solver.allocation.problem import DeviceId, NodeInfo, Problem
 
 PoolId = tuple[str, str]
 """(driver, pool): a pool's identity (never the pool name alone)."""
@@ -38,10 +36,6 @@ def device_text(device_id: DeviceId) -> str:
 
 
 # --- node selectors (§8) -------------------------------------------------------------------
-
-
-class SelectorParseError(ValueError):
-    """A node selector Kubernetes would refuse to parse (fatal for allocation)."""
 
 
 def _check_requirement(req: NodeSelectorRequirement, is_field: bool) -> None:
@@ -131,7 +125,7 @@ class SeenDevice:
 
 
 @dataclass
-class Pool:
+class SeenPool:
     """A gathered pool: usable, incomplete or invalid (obsolete pools are not gathered)."""
 
     id: PoolId
@@ -229,7 +223,7 @@ def _validate_pool(
     return ""
 
 
-def _build_pool(pid: PoolId, relevant: list[ResourceSlice], others: list[ResourceSlice], problem: Problem) -> Pool:
+def _build_pool(pid: PoolId, relevant: list[ResourceSlice], others: list[ResourceSlice], problem: Problem) -> SeenPool:
     """§3.4: split into device and counter-set slices, validate, index the visible devices."""
     features, rules = problem.features, _active_rules(problem)
     relevant = sorted(relevant, key=lambda s: s.name.encode())
@@ -241,10 +235,10 @@ def _build_pool(pid: PoolId, relevant: list[ResourceSlice], others: list[Resourc
         if sl.name in names:
             continue
         (counter_slices if _is_counter_slice(sl, features) else not_targeting).append(sl)
-    pool = Pool(pid, "usable")
+    pool = SeenPool(pid, "usable")
     reason = _validate_pool(device_slices, not_targeting, counter_slices, features)
     if reason:
-        return Pool(pid, "invalid", reason)
+        return SeenPool(pid, "invalid", reason)
     node = problem.node
     for sl in device_slices:
         for dev in sl.spec.devices:
@@ -256,7 +250,9 @@ def _build_pool(pid: PoolId, relevant: list[ResourceSlice], others: list[Resourc
     if features.partitionable:
         pool.counter_sets = {cs.name: cs for sl in counter_slices for cs in sl.spec.shared_counters}
     if not features.compatibility_groups and _has_groups(pool.accounting):
-        return Pool(pid, "incomplete", "its devices have compatibilityGroups, but DRADeviceCompatibilityGroups is off")
+        return SeenPool(
+            pid, "incomplete", "its devices have compatibilityGroups, but DRADeviceCompatibilityGroups is off"
+        )
     return pool
 
 
@@ -296,10 +292,10 @@ def _newest_relevant(problem: Problem) -> tuple[dict[PoolId, list[ResourceSlice]
     return pools, errors
 
 
-def gather_pools(problem: Problem) -> tuple[dict[PoolId, Pool], list[str]]:
+def gather_pools(problem: Problem) -> tuple[dict[PoolId, SeenPool], list[str]]:
     """§3.3: the pools a node sees, each usable, incomplete or invalid; plus fatal gathering errors."""
     relevant, errors = _newest_relevant(problem)
-    pools: dict[PoolId, Pool] = {}
+    pools: dict[PoolId, SeenPool] = {}
     for pid, slices in relevant.items():
         ref = slices[0].spec.pool
         if len(slices) == ref.resource_slice_count:
@@ -312,7 +308,7 @@ def gather_pools(problem: Problem) -> tuple[dict[PoolId, Pool], list[str]]:
         if len(current) == ref.resource_slice_count:
             pools[pid] = _build_pool(pid, slices, current, problem)
         else:
-            pools[pid] = Pool(pid, "incomplete", f"has {len(current)} of {ref.resource_slice_count} slices")
+            pools[pid] = SeenPool(pid, "incomplete", f"has {len(current)} of {ref.resource_slice_count} slices")
     return pools, errors
 
 

@@ -21,9 +21,10 @@ from drasat.models.resource import (
     ResourceClaim,
 )
 from drasat.solver.allocation.features import Features
+from drasat.solver.allocation.problem import DeviceId, claim_key
 
-from .claim_rules import Pick, RequestSpec
-from .pools import AllocatedState, DeviceId, device_text
+from .claim_rules import RequestSpec, ResultEntry
+from .pools import AllocatedState, device_text
 
 if TYPE_CHECKING:
     from .verifier import World
@@ -114,7 +115,7 @@ def request_violations(
         by_request.setdefault(res.request.partition("/")[0], []).append(res)
     out: list[str] = []
     for req in claim.spec.devices.requests:
-        where = f"claim {claim.name}, request {req.name}"
+        where = f"claim {claim_key(claim)}, request {req.name}"
         problems = _gate_violations(world.problem.features, req)
         for spec in _specs(req):
             name = f"{req.name}/{spec.name}" if isinstance(spec, DeviceSubRequest) else req.name
@@ -123,7 +124,7 @@ def request_violations(
         out += [f"{where}: {p}" for p in _result_count_violations(world, claim, req, by_request.pop(req.name, []))]
     total = sum(_minimum(world, r) for r in claim.spec.devices.requests)
     if total > MAX_RESULTS:
-        out.append(f"claim {claim.name}: number of requested devices {total} exceeds the claim limit of 32")
+        out.append(f"claim {claim_key(claim)}: number of requested devices {total} exceeds the claim limit of 32")
     return out
 
 
@@ -164,7 +165,7 @@ def _toleration(tol: DeviceToleration) -> tuple[object, ...]:
     return (tol.key or "", tol.operator or "Equal", tol.value or "", tol.effect or "", tol.toleration_seconds)
 
 
-def result_field_violations(pick: Pick, features: Features) -> list[str]:
+def result_field_violations(pick: ResultEntry, features: Features) -> list[str]:
     """§2.5.1: adminAccess, tolerations, binding conditions and consumedCapacity as Kubernetes writes them."""
     res, out = pick.result, []
     if pick.admin and res.admin_access is not True:
@@ -183,7 +184,7 @@ def result_field_violations(pick: Pick, features: Features) -> list[str]:
     return [f"{pick.where()}: {p}" for p in out]
 
 
-def share_id_violations(picks: Sequence[Pick], state: AllocatedState) -> list[str]:
+def share_id_violations(picks: Sequence[ResultEntry], state: AllocatedState) -> list[str]:
     """A fresh lower-case UUID for every share of a multi-allocatable device, and for nothing else."""
     out, used = [], {(d, s) for d, s in state.shares}
     for pick in picks:
@@ -200,13 +201,13 @@ def share_id_violations(picks: Sequence[Pick], state: AllocatedState) -> list[st
     return out
 
 
-def use_violations(picks: Sequence[Pick], state: AllocatedState) -> list[str]:
+def use_violations(picks: Sequence[ResultEntry], state: AllocatedState) -> list[str]:
     """§6.3 with intended admin semantics: already-allocated devices, and exclusive devices twice."""
     out = []
     for pick in picks:
         if not pick.admin and pick.id in state.exclusive:
             out.append(f"{pick.where()} is already allocated to another claim")
-    exclusive: dict[DeviceId, list[Pick]] = {}
+    exclusive: dict[DeviceId, list[ResultEntry]] = {}
     for pick in picks:
         if not pick.multi:
             exclusive.setdefault(pick.id, []).append(pick)

@@ -25,7 +25,7 @@ from drasat.models.resource import (
     ExactDeviceRequest,
     ResourceClaim,
 )
-from drasat.solver.allocation.problem import Problem
+from drasat.solver.allocation.problem import DeviceId, Problem, claim_key
 
 from .amounts import (
     capacity_fits,
@@ -35,8 +35,8 @@ from .amounts import (
     shared_capacity_violations,
 )
 from .claim_rules import (
-    Pick,
     RequestSpec,
+    ResultEntry,
     config_key,
     constraint_violations,
     expected_config,
@@ -44,7 +44,7 @@ from .claim_rules import (
     selector_key,
     taint_violations,
 )
-from .pools import AllocatedState, DeviceId, Pool, PoolId, SeenDevice, allocated_state, device_text, gather_pools
+from .pools import AllocatedState, PoolId, SeenDevice, SeenPool, allocated_state, device_text, gather_pools
 from .requests import (
     MAX_RESULTS,
     find_request,
@@ -73,7 +73,7 @@ class World:
     """Everything the checks consult: the node's pools, the allocated state, classes and CEL."""
 
     problem: Problem
-    pools: dict[PoolId, Pool]
+    pools: dict[PoolId, SeenPool]
     fatal: list[str]
     state: AllocatedState
     classes: dict[str, DeviceClass]
@@ -100,7 +100,7 @@ class World:
             self._cel_cache[key] = self._evaluate(selector.cel.expression, seen)
         return self._cel_cache[key]
 
-    def derived(self, pick: Pick, name: str) -> DeviceAttribute | None | str:
+    def derived(self, pick: ResultEntry, name: str) -> DeviceAttribute | None | str:
         """The request's derived attribute ``name`` on the picked device (DRADerivedAttributes)."""
         if not self.problem.features.derived_attributes:
             return None
@@ -211,19 +211,21 @@ def verify(
 ) -> list[str]:
     """Every rule the proposed allocation breaks, in plain words naming claim/request/device; [] when it is valid.
 
+    ``allocations`` are keyed as ``allocate`` keys its results: ``namespace/name`` (:func:`claim_key`).
+
     ``evaluator`` replaces the CEL engine (tests use a fake one); by default
     ``drasat.solver.cel`` is used, and when it is missing every selector that must be
     evaluated is reported as unverifiable instead of being silently accepted.
     """
     world = World.build(problem, evaluator)
     out = list(world.fatal)
-    names = [c.name for c in problem.claims]
-    out += [f"claim {n}: no allocation proposed" for n in names if n not in allocations]
-    out += [f"allocation proposed for {n!r}, which is not a claim to allocate" for n in allocations if n not in names]
-    picks: list[Pick] = []
-    for claim in problem.claims:
-        if claim.name in allocations:
-            claim_picks, problems = _verify_claim(world, claim, allocations[claim.name])
+    keys = [claim_key(c) for c in problem.claims]
+    out += [f"claim {k}: no allocation proposed" for k in keys if k not in allocations]
+    out += [f"allocation proposed for {k!r}, which is not a claim to allocate" for k in allocations if k not in keys]
+    picks: list[ResultEntry] = []
+    for claim, key in zip(problem.claims, keys):
+        if key in allocations:
+            claim_picks, problems = _verify_claim(world, claim, allocations[key])
             picks += claim_picks
             out += problems
     out += _cross_claim_violations(world, picks)
@@ -239,25 +241,27 @@ def check_or_raise(
         raise AssertionError("invalid allocation:\n  - " + "\n  - ".join(problems))
 
 
-def _verify_claim(world: World, claim: ResourceClaim, allocation: AllocationResult) -> tuple[list[Pick], list[str]]:
+def _verify_claim(
+    world: World, claim: ResourceClaim, allocation: AllocationResult
+) -> tuple[list[ResultEntry], list[str]]:
     """All per-claim rules; returns the resolved picks for the cross-claim checks."""
     results = allocation.devices.results
     out = request_violations(world, claim, results)
-    picks: list[Pick] = []
+    picks: list[ResultEntry] = []
     for res in results:
         pick = _resolve(world, claim, res, out)
         if pick is not None:
             picks.append(pick)
             out += _pick_violations(world, pick)
     if len(results) > MAX_RESULTS:
-        out.append(f"claim {claim.name}: {len(results)} results, more than the limit of {MAX_RESULTS}")
+        out.append(f"claim {claim_key(claim)}: {len(results)} results, more than the limit of {MAX_RESULTS}")
     out += constraint_violations(claim, picks, world.problem.features, world.derived)
     if len(picks) == len(results):
         out += _node_selector_violations(world, claim, picks, allocation)
     out += _config_violations(world, claim, results, allocation)
     if allocation.allocation_timestamp is not None and not world.problem.features.binding_conditions:
         out.append(
-            f"claim {claim.name}: allocationTimestamp is set, but kube-scheduler only sets it when "
+            f"claim {claim_key(claim)}: allocationTimestamp is set, but kube-scheduler only sets it when "
             "DRADeviceBindingConditions and DRAResourceClaimDeviceStatus are on"
         )
     return picks, out
@@ -280,9 +284,11 @@ def _resolve_device(world: World, res: DeviceRequestAllocationResult) -> SeenDev
     return seen
 
 
-def _resolve(world: World, claim: ResourceClaim, res: DeviceRequestAllocationResult, out: list[str]) -> Pick | None:
+def _resolve(
+    world: World, claim: ResourceClaim, res: DeviceRequestAllocationResult, out: list[str]
+) -> ResultEntry | None:
     """Tie a result entry to its (sub)request and device; report and drop it when either is unknown."""
-    where = f"claim {claim.name}, request {res.request}: device {res.driver}/{res.pool}/{res.device}"
+    where = f"claim {claim_key(claim)}, request {res.request}: device {res.driver}/{res.pool}/{res.device}"
     found = find_request(claim, res.request)
     seen = _resolve_device(world, res)
     if isinstance(seen, str):
@@ -294,10 +300,10 @@ def _resolve(world: World, claim: ResourceClaim, res: DeviceRequestAllocationRes
     req, spec = found
     admin = isinstance(spec, ExactDeviceRequest) and spec.admin_access is True
     sub = None if isinstance(spec, ExactDeviceRequest) else spec
-    return Pick(claim.name, res, req, sub, spec, seen, world.is_multi(seen), admin)
+    return ResultEntry(claim_key(claim), res, req, sub, spec, seen, world.is_multi(seen), admin)
 
 
-def _pick_violations(world: World, pick: Pick) -> list[str]:
+def _pick_violations(world: World, pick: ResultEntry) -> list[str]:
     """Rules about one device for one request: eligibility, taints, capacity, result fields."""
     features = world.problem.features
     out = []
@@ -314,7 +320,7 @@ def _pick_violations(world: World, pick: Pick) -> list[str]:
     return out
 
 
-def _cross_claim_violations(world: World, picks: Sequence[Pick]) -> list[str]:
+def _cross_claim_violations(world: World, picks: Sequence[ResultEntry]) -> list[str]:
     """Rules that span claims: use, shares, capacity sums, counters, compatibility groups."""
     features = world.problem.features
     out = use_violations(picks, world.state)
@@ -329,16 +335,16 @@ def _cross_claim_violations(world: World, picks: Sequence[Pick]) -> list[str]:
 
 
 def _node_selector_violations(
-    world: World, claim: ResourceClaim, picks: Sequence[Pick], allocation: AllocationResult
+    world: World, claim: ResourceClaim, picks: Sequence[ResultEntry], allocation: AllocationResult
 ) -> list[str]:
     """§2.5.3: the written selector must equal the one derived from the devices (order aside)."""
-    expected = expected_node_selector(claim.name, picks, world.problem.node.name)
+    expected = expected_node_selector(claim_key(claim), picks, world.problem.node.name)
     if isinstance(expected, str):
-        return [f"claim {claim.name}: no allocation is valid: {expected}"]
+        return [f"claim {claim_key(claim)}: no allocation is valid: {expected}"]
     if selector_key(expected) != selector_key(allocation.node_selector):
         want = expected.to_api() if expected is not None else None
         got = allocation.node_selector.to_api() if allocation.node_selector is not None else None
-        return [f"claim {claim.name}: nodeSelector is {got} but must be {want}"]
+        return [f"claim {claim_key(claim)}: nodeSelector is {got} but must be {want}"]
     return []
 
 
@@ -354,7 +360,7 @@ def _config_violations(
     expected = expected_config(claim, chosen, world.classes)
     if config_key(expected) != config_key(allocation.devices.config):
         return [
-            f"claim {claim.name}: devices.config is {config_key(allocation.devices.config)} "
+            f"claim {claim_key(claim)}: devices.config is {config_key(allocation.devices.config)} "
             f"but must be {config_key(expected)}"
         ]
     return []

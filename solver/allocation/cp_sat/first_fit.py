@@ -24,7 +24,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from drasat.models.errors import InternalError
-from drasat.solver.allocation.depth_first.hint import Step, first_fit_fill, trusted_fill, undo_steps
+from drasat.solver.allocation.depth_first.hint import GuessStep, first_fit_fill, trusted_fill, undo_steps
 from drasat.solver.allocation.depth_first.search_state import SearchState
 from drasat.solver.allocation.planning.plan import ClaimPlan, Pick, RequestPlan
 
@@ -72,7 +72,7 @@ def _apply(state: SearchState, plan: ClaimPlan, picks: Sequence[Pick]) -> None:
             )
 
 
-def _longest_extendable(m: AllocationModel, stages: Stages, steps: Sequence[Step], drawn: Counter[int]) -> int:
+def _longest_extendable(m: AllocationModel, stages: Stages, steps: Sequence[GuessStep], drawn: Counter[int]) -> int:
     """How many leading ``steps`` some complete allocation takes (the last solution found, if any, is one).
     ``drawn``: what the claims decided so far drew from each take variable (merged groups go on adding)."""
     needs = _needs(m, steps, drawn)
@@ -96,7 +96,7 @@ def _longest_extendable(m: AllocationModel, stages: Stages, steps: Sequence[Step
 Need = list[tuple["cp_model.IntVar", int, bool]]  # (variable, value, exactly: True "==", False ">=")
 
 
-def _needs(m: AllocationModel, steps: Sequence[Step], drawn: Counter[int]) -> list[Need]:
+def _needs(m: AllocationModel, steps: Sequence[GuessStep], drawn: Counter[int]) -> list[Need]:
     """Each step as bounds on the model's variables: its alternative used and its class counts exactly,
     or, for a merged group, its running totals at least (the group's later claims draw from it too)."""
     running = Counter(drawn)
@@ -121,7 +121,7 @@ def _needs(m: AllocationModel, steps: Sequence[Step], drawn: Counter[int]) -> li
     return needs
 
 
-def _step_values(m: AllocationModel, step: Step) -> dict[int, int]:
+def _step_values(m: AllocationModel, step: GuessStep) -> dict[int, int]:
     """The step as CP-SAT values, for the hint (a merged group's totals are left to the last solution)."""
     if m.is_merged(step.alt):
         return {}
@@ -143,7 +143,7 @@ def _shown(values: dict[int, int], needs: Sequence[Need]) -> int:
     return len(needs)
 
 
-def _literal(stages: Stages, step: Step, need: Need) -> cp_model.IntVar:
+def _literal(stages: Stages, step: GuessStep, need: Need) -> cp_model.IntVar:
     """A literal that, assumed, makes the model take the step."""
     literal = stages.model.new_bool_var(f"guess[{step.plan.label}/{step.alt.result_name}]")
     for var, value, exactly in need:
@@ -152,7 +152,7 @@ def _literal(stages: Stages, step: Step, need: Need) -> cp_model.IntVar:
     return literal
 
 
-def _request(step: Step) -> RequestPlan:
+def _request(step: GuessStep) -> RequestPlan:
     return step.plan.requests[step.alt.request]
 
 

@@ -29,14 +29,14 @@ be solved again (another objective, or an explanation under other assumptions).
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import NamedTuple
 
 from ortools.sat.python import cp_model
 
 from drasat.models.errors import SolveTimeout
+from drasat.solver.allocation.options import Objective
 from drasat.solver.allocation.planning.plan import Alternative, ClaimPlan, Pick, RequestPlan
-from drasat.solver.allocation.problem import PACK, PRIORITIZED
 
 from .first_fit import decode_first_fit, first_fit_hint
 from .merge import SplitMatched
@@ -55,7 +55,7 @@ class Staged(NamedTuple):
     conflicts: int
 
 
-def solve_staged(m: AllocationModel, objective: str, deadline: float, workers: int) -> Staged:
+def solve_staged(m: AllocationModel, objective: Objective, deadline: float, workers: int) -> Staged:
     """The chosen picks per claim, whether they are the objective's answer, and the solver's effort.
 
     ``deadline`` is a ``time.monotonic()`` value shared with the rest of the allocate call. When it
@@ -71,20 +71,28 @@ def solve_staged(m: AllocationModel, objective: str, deadline: float, workers: i
     if not guessed and not stages.solve():
         return result(None)
     try:
-        if objective == PRIORITIZED:
-            stages.minimize_rank()
-            return result(_decode(m, stages))
-        if objective == PACK:
-            _first_available_in_order(m, stages)
-            minimize_footprint(stages)
-            return result(_decode(m, stages))
-        return result(decode_first_fit(m, stages, _Decoder(m, stages)))
+        return result(_STAGES[objective](m, stages))
     except SplitMatched as split:
         stages.frozen = True  # what stands should time run out before the model built again finds an allocation
         raise SplitMatched(str(split), result(_decode(m, stages), exact=False)) from None
     except SolveTimeout:
         stages.frozen = True
         return result(_decode(m, stages), exact=False)
+
+
+def _first_fit(m: AllocationModel, stages: Stages) -> list[list[Pick]]:
+    return decode_first_fit(m, stages, _Decoder(m, stages))
+
+
+def _prioritized_list(m: AllocationModel, stages: Stages) -> list[list[Pick]]:
+    stages.minimize_rank()
+    return _decode(m, stages)
+
+
+def _pack(m: AllocationModel, stages: Stages) -> list[list[Pick]]:
+    _first_available_in_order(m, stages)
+    minimize_footprint(stages)
+    return _decode(m, stages)
 
 
 def _first_available_in_order(m: AllocationModel, stages: Stages) -> None:
@@ -262,3 +270,11 @@ class _Drawn:
 
     def add(self, k: int) -> None:
         self.drawn[self.takes[k].index] += 1
+
+
+_STAGES: dict[Objective, Callable[[AllocationModel, Stages], list[list[Pick]]]] = {
+    Objective.FIRST_FIT: _first_fit,
+    Objective.PRIORITIZED_LIST: _prioritized_list,
+    Objective.PACK: _pack,
+}
+"""Each objective's stages after the first allocation, ending with the picks decoded."""

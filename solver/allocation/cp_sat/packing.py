@@ -46,7 +46,7 @@ SIZE_SCALE = 1000  # partition sizes in thousandths of the set's largest device,
 HOLES_EFFORT = 0.2
 
 
-class Stages(Protocol):
+class StagedSolve(Protocol):
     """What pack needs of the staged solves (``stages.Stages``): the model, a solve, values read back."""
 
     m: AllocationModel
@@ -129,7 +129,7 @@ def _left(inv: Inventory, cset: SetKey, name: str) -> Fraction:
 # --- the CP-SAT side ---------------------------------------------------------------------
 
 
-def minimize_footprint(stages: Stages) -> None:
+def minimize_footprint(stages: StagedSolve) -> None:
     """Pack's stages 1-3 on the staged model: each optimum is fixed as a bound before the next, so
     first-fit decoding afterwards only breaks the remaining ties. New variables go into the stages'
     copy of the model (``stages.model``), never into the built one."""
@@ -231,7 +231,7 @@ def _stays_allocatable(
         model.add(sum(usage[k]) <= m.groups[k].size - 1).only_enforce_if(literal)
 
 
-def _optimize(stages: Stages, terms: Sequence[cp_model.IntVar], maximize: bool) -> None:
+def _optimize(stages: StagedSolve, terms: Sequence[cp_model.IntVar], maximize: bool) -> None:
     """One lexicographic stage: optimise the sum of ``terms``, then keep it at that value for the stages after."""
     if not terms:
         return

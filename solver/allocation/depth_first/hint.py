@@ -46,7 +46,7 @@ def first_fit_fill(
 
 
 @dataclass(frozen=True)
-class Step:
+class GuessStep:
     """One request as the guess filled it: the alternative taken and its picks, in order."""
 
     plan: ClaimPlan
@@ -54,18 +54,18 @@ class Step:
     picks: list[Pick]
 
 
-def trusted_fill(state: SearchState, requests: Sequence[tuple[ClaimPlan, RequestPlan]]) -> list[Step]:
+def trusted_fill(state: SearchState, requests: Sequence[tuple[ClaimPlan, RequestPlan]]) -> list[GuessStep]:
     """The guess for ``requests`` in order, applied to ``state``, up to the first request where it
     stops being first-fit's candidate answer: a request left out, or one that passed over an earlier
     alternative whose refusal might be wrong (its devices stuck part-way; depth-first search would
     have backtracked within it). Every step before that is depth-first search's own step, provided
     the steps so far are part of some complete allocation (the module's docstring says why)."""
-    steps: list[Step] = []
+    steps: list[GuessStep] = []
     for plan, req in requests:
         for alt in req.alternatives:
             picks, surely = _fill(state, plan.index, alt)
             if picks is not None:
-                steps.append(Step(plan, alt, picks))
+                steps.append(GuessStep(plan, alt, picks))
                 break
             if not surely:
                 return steps
@@ -74,7 +74,7 @@ def trusted_fill(state: SearchState, requests: Sequence[tuple[ClaimPlan, Request
     return steps
 
 
-def undo_steps(state: SearchState, steps: Sequence[Step]) -> None:
+def undo_steps(state: SearchState, steps: Sequence[GuessStep]) -> None:
     """Take ``steps`` back out of ``state``, last pick first."""
     for step in reversed(steps):
         for pick in reversed(step.picks):

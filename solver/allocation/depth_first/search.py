@@ -128,12 +128,9 @@ class _Slot(_Frame):
         state = search.state
         while True:
             if outcome is not None:
-                if outcome == SUCCESS:
-                    return SUCCESS
-                state.remove(c, self.pick)  # type: ignore[arg-type]  # set before any outcome arrives
-                search.backtracks += 1
-                if search.own(outcome, c) == SIZE:
-                    return SIZE
+                settled = self._settle(outcome)
+                if settled is not None:
+                    return settled
             outcome = None
             order = self.order
             first, second, more = self.skip
@@ -156,6 +153,17 @@ class _Slot(_Frame):
                     break
             else:
                 return FAIL
+
+    def _settle(self, outcome: str) -> str | None:
+        """What the next slots' outcome means here: success goes up, a failure takes this slot's pick back
+        (None: try the next device), a claim over its size limit goes up too. Apart from :meth:`resume`'s
+        loop over devices, which stays inline: it runs once per device tried, this once per backtrack."""
+        if outcome == SUCCESS:
+            return SUCCESS
+        search = self.search
+        search.state.remove(self.plan.index, self.pick)  # type: ignore[arg-type]  # set before any outcome
+        search.backtracks += 1
+        return SIZE if search.own(outcome, self.plan.index) == SIZE else None
 
 
 class _AllSlot(_Frame):

@@ -14,7 +14,7 @@ from dataclasses import replace
 from drasat.models.errors import AllocationError, SelectorError, SolveTimeout
 from drasat.models.resource import DeviceSubRequest, ExactDeviceRequest, ResourceClaim
 from drasat.solver.allocation.frozen import maker
-from drasat.solver.allocation.problem import Problem
+from drasat.solver.allocation.problem import Problem, claim_key
 from drasat.solver.allocation.rules.matching import constraint_attribute
 from drasat.solver.cel import CelCompileError, SelectorEvaluator
 
@@ -27,16 +27,9 @@ __all__ = [
     "ClaimPlan",
     "ConstraintPlan",
     "RequestPlan",
-    "claim_label",
     "constraint_attribute",
     "plan_claims",
 ]
-
-
-def claim_label(claim: ResourceClaim) -> str:
-    """``namespace/name`` (bare name without a namespace): how messages and results name a claim."""
-    meta = claim.metadata  # read directly: every call names every claim
-    return f"{meta.namespace}/{meta.name or ''}" if meta.namespace else meta.name or ""
 
 
 def plan_claims(
@@ -102,10 +95,19 @@ def _share_key(alt: Alternative) -> tuple:
 
 
 def _plan_claim(problem: Problem, inv: Inventory, ev: _SharedCandidates, index: int, claim: ResourceClaim) -> ClaimPlan:
-    label = claim_label(claim)
+    label = claim_key(claim)
     requests = []
     for r, request in enumerate(claim.spec.devices.requests):
         requests.append(_plan_request(problem, inv, ev, index, label, r, request))
+    derives = _check_size(label, requests)
+    constraints = _constraint_plans(label, claim)
+    plan = _claim_plan(index, claim, label, tuple(requests), tuple(constraints))  # by position, in field order
+    return _with_derived(plan, inv, ev) if derives else plan
+
+
+def _check_size(label: str, requests: list[RequestPlan]) -> bool:
+    """AllocationError when even the fewest devices each request may take exceed the claim's limit, as
+    Kubernetes checks before searching; and whether any alternative derives attributes."""
     minimum, derives = 0, False
     for req in requests:
         fewest = req.alternatives[0].count
@@ -119,6 +121,11 @@ def _plan_claim(problem: Problem, inv: Inventory, ev: _SharedCandidates, index: 
         raise AllocationError(
             f"claim {label}: number of requested devices {minimum} exceeds the claim limit of {MAX_RESULTS}"
         )
+    return derives
+
+
+def _constraint_plans(label: str, claim: ResourceClaim) -> list[ConstraintPlan]:
+    """The claim's constraints; one that names no attribute is Kubernetes' allocation error."""
     constraints: list[ConstraintPlan] = []
     for i, c in enumerate(claim.spec.devices.constraints):
         if c.match_attribute:
@@ -127,9 +134,12 @@ def _plan_claim(problem: Problem, inv: Inventory, ev: _SharedCandidates, index: 
             constraints.append(ConstraintPlan(i, "distinct", c.distinct_attribute, frozenset(c.requests)))
         else:
             raise AllocationError(f"claim {label}, constraint #{i}: empty constraint (unsupported constraint type?)")
-    plan = _claim_plan(index, claim, label, tuple(requests), tuple(constraints))  # by position, in field order
-    if not derives:
-        return plan
+    return constraints
+
+
+def _with_derived(plan: ClaimPlan, inv: Inventory, ev: _SharedCandidates) -> ClaimPlan:
+    """The plan with each deriving alternative's attributes evaluated on its candidates (once each derived
+    attribute is known to feed a constraint)."""
     for alt in plan.alternatives():
         if alt.derived_specs:
             _check_derived_used(plan, alt)

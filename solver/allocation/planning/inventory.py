@@ -23,13 +23,12 @@ from drasat.models.resource import Device, DeviceTaint, DeviceTaintRule, Resourc
 from drasat.models.trusted import dict_setter
 from drasat.solver.allocation.features import Features
 from drasat.solver.allocation.frozen import maker
-from drasat.solver.allocation.problem import NodeInfo, Problem
+from drasat.solver.allocation.problem import DeviceId, NodeInfo, Problem
 from drasat.solver.allocation.rules.reachability import device_reaches, slice_reaches
 from drasat.solver.cel import CelDevice
 
 from .plan import EMPTY_MAPPING
 
-DeviceId = tuple[str, str, str]
 PoolKey = tuple[str, str]
 Counters = dict[str, dict[str, Fraction]]
 
@@ -197,6 +196,27 @@ def _gather(
     even while a newer one is being published elsewhere (the conformance scenario
     multi-host-resource-pool-incomplete-update-from-node-1-to-node-2 pins this).
     """
+    gathered: list[tuple[PoolKey, list[ResourceSlice], list[ResourceSlice]]] = []
+    for key, chosen in _newest_reaching(slices, node, features).items():
+        reference = chosen[0].spec.pool
+        if len(chosen) == reference.resource_slice_count:
+            gathered.append((key, chosen, []))
+            continue
+        same_pool = [s for s in slices if (s.spec.driver, s.spec.pool.name) == key]
+        if any(s.spec.pool.generation > reference.generation for s in same_pool):
+            continue  # obsolete: a newer generation exists
+        others = [
+            s for s in same_pool if s.spec.pool.generation == reference.generation and not any(s is c for c in chosen)
+        ]
+        gathered.append((key, chosen, others))
+    return gathered
+
+
+def _newest_reaching(
+    slices: Sequence[ResourceSlice], node: NodeInfo, features: Features
+) -> dict[PoolKey, list[ResourceSlice]]:
+    """Per pool, the slices of its newest generation that reach ``node`` (this node's own slices first, then
+    those without a node name, as upstream lists them); slices the gates hide are not seen."""
     local: list[ResourceSlice] = []
     shared: list[ResourceSlice] = []
     for s in slices:  # one pass: this node's slices first, then those without a node name
@@ -221,20 +241,7 @@ def _gather(
             relevant[key] = [s]
         elif spec.pool.generation == current[0].spec.pool.generation:
             current.append(s)
-    gathered: list[tuple[PoolKey, list[ResourceSlice], list[ResourceSlice]]] = []
-    for key, chosen in relevant.items():
-        reference = chosen[0].spec.pool
-        if len(chosen) == reference.resource_slice_count:
-            gathered.append((key, chosen, []))
-            continue
-        same_pool = [s for s in slices if (s.spec.driver, s.spec.pool.name) == key]
-        if any(s.spec.pool.generation > reference.generation for s in same_pool):
-            continue  # obsolete: a newer generation exists
-        others = [
-            s for s in same_pool if s.spec.pool.generation == reference.generation and not any(s is c for c in chosen)
-        ]
-        gathered.append((key, chosen, others))
-    return gathered
+    return relevant
 
 
 def _build_pool(

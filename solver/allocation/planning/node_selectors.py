@@ -10,17 +10,13 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-from drasat.models.errors import AllocationError
+from drasat.models.errors import AllocationError, SelectorParseError
 from drasat.models.meta import NodeSelector, NodeSelectorRequirement
 from drasat.solver.allocation.problem import NodeInfo
 
 _LABEL_VALUE = re.compile(r"^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$")
 _LABEL_NAME = re.compile(r"^([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]$")
 _DNS_SUBDOMAIN = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$")
-
-
-class SelectorParseError(ValueError):
-    """A node selector Kubernetes would refuse to parse."""
 
 
 def reaches(node: NodeInfo, node_name: str | None, all_nodes: bool | None, selector: NodeSelector | None) -> bool:

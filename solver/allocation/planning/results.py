@@ -29,15 +29,12 @@ from .plan import ClaimPlan, Pick
 
 def allocation_results(
     inv: Inventory, plans: Sequence[ClaimPlan], picks: Sequence[Sequence[Pick]]
-) -> tuple[dict[str, AllocationResult], dict[str, str]]:
-    """One AllocationResult per claim, keyed by claim name, in claim order; and each claim's label by name."""
+) -> dict[str, AllocationResult]:
+    """One AllocationResult per claim, keyed by the claim's key (``namespace/name``, ``claim_key``), in claim order."""
     results: dict[str, AllocationResult] = {}
-    labels: dict[str, str] = {}
     for plan, claim_picks in zip(plans, picks):
-        name = plan.claim.metadata.name or ""
-        results[name] = allocation_result(inv, plan, claim_picks)
-        labels[name] = plan.label
-    return results, labels
+        results[plan.label] = allocation_result(inv, plan, claim_picks)
+    return results
 
 
 # Built without validation (models.trusted): every value comes from validated input. The usual shapes have

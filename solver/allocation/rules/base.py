@@ -14,9 +14,11 @@ It says
   with one assumption literal from :meth:`Encoding.guard`, and records what it means;
   :meth:`Rule.encode_counts` is the same lifted to counts of claims (joint placement, where one
   alternative stands for the claims of many pods).
+* its words for an explanation: :meth:`Rule.describe`, the numbers behind one of its instances
+  that is a member of a conflict.
 
-The drivers (candidates, state, classes, model) loop over the registered rules and know
-nothing of any one of them.
+The drivers (candidates, state, classes, model, the explanation) loop over the registered rules
+and know nothing of any one of them.
 """
 
 from __future__ import annotations
@@ -206,3 +208,11 @@ class Rule:
         by allocating it."""
         self.encode(enc)
         return True
+
+    # --- explanation -----------------------------------------------------------------------
+    def describe(self, inv: Inventory, plans: list[ClaimPlan], member: Assumption) -> str:
+        """The numbers behind ``member``, one of this rule's instances in a minimal conflict ("" when there is
+        nothing to add). Its meaning says *what* cannot hold; the operator also wants to see *why* (how
+        much is left, who else wants the devices), counted over candidates — devices free and admitted by
+        every static check — so that the numbers are what the allocation could still choose from."""
+        return ""

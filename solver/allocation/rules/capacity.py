@@ -1,7 +1,7 @@
 """Consumable capacity (DRAConsumableCapacity): shares of devices that allow multiple allocations.
 
 A request takes a share of every capacity of the device, rounded as Kubernetes rounds it
-(``solver/capacity.py``); the shares of one device, with what is already allocated, stay
+(``allocation/planning/rounding.py``); the shares of one device, with what is already allocated, stay
 within each capacity value. A device asked for nothing in particular, dedicated and
 without policies, fits whole. Shared devices are each a class of their own.
 """
@@ -11,10 +11,11 @@ from __future__ import annotations
 from fractions import Fraction
 from typing import TYPE_CHECKING
 
-from drasat.solver.allocation.planning.plan import Alternative, Pick
+from drasat.models.quantity import Quantity
+from drasat.solver.allocation.planning.plan import Alternative, ClaimPlan, Pick
 from drasat.solver.allocation.planning.rounding import fits, share_of
 
-from .base import Encoding, Found, Rule, RuleContext, Stage
+from .base import Assumption, Encoding, Found, Rule, RuleContext, Stage
 from .counters import add_scaled
 
 if TYPE_CHECKING:
@@ -109,3 +110,35 @@ class ConsumableCapacity(Rule):
             for name, capacity in dev.device.capacity.items():
                 terms = [(alt.share[dev.index][name], v) for alt, v in takes]
                 add_scaled(enc.model, terms, capacity.value.value - already.get(name, Fraction(0)), literal)
+
+    def describe(self, inv: Inventory, plans: list[ClaimPlan], member: Assumption) -> str:
+        """What is free of the shared device's capacities, and the share each request would take."""
+        if not member.devices:
+            return ""
+        return _capacity_left(inv, member.devices[0]) + _shares_asked(inv, plans, member.devices[0])
+
+
+def _shares_asked(inv: Inventory, plans: list[ClaimPlan], device: int) -> str:
+    """The share of the device each request that may take it would consume."""
+    capacities = inv.devices[device].device.capacity
+    asked = []
+    for plan in plans:
+        for alt in plan.alternatives():
+            share = alt.share.get(device)
+            if share:
+                amounts = ", ".join(
+                    f"{name} {Quantity(amount, capacities[name].value.format)}"
+                    for name, amount in sorted(share.items())
+                )
+                asked.append(f"claim {plan.label} request {alt.result_name} {amounts}")
+    return "; shares asked: " + ", ".join(asked) if asked else ""
+
+
+def _capacity_left(inv: Inventory, device: int) -> str:
+    dev = inv.devices[device]
+    used = inv.in_use.capacity.get(dev.id, {})
+    parts = [
+        f"{name} {Quantity(c.value.value - used.get(name, Fraction(0)), c.value.format)} of {c.value} free"
+        for name, c in sorted(dev.device.capacity.items())
+    ]
+    return f"device {dev.name} has " + ", ".join(parts)

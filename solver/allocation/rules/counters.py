@@ -16,9 +16,11 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import TYPE_CHECKING
 
-from drasat.solver.allocation.planning.plan import Alternative, Pick
+from drasat.models.quantity import DECIMAL_SI, Quantity
+from drasat.solver.allocation.planning.plan import Alternative, ClaimPlan, Pick
 
-from .base import Encoding, Found, Rule, RuleContext, Stage
+from .base import Assumption, Encoding, Found, Rule, RuleContext, Stage
+from .wording import SHOWN_VALUES, wanted_by
 
 if TYPE_CHECKING:
     from ortools.sat.python import cp_model
@@ -166,6 +168,41 @@ class Counters(Rule):
                     add_scaled(enc.model, counter_terms, enc.inv.pool((d, p)).counters[cs][name], literal)
             if enc.inv.features.compatibility_groups:
                 _compatibility(enc, key, members[key], literal)
+
+    def describe(self, inv: Inventory, plans: list[ClaimPlan], member: Assumption) -> str:
+        """What is left of each counter of the set and what its devices take, then who wants those devices."""
+        if member.counter_set is None:
+            return ""
+        driver, pool, counter_set = member.counter_set
+        drawing = tuple(
+            d.index
+            for d in inv.devices
+            if d.pool_key == (driver, pool)
+            and any(use.counter_set == counter_set for use in d.device.consumes_counters)
+        )
+        return _counters_left(inv, member.counter_set) + wanted_by(plans, drawing)
+
+
+def _counters_left(inv: Inventory, key: SetKey) -> str:
+    """What is left of each counter of the set, and what its devices on this node take of it."""
+    driver, pool_name, counter_set = key
+    left = inv.pool((driver, pool_name)).counters.get(counter_set, {})
+    takes: dict[str, list[str]] = {}
+    formats: dict[str, str] = {}
+    for dev in inv.devices:
+        if dev.pool_key != (driver, pool_name):
+            continue
+        for use in dev.device.consumes_counters:
+            if use.counter_set == counter_set:
+                for name, counter in use.counters.items():
+                    takes.setdefault(name, []).append(f"{dev.name} {counter.value}")
+                    formats[name] = counter.value.format
+    parts = []
+    for name, value in sorted(left.items()):
+        amount = Quantity(max(value, Fraction(0)), formats.get(name, DECIMAL_SI))
+        shown = takes.get(name, [])[:SHOWN_VALUES]
+        parts.append(f"{amount} of {name} left" + (f", taken by {', '.join(shown)}" if shown else ""))
+    return "; ".join(parts) or "nothing left"
 
 
 def _counter_block(inv: Inventory, dev: InventoryDevice) -> str:

@@ -10,9 +10,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from drasat.solver.allocation.planning.plan import Alternative, Pick
+from drasat.solver.allocation.planning.plan import Alternative, ClaimPlan, Pick
 
-from .base import Encoding, Found, Rule, RuleContext, Stage
+from .base import Assumption, Encoding, Found, Rule, RuleContext, Stage
+from .wording import wanted_by
 
 if TYPE_CHECKING:
     from drasat.solver.allocation.planning.inventory import Inventory, InventoryDevice
@@ -101,6 +102,10 @@ class Exclusivity(Rule):
             if not group.shared:
                 exact &= _one_device_class(enc, group.index, group.size, per_claim=False)
         return exact
+
+    def describe(self, inv: Inventory, plans: list[ClaimPlan], member: Assumption) -> str:
+        """The requests that want the class's devices, with how many each needs."""
+        return wanted_by(plans, member.devices).removeprefix("; ") if member.devices else ""
 
 
 def _one_device_class(enc: Encoding, k: int, size: int, *, per_claim: bool) -> bool:

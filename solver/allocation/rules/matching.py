@@ -1,6 +1,6 @@
 """matchAttribute and distinctAttribute, scalar and list-valued (DRAListTypeAttributes).
 
-Each device taking part in a constraint has a set of labels (``solver/constraints.py``):
+Each device taking part in a constraint has a set of labels (``allocation/planning/constraints.py``):
 ``match`` holds when one device is chosen or all chosen share a label, ``distinct`` when no
 two share one — across all the requests of the claim the constraint names. A device
 without the attribute cannot take part; in All mode, adding such a device is the error
@@ -9,7 +9,9 @@ Kubernetes reports, not a reason to backtrack.
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Hashable
+from itertools import product
 from typing import TYPE_CHECKING
 
 from drasat.models.errors import AllocationError
@@ -18,7 +20,8 @@ from drasat.solver.allocation.planning.attributes import lookup
 from drasat.solver.allocation.planning.constraints import Label, distinct_holds, labels, match_holds
 from drasat.solver.allocation.planning.plan import Alternative, AltId, ClaimPlan, ConstraintPlan, Pick
 
-from .base import Encoding, Rule, RuleContext
+from .base import Assumption, Encoding, Rule, RuleContext
+from .wording import SHOWN_VALUES, count_text
 
 if TYPE_CHECKING:
     from ortools.sat.python import cp_model
@@ -166,6 +169,15 @@ class AttributeConstraints(Rule):
                 else:
                     _encode_one(enc, plan, ci, constraint.kind, takes, literal)
 
+    def describe(self, inv: Inventory, plans: list[ClaimPlan], member: Assumption) -> str:
+        """For a matchAttribute, how many candidates each request has per attribute value; for a
+        distinctAttribute, how few values the candidates carry; and the candidates that lack it."""
+        if member.claim is None or member.constraint is None:
+            return ""
+        plan = plans[member.claim]
+        constraint = next(c for c in plan.constraints if c.index == member.constraint)
+        return _attribute_detail(inv, plan, constraint)
+
     def encode_counts(self, enc: Encoding) -> bool:
         """Counted claims under a match constraint split into counts of claims per label, exactly when each
         candidate has one label and each request the constraint covers has one alternative; otherwise (a
@@ -271,8 +283,8 @@ def _encode_one(
 
 
 def _encode_merged(enc: Encoding, plan: ClaimPlan, ci: int, alt: Alternative, literal: cp_model.IntVar) -> None:
-    """Alike claims merged into one alternative (solver/merge.py), each under this match constraint, with one
-    label per candidate: each claim takes all its devices under one label, so the group is a count of claims
+    """Alike claims merged into one alternative (allocation/cp_sat/merge.py), each under this match constraint,
+    with one label per candidate: each claim takes all its devices under one label, so the group is a count of claims
     per label, and each label's classes give that many claims' devices. (Any counts that add up split into
     such claims: a variable per claim and label would make CP-SAT prove each "no" once per permutation.)"""
     cache, model = label_cache(enc.ctx), enc.model
@@ -290,3 +302,94 @@ def _encode_merged(enc: Encoding, plan: ClaimPlan, ci: int, alt: Alternative, li
         for k in classes:
             enc.per_label.setdefault(alt.id, {})[k] = count
     model.add(sum(counts.values()) == claims).only_enforce_if(literal)
+
+
+def _attribute_detail(inv: Inventory, plan: ClaimPlan, constraint: ConstraintPlan) -> str:
+    covered = [alt for alt in plan.alternatives() if constraint.applies(alt)]
+    per_value: dict[Hashable, dict[int, set[int]]] = {}  # value -> alternative (position) -> devices carrying it
+    lacking: Counter[str] = Counter()
+    for position, alt in enumerate(covered):
+        for device in alt.candidates:
+            attr = constraint_attribute(inv, alt, device, constraint.attribute)
+            found = labels(attr, constraint.kind, inv.features.list_attributes)
+            if not found:
+                lacking[alt.result_name] += 1
+            for label in found or ():
+                per_value.setdefault(label, {}).setdefault(position, set()).add(device)
+    missing = "; ".join(f"{n} of request {name}'s candidates lack it" for name, n in lacking.items())
+    if not inv.features.list_attributes and _any_list(inv, covered, constraint.attribute):
+        missing += ("; " if missing else "") + (
+            "some candidates' values are lists, which constraints compare only with DRAListTypeAttributes (disabled)"
+        )
+    values = sorted(per_value, key=repr)
+    groups = _by_request(covered)
+    if constraint.kind == "distinct":
+        text = _distinct_detail(constraint, values, groups)
+    else:
+        text = _match_detail(constraint, values, groups, per_value, covered)
+    return text + (f"; {missing}" if missing else "")
+
+
+def _distinct_detail(constraint: ConstraintPlan, values: list[Hashable], groups: list[list[Alternative]]) -> str:
+    """How many distinct values the candidates carry, against how many devices the requests take together."""
+    totals = sorted({sum(alt.count for alt in combo if alt.mode != "All") for combo in product(*groups)})
+    needed = " or ".join(str(total) for total in totals)
+    shown = ", ".join(_value(v) for v in values[:SHOWN_VALUES]) + (", ..." if len(values) > SHOWN_VALUES else "")
+    return (
+        f"the candidates carry {len(values)} distinct value{'s' if len(values) != 1 else ''} of "
+        f"{constraint.attribute} ({shown or 'none'}) for {needed} device{'s' if totals[-1] != 1 else ''}"
+    )
+
+
+def _match_detail(
+    constraint: ConstraintPlan,
+    values: list[Hashable],
+    groups: list[list[Alternative]],
+    per_value: dict[Hashable, dict[int, set[int]]],
+    covered: list[Alternative],
+) -> str:
+    """Per attribute value, how many candidates of each request carry it, against what the requests need."""
+    either = [" or ".join(f"{count_text(alt)} for {alt.result_name}" for alt in group) for group in groups]
+    wanted = " and ".join(
+        f"({text})" if len(group) > 1 and len(groups) > 1 else text for text, group in zip(either, groups)
+    )
+    rows = [_match_row(v, per_value[v], covered) for v in values[:SHOWN_VALUES]]
+    more = "; ..." if len(values) > SHOWN_VALUES else ""
+    return f"no {constraint.attribute} value has {wanted} free ({'; '.join(rows) + more or 'no candidate has it'})"
+
+
+def _by_request(covered: list[Alternative]) -> list[list[Alternative]]:
+    """The alternatives grouped by request: a request's firstAvailable alternatives are one or the
+    other, never all of them; the requests themselves are all needed."""
+    groups: dict[int, list[Alternative]] = {}
+    for alt in covered:
+        groups.setdefault(alt.request, []).append(alt)
+    return list(groups.values())
+
+
+def _any_list(inv: Inventory, covered: list[Alternative], attribute: str) -> bool:
+    for alt in covered:
+        for device in alt.candidates:
+            attr = constraint_attribute(inv, alt, device, attribute)
+            if attr is not None and (attr.ints or attr.bools or attr.strings or attr.versions):
+                return True
+    return False
+
+
+def _match_row(value: Hashable, carriers: dict[int, set[int]], covered: list[Alternative]) -> str:
+    """One value: how many candidates of each request carry it (and how many devices that is in all,
+    when requests could share them)."""
+    row = f"{_value(value)}: " + ", ".join(
+        f"{len(carriers.get(i, ()))} {alt.result_name}" for i, alt in enumerate(covered)
+    )
+    devices = set().union(*carriers.values())
+    if len(covered) > 1 and len(devices) < sum(len(d) for d in carriers.values()):
+        row += f" ({len(devices)} device{'s' if len(devices) != 1 else ''} in all)"
+    return row
+
+
+def _value(label: Hashable) -> str:
+    """A constraint label as the user wrote the value (labels are (type, value) pairs)."""
+    if isinstance(label, tuple) and len(label) == 2:
+        return str(label[1]).lower() if isinstance(label[1], bool) else str(label[1])
+    return str(label)

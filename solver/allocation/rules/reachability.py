@@ -11,9 +11,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from drasat.models.errors import SelectorParseError
 from drasat.models.resource import Device, ResourceSlice
 from drasat.solver.allocation.planning.node_selectors import (
-    SelectorParseError,
     checked_reaches,
     parse_failure,
     selector_matches,

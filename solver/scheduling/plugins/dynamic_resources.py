@@ -14,12 +14,13 @@ from dataclasses import dataclass, field, replace
 from functools import cache
 
 from drasat.models.core import ContainerExtendedResourceRequest, NodeAllocatableResourceClaimStatus
-from drasat.models.errors import AllocationError, EvaluationError, Unschedulable
+from drasat.models.errors import AllocationError, EvaluationError, SelectorParseError, Unschedulable
 from drasat.models.resource import AllocationResult, ResourceClaim
-from drasat.solver.allocation.api import allocate, check_options
+from drasat.solver.allocation.api import allocate
 from drasat.solver.allocation.cp_sat.packing import footprint
-from drasat.solver.allocation.planning.node_selectors import SelectorParseError, selector_matches
-from drasat.solver.allocation.problem import FIRST_FIT, PACK, Problem
+from drasat.solver.allocation.options import CAPABILITIES, Objective, Solver, check_options
+from drasat.solver.allocation.planning.node_selectors import selector_matches
+from drasat.solver.allocation.problem import Problem, claim_key
 from drasat.solver.cel import SelectorEvaluator
 from drasat.solver.scheduling.cluster_state import ClusterState
 from drasat.solver.scheduling.extended import extended_claim
@@ -36,15 +37,17 @@ REASON_NOT_ON_NODE = "resourceclaim not available on the node"
 class AllocateOptions:
     """How each per-node allocation is searched (``allocate``'s own options)."""
 
-    solver: str = "cp-sat"
-    objective: str = FIRST_FIT
+    solver: Solver = Solver.CP_SAT  # or its text ("greedy"): made a Solver when the options are made
+    objective: Objective = Objective.FIRST_FIT  # the same
     time_limit: float = 60.0
     workers: int = 1
     evaluator: SelectorEvaluator | None = None
     engine: str | None = None  # the CEL engine's name, for processes that make their own evaluator
 
     def __post_init__(self) -> None:
-        check_options(self.solver, self.objective, self.time_limit)  # before any work, not in every worker
+        solver, objective = check_options(self.solver, self.objective, self.time_limit)  # once, not per worker
+        object.__setattr__(self, "solver", solver)  # frozen: the types replace the text a caller gave
+        object.__setattr__(self, "objective", objective)
 
 
 @dataclass
@@ -55,7 +58,7 @@ class DraVerdict:
     pod: str  # the verdict is reused for other pods of the same shape: its claims are this pod's
     reasons: list[str] = field(default_factory=list)
     claims: list[ResourceClaim] = field(default_factory=list)  # newly allocated (the extended one included)
-    allocations: dict[str, AllocationResult] = field(default_factory=dict)
+    allocations: dict[str, AllocationResult] = field(default_factory=dict)  # by claim_key, as allocate's results
     problem: Problem | None = None
     score: int = 0
     statuses: list[NodeAllocatableResourceClaimStatus] = field(default_factory=list)
@@ -156,7 +159,7 @@ def answer_on_node(task: NodeTask) -> NodeAnswer:
         return NodeAnswer(reason=REASON_DRA)
     except (AllocationError, EvaluationError) as exc:
         return NodeAnswer(reason=str(exc))
-    score = footprint(task.problem, answer.results).key if options.objective == PACK else ()
+    score = footprint(task.problem, answer.results).key if CAPABILITIES[options.objective].packs else ()
     return NodeAnswer(answer.results, footprint=score, exact=answer.stats.exact)
 
 
@@ -213,16 +216,16 @@ def _node_allocatable(state: ClusterState, pc: PodClaims, verdict: DraVerdict) -
     if shared:
         verdict.reasons = [shared]
         return
-    by_pod_claim: dict[str, tuple[str, AllocationResult]] = {}
+    by_pod_claim: dict[str, tuple[str, AllocationResult]] = {}  # pod claim -> (claim name, allocation)
     for use in pc.uses:
-        allocation = verdict.allocations.get(use.claim.name) or (
+        allocation = verdict.allocations.get(claim_key(use.claim)) or (
             use.claim.status.allocation if use.claim.status else None
         )
         if allocation is not None:
             by_pod_claim[use.pod_claim] = (use.claim.name, allocation)
-    for claim in verdict.claims:
+    for claim in verdict.claims:  # the pod's own claims are in its namespace: their names tell them apart
         if claim.name not in {n for n, _ in by_pod_claim.values()}:
-            by_pod_claim[f"<extended:{claim.name}>"] = (claim.name, verdict.allocations[claim.name])
+            by_pod_claim[f"<extended:{claim.name}>"] = (claim.name, verdict.allocations[claim_key(claim)])
     statuses, problem = claim_statuses(pc.pod, by_pod_claim, state.device)
     verdict.reasons = [problem] if problem else []
     violation = (
@@ -237,7 +240,7 @@ def dra_score(claims: list[ResourceClaim], allocations: dict[str, AllocationResu
     """DynamicResources' score: for each firstAvailable request, 8 minus the index of the alternative picked."""
     score = 0
     for claim in claims:
-        picked = {r.request for r in allocations[claim.name].devices.results}
+        picked = {r.request for r in allocations[claim_key(claim)].devices.results}
         for request in claim.spec.devices.requests:
             for i, sub in enumerate(request.first_available):
                 if f"{request.name}/{sub.name}" in picked:

@@ -13,9 +13,9 @@ from collections import Counter
 from collections.abc import Iterable, Sequence
 
 from drasat.models.core import Node, Pod, Taint
-from drasat.models.errors import InputError
+from drasat.models.errors import InputError, SelectorParseError
 from drasat.models.meta import NodeSelector
-from drasat.solver.allocation.planning.node_selectors import SelectorParseError, selector_matches
+from drasat.solver.allocation.planning.node_selectors import selector_matches
 from drasat.solver.allocation.problem import NodeInfo
 from drasat.solver.allocation.rules.taints import tolerates
 from drasat.solver.scheduling.cluster import label_of

@@ -266,6 +266,13 @@ def pod_level_violation(pod: Pod, statuses: list[NodeAllocatableResourceClaimSta
     if not enabled or level is None or not statuses:
         return ""
     dra = footprint(pod, statuses)
+    uncovered = _requests_uncovered(pod, dra) or _hugepages_uncovered(pod, dra, level.limits)
+    for container in pod.spec.containers:
+        uncovered = uncovered or _container_uncovered(container, statuses, level.limits)
+    return uncovered
+
+
+def _requests_uncovered(pod: Pod, dra: DraFootprint) -> str:
     summed = aggregate_requests(pod, include_pod_level=False, dra=dra, overhead=False)  # upstream: no overhead
     for name, budget in pod_level_requests(pod).items():
         if pod_level_resource(name) and name in summed and summed[name] > Fraction(budget.value):
@@ -273,27 +280,37 @@ def pod_level_violation(pod: Pod, statuses: list[NodeAllocatableResourceClaimSta
                 f"pod level request for {name} is insufficient to cover the aggregated container "
                 "and node-allocatable DRA requests"
             )
+    return ""
+
+
+def _hugepages_uncovered(pod: Pod, dra: DraFootprint, level_limits: Mapping[str, Quantity]) -> str:
     limits = aggregate_requests(pod, include_pod_level=False, dra=dra, limits=True)
     for name, total in sorted(limits.items()):
-        if name.startswith("hugepages-") and name in level.limits and total > Fraction(level.limits[name].value):
+        if name.startswith("hugepages-") and name in level_limits and total > Fraction(level_limits[name].value):
             return (
                 f"pod level limit for {name} is insufficient to cover the aggregated container "
                 "and node-allocatable DRA limits"
             )
-    for container in pod.spec.containers:
-        extra: Resources = {}
-        for status in statuses:
-            if container.name in status.containers:
-                _add(extra, _fixed_amounts(status))
-                _add(extra, _per_container_amounts(status))
-        for name, limit in (container.resources.limits if container.resources else {}).items():
-            if name.startswith("hugepages-") or name not in level.limits:
-                continue
-            if Fraction(limit.value) + extra.get(name, Fraction(0)) > Fraction(level.limits[name].value):
-                return (
-                    f"pod level limit for {name} is insufficient to cover the limit and DRA overhead "
-                    f"for container {container.name}"
-                )
+    return ""
+
+
+def _container_uncovered(
+    container: Container, statuses: list[NodeAllocatableResourceClaimStatus], level_limits: Mapping[str, Quantity]
+) -> str:
+    """A limit of the container (hugepages aside) that, with the DRA amounts it gets, passes the pod's."""
+    extra: Resources = {}
+    for status in statuses:
+        if container.name in status.containers:
+            _add(extra, _fixed_amounts(status))
+            _add(extra, _per_container_amounts(status))
+    for name, limit in (container.resources.limits if container.resources else {}).items():
+        if name.startswith("hugepages-") or name not in level_limits:
+            continue
+        if Fraction(limit.value) + extra.get(name, Fraction(0)) > Fraction(level_limits[name].value):
+            return (
+                f"pod level limit for {name} is insufficient to cover the limit and DRA overhead "
+                f"for container {container.name}"
+            )
     return ""
 
 

@@ -16,8 +16,9 @@ from collections.abc import Mapping, Sequence
 from fractions import Fraction
 
 from drasat.models.core import Node, Pod
+from drasat.models.errors import SelectorParseError
 from drasat.models.meta import NodeSelector
-from drasat.solver.allocation.planning.node_selectors import SelectorParseError, selector_matches
+from drasat.solver.allocation.planning.node_selectors import selector_matches
 from drasat.solver.allocation.rules.taints import tolerates
 
 from .node_filters import node_info
