@@ -108,7 +108,7 @@ def fleet(nodes: int, pods: int, gangs: int = 0, seed: int = 1) -> Fleet:
     """``nodes`` nodes, each fragmented unlike any other, and ``pods`` pending pods of which ``gangs`` gangs."""
     rng = random.Random(seed)
     seen: set[tuple] = set()
-    taken = []
+    taken: list[list[list[tuple[str, int]]]] = []
     while len(taken) < nodes:
         gpus = _fragment(rng)
         if _signature(gpus) not in seen:
