@@ -28,15 +28,13 @@ from __future__ import annotations
 import argparse
 import time
 from collections import Counter
-from typing import Any
 from dataclasses import dataclass, field
 from itertools import islice, product
 from operator import mul
-
-from ortools.sat.python import cp_model
+from typing import Any
 
 from frag_cluster import GANG_SIZE, PRESETS, PROFILES, UNITS, Fleet, Pending, fleet
-
+from ortools.sat.python import cp_model
 
 State = tuple[int, ...]  # a GPU's free devices per size, then its free units
 Mix = tuple[int, ...]  # partitions per size one GPU takes
@@ -61,7 +59,8 @@ def _free(f: Fleet) -> dict[State, list[tuple[int, int]]]:
             held = Counter(profile for profile, _ in running)
             free_units = UNITS - sum(PROFILES[p][0] * k for p, k in held.items())
             out.setdefault((*(devices - held[size] for size, (_, devices) in PROFILES.items()), free_units), []).append(
-                (n, g))
+                (n, g)
+            )
     return out
 
 
@@ -89,8 +88,9 @@ def _capacity(model: cp_model.CpModel, f: Fleet, by_state: bool) -> tuple[dict[s
     return out, taking
 
 
-def optimum(f: Fleet, time_limit: float = 600.0, workers: int = 1, by_state: bool = True,
-            most_gangs: bool = True) -> Optimum:
+def optimum(
+    f: Fleet, time_limit: float = 600.0, workers: int = 1, by_state: bool = True, most_gangs: bool = True
+) -> Optimum:
     """The most pods placed, gangs whole; with ``most_gangs``, then the most gangs among those answers (a gang
     and 8 single full pods count the same, so the first answer's gangs are an arbitrary tie)."""
     started = time.perf_counter()
@@ -108,23 +108,35 @@ def optimum(f: Fleet, time_limit: float = 600.0, workers: int = 1, by_state: boo
     solver.parameters.num_workers = workers
     status = solver.solve(model)
     if status not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
-        return Optimum(0, round(solver.best_objective_bound), solver.status_name(status),
-                       time.perf_counter() - started, {}, 0)
+        return Optimum(
+            0, round(solver.best_objective_bound), solver.status_name(status), time.perf_counter() - started, {}, 0
+        )
     best, bound, name = round(solver.objective_value), round(solver.best_objective_bound), solver.status_name(status)
     if most_gangs and f.gangs and status == cp_model.OPTIMAL:
         model.add(total == best)
         model.maximize(gangs)
         name = solver.status_name(solver.solve(model))
-    mixes = {state: Counter({m: solver.value(y) for m, y in pairs if solver.value(y)}) for state, pairs in taking.items()}
-    return Optimum(best, bound, name, time.perf_counter() - started,
-                   {s: solver.value(x) for s, x in placed.items()}, solver.value(gangs), mixes)
+    mixes = {
+        state: Counter({m: solver.value(y) for m, y in pairs if solver.value(y)}) for state, pairs in taking.items()
+    }
+    return Optimum(
+        best,
+        bound,
+        name,
+        time.perf_counter() - started,
+        {s: solver.value(x) for s, x in placed.items()},
+        solver.value(gangs),
+        mixes,
+    )
 
 
 def witness(f: Fleet, best: Optimum) -> list[list[Pending]]:
     """The by-state answer made concrete: per node, the pods it runs (singles in queue order, whole gangs).
     Checking these nodes one at a time with an allocator shows the optimum is reachable."""
-    chosen = {size: [p for p in f.queue if p.gang is None and p.size == size][:best.by_size[size]] for size in PROFILES}
-    chosen["full"] += [p for p in f.queue if p.gang in f.gangs[:best.gangs]]
+    chosen = {
+        size: [p for p in f.queue if p.gang is None and p.size == size][: best.by_size[size]] for size in PROFILES
+    }
+    chosen["full"] += [p for p in f.queue if p.gang in f.gangs[: best.gangs]]
     out: list[list[Pending]] = [[] for _ in f.taken]
     gpus = _free(f)
     for state, mixes in best.mixes.items():
@@ -151,13 +163,16 @@ def main() -> None:
     args = parser.parse_args()
     pods, gangs = PRESETS.get(args.nodes, (20 * args.nodes, 0))
     started = time.perf_counter()
-    f = fleet(args.nodes, pods if args.pods is None else args.pods, gangs if args.gangs is None else args.gangs,
-              args.seed)
+    f = fleet(
+        args.nodes, pods if args.pods is None else args.pods, gangs if args.gangs is None else args.gangs, args.seed
+    )
     drawn = time.perf_counter() - started
     best = optimum(f, args.time_limit, args.workers, not args.per_gpu, not args.per_gpu or args.most_gangs)
-    print(f"{args.nodes} nodes, {len(f.queue)} pods, {len(f.gangs)} gangs (seed {args.seed}, drawn in {drawn:.1f} s): "
-          f"{best.placed} pods placed, bound {best.bound}, {best.status} in {best.seconds:.2f} s; "
-          f"singles {best.by_size}, gangs {best.gangs}/{len(f.gangs)}")
+    print(
+        f"{args.nodes} nodes, {len(f.queue)} pods, {len(f.gangs)} gangs (seed {args.seed}, drawn in {drawn:.1f} s): "
+        f"{best.placed} pods placed, bound {best.bound}, {best.status} in {best.seconds:.2f} s; "
+        f"singles {best.by_size}, gangs {best.gangs}/{len(f.gangs)}"
+    )
 
 
 if __name__ == "__main__":

@@ -30,8 +30,9 @@ import argparse
 import random
 import sys
 from collections import Counter
+from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Any, Iterator
+from typing import Any
 
 import yaml
 
@@ -137,22 +138,42 @@ def node_objects(name: str) -> list[dict[str, Any]]:
     pool = {"name": name, "generation": 1, "resourceSliceCount": 1 + GPUS}
 
     def resource_slice(suffix: str, **spec: Any) -> dict[str, Any]:
-        return {**_meta("ResourceSlice", f"{name}-{suffix}"),
-                "spec": {"driver": DRIVER, "nodeName": name, "pool": pool, **spec}}
+        return {
+            **_meta("ResourceSlice", f"{name}-{suffix}"),
+            "spec": {"driver": DRIVER, "nodeName": name, "pool": pool, **spec},
+        }
 
-    out = [node, resource_slice("counters", sharedCounters=[
-        {"name": f"gpu-{g}", "counters": {"units": {"value": str(UNITS)}}} for g in range(GPUS)])]
+    out = [
+        node,
+        resource_slice(
+            "counters",
+            sharedCounters=[{"name": f"gpu-{g}", "counters": {"units": {"value": str(UNITS)}}} for g in range(GPUS)],
+        ),
+    ]
     for g in range(GPUS):
-        out.append(resource_slice(f"gpu-{g}", devices=[
-            {"name": device_name(g, profile, i), "attributes": {"profile": {"string": profile}, "gpu": {"int": g}},
-             "consumesCounters": [{"counterSet": f"gpu-{g}", "counters": {"units": {"value": str(units)}}}]}
-            for profile, (units, count) in PROFILES.items() for i in range(count)]))
+        out.append(
+            resource_slice(
+                f"gpu-{g}",
+                devices=[
+                    {
+                        "name": device_name(g, profile, i),
+                        "attributes": {"profile": {"string": profile}, "gpu": {"int": g}},
+                        "consumesCounters": [{"counterSet": f"gpu-{g}", "counters": {"units": {"value": str(units)}}}],
+                    }
+                    for profile, (units, count) in PROFILES.items()
+                    for i in range(count)
+                ],
+            )
+        )
     return out
 
 
 def _container(claim: str) -> dict[str, Any]:
-    return {"name": "main", "image": "registry.example.com/inference:1",
-            "resources": {"requests": {"cpu": "1", "memory": "4Gi"}, "claims": [{"name": claim}]}}
+    return {
+        "name": "main",
+        "image": "registry.example.com/inference:1",
+        "resources": {"requests": {"cpu": "1", "memory": "4Gi"}, "claims": [{"name": claim}]},
+    }
 
 
 def running_objects(n: int, node: str, gpus: list[list[tuple[str, int]]]) -> list[dict[str, Any]]:
@@ -161,18 +182,39 @@ def running_objects(n: int, node: str, gpus: list[list[tuple[str, int]]]) -> lis
     for g, gpu in enumerate(gpus):
         for profile, index in gpu:
             name, uid = f"run-{node}-{device_name(g, profile, index)}", f"{n:08x}-{g:04x}-4000-8000-{index:012x}"
-            claim = {**_meta("ResourceClaim", name, namespace=RUNNING_NAMESPACE),
-                     "spec": {"devices": {"requests": [{"name": "gpu", "exactly": {"deviceClassName": f"gpu-{profile}"}}]}},
-                     "status": {"allocation": {
-                         "devices": {"results": [{"request": "gpu", "driver": DRIVER, "pool": node,
-                                                  "device": device_name(g, profile, index)}]},
-                         "nodeSelector": {"nodeSelectorTerms": [{"matchFields": [
-                             {"key": "metadata.name", "operator": "In", "values": [node]}]}]}},
-                         "reservedFor": [{"resource": "pods", "name": name, "uid": uid}]}}
-            pod = {**_meta("Pod", name, "v1", RUNNING_NAMESPACE),
-                   "spec": {"nodeName": node, "containers": [_container("gpu")],
-                            "resourceClaims": [{"name": "gpu", "resourceClaimName": name}]},
-                   "status": {"phase": "Running"}}
+            claim = {
+                **_meta("ResourceClaim", name, namespace=RUNNING_NAMESPACE),
+                "spec": {"devices": {"requests": [{"name": "gpu", "exactly": {"deviceClassName": f"gpu-{profile}"}}]}},
+                "status": {
+                    "allocation": {
+                        "devices": {
+                            "results": [
+                                {
+                                    "request": "gpu",
+                                    "driver": DRIVER,
+                                    "pool": node,
+                                    "device": device_name(g, profile, index),
+                                }
+                            ]
+                        },
+                        "nodeSelector": {
+                            "nodeSelectorTerms": [
+                                {"matchFields": [{"key": "metadata.name", "operator": "In", "values": [node]}]}
+                            ]
+                        },
+                    },
+                    "reservedFor": [{"resource": "pods", "name": name, "uid": uid}],
+                },
+            }
+            pod = {
+                **_meta("Pod", name, "v1", RUNNING_NAMESPACE),
+                "spec": {
+                    "nodeName": node,
+                    "containers": [_container("gpu")],
+                    "resourceClaims": [{"name": "gpu", "resourceClaimName": name}],
+                },
+                "status": {"phase": "Running"},
+            }
             pod["metadata"]["uid"] = uid
             out += [claim, pod]
     return out
@@ -183,19 +225,36 @@ def classes_and_templates() -> list[dict[str, Any]]:
     out = []
     for profile in PROFILES:
         expression = f'device.driver == "{DRIVER}" && device.attributes["{DRIVER}"].profile == "{profile}"'
-        out.append({**_meta("DeviceClass", f"gpu-{profile}"), "spec": {"selectors": [{"cel": {"expression": expression}}]}})
-        out.append({**_meta("ResourceClaimTemplate", f"gpu-{profile}", namespace=NAMESPACE), "spec": {"spec": {
-            "devices": {"requests": [{"name": "gpu", "exactly": {"deviceClassName": f"gpu-{profile}"}}]}}}})
+        out.append(
+            {**_meta("DeviceClass", f"gpu-{profile}"), "spec": {"selectors": [{"cel": {"expression": expression}}]}}
+        )
+        out.append(
+            {
+                **_meta("ResourceClaimTemplate", f"gpu-{profile}", namespace=NAMESPACE),
+                "spec": {
+                    "spec": {
+                        "devices": {"requests": [{"name": "gpu", "exactly": {"deviceClassName": f"gpu-{profile}"}}]}
+                    }
+                },
+            }
+        )
     return out
 
 
 def pending_objects(f: Fleet) -> list[dict[str, Any]]:
     """The gangs' PodGroups, then the pending pods in queue order."""
-    out = [{**_meta("PodGroup", group, "scheduling.k8s.io/v1beta1", NAMESPACE),
-            "spec": {"schedulingPolicy": {"gang": {"minCount": GANG_SIZE}}}} for group in f.gangs]
+    out = [
+        {
+            **_meta("PodGroup", group, "scheduling.k8s.io/v1beta1", NAMESPACE),
+            "spec": {"schedulingPolicy": {"gang": {"minCount": GANG_SIZE}}},
+        }
+        for group in f.gangs
+    ]
     for p in f.queue:
-        spec: dict[str, Any] = {"containers": [_container("gpu")],
-                                "resourceClaims": [{"name": "gpu", "resourceClaimTemplateName": f"gpu-{p.size}"}]}
+        spec: dict[str, Any] = {
+            "containers": [_container("gpu")],
+            "resourceClaims": [{"name": "gpu", "resourceClaimTemplateName": f"gpu-{p.size}"}],
+        }
         if p.gang:
             spec["schedulingGroup"] = {"podGroupName": p.gang}
         out.append({**_meta("Pod", p.name, "v1", NAMESPACE), "spec": spec})
@@ -222,9 +281,11 @@ def describe(f: Fleet) -> str:
     asked = Counter(p.size for p in f.queue)
     demand = sum(PROFILES[s][0] * k for s, k in asked.items())
     total = len(f.taken) * GPUS * UNITS
-    return (f"{len(f.taken)} nodes, {units / total:.1%} of {total} units taken, {whole} whole GPUs free; "
-            f"{len(f.queue)} pods ({', '.join(f'{asked[s]} {s}' for s in PROFILES)}; {len(f.gangs)} gangs) "
-            f"asking {demand} units = {demand / (total - units):.0%} of the free units")
+    return (
+        f"{len(f.taken)} nodes, {units / total:.1%} of {total} units taken, {whole} whole GPUs free; "
+        f"{len(f.queue)} pods ({', '.join(f'{asked[s]} {s}' for s in PROFILES)}; {len(f.gangs)} gangs) "
+        f"asking {demand} units = {demand / (total - units):.0%} of the free units"
+    )
 
 
 def main() -> None:
@@ -236,8 +297,9 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=1)
     args = parser.parse_args()
     pods, gangs = PRESETS.get(args.nodes, (20 * args.nodes, 0))
-    f = fleet(args.nodes, pods if args.pods is None else args.pods, gangs if args.gangs is None else args.gangs,
-              args.seed)
+    f = fleet(
+        args.nodes, pods if args.pods is None else args.pods, gangs if args.gangs is None else args.gangs, args.seed
+    )
     dumper = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
     out = sys.stdout if args.path == "-" else open(args.path, "w")
     with out:

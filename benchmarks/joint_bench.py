@@ -79,14 +79,23 @@ from pathlib import Path
 from typing import Any
 
 import yaml
-from rich.console import Console
-from rich.table import Table
-
 from counting_optimum import Optimum, optimum, witness
 from frag_cluster import (
-    GANG_SIZE, NAMESPACE, PRESETS, PROFILES, UNITS, Fleet, classes_and_templates, describe, fleet, node_objects, objects,
+    GANG_SIZE,
+    NAMESPACE,
+    PRESETS,
+    PROFILES,
+    UNITS,
+    Fleet,
+    classes_and_templates,
+    describe,
+    fleet,
+    node_objects,
+    objects,
     running_objects,
 )
+from rich.console import Console
+from rich.table import Table
 
 METHODS = ("optimum", "optimum-per-gpu", "one-by-one", "batch", "batch-timeout", "cli-batch")
 BATCH_METHODS = ("batch", "batch-timeout", "cli-batch")
@@ -135,8 +144,9 @@ def _count_check(f: Fleet, placements: list[Any]) -> str:
     size_of = {p.name: p.size for p in f.queue}
     node_index = {f.node_name(n): n for n in range(len(f.taken))}
     held = {(n, g, profile, i) for n, gpus in enumerate(f.taken) for g, gpu in enumerate(gpus) for profile, i in gpu}
-    units = Counter({(n, g): sum(PROFILES[p][0] for p, _ in gpu) for n, gpus in enumerate(f.taken)
-                     for g, gpu in enumerate(gpus)})
+    units = Counter(
+        {(n, g): sum(PROFILES[p][0] for p, _ in gpu) for n, gpus in enumerate(f.taken) for g, gpu in enumerate(gpus)}
+    )
     for p in placements:
         if not p.node:
             continue
@@ -155,7 +165,7 @@ def _count_check(f: Fleet, placements: list[Any]) -> str:
 
 
 def _verified(checks: list[tuple[Any, Any]]) -> str:
-    from drasat.solver.verify import verify
+    from drasat.solver import verify
 
     bad = sum(1 for problem, allocations in checks if verify(problem, allocations))
     return f"{len(checks) - bad}/{len(checks)} verified"
@@ -164,12 +174,8 @@ def _verified(checks: list[tuple[Any, Any]]) -> str:
 def _library(method: str, size: Size, timeout: float) -> Row:
     """``schedule`` or ``schedule_batch`` on the cluster built in memory; the checks after the clock."""
     from drasat.models.loader import load_objects
-    from drasat.solver import Features
-    from drasat.solver.batch import schedule_batch
-    from drasat.solver.cluster import cluster_from_objects
-    from drasat.solver.node_dra import AllocateOptions
-    from drasat.solver.pods import pending_pods
-    from drasat.solver.scheduling import schedule
+    from drasat.solver import AllocateOptions, Features, cluster_from_objects, schedule, schedule_batch
+    from drasat.solver.scheduling.pods import pending_pods
 
     f = size.fleet()
     cluster = cluster_from_objects([o.obj for o in load_objects(objects(f)).objects], Features())
@@ -187,30 +193,48 @@ def _library(method: str, size: Size, timeout: float) -> Row:
         checks = [(c.problem, c.allocations) for c in result.nodes]
         checks += [(p.problem, p.allocations) for p in placements if p.problem is not None and p.label not in jointly]
         s = result.summary
-        note = "; ".join([f"{s.placed_jointly} jointly, {s.node_classes} node classes, {s.configurations} "
-                          f"configurations, {s.allocator_calls} allocator calls", *s.notes])
+        note = "; ".join(
+            [
+                f"{s.placed_jointly} jointly, bound {s.bound}, {'proven' if s.proven else 'not proven'}, "
+                f"{s.nodes_counted} nodes counted, {s.rounds} rounds",
+                *s.notes,
+            ]
+        )
     rss = _rss_mb()
     placed, whole, gangs = _outcome(f, {p.pod.name: p.node for p in placements})
-    return Row(method, placed, whole, gangs, seconds, rss, input_mb,
-               f"{_verified(checks)}, {_count_check(f, placements)}", note)
+    return Row(
+        method,
+        placed,
+        whole,
+        gangs,
+        seconds,
+        rss,
+        input_mb,
+        f"{_verified(checks)}, {_count_check(f, placements)}",
+        note,
+    )
 
 
 def _witness_check(f: Fleet, best: Optimum, most: int = 500) -> str:
     """The optimum made concrete (``counting_optimum.witness``), each node's share allocated by drasat's per-node
     allocator and checked by its verifier: the number is reachable, not only a bound. ``most`` nodes at most
     (evenly spread), so that 10,000 nodes stay quick."""
-    from drasat.solver.api import allocate
-    from drasat.solver.problem import problem_from_objects
-    from drasat.solver.verify import verify
+    from drasat.solver import allocate, problem_from_objects, verify
 
     shares = witness(f, best)
-    chosen = list(range(len(shares)))[::max(1, len(shares) // most)]
+    chosen = list(range(len(shares)))[:: max(1, len(shares) // most)]
     good = 0
     for n in chosen:
         node = f.node_name(n)
-        claims = [{"apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaim",
-                   "metadata": {"name": p.name, "namespace": NAMESPACE}, "spec": {"devices": {"requests": [
-                       {"name": "gpu", "exactly": {"deviceClassName": f"gpu-{p.size}"}}]}}} for p in shares[n]]
+        claims = [
+            {
+                "apiVersion": "resource.k8s.io/v1",
+                "kind": "ResourceClaim",
+                "metadata": {"name": p.name, "namespace": NAMESPACE},
+                "spec": {"devices": {"requests": [{"name": "gpu", "exactly": {"deviceClassName": f"gpu-{p.size}"}}]}},
+            }
+            for p in shares[n]
+        ]
         if not claims:
             good += 1
             continue
@@ -225,10 +249,28 @@ def _optimum(method: str, size: Size) -> Row:
     best = optimum(f, by_state=method == "optimum", most_gangs=method == "optimum")
     seconds = best.seconds
     if method == "optimum":
-        return Row(method, best.placed, best.placed, best.gangs, seconds, _rss_mb(), 0.0,
-                   f"{best.status}, bound {best.bound}, {_witness_check(f, best)}", f"singles {best.by_size}")
-    return Row(method, best.placed, best.placed, best.gangs, seconds, _rss_mb(), 0.0,
-               f"{best.status}, bound {best.bound}", f"singles {best.by_size} (gangs: the first answer's, a tie)")
+        return Row(
+            method,
+            best.placed,
+            best.placed,
+            best.gangs,
+            seconds,
+            _rss_mb(),
+            0.0,
+            f"{best.status}, bound {best.bound}, {_witness_check(f, best)}",
+            f"singles {best.by_size}",
+        )
+    return Row(
+        method,
+        best.placed,
+        best.placed,
+        best.gangs,
+        seconds,
+        _rss_mb(),
+        0.0,
+        f"{best.status}, bound {best.bound}",
+        f"singles {best.by_size} (gangs: the first answer's, a tie)",
+    )
 
 
 def _child(method: str, size: Size, timeout: float, conn: Any) -> None:
@@ -276,11 +318,21 @@ def cli_batch(f: Fleet, path: Path, kill_after: float) -> Row:
         out.seek(0)
         err.seek(0)
         names = [line.split("/", 1)[1] for line in out.read().decode().splitlines() if line.startswith("pod/")]
-        summary = [line.strip() for line in err.read().decode().splitlines()
-                   if line.startswith(("batch:", "error", "  note:"))]
+        summary = [
+            line.strip() for line in err.read().decode().splitlines() if line.startswith(("batch:", "error", "  note:"))
+        ]
     placed, whole, gangs = _outcome(f, {name: "yes" for name in names})
-    return Row("cli-batch", placed, whole, gangs, seconds, usage.ru_maxrss / 1024, 0.0,
-               f"exit {proc.returncode}", "; ".join(summary))
+    return Row(
+        "cli-batch",
+        placed,
+        whole,
+        gangs,
+        seconds,
+        usage.ru_maxrss / 1024,
+        0.0,
+        f"exit {proc.returncode}",
+        "; ".join(summary),
+    )
 
 
 def write_yaml(f: Fleet, path: Path) -> float:
@@ -313,28 +365,70 @@ def measure(size: Size, methods: list[str], timeout: float, kill_after: float, f
             rows.append(in_process(method, size, timeout, kill_after))
         r = rows[-1]
         r.load = os.getloadavg()[0]
-        console.print(f"  {method}: {r.placed} placed ({r.whole} in whole gangs or alone), {r.gangs} gangs, "
-                      f"{r.seconds:.1f} s, {r.rss_mb:.0f} MB, load {r.load:.1f}; {r.checks}" + (f"; {r.note}" if r.note else ""))
+        console.print(
+            f"  {method}: {r.placed} placed ({r.whole} in whole gangs or alone), {r.gangs} gangs, "
+            f"{r.seconds:.1f} s, {r.rss_mb:.0f} MB, load {r.load:.1f}; {r.checks}" + (f"; {r.note}" if r.note else "")
+        )
     return rows
 
 
 def table(results: list[tuple[Size, list[Row]]], timeout: float) -> Table:
-    out = Table(title=f"joint placement vs its proven optimum: frag_cluster (8 GPUs a node, every node unlike "
-                      f"the others); batch-timeout = --timeout {timeout:g}")
-    for column in ("nodes", "pods", "gangs", "method", "placed", "whole gangs", "gangs done", "of optimum",
-                   "wall", "peak RSS", "input RSS", "load", "checks"):
+    out = Table(
+        title=f"joint placement vs its proven optimum: frag_cluster (8 GPUs a node, every node unlike "
+        f"the others); batch-timeout = --timeout {timeout:g}"
+    )
+    for column in (
+        "nodes",
+        "pods",
+        "gangs",
+        "method",
+        "placed",
+        "whole gangs",
+        "gangs done",
+        "of optimum",
+        "wall",
+        "peak RSS",
+        "input RSS",
+        "load",
+        "checks",
+    ):
         out.add_column(column, justify="left" if column in ("method", "checks") else "right")
     for size, rows in results:
         best = next((r.placed for r in rows if r.method == "optimum"), 0)
         for r in rows:
             share = f"{r.whole / best:.1%}" if best and r.checks not in ("killed", "error") else ""
-            out.add_row(str(size.nodes), str(size.pods), str(size.gangs), r.method, str(r.placed), str(r.whole),
-                        f"{r.gangs}/{size.gangs}", share, f"{r.seconds:.1f} s", f"{r.rss_mb:.0f} MB",
-                        f"{r.input_mb:.0f} MB" if r.input_mb else "", f"{r.load:.1f}", r.checks)
+            out.add_row(
+                str(size.nodes),
+                str(size.pods),
+                str(size.gangs),
+                r.method,
+                str(r.placed),
+                str(r.whole),
+                f"{r.gangs}/{size.gangs}",
+                share,
+                f"{r.seconds:.1f} s",
+                f"{r.rss_mb:.0f} MB",
+                f"{r.input_mb:.0f} MB" if r.input_mb else "",
+                f"{r.load:.1f}",
+                r.checks,
+            )
         for r in rows:
             if best and r.whole > best:
-                out.add_row(str(size.nodes), "", "", r.method, "", "", "", "", "", "", "", "",
-                            f"ABOVE THE OPTIMUM {best}: a bug on one side")
+                out.add_row(
+                    str(size.nodes),
+                    "",
+                    "",
+                    r.method,
+                    "",
+                    "",
+                    "",
+                    "",
+                    "",
+                    "",
+                    "",
+                    "",
+                    f"ABOVE THE OPTIMUM {best}: a bug on one side",
+                )
     return out
 
 
