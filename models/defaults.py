@@ -60,6 +60,12 @@ def apply_defaults(obj: Defaultable) -> Defaultable:
     return _spec(obj)
 
 
+def status_defaults(claim: ResourceClaim) -> ResourceClaim:
+    """``claim`` with only its status defaulted: what an allocation in use is read for (its devices), on every
+    problem around the claims holding them — the spec, walked for nothing there, is left as written."""
+    return _replaced(claim, status=_status(claim.status)) if claim.status else claim
+
+
 def _spec(spec: ResourceClaimSpec) -> ResourceClaimSpec:
     return _replaced(spec, devices=_devices(spec.devices))
 

@@ -63,6 +63,7 @@ from .pods import (
     pod_consumer,
     resolve_pod_claims,
 )
+from .sampling import Rotation, nodes_to_find
 
 
 @dataclass
@@ -145,11 +146,11 @@ def schedule_one(
     if executor is not None and executor.workers > 1:
         classes = {key: None for name, _ in passed if (key := keys[name]) is not None}
         devices.prefetch(list(classes), executor)
-    placement = _lazily(devices, keys, passed, reasons) if _scores_fixed(pc, passed, options) else None
-    if placement is None:
-        placement = _exhaustively(devices, keys, passed, reasons, skip_failed=True)
-    if placement is None:  # no node takes it and some were passed over: ask them all, for today's reasons
-        placement = _exhaustively(devices, keys, passed, reasons, skip_failed=False)
+    want = nodes_to_find(options.percentage_of_nodes_to_score, len(cluster.nodes))
+    if want < len(cluster.nodes):
+        placement: Placement | None = _sampled(devices, keys, passed, reasons, state.rotation, want)
+    else:
+        placement = _everywhere(devices, keys, passed, reasons, _scores_fixed(pc, passed, options))
     assert placement is not None  # without skipping, a placement or why not
     if placement.node is None:  # the reasons in node order, whichever order the nodes were looked at in
         node_reasons = {n.name: reasons[n.name] for n in cluster.nodes if n.name in reasons}
@@ -188,6 +189,55 @@ def _filtered(
         else:
             passed.append((node.name, outcome))
     return reasons, passed
+
+
+def _everywhere(
+    devices: _Devices,
+    keys: dict[str, tuple | None],
+    passed: list[tuple[str, _Outcome]],
+    reasons: dict[str, list[str]],
+    fixed: bool,
+) -> Placement | None:
+    """Every feasible node scored (fewer than 100 nodes, or a percentage that covers them all): lazily where
+    the devices cannot change the ranking, else exhaustively, then once more without skipping failed nodes
+    when no node took the pod (so that the reasons are today's)."""
+    placement = _lazily(devices, keys, passed, reasons) if fixed else None
+    if placement is None:
+        placement = _exhaustively(devices, keys, passed, reasons, skip_failed=True)
+    if placement is None:
+        placement = _exhaustively(devices, keys, passed, reasons, skip_failed=False)
+    return placement
+
+
+def _sampled(
+    devices: _Devices,
+    keys: dict[str, tuple | None],
+    passed: list[tuple[str, _Outcome]],
+    reasons: dict[str, list[str]],
+    rotation: Rotation,
+    want: int,
+) -> Placement:
+    """kube-scheduler's search on a big cluster (:mod:`.sampling`): nodes in its order from where the last
+    pod's search stopped, the devices step on each until ``want`` pass, and only those scored."""
+    outcomes = dict(passed)
+    complete: dict[str, _Outcome] = {}
+
+    def feasible(name: str) -> bool:
+        outcome, key = outcomes.get(name), keys[name]
+        if outcome is None or key is None:
+            return False
+        done = devices.outcome(key, outcome, on=name)
+        if done.reasons:
+            reasons[name] = done.reasons
+            return False
+        complete[name] = done
+        return True
+
+    for name, verdict in _ranked([(name, complete[name]) for name in rotation.scan(want, feasible)]):
+        placement = _committed(devices, name, verdict, reasons)
+        if placement is not None:
+            return placement
+    return Placement(devices.pc.pod)
 
 
 def _exhaustively(
@@ -478,7 +528,7 @@ def _commit(
     another node of its class or another pod of its shape), claims reserved, pod status written, state
     updated. None if the devices fail."""
     if (verdict.node, verdict.pod) != (node, pc.label):
-        verdict = dra_verdict(state, pc, node, options)
+        verdict = _for_this_pod(state, pc, node, verdict) or dra_verdict(state, pc, node, options)
         if verdict.reasons:
             return None
     claims = updated_claims(pc, verdict)
@@ -486,6 +536,21 @@ def _commit(
     state.record(claims)
     state.bind(pod, node)
     return Placement(pod, node, claims, problem=verdict.problem, allocations=verdict.allocations, exact=verdict.exact)
+
+
+def _for_this_pod(state: ClusterState, pc: PodClaims, node: str, verdict: DraVerdict) -> DraVerdict | None:
+    """Another pod's verdict on this very node (and state of it: the cache's key) for claims of the same shape:
+    the same devices serve this pod's claims, taken over by position — unless the answer names its claims
+    (share IDs) or depends on the pod (node-allocatable amounts). None: allocate again."""
+    if verdict.node != node or verdict.statuses or not verdict.claims:
+        return None
+    if any(r.share_id for a in verdict.allocations.values() for r in a.devices.results):
+        return None
+    claims = claim_shape(state, pc, node).claims
+    if len(claims) != len(verdict.claims):
+        return None
+    allocations = {claim_key(new): verdict.allocations[claim_key(old)] for new, old in zip(claims, verdict.claims)}
+    return replace(verdict, pod=pc.label, claims=claims, allocations=allocations, problem=state.problem(node, claims))
 
 
 def updated_claims(pc: PodClaims, verdict: DraVerdict) -> list[ResourceClaim]:
