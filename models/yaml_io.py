@@ -21,19 +21,27 @@ with three changes that make it read manifests the way ``kubectl`` does:
 from __future__ import annotations
 
 import json
+import os
 import re
+import stat
 from collections.abc import Iterator
 from dataclasses import dataclass
+from fractions import Fraction
+from functools import cache
 from typing import Any, cast
 
 import yaml
 
 from .collector import collector_paused
 from .errors import Location, Problem
-from .fast_parse import fast_json, fast_yaml
+from .fast_parse import fast_json, fast_stream
 from .yaml_construct import FALL_BACK, construct
 
-MAX_FILE_BYTES = 32 * 1024 * 1024
+MAX_INPUT_BYTES = 1024 * 1024 * 1024
+"""The largest file (or stdin) read unless the caller says otherwise (``--max-input-size``): a 10,000-node
+cluster as ``kubectl get -o yaml`` prints it is about 240 MB. What bounds memory beyond the text's size
+are the limits on each document: nesting (:data:`MAX_DEPTH`) and expansion (:data:`MAX_NODES`,
+:data:`MAX_EXPANDED_BYTES`)."""
 MAX_NODES = 2_000_000
 MAX_EXPANDED_BYTES = 128 * 1024 * 1024
 MAX_DEPTH = 1000
@@ -126,27 +134,56 @@ class Document:
     index: int
     data: Any = None
     problem: Problem | None = None
+    fits_int64: bool = False
+    """Every whole number in ``data`` is known to fit in int64 (the parser saw each one's text): the loader's
+    walk over every value looking for bigger ones is skipped."""
 
 
-def read_file(path: str, max_bytes: int = MAX_FILE_BYTES) -> tuple[str | None, Problem | None]:
-    """The text of a file, or a problem (missing, unreadable, too large, binary, not UTF-8)."""
+def read_file(path: str, max_bytes: int = MAX_INPUT_BYTES) -> tuple[str | None, Problem | None]:
+    """The text of a file, or a problem (missing, unreadable, too large, binary, not UTF-8); a regular file
+    too large is refused before it is read, a FIFO or device once ``max_bytes`` have come."""
     try:
         with open(path, "rb") as handle:
-            raw = handle.read(max_bytes + 1)
+            status = os.fstat(handle.fileno())
+            size = status.st_size if stat.S_ISREG(status.st_mode) else None
+            if size is not None and size > max_bytes:
+                return None, Problem(Location(path), too_large(max_bytes))
+            raw = handle.read() if size is not None else read_at_most(handle, max_bytes + 1)
     except OSError as exc:
         return None, Problem(Location(path), f"cannot read the file: {exc.strerror or exc}")
     return decode(raw, path, max_bytes)
 
 
-def decode(raw: bytes, name: str, max_bytes: int = MAX_FILE_BYTES) -> tuple[str | None, Problem | None]:
+def read_at_most(stream: Any, limit: int) -> bytes:
+    """Up to ``limit`` bytes of a stream, read a MiB at a time (``read(limit)`` would first allocate all of
+    ``limit``, a GiB by default, for a pipe that sends a few kilobytes)."""
+    chunks, left = [], limit
+    while left > 0:
+        chunk = stream.read(min(left, 1 << 20))
+        if not chunk:
+            break
+        chunks.append(chunk)
+        left -= len(chunk)
+    return b"".join(chunks) if len(chunks) != 1 else chunks[0]
+
+
+def too_large(max_bytes: int) -> str:
+    """Why an input over ``max_bytes`` is refused, and how to read it anyway."""
+    from .quantity import BINARY_SI, canonical
+
+    mib, rest = divmod(max_bytes, 1024 * 1024)
+    size = f"{mib} MiB" if mib and not rest else f"{max_bytes} bytes"
+    return (
+        f"is larger than {size}; drasat reads inputs up to that size (raise it with --max-input-size, "
+        f"e.g. --max-input-size {canonical(Fraction(2 * max_bytes), BINARY_SI)}, or split the input into several files)"
+    )
+
+
+def decode(raw: bytes, name: str, max_bytes: int = MAX_INPUT_BYTES) -> tuple[str | None, Problem | None]:
     """UTF-8 text (a byte-order mark is allowed), or a problem that says why not."""
     where = Location(name)
     if len(raw) > max_bytes:
-        return None, Problem(
-            where,
-            f"is larger than {max_bytes // (1024 * 1024)} MiB; drasat reads manifests "
-            "up to that size (split the input into several files)",
-        )
+        return None, Problem(where, too_large(max_bytes))
     if b"\x00" in raw[:8192] and not raw.startswith((b"\xff\xfe", b"\xfe\xff")):
         return None, Problem(where, "looks like a binary file (it contains NUL bytes), not YAML or JSON")
     try:
@@ -163,12 +200,15 @@ def parse_documents(text: str, name: str) -> Iterator[Document]:
     """The documents of a YAML (or JSON) stream in order; a syntax error ends the stream."""
     stripped = text.lstrip()
     if stripped.startswith(("{", "[")):
-        fast = fast_json(text)
+        with collector_paused(FREEZE_AFTER):
+            fast = fast_json(text)
         if fast is not None:
-            yield Document(0, fast)
+            yield Document(0, fast, fits_int64=True)  # fast_json takes no number of 19 digits or more
             return
         try:
-            yield Document(0, json.loads(text))  # JSON has no aliases: it holds no more than its text
+            with collector_paused(FREEZE_AFTER):
+                data = json.loads(text)  # JSON has no aliases: it holds no more than its text
+            yield Document(0, data)
             return
         except json.JSONDecodeError as exc:
             if exc.msg == "Extra data" and "\n" in text[: exc.pos + 1]:
@@ -177,20 +217,33 @@ def parse_documents(text: str, name: str) -> Iterator[Document]:
                 return
         except RecursionError:
             pass  # too deep for json: YAML reports it properly
-    index = 0
-    try:
-        if _depth_bound(text) > _QUICK_DEPTH_BOUND and _deeper_than(text, MAX_DEPTH):
-            yield Document(
-                0,
-                problem=Problem(
-                    Location(name), f"is nested more than {MAX_DEPTH} levels deep; drasat does not read it"
-                ),
-            )
-            return
+    stream = fast_stream(text)
+    if stream is None:
+        yield from _reference(text, name, len(text))
+        return
+    for piece in stream.pieces:
         with collector_paused(FREEZE_AFTER):
-            fast = fast_yaml(text)
+            fast = stream.value(piece)
         if fast is not None:
-            yield Document(0, fast[0])  # no aliases: it holds no more than its text
+            yield Document(piece.index, fast[0], fits_int64=stream.fits_int64)  # no aliases: no bigger than its text
+            continue
+        # PyYAML reads this one document from its own marker line through the next: the tokens it
+        # meets are the whole stream's, so are its values, messages and (shifted) line numbers.
+        window = text[piece.window_start : piece.window_end]
+        document = next(_reference(window, name, len(text), first=piece.index, line=piece.line), None)
+        if document is not None:
+            yield document
+            if document.problem is not None:
+                return
+
+
+def _reference(text: str, name: str, text_length: int, first: int = 0, line: int = 0) -> Iterator[Document]:
+    """The documents of ``text`` as PyYAML reads them, numbered from ``first``; ``line`` is the line of the
+    stream that ``text`` starts on (for messages); ``text_length`` the whole stream's (for the expansion limit)."""
+    index = first
+    try:
+        if not _parser_limits_depth() and _depth_bound(text) > _QUICK_DEPTH_BOUND and _deeper_than(text, MAX_DEPTH):
+            yield Document(index, problem=Problem(Location(name, index), _too_deep()))
             return
         documents = yaml.compose_all(text, Loader=_ManifestLoader)
         constructor = _ManifestLoader("")
@@ -203,10 +256,10 @@ def parse_documents(text: str, name: str) -> Iterator[Document]:
                 if data is FALL_BACK:
                     data, used_alias = constructor.construct_document(node), True
             # Without an alias a document holds no more values than its text has characters.
-            yield _checked(Document(index, data), name, len(text)) if used_alias else Document(index, data)
+            yield _checked(Document(index, data), name, text_length) if used_alias else Document(index, data)
             index += 1
     except yaml.MarkedYAMLError as exc:
-        yield Document(index, problem=Problem(Location(name, index), _describe(exc)))
+        yield Document(index, problem=Problem(Location(name, index), _describe(exc, line)))
     except yaml.YAMLError as exc:
         yield Document(index, problem=Problem(Location(name, index), f"is not valid YAML: {exc}"))
     except RecursionError:
@@ -256,8 +309,28 @@ def _depth_bound(text: str) -> int:
     return 2 * (leading + 1) + opens + 1
 
 
+@cache
+def _parser_limits_depth() -> bool:
+    """Whether the loader's parser refuses nesting past :data:`MAX_DEPTH` itself, flow and block alike.
+
+    libyaml as PyYAML >= 6.0.4 ships it does, without recursing: then the depth is checked inside the parse
+    (and the document named), and no text is scanned twice. A loader without such a limit (an older libyaml,
+    or PyYAML's pure-Python one) gets the scan of :func:`_deeper_than` before it composes, as its composer
+    recurses once per level and would overflow the C stack."""
+    for probe in ("[" * (MAX_DEPTH + 1), "- " * (MAX_DEPTH + 1) + "x\n"):
+        try:
+            for _ in yaml.parse(probe, Loader=_ManifestLoader):
+                pass
+        except yaml.YAMLError as exc:
+            if "nesting depth" in str(exc):
+                continue
+        return False
+    return True
+
+
 def _deeper_than(text: str, limit: int) -> bool:
-    """Whether the stream nests deeper than ``limit``, from the parser's events.
+    """Whether the stream nests deeper than ``limit``, from the parser's events (for a parser that does not
+    limit nesting itself: :func:`_parser_limits_depth`).
 
     libyaml's parser does not recurse, and stopping at ``limit`` keeps its cost for
     deeply nested flow collections (quadratic in the depth) small.
@@ -271,19 +344,24 @@ def _deeper_than(text: str, limit: int) -> bool:
                     return True
             elif isinstance(event, yaml.CollectionEndEvent):
                 depth -= 1
-    except yaml.YAMLError as exc:
-        # PyYAML >= 6.0.4 has a nesting limit of its own (1000 too): the same refusal.
-        return "nesting depth" in str(exc)  # any other syntax error is reported by the loader
+    except yaml.YAMLError:
+        return False  # a syntax error is reported by the loader
     return False
 
 
-def _describe(exc: yaml.MarkedYAMLError) -> str:
-    """A YAML error as one sentence with a 1-based line and column."""
+def _describe(exc: yaml.MarkedYAMLError, line: int = 0) -> str:
+    """A YAML error as one sentence with a 1-based line and column (``line``: lines before the text read)."""
     mark = exc.problem_mark or exc.context_mark
-    where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""
+    where = f" at line {mark.line + 1 + line}, column {mark.column + 1}" if mark else ""
     what = exc.problem or exc.context or "syntax error"
+    if "nesting depth" in what:  # the parser's own limit (libyaml's, as PyYAML >= 6.0.4 ships it)
+        return _too_deep(where)
     context = f" ({exc.context})" if exc.context and exc.problem else ""
     return f"YAML error{where}: {what}{context}"
+
+
+def _too_deep(where: str = "") -> str:
+    return f"is nested more than {MAX_DEPTH} levels deep{where}; drasat does not read it"
 
 
 def _checked(document: Document, name: str, text_length: int) -> Document:
