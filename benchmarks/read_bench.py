@@ -207,19 +207,44 @@ def fleet(nodes: int, shape: str) -> list[dict[str, Any]]:
 
 def write_inputs(folder: Path, nodes: int, shape: str) -> list[Path]:
     """The cluster in each form, written object by object (a 10,000-node one is 240 MB of text)."""
-    items = fleet(nodes, shape)
     dumper = _NoAliases
     paths = [folder / f"{shape}-{nodes}.yaml"]
     with paths[0].open("w") as out:
-        for i, item in enumerate(items):
-            out.write(("---\n" if i else "") + yaml.dump(item, Dumper=dumper, sort_keys=False))
+        out.writelines(_mig_documents(nodes) if shape == "mig" else _documents(fleet(nodes, shape)))
     if nodes <= 1000:
+        items = fleet(nodes, shape)
         listing = {"apiVersion": "v1", "kind": "List", "items": items, "metadata": {"resourceVersion": ""}}
         paths.append(folder / f"{shape}-{nodes}-list.yaml")
         paths[-1].write_text(yaml.dump(listing, Dumper=dumper, sort_keys=False))
         paths.append(folder / f"{shape}-{nodes}-list.json")
         paths[-1].write_text(json.dumps(listing, indent=4))  # as kubectl indents it
     return paths
+
+
+def _documents(items: list[dict[str, Any]]) -> Iterator[str]:
+    for i, item in enumerate(items):
+        yield ("---\n" if i else "") + yaml.dump(item, Dumper=_NoAliases, sort_keys=False)
+
+
+def _mig_documents(nodes: int) -> Iterator[str]:
+    """``_documents(cluster_objects(nodes, 0))``, written from one dumped template per fragmentation
+    pattern with the node's name put in (dumping 140,000 objects one by one takes minutes)."""
+    import random
+
+    from mig_cluster import PATTERNS, classes_and_templates, node_objects, used_claims
+
+    rng = random.Random(1)  # as cluster_objects draws the patterns
+    yield from _documents(classes_and_templates())
+    node = "node-@@@@"
+    templates = [
+        "".join(
+            f"---\n{yaml.dump(d, Dumper=_NoAliases, sort_keys=False)}"
+            for d in [*node_objects(node), *used_claims(node, p)]
+        )
+        for p in range(len(PATTERNS))
+    ]
+    for n in range(nodes):
+        yield templates[rng.randrange(len(PATTERNS))].replace("node-@@@@", f"node-{n:04d}")
 
 
 def run(path: Path, pythonpath: Path) -> dict[str, Any]:

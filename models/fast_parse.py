@@ -37,7 +37,7 @@ from .yaml_split import Piece, split_stream
 FAST_FROM_BYTES = 256 * 1024
 """Inputs smaller than this are parsed by the reference parsers alone."""
 
-_PROPERTY = r"[&*!](?=[^\s,\[\]\{\}])"
+_PROPERTIES = (r"&(?=[^\s,\[\]\{\}])", r"\*(?=[^\s,\[\]\{\}])", r"!(?=[^\s,\[\]\{\}])")
 """An anchor, an alias or a tag, or text that looks like one (``&&`` in a CEL expression): see _properties."""
 _UNUSUAL = (  # matched on "\n" + text; each match's last character lies in what it found
     r"<<[ \t]*:",  # a merge key
@@ -72,12 +72,22 @@ def fast_json(text: str) -> Any | None:
     if len(text) < FAST_FROM_BYTES:
         return None  # (checked first: a small input does not import orjson)
     orjson = _module("orjson")
-    if orjson is None or b"0" * 19 in text.encode("utf-8", "surrogatepass").translate(_DIGITS_AS_ZEROS):
+    if orjson is None or _has_long_number(text):
         return None  # orjson reads whole numbers beyond 64 bits as floats: json keeps them (and drasat refuses)
     try:
         return orjson.loads(text)
     except orjson.JSONDecodeError:  # also NaN, numbers beyond 64 bits: json reads or words them
         return None
+
+
+def _has_long_number(text: str) -> bool:
+    """Whether ``text`` has a run of 19 digits, looked at a MiB at a time (overlapping by 18 characters)."""
+    step = 1 << 20
+    for start in range(0, len(text), step):
+        chunk = text[max(0, start - 18) : start + step].encode("utf-8", "surrogatepass")
+        if b"0" * 19 in chunk.translate(_DIGITS_AS_ZEROS):
+            return True
+    return False
 
 
 @dataclass(frozen=True)
@@ -152,7 +162,7 @@ def _properties(text: str) -> list[int]:
     ``: ``, ``- `` or ``? `` or at a line's (or flow entry's) start. Inside a scalar (``a && b``) it is text,
     and the document stays the fast parser's; a quoted string that happens to hold ``: &x`` counts too."""
     found = []
-    for match in re.finditer(_PROPERTY, text):
+    for match in (m for pattern in _PROPERTIES for m in re.finditer(pattern, text)):
         at = before = match.start()
         while before > 0 and text[before - 1] in " \t":
             before -= 1

@@ -46,6 +46,7 @@ MAX_NODES = 2_000_000
 MAX_EXPANDED_BYTES = 128 * 1024 * 1024
 MAX_DEPTH = 1000
 _QUICK_DEPTH_BOUND = 2000
+_FIRST_CHARACTER = re.compile(r"\S")
 _LEADING = re.compile(r"^[ \t?:-]*", re.MULTILINE)
 
 _BaseLoader: type = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
@@ -197,17 +198,20 @@ def decode(raw: bytes, name: str, max_bytes: int = MAX_INPUT_BYTES) -> tuple[str
 
 
 def parse_documents(text: str, name: str) -> Iterator[Document]:
-    """The documents of a YAML (or JSON) stream in order; a syntax error ends the stream."""
-    stripped = text.lstrip()
-    if stripped.startswith(("{", "[")):
+    """The documents of a YAML (or JSON) stream in order; a syntax error ends the stream. Once a JSON
+    text is parsed, the generator holds it no longer."""
+    first = _FIRST_CHARACTER.search(text)
+    if first is not None and first.group() in ("{", "["):
         with collector_paused(FREEZE_AFTER):
             fast = fast_json(text)
         if fast is not None:
+            del text
             yield Document(0, fast, fits_int64=True)  # fast_json takes no number of 19 digits or more
             return
         try:
             with collector_paused(FREEZE_AFTER):
                 data = json.loads(text)  # JSON has no aliases: it holds no more than its text
+            del text
             yield Document(0, data)
             return
         except json.JSONDecodeError as exc:
