@@ -4,7 +4,7 @@ Run: ``python benchmarks/read_bench.py [--nodes 1000,10000] [--against ddbf246] 
 [--cluster mig|kubectl]``.
 
 Writes the same cluster as multi-document YAML (``---`` between objects, as helm and kustomize print
-it), as one ``kind: List`` document (``kubectl get -o yaml``) and as an indented JSON List (``kubectl
+it; for ``mig`` also with leaf collections in flow style, as PyYAML prints by default), as one ``kind: List`` document (``kubectl get -o yaml``) and as an indented JSON List (``kubectl
 get -o json``); 10,000 nodes and more as multi-document YAML only. ``mig`` (the default) is
 ``mig_cluster.py``'s fleet with nothing to allocate: 8 partitionable GPUs with their 104 partitions and
 counters and 2 NICs per node, and about nine allocated claims each; ``kubectl`` is this file's cluster
@@ -211,22 +211,31 @@ def write_inputs(folder: Path, nodes: int, shape: str) -> list[Path]:
     paths = [folder / f"{shape}-{nodes}.yaml"]
     with paths[0].open("w") as out:
         out.writelines(_mig_documents(nodes) if shape == "mig" else _documents(fleet(nodes, shape)))
+    if nodes <= 1000 and shape == "mig":  # the same with leaf collections in flow style: PyYAML's default
+        paths.append(folder / f"{shape}-{nodes}-flow.yaml")
+        with paths[-1].open("w") as out:
+            out.writelines(_mig_documents(nodes, flow=None))
     if nodes <= 1000:
         items = fleet(nodes, shape)
         listing = {"apiVersion": "v1", "kind": "List", "items": items, "metadata": {"resourceVersion": ""}}
         paths.append(folder / f"{shape}-{nodes}-list.yaml")
         paths[-1].write_text(yaml.dump(listing, Dumper=dumper, sort_keys=False))
         paths.append(folder / f"{shape}-{nodes}-list.json")
-        paths[-1].write_text(json.dumps(listing, indent=4))  # as kubectl indents it
+        paths[-1].write_text(json.dumps(listing))  # compact (kubectl indents: 4x the size; the old 32 MiB cap)
+        del items, listing
     return paths
 
 
-def _documents(items: list[dict[str, Any]]) -> Iterator[str]:
+def _documents(items: list[dict[str, Any]], flow: bool | None = False) -> Iterator[str]:
     for i, item in enumerate(items):
-        yield ("---\n" if i else "") + yaml.dump(item, Dumper=_NoAliases, sort_keys=False)
+        yield ("---\n" if i else "") + _dump(item, flow)
 
 
-def _mig_documents(nodes: int) -> Iterator[str]:
+def _dump(item: dict[str, Any], flow: bool | None) -> str:
+    return yaml.dump(item, Dumper=_NoAliases, sort_keys=False, default_flow_style=flow)
+
+
+def _mig_documents(nodes: int, flow: bool | None = False) -> Iterator[str]:
     """``_documents(cluster_objects(nodes, 0))``, written from one dumped template per fragmentation
     pattern with the node's name put in (dumping 140,000 objects one by one takes minutes)."""
     import random
@@ -234,13 +243,10 @@ def _mig_documents(nodes: int) -> Iterator[str]:
     from mig_cluster import PATTERNS, classes_and_templates, node_objects, used_claims
 
     rng = random.Random(1)  # as cluster_objects draws the patterns
-    yield from _documents(classes_and_templates())
+    yield from _documents(classes_and_templates(), flow)
     node = "node-@@@@"
     templates = [
-        "".join(
-            f"---\n{yaml.dump(d, Dumper=_NoAliases, sort_keys=False)}"
-            for d in [*node_objects(node), *used_claims(node, p)]
-        )
+        "".join(f"---\n{_dump(d, flow)}" for d in [*node_objects(node), *used_claims(node, p)])
         for p in range(len(PATTERNS))
     ]
     for n in range(nodes):
@@ -248,21 +254,28 @@ def _mig_documents(nodes: int) -> Iterator[str]:
 
 
 def run(path: Path, pythonpath: Path) -> dict[str, Any]:
-    """One ``drasat solve`` of ``path`` with the drasat found on ``pythonpath``: exit, seconds, peak MiB."""
+    """One ``drasat solve`` of ``path`` with the drasat found on ``pythonpath``: exit, seconds, peak MiB.
+
+    The peak is GNU time's report of its own child: a process forked from this one starts with this one's
+    peak (Linux keeps it across exec), so ``os.wait4``'s figure is used only where ``/usr/bin/time`` is not."""
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(pythonpath), os.environ.get("PYTHONPATH")]))}
     command = [sys.executable, "-m", "drasat.cli", "solve", "--node", "node-0000", "-o", "json", str(path)]
+    timer = ["/usr/bin/time", "-f", "peak %M"] if os.path.exists("/usr/bin/time") else []
     started = time.perf_counter()
     with open(os.devnull, "wb") as sink:
-        child = subprocess.Popen(command, env=env, stdout=sink, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL)
+        child = subprocess.Popen(
+            timer + command, env=env, stdout=sink, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL
+        )
         assert child.stderr is not None
-        said = child.stderr.read().decode(errors="replace")
+        said = child.stderr.read().decode(errors="replace").splitlines()
         _, status, usage = os.wait4(child.pid, 0)
+    peaks = [int(line.split()[1]) for line in said if line.startswith("peak ") and line.split()[1].isdigit()]
     return {
         "exit": os.waitstatus_to_exitcode(status),
         "wall": time.perf_counter() - started,
         "cpu": usage.ru_utime + usage.ru_stime,
-        "peak": usage.ru_maxrss / 1024,
-        "said": next((line for line in said.splitlines() if line.startswith("error")), "")[:90],
+        "peak": (peaks[-1] if peaks else usage.ru_maxrss) / 1024,
+        "said": next((line for line in said if line.startswith("error")), "")[:90],
     }
 
 

@@ -44,13 +44,31 @@ _UNUSUAL = (  # matched on "\n" + text; each match's last character lies in what
     r"\][ \t]*:(?:[ \t]|\n|$)",  # a flow collection used as a key
     r"\}[ \t]*:(?:[ \t]|\n|$)",
     r":(?<=[\s\[\{,]:)(?:[\s,\]\}]|$)",  # an empty key (PyYAML refuses some that yaml-rs reads)
-    r"\[(?<=[\s,\[\{]\[)(?![ \t]*\])",  # a flow collection that is not empty (kubectl prints none;
-    r"\{(?<=[\s,\[\{]\{)(?![ \t]*\})",  # 1.1 and 1.2 differ on ':' inside them)
     r"\n[ \t?:-]{256}",  # a line indented that deep: nesting near the limits (yaml-rs crashes far beyond)
 )
-"""Without a match, a document's flow collections are all empty (one level at most) and its block nesting
-needs indentation: it nests less than about 520 levels, within both parsers' limits (libyaml's 1,000), so
-depth cannot tell them apart."""
+"""Without a match (and with only simple flow collections, three levels at most: :data:`_SIMPLE_FLOW`) a
+document's block nesting needs indentation: it nests less than about 520 levels, within both parsers'
+limits (libyaml's 1,000), so depth cannot tell them apart."""
+_FLOW_STARTS = (r"\[(?<=[\s,\[\{]\[)(?![ \t]*\])", r"\{(?<=[\s,\[\{]\{)(?![ \t]*\})")
+"""Where a flow collection that is not empty may start."""
+
+
+def _simple_flow() -> re.Pattern[str]:
+    """A flow collection on one line, as PyYAML and Go's YAML printers write small ones (``{value: '1'}``,
+    ``[gpu, nic]``, ``{a: {b: c}}``, three levels at most): entries after ``, ``, values after ``: ``, keys
+    and values plain scalars without a colon, a ``#`` or a leading indicator, or quoted on one line. YAML
+    1.1 and 1.2 read these alike (the plain scalars' types aside, which the word check covers); they
+    differ on ``a:b``, ``"a":b``, ``[a: b]``, empty entries, and collections that span lines."""
+    plain = r"(?:[^\s,\[\]\{\}:#'\"&*!|>?%@`-]|-(?=[^\s,\[\]\{\}]))[^,\[\]\{\}:#'\"\n]*?"
+    scalar = rf"(?:{plain}|'[^'\n]*'|\"[^\"\\\n]*\")"
+    level = r"(?!)"
+    for _ in range(3):
+        value = rf"(?:{scalar}|{level})"
+        level = rf"(?:\[ ?{value}(?:, {value})* ?\]|\{{ ?{scalar}: {value}(?:, {scalar}: {value})* ?\}})"
+    return re.compile(level + r"(?=[ \t]*\n|[ \t]*$|[ \t]+#)")
+
+
+_SIMPLE_FLOW = _simple_flow()
 _IF_PRESENT = {"\t": r"\n[ ]*\t", "?": r"\n[ \t]*\?(?:[ \t]|\n|$)"}  # a tab in the indentation; a complex key
 _BREAKS = r"[\x85\u2028\u2029]"  # line breaks YAML 1.1 knows and 1.2 does not (CR: no fast path at all)
 _PRINTABLE_ASCII = bytes(range(0x20, 0x7F)) + b"\t\n"
@@ -60,6 +78,7 @@ _DIGITS_AS_ZEROS = bytes(0x30 if 0x30 <= byte <= 0x39 else 0x20 for byte in rang
 """Every digit byte as ``0``, every other byte as a space: a run of 19 digits becomes 19 zeros, which
 ``bytes.__contains__`` finds at memory speed (a regular expression tests each of 30 MB's positions)."""
 _NUMBERISH = frozenset("-+._0123456789=~<")
+_FLOWING = re.compile(r"[\[\]\{\},]").search  # a word holding flow indicators: its scalars lie between them
 _WORDS = frozenset("yes Yes YES no No NO on On ON off Off OFF true True TRUE false False FALSE null Null NULL".split())
 """Plain scalars one of the two parsers might read as something other than text: those starting like a
 number (or YAML 1.1's ``=`` value, ``<<`` merge and ``~`` null), and the words of booleans and null.
@@ -145,6 +164,7 @@ def _census(text: str) -> tuple[list[int], bool]:
     patterns = [*_UNUSUAL, *(pattern for char, pattern in _IF_PRESENT.items() if char in text)]
     found = [m.end() - 2 for pattern in patterns for m in re.finditer(pattern, lines)]
     found += _properties(text)
+    found += _complex_flows(lines)
     if not text.isascii():
         found += [m.start() for m in re.finditer(_BREAKS, text)]
     if not text.isascii() or text.encode("ascii").translate(None, _PRINTABLE_ASCII):
@@ -155,6 +175,21 @@ def _census(text: str) -> tuple[list[int], bool]:
         plain = rf"{word}(?:(?<=[\s\[\{{,]{word})|(?<=[\"'\]\}}]:{word})){_PLAIN_END}"  # literal first: quick
         found += [m.start() - 1 for m in re.finditer(plain, lines)]
     return found, any(_wide_int(token) for token in candidates)
+
+
+def _complex_flows(lines: str) -> list[int]:
+    """Offsets (in text) of the flow collections that are not simple (:data:`_SIMPLE_FLOW`); one inside a
+    simple one is simple too."""
+    found, covered = [], -1
+    for at in sorted(m.start() for pattern in _FLOW_STARTS for m in re.finditer(pattern, lines)):
+        if at < covered:
+            continue
+        simple = _SIMPLE_FLOW.match(lines, at)
+        if simple is None:
+            found.append(at - 1)
+        else:
+            covered = simple.end()
+    return found
 
 
 def _properties(text: str) -> list[int]:
@@ -180,6 +215,8 @@ def _plain_words(text: str) -> set[str]:
         end = len(text) if end < 0 else end
         words.update(text[start:end].split())
         start = end
+    flow = str.maketrans("[]{},", "     ")
+    words = {part for word in words for part in (word.translate(flow).split() if _FLOWING(word) else (word,))}
     for word in words:
         word = word.removesuffix(":")  # a key: its colon is the mapping's
         for token in (word, word.rpartition(":")[2]) if ":" in word else (word,):

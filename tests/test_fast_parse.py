@@ -205,6 +205,11 @@ ODD_DOCUMENTS = [
     "a: &x [1]\nb: *x\n",  # an alias: PyYAML's
     "a: !!str 1\n",  # a tag: PyYAML's
     "flow: {a: 1, b: [x, y]}\n",
+    "counters: {s0: {value: '1'}, s1: {value: \"2\"}}\nitems: [gpu, nic, 3, yes, 012, 1e3]\n",
+    "flow: {a:b, 'c':d}\n",  # read differently by YAML 1.1 and 1.2
+    "flow: [a: b, {c}, [x, , y]]\n",
+    "flow: {a: [1,\n  2]}\n",  # a flow collection over two lines
+    "- {name: whole, deviceClassName: mig-7g} # a comment\n- [] \n- {}\n",
     "a: yes\nb: 012\nc: 1e3\n",  # read differently by YAML 1.1 and 1.2: PyYAML's
     "message: kubelet has no pressure\n",
     "a: 1\na: 2\n",  # a key twice: PyYAML's message and line
@@ -305,3 +310,24 @@ def test_a_word_in_a_sentence_is_no_plain_scalar(monkeypatch):
 def test_node_properties_are_told_from_text(text, fast):
     stream = fast_parse.fast_stream(text, at_least=0)
     assert (stream.value(stream.pieces[0]) is not None) is fast
+
+
+@pytest.mark.parametrize(
+    ("text", "fast"),
+    [
+        ("a: {value: '1'}\nb: [gpu, nic]\nc: {s0: {value: '1'}, s1: [x, y]}\n", True),
+        ("a: {name: whole, deviceClassName: mig-7g}  # comment\n", True),
+        ("a: [yes, no]\n", False),  # YAML 1.1 booleans inside a flow sequence
+        ("a: {b: 012}\n", False),
+        ("a: {b:c}\n", False),
+        ("a: {'b':c}\n", False),
+        ("a: [b: c]\n", False),
+        ("a: [b, , c]\n", False),
+        ("a: [b,\n  c]\n", False),
+        ("a: [b], c\n", False),
+    ],
+)
+def test_simple_flow_collections_are_the_fast_parsers(text, fast):
+    stream = fast_parse.fast_stream(text, at_least=0)
+    assert (stream.value(stream.pieces[0]) is not None) is fast
+    check_stream(text)
