@@ -30,7 +30,7 @@ def max_input_size_option(function: F) -> F:
 
 def input_limit() -> int:
     """The ``--max-input-size`` of the running command, in bytes (drasat's default outside one)."""
-    from drasat.models.yaml_io import MAX_INPUT_BYTES
+    from drasat.models.input_text import MAX_INPUT_BYTES
 
     context = click.get_current_context(silent=True)
     return int(context.meta.get(_LIMIT, MAX_INPUT_BYTES)) if context is not None else MAX_INPUT_BYTES

@@ -30,21 +30,13 @@ from .bundle import Bundle, Loaded
 from .collector import collector_paused
 from .convert import needs_conversion, to_v1
 from .errors import InputError, Location, Problem
+from .input_text import MAX_INPUT_BYTES, decode, read_at_most, read_file, too_large
 from .int64 import int64_problems
 from .kinds import KindInfo, lookup, split_api_version
 from .pydantic_problems import problems_from
 from .resource import ResourceSlice
 from .shared_leaves import Shared
-from .yaml_io import (
-    FREEZE_AFTER,
-    MAX_INPUT_BYTES,
-    Document,
-    decode,
-    parse_documents,
-    read_at_most,
-    read_file,
-    too_large,
-)
+from .yaml_io import FREEZE_AFTER, Document, parse_documents
 
 STDIN = "-"
 STDIN_NAME = "<stdin>"

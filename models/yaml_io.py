@@ -1,17 +1,19 @@
-"""Reading manifest text safely: size caps, text decoding, YAML/JSON parsing, expansion limits.
+"""Parsing manifest text safely: YAML/JSON parsing, nesting and expansion limits (the text itself is read,
+capped and decoded by :mod:`.input_text`).
 
 Everything here turns hostile or broken input into :class:`Problem` values with a
 file name, a document index and, for syntax errors, a line and column — never an
 exception. The parser is PyYAML's safe loader (the C one when libyaml is there)
-with three changes that make it read manifests the way ``kubectl`` does:
+with changes that make it read manifests the way ``kubectl`` does:
 
 - timestamps stay text (``creationTimestamp: 2024-01-01T00:00:00Z`` is a string in
   the API, and a label value ``2024-01-01`` must not turn into a date);
 - a key given twice in one mapping is an error (``kubectl apply`` rejects it too,
   and silently keeping the last value hides mistakes);
-- documents nested more than :data:`MAX_DEPTH` levels deep are refused before the
-  C loader sees them (its recursive composer would overflow the C stack and crash
-  the process);
+- documents nested more than :data:`MAX_DEPTH` levels deep are refused: by libyaml's own
+  limit inside the parse where it has one (PyYAML >= 6.0.4), else by a scan before the
+  C loader sees them (its recursive composer would overflow the C stack and crash the
+  process); the message names the document and line;
 - after parsing, a document may expand to at most :data:`MAX_NODES` values and
   :data:`MAX_EXPANDED_BYTES` of text, counting every use of a YAML alias: that
   stops "billion laughs" alias bombs and self-referencing aliases, which would
@@ -21,12 +23,9 @@ with three changes that make it read manifests the way ``kubectl`` does:
 from __future__ import annotations
 
 import json
-import os
 import re
-import stat
 from collections.abc import Iterator
 from dataclasses import dataclass
-from fractions import Fraction
 from functools import cache
 from typing import Any, cast
 
@@ -37,11 +36,6 @@ from .errors import Location, Problem
 from .fast_parse import fast_json, fast_stream
 from .yaml_construct import FALL_BACK, construct
 
-MAX_INPUT_BYTES = 1024 * 1024 * 1024
-"""The largest file (or stdin) read unless the caller says otherwise (``--max-input-size``): a 10,000-node
-cluster as ``kubectl get -o yaml`` prints it is about 240 MB. What bounds memory beyond the text's size
-are the limits on each document: nesting (:data:`MAX_DEPTH`) and expansion (:data:`MAX_NODES`,
-:data:`MAX_EXPANDED_BYTES`)."""
 MAX_NODES = 2_000_000
 MAX_EXPANDED_BYTES = 128 * 1024 * 1024
 MAX_DEPTH = 1000
@@ -138,63 +132,6 @@ class Document:
     fits_int64: bool = False
     """Every whole number in ``data`` is known to fit in int64 (the parser saw each one's text): the loader's
     walk over every value looking for bigger ones is skipped."""
-
-
-def read_file(path: str, max_bytes: int = MAX_INPUT_BYTES) -> tuple[str | None, Problem | None]:
-    """The text of a file, or a problem (missing, unreadable, too large, binary, not UTF-8); a regular file
-    too large is refused before it is read, a FIFO or device once ``max_bytes`` have come."""
-    try:
-        with open(path, "rb") as handle:
-            status = os.fstat(handle.fileno())
-            size = status.st_size if stat.S_ISREG(status.st_mode) else None
-            if size is not None and size > max_bytes:
-                return None, Problem(Location(path), too_large(max_bytes))
-            raw = handle.read() if size is not None else read_at_most(handle, max_bytes + 1)
-    except OSError as exc:
-        return None, Problem(Location(path), f"cannot read the file: {exc.strerror or exc}")
-    return decode(raw, path, max_bytes)
-
-
-def read_at_most(stream: Any, limit: int) -> bytes:
-    """Up to ``limit`` bytes of a stream, read a MiB at a time (``read(limit)`` would first allocate all of
-    ``limit``, a GiB by default, for a pipe that sends a few kilobytes)."""
-    chunks, left = [], limit
-    while left > 0:
-        chunk = stream.read(min(left, 1 << 20))
-        if not chunk:
-            break
-        chunks.append(chunk)
-        left -= len(chunk)
-    return b"".join(chunks) if len(chunks) != 1 else chunks[0]
-
-
-def too_large(max_bytes: int) -> str:
-    """Why an input over ``max_bytes`` is refused, and how to read it anyway."""
-    from .quantity import BINARY_SI, canonical
-
-    mib, rest = divmod(max_bytes, 1024 * 1024)
-    size = f"{mib} MiB" if mib and not rest else f"{max_bytes} bytes"
-    return (
-        f"is larger than {size}; drasat reads inputs up to that size (raise it with --max-input-size, "
-        f"e.g. --max-input-size {canonical(Fraction(2 * max_bytes), BINARY_SI)}, or split the input into several files)"
-    )
-
-
-def decode(raw: bytes, name: str, max_bytes: int = MAX_INPUT_BYTES) -> tuple[str | None, Problem | None]:
-    """UTF-8 text (a byte-order mark is allowed), or a problem that says why not."""
-    where = Location(name)
-    if len(raw) > max_bytes:
-        return None, Problem(where, too_large(max_bytes))
-    if b"\x00" in raw[:8192] and not raw.startswith((b"\xff\xfe", b"\xfe\xff")):
-        return None, Problem(where, "looks like a binary file (it contains NUL bytes), not YAML or JSON")
-    try:
-        return raw.decode("utf-8-sig"), None
-    except UnicodeDecodeError as exc:
-        line = raw[: exc.start].count(b"\n") + 1
-        return None, Problem(
-            where,
-            f"is not UTF-8 text: byte 0x{raw[exc.start]:02x} on line {line} cannot be decoded (save the file as UTF-8)",
-        )
 
 
 def parse_documents(text: str, name: str) -> Iterator[Document]:

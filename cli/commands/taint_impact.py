@@ -107,9 +107,10 @@ def read_rules(path: str) -> list[tuple[Any, Any]]:
     ``deviceClassName`` and ``selectors`` left the API in 1.35; the model follows the
     current API, so they are taken out here, checked, and carried beside the rule.
     """
+    from drasat.models.input_text import read_file
     from drasat.models.loader import load_text
     from drasat.models.resource import DeviceTaintRule
-    from drasat.models.yaml_io import parse_documents, read_file
+    from drasat.models.yaml_io import parse_documents
     from drasat.solver.report.pool_usage import refuse_bad_taints
 
     text, problem = (
