@@ -33,7 +33,7 @@ import yaml
 
 from .collector import collector_paused
 from .errors import InputProblem, Location
-from .fast_parse import fast_json, fast_stream
+from .fast_parse import FastStream, fast_json, fast_stream
 from .yaml_construct import FALL_BACK, construct
 
 MAX_NODES = 2_000_000
@@ -165,7 +165,7 @@ def parse_documents(text: str, name: str) -> Iterator[Document]:
     yield from _split(stream, text, name)
 
 
-def _split(stream: Any, text: str, name: str) -> Iterator[Document]:
+def _split(stream: FastStream, text: str, name: str) -> Iterator[Document]:
     """The documents of a stream the fast path split: each read fast where it can be, else by PyYAML alone."""
     for piece in stream.pieces:
         with collector_paused(FREEZE_AFTER):
