@@ -1,25 +1,41 @@
-"""Reading big inputs: a generated cluster as `kubectl get -A -o yaml` (or `-o json`) prints it.
+"""Reading big inputs: a whole ``drasat solve`` on a generated cluster, this tree against another commit.
 
-Run: ``python benchmarks/read_bench.py [--nodes 1000] [--keep DIR]``.
-Writes one YAML and one JSON file of the same cluster (Nodes with their status,
-ResourceSlices of GPUs and NICs, allocated ResourceClaims, Pods, all with the
-bookkeeping metadata kubectl prints), then times drasat's reading of each —
-parsing and models — and prints a table. Nothing is compared with a fixed number:
-the table is the measurement.
+Run: ``python benchmarks/read_bench.py [--nodes 1000,10000] [--against ddbf246] [--repeat 1] [--keep DIR]
+[--cluster mig|kubectl]``.
+
+Writes the same cluster as multi-document YAML (``---`` between objects, as helm and kustomize print
+it; for ``mig`` also with leaf collections in flow style, as PyYAML prints by default), as one ``kind: List`` document (``kubectl get -o yaml``) and as an indented JSON List (``kubectl
+get -o json``); 10,000 nodes and more as multi-document YAML only. ``mig`` (the default) is
+``mig_cluster.py``'s fleet with nothing to allocate: 8 partitionable GPUs with their 104 partitions and
+counters and 2 NICs per node, and about nine allocated claims each; ``kubectl`` is this file's cluster
+with the bookkeeping metadata kubectl prints (managed fields, conditions, images) and Pods. Each input
+is read by ``drasat solve --node node-0000 -o json`` in a process of its own, for this tree and for
+``--against`` (checked out into a temporary worktree and put on ``PYTHONPATH``, both sides through the
+same ``python -m drasat.cli``), and the table gives the whole command's wall and CPU seconds (user +
+system: on a busy machine the wall time waits for other work, CPU time does not) and its peak resident
+memory (``os.wait4``'s own rusage of that process); the best of ``--repeat`` runs. Nothing is compared
+with a fixed number: the table is the measurement.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
+import subprocess
+import sys
 import tempfile
 import time
+from collections.abc import Iterator
+from contextlib import ExitStack, contextmanager
 from pathlib import Path
 from typing import Any
 
 import yaml
+from mig_cluster import cluster_objects
+from solve_bench import checkout
 
-from drasat.models.loader import load_paths
+HERE = Path(__file__).resolve().parent
 
 GPUS, NICS, PODS_PER_NODE = 8, 2, 6
 
@@ -177,11 +193,133 @@ def cluster(nodes: int) -> list[dict[str, Any]]:
     return items
 
 
-def _time(path: Path) -> tuple[float, float, int, int]:
-    """Wall and CPU seconds (CPU time tells the work apart from a busy machine's waiting)."""
-    started, cpu = time.perf_counter(), time.process_time()
-    bundle = load_paths([str(path)])
-    return time.perf_counter() - started, time.process_time() - cpu, len(bundle.objects), len(bundle.problems)
+class _NoAliases(getattr(yaml, "CSafeDumper", yaml.SafeDumper)):  # type: ignore[misc]
+    """kubectl prints no anchors: objects the generator shares (a pool's dict) are written out each time."""
+
+    def ignore_aliases(self, data: Any) -> bool:
+        return True
+
+
+def fleet(nodes: int, shape: str) -> list[dict[str, Any]]:
+    """The objects of one generated cluster, the same for every run with these arguments."""
+    return cluster_objects(nodes, 0) if shape == "mig" else cluster(nodes)
+
+
+def write_inputs(folder: Path, nodes: int, shape: str) -> list[Path]:
+    """The cluster in each form, written object by object (a 10,000-node one is 240 MB of text)."""
+    dumper = _NoAliases
+    paths = [folder / f"{shape}-{nodes}.yaml"]
+    with paths[0].open("w") as out:
+        out.writelines(_mig_documents(nodes) if shape == "mig" else _documents(fleet(nodes, shape)))
+    if nodes <= 1000 and shape == "mig":  # the same with leaf collections in flow style: PyYAML's default
+        paths.append(folder / f"{shape}-{nodes}-flow.yaml")
+        with paths[-1].open("w") as out:
+            out.writelines(_mig_documents(nodes, flow=None))
+    if nodes <= 1000:
+        items = fleet(nodes, shape)
+        listing = {"apiVersion": "v1", "kind": "List", "items": items, "metadata": {"resourceVersion": ""}}
+        paths.append(folder / f"{shape}-{nodes}-list.yaml")
+        paths[-1].write_text(yaml.dump(listing, Dumper=dumper, sort_keys=False))
+        paths.append(folder / f"{shape}-{nodes}-list.json")
+        paths[-1].write_text(json.dumps(listing))  # compact (kubectl indents: 4x the size; the old 32 MiB cap)
+        del items, listing
+    return paths
+
+
+def _documents(items: list[dict[str, Any]], flow: bool | None = False) -> Iterator[str]:
+    for i, item in enumerate(items):
+        yield ("---\n" if i else "") + _dump(item, flow)
+
+
+def _dump(item: dict[str, Any], flow: bool | None) -> str:
+    return yaml.dump(item, Dumper=_NoAliases, sort_keys=False, default_flow_style=flow)
+
+
+def _mig_documents(nodes: int, flow: bool | None = False) -> Iterator[str]:
+    """``_documents(cluster_objects(nodes, 0))``, written from one dumped template per fragmentation
+    pattern with the node's name put in (dumping 140,000 objects one by one takes minutes)."""
+    import random
+
+    from mig_cluster import PATTERNS, classes_and_templates, node_objects, used_claims
+
+    rng = random.Random(1)  # as cluster_objects draws the patterns
+    yield from _documents(classes_and_templates(), flow)
+    node = "node-@@@@"
+    templates = [
+        "".join(f"---\n{_dump(d, flow)}" for d in [*node_objects(node), *used_claims(node, p)])
+        for p in range(len(PATTERNS))
+    ]
+    for n in range(nodes):
+        yield templates[rng.randrange(len(PATTERNS))].replace("node-@@@@", f"node-{n:04d}")
+
+
+def run(path: Path, pythonpath: Path) -> dict[str, Any]:
+    """One ``drasat solve`` of ``path`` with the drasat found on ``pythonpath``: exit, seconds, peak MiB.
+
+    The peak is GNU time's report of its own child: a process forked from this one starts with this one's
+    peak (Linux keeps it across exec), so ``os.wait4``'s figure is used only where ``/usr/bin/time`` is not."""
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(pythonpath), os.environ.get("PYTHONPATH")]))}
+    command = [sys.executable, "-m", "drasat.cli", "solve", "--node", "node-0000", "-o", "json", str(path)]
+    timer = ["/usr/bin/time", "-f", "peak %M"] if os.path.exists("/usr/bin/time") else []
+    started = time.perf_counter()
+    with open(os.devnull, "wb") as sink:
+        child = subprocess.Popen(
+            timer + command, env=env, stdout=sink, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL
+        )
+        assert child.stderr is not None
+        said = child.stderr.read().decode(errors="replace").splitlines()
+        _, status, usage = os.wait4(child.pid, 0)
+    peaks = [int(line.split()[1]) for line in said if line.startswith("peak ") and line.split()[1].isdigit()]
+    return {
+        "exit": os.waitstatus_to_exitcode(status),
+        "wall": time.perf_counter() - started,
+        "cpu": usage.ru_utime + usage.ru_stime,
+        "peak": (peaks[-1] if peaks else usage.ru_maxrss) / 1024,
+        "said": next((line for line in said if line.startswith("error")), "")[:90],
+    }
+
+
+def best(runs: list[dict[str, Any]]) -> dict[str, Any]:
+    return min(runs, key=lambda r: r["cpu"])
+
+
+@contextmanager
+def this_tree() -> Iterator[Path]:
+    """This working tree laid out as an importable ``drasat`` package, as :func:`checkout` lays out another."""
+    with tempfile.TemporaryDirectory() as tmp:
+        (Path(tmp) / "drasat").mkdir()
+        for package in ("models", "solver", "cli"):
+            (Path(tmp) / "drasat" / package).symlink_to(HERE.parent / package)
+        (Path(tmp) / "drasat" / "__init__.py").write_text("")
+        yield Path(tmp)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--nodes", default="1000,10000", help="comma-separated node counts")
+    parser.add_argument("--against", default="ddbf246", metavar="REV", help="the other commit ('' for none)")
+    parser.add_argument("--repeat", type=int, default=1)
+    parser.add_argument("--cluster", choices=("mig", "kubectl"), default="mig")
+    parser.add_argument("--keep", metavar="DIR", help="write the generated files here and keep them")
+    args = parser.parse_args()
+    with ExitStack() as stack:
+        folder = Path(args.keep or stack.enter_context(tempfile.TemporaryDirectory(prefix="drasat-read-")))
+        folder.mkdir(parents=True, exist_ok=True)
+        sides = {"after": stack.enter_context(this_tree())}
+        if args.against:
+            sides = {f"before ({args.against})": stack.enter_context(checkout(args.against)), **sides}
+        paths = [p for n in args.nodes.split(",") for p in write_inputs(folder, int(n), args.cluster)]
+        print(f"{args.cluster} cluster; parsers: {_parsers()}; load average before: {_load()}")
+        print(f"{'input':<26}{'size':>9}  {'drasat':<18}{'exit':>5}{'wall s':>9}{'cpu s':>8}{'peak MiB':>10}")
+        for path in paths:
+            for side, root in sides.items():
+                measured = best([run(path, root) for _ in range(args.repeat)])
+                print(
+                    f"{path.name:<26}{path.stat().st_size / 1e6:>7.1f}MB  {side:<18}{measured['exit']:>5}"
+                    f"{measured['wall']:>9.1f}{measured['cpu']:>8.1f}{measured['peak']:>10,.0f}  {measured['said']}",
+                    flush=True,
+                )
+        print(f"load average after: {_load()}")
 
 
 def _parsers() -> str:
@@ -192,25 +330,8 @@ def _parsers() -> str:
     return ", ".join(fast) + " (the fast extra)" if fast else "PyYAML, json (pip install 'drasat[fast]' for more)"
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--nodes", type=int, default=1000)
-    parser.add_argument("--keep", metavar="DIR", help="write the generated files here and keep them")
-    args = parser.parse_args()
-    folder = Path(args.keep or tempfile.mkdtemp(prefix="drasat-read-"))
-    folder.mkdir(parents=True, exist_ok=True)
-    listing = {"apiVersion": "v1", "kind": "List", "items": cluster(args.nodes), "metadata": {"resourceVersion": ""}}
-    as_yaml, as_json = folder / "cluster.yaml", folder / "cluster.json"
-    as_yaml.write_text(yaml.safe_dump(listing, sort_keys=False))
-    as_json.write_text(json.dumps(listing))  # compact: kubectl indents, which would pass the 32 MiB file limit
-    print(f"{args.nodes} nodes, {len(listing['items']):,} objects; parsers: {_parsers()}")
-    del listing  # the reading is timed without the generated objects still in memory
-    print(f"{'input':<14}{'size':>10}{'wall':>10}{'cpu':>10}{'objects':>10}{'problems':>10}")
-    for path in (as_yaml, as_json):
-        wall, cpu, objects, problems = _time(path)
-        print(
-            f"{path.name:<14}{path.stat().st_size / 1e6:>8.1f}MB{wall:>9.2f}s{cpu:>9.2f}s{objects:>10,}{problems:>10}"
-        )
+def _load() -> str:
+    return ", ".join(f"{x:.2f}" for x in os.getloadavg())
 
 
 if __name__ == "__main__":

@@ -1,8 +1,8 @@
 """Large inputs end in bounded time and memory: measured as a user runs them, one process each.
 
 Run: ``python benchmarks/size_bench.py [--devices 100000] [--claims 10000] [--huge-mb 200]``.
-Generates, in a temporary directory: a manifest far over the per-file limit (refused
-before it is read), a cluster with ``--devices`` devices (validated, then solved for
+Generates, in a temporary directory: a manifest far over a per-file limit of 32 MiB
+(``--max-input-size``; refused before it is read), a cluster with ``--devices`` devices (validated, then solved for
 one claim), and ``--claims`` one-device claims on a node with as many devices
 (solved all together). Prints the exit status, wall time and peak memory (maximum
 resident set size, from ``/usr/bin/time`` or ``getrusage``) of each command.
@@ -128,7 +128,10 @@ def main() -> None:
         (crowd / "class.yaml").write_text(CLASS)
         write_split(crowd, "claims", claims(options.claims))
         rows = [
-            (f"{huge.stat().st_size / 2**20:.0f} MB manifest", ["validate", str(huge)]),
+            (
+                f"{huge.stat().st_size / 2**20:.0f} MB manifest, --max-input-size 32Mi",
+                ["validate", "--max-input-size", "32Mi", str(huge)],
+            ),
             (f"{options.devices:,} devices", ["validate", "-q", str(many)]),
             (
                 f"{options.devices:,} devices, 1 claim",

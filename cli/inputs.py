@@ -15,13 +15,15 @@ import click
 from drasat.models.bundle import Bundle
 from drasat.models.errors import InputError
 
-from .loading import load_bundle
+from .loading import load_bundle, max_input_size_option
 
 F = TypeVar("F", bound=Callable[..., Any])
 
 
 def input_options(function: F) -> F:
-    """FILE... (optional when a cluster is read), ``-f/--filename``, ``-R``, ``--kubeconfig`` and ``--context``."""
+    """FILE... (optional when a cluster is read), ``-f/--filename``, ``-R``, ``--max-input-size``,
+    ``--kubeconfig`` and ``--context``."""
+    function = max_input_size_option(function)
     function = click.option(
         "-R",
         "--recursive",

@@ -1,17 +1,23 @@
 """Fast parsers for big inputs (the ``fast`` extra: ``orjson``, ``yaml-rs``), PyYAML and json the reference.
 
-A 1,000-node cluster as ``kubectl get -o yaml`` prints it is 20 MB: PyYAML's C loader
-with drasat's constructor needs about 5 s for it, yaml-rs (Rust) 1 s; orjson reads the
-same cluster as JSON in two thirds of json's time. The reference parsers stay the
-definition of what a manifest means. A fast parser's answer is taken only where it
-must be the reference's, and otherwise these functions return None and the caller
-parses as before — with the same values, messages and line numbers:
+A 1,000-node cluster as ``kubectl get -o yaml`` prints it is 20 to 30 MB: PyYAML's C loader
+with drasat's constructor needs 5 to 15 s for it, yaml-rs (Rust) under 2 s; orjson reads the
+same cluster as JSON in a third of json's time. The reference parsers stay the definition of
+what a manifest means. A fast parser's answer is taken only where it must be the reference's,
+and otherwise the caller parses with the reference — with the same values, messages and line
+numbers:
 
 - any error (syntax, a key twice, a number orjson cannot hold): the reference reports it;
 - YAML that uses what the two read differently or what drasat limits: anchors and aliases
-  (expansion limits), tags, directives, merge keys, several documents, tabs or characters
-  PyYAML refuses, and plain scalars that YAML 1.1 (PyYAML: ``yes``, ``012``, ``0b1``,
-  ``1:20``) and YAML 1.2 (yaml-rs: ``1e3``, ``0o7``) type differently.
+  (expansion limits), tags, directives, merge keys, tabs or characters PyYAML refuses, deep
+  nesting, and plain scalars that YAML 1.1 (PyYAML: ``yes``, ``012``, ``0b1``, ``1:20``) and
+  YAML 1.2 (yaml-rs: ``1e3``, ``0o7``) type differently.
+
+A stream of several documents (helm's and kustomize's ``---`` between objects) is cut into its
+documents first (:mod:`.yaml_split`) and each is judged on its own: one document with an anchor
+goes to PyYAML, the thousands around it do not. The text is scanned once for all of them, with
+searches that start at a literal character (Python's ``re`` finds those quickly; a search that
+starts at a character class tests every position, ten times slower on 30 MB).
 
 Small inputs always take the reference path: the fast one pays off only on big ones.
 """
@@ -19,38 +25,65 @@ Small inputs always take the reference path: the fast one pays off only on big o
 from __future__ import annotations
 
 import re
+from bisect import bisect_left
+from dataclasses import dataclass
 from functools import cache
 from typing import Any
 
 import yaml
 
+from .yaml_split import Piece, split_stream
+
 FAST_FROM_BYTES = 256 * 1024
 """Inputs smaller than this are parsed by the reference parsers alone."""
 
-_SYNTAX = (  # each starts with a character: a fast scan each
-    r"[&*!][^\s,\[\]\{\}]",  # an anchor, alias or tag (or text that looks like one)
-    r"\n%",  # a directive
-    "[\x85\u2028\u2029\r]",  # line breaks YAML 1.1 knows and 1.2 does not (NEL, LS,
-    # PS), and CR (line numbers on errors stay PyYAML's)
-    r"\n[ ]*\t",  # a tab in the indentation
+_PROPERTIES = (r"&(?=[^\s,\[\]\{\}])", r"\*(?=[^\s,\[\]\{\}])", r"!(?=[^\s,\[\]\{\}])")
+"""An anchor, an alias or a tag, or text that looks like one (``&&`` in a CEL expression): see _properties."""
+_UNUSUAL = (  # matched on "\n" + text; each match's last character lies in what it found
     r"<<[ \t]*:",  # a merge key
-    r"[\]\}][ \t]*:(?:[ \t]|\n|$)",  # a flow collection used as a key
-    r"\n[ \t]*\?(?:[ \t]|\n|$)",  # an explicit (complex) key
-    r"\n(?:---|\.\.\.)(?:[ \t]|\n|$)",  # more than one document
+    r"\][ \t]*:(?:[ \t]|\n|$)",  # a flow collection used as a key
+    r"\}[ \t]*:(?:[ \t]|\n|$)",
     r":(?<=[\s\[\{,]:)(?:[\s,\]\}]|$)",  # an empty key (PyYAML refuses some that yaml-rs reads)
-    r"[\[\{](?<=[\s,\[\{][\[\{])(?![ \t]*[\]\}])",  # a flow collection that is not empty (kubectl prints
-    # none; 1.1 and 1.2 differ on ':' inside them)
+    r"\n[ \t?:-]{256}",  # a line indented that deep: nesting near the limits (yaml-rs crashes far beyond)
 )
-"""Compiled on first use (``re`` keeps them): a start that reads only small inputs never needs them."""
-_LONG_NUMBER = r"[0-9]{19}"
-_PLAIN = (
-    r"(?:[\s\[\{,]|[\"'\]\}]:)((?:[-+._0-9=~<]|yes|Yes|YES|no|No|NO|on|On|ON|off|Off|OFF|true|True|TRUE"
-    r"|false|False|FALSE|null|Null|NULL)[^\s,\[\]\{\}]*)(?=[ \t]*(?:\n|$|[,\]\}]|:[ \t]|:\n|:$|[ \t]#))"
-)
-"""Plain scalars that one of the two parsers might read as something other than text: after a space, a
-bracket or a comma, or right after a JSON-like key (``{"a":012}``). A superset (a sentence's last word
-"on" is one too): each distinct token is then read by both parsers, and one that differs sends the
-input to PyYAML."""
+"""Without a match (and with only simple flow collections, three levels at most: :data:`_SIMPLE_FLOW`) a
+document's block nesting needs indentation: it nests less than about 520 levels, within both parsers'
+limits (libyaml's 1,000), so depth cannot tell them apart."""
+_FLOW_STARTS = (r"\[(?<=[\s,\[\{]\[)(?![ \t]*\])", r"\{(?<=[\s,\[\{]\{)(?![ \t]*\})")
+"""Where a flow collection that is not empty may start."""
+
+
+def _simple_flow() -> re.Pattern[str]:
+    """A flow collection on one line, as PyYAML and Go's YAML printers write small ones (``{value: '1'}``,
+    ``[gpu, nic]``, ``{a: {b: c}}``, three levels at most): entries after ``, ``, values after ``: ``, keys
+    and values plain scalars without a colon, a ``#`` or a leading indicator, or quoted on one line. YAML
+    1.1 and 1.2 read these alike (the plain scalars' types aside, which the word check covers); they
+    differ on ``a:b``, ``"a":b``, ``[a: b]``, empty entries, and collections that span lines."""
+    plain = r"(?:[^\s,\[\]\{\}:#'\"&*!|>?%@`-]|-(?=[^\s,\[\]\{\}]))[^,\[\]\{\}:#'\"\n]*?"
+    scalar = rf"(?:{plain}|'[^'\n]*'|\"[^\"\\\n]*\")"
+    level = r"(?!)"
+    for _ in range(3):
+        value = rf"(?:{scalar}|{level})"
+        level = rf"(?:\[ ?{value}(?:, {value})* ?\]|\{{ ?{scalar}: {value}(?:, {scalar}: {value})* ?\}})"
+    return re.compile(level + r"(?=[ \t]*\n|[ \t]*$|[ \t]+#)")
+
+
+_SIMPLE_FLOW = _simple_flow()
+_IF_PRESENT = {"\t": r"\n[ ]*\t", "?": r"\n[ \t]*\?(?:[ \t]|\n|$)"}  # a tab in the indentation; a complex key
+_BREAKS = r"[\x85\u2028\u2029]"  # line breaks YAML 1.1 knows and 1.2 does not (CR: no fast path at all)
+_PRINTABLE_ASCII = bytes(range(0x20, 0x7F)) + b"\t\n"
+_PLAIN_END = r"(?=[ \t]*(?:\n|$|[,\]\}]|:[ \t]|:\n|:$|[ \t]#))"
+"""What may follow a word for it to be a whole plain scalar (or a key): not a word inside a sentence."""
+_DIGITS_AS_ZEROS = bytes(0x30 if 0x30 <= byte <= 0x39 else 0x20 for byte in range(256))
+"""Every digit byte as ``0``, every other byte as a space: a run of 19 digits becomes 19 zeros, which
+``bytes.__contains__`` finds at memory speed (a regular expression tests each of 30 MB's positions)."""
+_NUMBERISH = frozenset("-+._0123456789=~<")
+_FLOWING = re.compile(r"[\[\]\{\},]").search  # a word holding flow indicators: its scalars lie between them
+_WORDS = frozenset("yes Yes YES no No NO on On ON off Off OFF true True TRUE false False FALSE null Null NULL".split())
+"""Plain scalars one of the two parsers might read as something other than text: those starting like a
+number (or YAML 1.1's ``=`` value, ``<<`` merge and ``~`` null), and the words of booleans and null.
+Every distinct such word of the text is read by both parsers (a superset: a word inside a quoted string
+counts too); one that differs sends the documents where it stands as a whole plain scalar to PyYAML."""
 
 
 def fast_json(text: str) -> Any | None:
@@ -58,7 +91,7 @@ def fast_json(text: str) -> Any | None:
     if len(text) < FAST_FROM_BYTES:
         return None  # (checked first: a small input does not import orjson)
     orjson = _module("orjson")
-    if orjson is None or re.search(_LONG_NUMBER, text):
+    if orjson is None or _has_long_number(text):
         return None  # orjson reads whole numbers beyond 64 bits as floats: json keeps them (and drasat refuses)
     try:
         return orjson.loads(text)
@@ -66,25 +99,141 @@ def fast_json(text: str) -> Any | None:
         return None
 
 
-def fast_yaml(text: str, *, at_least: int | None = None) -> tuple[Any] | None:
-    """``text``'s one document parsed by yaml-rs, or None where PyYAML must read it (see the module).
+def _has_long_number(text: str) -> bool:
+    """Whether ``text`` has a run of 19 digits, looked at a MiB at a time (overlapping by 18 characters)."""
+    step = 1 << 20
+    for start in range(0, len(text), step):
+        chunk = text[max(0, start - 18) : start + step].encode("utf-8", "surrogatepass")
+        if b"0" * 19 in chunk.translate(_DIGITS_AS_ZEROS):
+            return True
+    return False
 
-    ``at_least``: the size below which PyYAML reads it anyway (default :data:`FAST_FROM_BYTES`)."""
+
+@dataclass(frozen=True)
+class FastStream:
+    """A YAML stream cut into documents, and where in its text the fast parser must not answer."""
+
+    text: str
+    pieces: list[Piece]
+    unusual: list[int]  # sorted offsets in text
+    fits_int64: bool  # every whole number the fast parser reads here fits in int64 (it saw each one's text)
+
+    def value(self, piece: Piece) -> tuple[Any] | None:
+        """``(value,)`` of one document read by yaml-rs, or None where PyYAML must read it."""
+        if piece.empty:
+            return (None,)
+        at = bisect_left(self.unusual, piece.start)
+        if at < len(self.unusual) and self.unusual[at] < piece.end:
+            return None
+        content = self.text[piece.start : piece.end]
+        yaml_rs = _module("yaml_rs")
+        try:
+            data = yaml_rs.loads(content, parse_datetime=False, duplicate_key_policy=yaml_rs.DuplicateKeyPolicy.Error)
+        except (yaml_rs.YAMLDecodeError, ValueError, OverflowError):
+            return None
+        return (data,)
+
+
+def fast_stream(text: str, *, at_least: int | None = None) -> FastStream | None:
+    """``text`` cut into documents for yaml-rs, or None where PyYAML reads it whole (small, no yaml-rs,
+    a stream structure only PyYAML should judge). ``at_least``: the size below which PyYAML reads it anyway
+    (default :data:`FAST_FROM_BYTES`)."""
     if len(text) < (FAST_FROM_BYTES if at_least is None else at_least):
         return None  # (checked first: a small input does not import yaml-rs)
-    yaml_rs = _module("yaml_rs")
-    if yaml_rs is None or not text.strip():
+    if _module("yaml_rs") is None:
         return None
-    lines = "\n" + text.removeprefix("---\n")  # every line, the first too, after a newline
-    if any(re.search(pattern, lines) for pattern in _SYNTAX) or yaml.reader.Reader.NON_PRINTABLE.search(text):
+    pieces = split_stream(text)
+    if pieces is None:
         return None
-    if any(not _same_reading(token) for token in set(re.findall(_PLAIN, lines))):
+    unusual, wide = _census(text)
+    return FastStream(text, pieces, sorted(unusual), not wide)
+
+
+def fast_yaml(text: str, *, at_least: int | None = None) -> tuple[Any] | None:
+    """``text``'s one document parsed by yaml-rs, or None where PyYAML must read it (see the module)."""
+    stream = fast_stream(text, at_least=at_least)
+    if stream is None or len(stream.pieces) != 1:
         return None
+    return stream.value(stream.pieces[0])
+
+
+def _census(text: str) -> tuple[list[int], bool]:
+    """Offsets of everything in ``text`` that only PyYAML may read (see the module), and whether a plain
+    scalar that both read alike is a whole number beyond int64 (which drasat refuses, naming it)."""
+    lines = "\n" + text  # every line, the first too, after a newline
+    patterns = [*_UNUSUAL, *(pattern for char, pattern in _IF_PRESENT.items() if char in text)]
+    found = [m.end() - 2 for pattern in patterns for m in re.finditer(pattern, lines)]
+    found += _properties(text)
+    found += _complex_flows(lines)
+    if not text.isascii():
+        found += [m.start() for m in re.finditer(_BREAKS, text)]
+    if not text.isascii() or text.encode("ascii").translate(None, _PRINTABLE_ASCII):
+        found += [m.start() for m in yaml.reader.Reader.NON_PRINTABLE.finditer(text)]
+    candidates = _plain_words(text)
+    for token in (token for token in candidates if not _same_reading(token)):
+        word = re.escape(token)
+        plain = rf"{word}(?:(?<=[\s\[\{{,]{word})|(?<=[\"'\]\}}]:{word})){_PLAIN_END}"  # literal first: quick
+        found += [m.start() - 1 for m in re.finditer(plain, lines)]
+    return found, any(_wide_int(token) for token in candidates)
+
+
+def _complex_flows(lines: str) -> list[int]:
+    """Offsets (in text) of the flow collections that are not simple (:data:`_SIMPLE_FLOW`); one inside a
+    simple one is simple too."""
+    found, covered = [], -1
+    for at in sorted(m.start() for pattern in _FLOW_STARTS for m in re.finditer(pattern, lines)):
+        if at < covered:
+            continue
+        simple = _SIMPLE_FLOW.match(lines, at)
+        if simple is None:
+            found.append(at - 1)
+        else:
+            covered = simple.end()
+    return found
+
+
+def _properties(text: str) -> list[int]:
+    """Offsets of what may be an anchor, alias or tag: an ``&``, ``*`` or ``!`` where a node may start, after
+    ``: ``, ``- `` or ``? `` or at a line's (or flow entry's) start. Inside a scalar (``a && b``) it is text,
+    and the document stays the fast parser's; a quoted string that happens to hold ``: &x`` counts too."""
+    found = []
+    for match in (m for pattern in _PROPERTIES for m in re.finditer(pattern, text)):
+        at = before = match.start()
+        while before > 0 and text[before - 1] in " \t":
+            before -= 1
+        previous = text[before - 1] if before > 0 else "\n"
+        if previous in "\n[{," or (previous in ":-?" and before < at):
+            found.append(at)
+    return found
+
+
+def _plain_words(text: str) -> set[str]:
+    """The distinct words of ``text`` that either parser might read as something other than text."""
+    candidates, words, start = set(), set(), 0
+    while start < len(text):  # a MiB at a time: all of a 240 MB text's words at once would be 1.5 GB
+        end = text.find("\n", start + (1 << 20))
+        end = len(text) if end < 0 else end
+        words.update(text[start:end].split())
+        start = end
+    flow = str.maketrans("[]{},", "     ")
+    words = {part for word in words for part in (word.translate(flow).split() if _FLOWING(word) else (word,))}
+    for word in words:
+        word = word.removesuffix(":")  # a key: its colon is the mapping's
+        for token in (word, word.rpartition(":")[2]) if ":" in word else (word,):
+            if token and (token[0] in _NUMBERISH or token in _WORDS):
+                candidates.add(token)
+    return candidates
+
+
+@cache
+def _wide_int(token: str) -> bool:
+    from .yaml_io import reference_scalar
+
     try:
-        data = yaml_rs.loads(text, parse_datetime=False, duplicate_key_policy=yaml_rs.DuplicateKeyPolicy.Error)
-    except (yaml_rs.YAMLDecodeError, ValueError, OverflowError):
-        return None
-    return None if data is None else (data,)  # a stream of comments only: PyYAML's zero documents
+        value = reference_scalar(token)
+    except yaml.YAMLError:
+        return False
+    return type(value) is int and not -(2**63) <= value < 2**63
 
 
 @cache
@@ -92,7 +241,6 @@ def _same_reading(token: str) -> bool:
     """Whether PyYAML (as drasat reads: timestamps kept as text) and yaml-rs give the plain scalar one value."""
     from .yaml_io import plain_tag, reference_scalar  # the reference's own resolver and constructor
 
-    token = token[:-1] if token.endswith(":") else token  # a key: its colon is the mapping's
     try:
         theirs = _module("yaml_rs").loads(f"- {token}\n", parse_datetime=False)
     except Exception:  # noqa: BLE001 - whatever yaml-rs makes of it, PyYAML decides

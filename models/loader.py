@@ -17,8 +17,11 @@ Kubernetes does even with objects the API server would have refused.
 from __future__ import annotations
 
 import os
+import stat
 import sys
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, field
+from functools import partial
 from typing import Any, TextIO
 
 from pydantic import ValidationError
@@ -27,10 +30,13 @@ from .bundle import Bundle, Loaded
 from .collector import collector_paused
 from .convert import needs_conversion, to_v1
 from .errors import InputError, InputProblem, Location
+from .input_text import MAX_INPUT_BYTES, decode, read_at_most, read_file, too_large
 from .int64 import int64_problems
 from .kinds import KindInfo, lookup, split_api_version
 from .pydantic_problems import problems_from
-from .yaml_io import FREEZE_AFTER, MAX_FILE_BYTES, Document, decode, parse_documents, read_file
+from .resource import ResourceSlice
+from .shared_leaves import Shared
+from .yaml_io import FREEZE_AFTER, Document, parse_documents
 
 STDIN = "-"
 STDIN_NAME = "<stdin>"
@@ -39,23 +45,24 @@ EXTENSIONS = (".yaml", ".yml", ".json")
 __all__ = ["Bundle", "Loaded", "add_data", "load_objects", "load_paths", "load_text", "manifest_files"]
 
 
-def load_paths(paths: list[str], stdin: TextIO | None = None, *, max_bytes: int = MAX_FILE_BYTES) -> Bundle:
-    """Everything in ``paths``: files, directories (recursively, sorted) and ``-`` for ``stdin``."""
+def load_paths(paths: list[str], stdin: TextIO | None = None, *, max_bytes: int = MAX_INPUT_BYTES) -> Bundle:
+    """Everything in ``paths``: files, directories (recursively, sorted) and ``-`` for ``stdin``; each file
+    (and stdin) at most ``max_bytes`` long."""
     bundle = Bundle()
     for path in paths:
         if path == STDIN:
-            text, problem = _read_stream(stdin if stdin is not None else sys.stdin, max_bytes)
-            _add_text(bundle, text, problem, STDIN_NAME)
+            _add_read(bundle, partial(_read_stream, stdin if stdin is not None else sys.stdin, max_bytes), STDIN_NAME)
         elif os.path.isdir(path):
-            files, problems = _walk(path)
+            files, problems, skipped = _walk(path)
             for problem in problems:
                 bundle.add_problem(problem)
-            if not files and not problems:
+            bundle.notices.extend(skipped)
+            if not files and not problems and not skipped:
                 bundle.notices.append(f"{path}: no *.yaml, *.yml or *.json files in this directory")
             for name in files:
-                _add_text(bundle, *read_file(name, max_bytes), name)
+                _add_read(bundle, partial(read_file, name, max_bytes), name)
         elif os.path.exists(path):
-            _add_text(bundle, *read_file(path, max_bytes), path)
+            _add_read(bundle, partial(read_file, path, max_bytes), path)
         else:
             bundle.add_problem(InputProblem(Location(path), "no such file or directory"))
     return bundle
@@ -71,7 +78,7 @@ def load_text(text: str, name: str = "<string>") -> Bundle:
 def add_data(bundle: Bundle, data: Any, name: str, index: int = 0) -> None:
     """Add already-parsed objects (an API server's list response, a client's ``to_dict()``) to ``bundle``,
     with the same checks and messages as a file's document ``index`` named ``name``."""
-    _add_documents(bundle, iter([Document(index, data)]), name)
+    _add_documents(bundle, iter([Document(index, data)]), name, owned=False)
 
 
 def load_objects(items: Iterable[Any], name: str = "<objects>") -> Bundle:
@@ -115,9 +122,10 @@ def manifest_files(directory: str) -> list[str]:
     return _walk(directory)[0]
 
 
-def _walk(directory: str) -> tuple[list[str], list[InputProblem]]:
-    """Manifest files below ``directory`` (links followed), and a problem for every directory that
-    could not be read or that leads back into itself — nothing is passed over silently."""
+def _walk(directory: str) -> tuple[list[str], list[InputProblem], list[str]]:
+    """Manifest files below ``directory`` (links followed), a problem for every directory that could not
+    be read or that leads back into itself, and a notice for every FIFO, socket or device passed over —
+    nothing is passed over silently."""
     found: list[str] = []
     problems: list[InputProblem] = []
     seen: set[str] = set()
@@ -141,38 +149,66 @@ def _walk(directory: str) -> tuple[list[str], list[InputProblem]]:
         seen.add(real)
         dirs[:] = sorted(d for d in dirs if not d.startswith("."))
         found.extend(os.path.join(root, f) for f in files if not f.startswith(".") and f.lower().endswith(EXTENSIONS))
-    return sorted(found), problems
+    regular = {path for path in found if _regular_or_unknown(path)}
+    skipped = [
+        f"{path}: skipped, not a regular file (a FIFO, socket or device may never end); "
+        "name it on the command line to read it"
+        for path in sorted(set(found) - regular)
+    ]
+    return sorted(regular), problems, skipped
+
+
+def _regular_or_unknown(path: str) -> bool:
+    """Whether ``path`` is a regular file, or cannot be looked at (reading it then reports why)."""
+    try:
+        return stat.S_ISREG(os.stat(path).st_mode)
+    except OSError:
+        return True
 
 
 def _read_stream(stream: TextIO, max_bytes: int) -> tuple[str | None, InputProblem | None]:
     buffer = getattr(stream, "buffer", None)
     try:
         if buffer is not None:
-            return decode(buffer.read(max_bytes + 1), STDIN_NAME, max_bytes)
+            return decode(read_at_most(buffer, max_bytes + 1), STDIN_NAME, max_bytes)
         text = stream.read(max_bytes + 1)
     except (OSError, UnicodeDecodeError) as exc:
         return None, InputProblem(Location(STDIN_NAME), f"cannot read standard input: {exc}")
     if isinstance(text, bytes):
         return decode(text, STDIN_NAME, max_bytes)
     if len(text) > max_bytes:
-        return None, InputProblem(Location(STDIN_NAME), f"is larger than {max_bytes // (1024 * 1024)} MiB")
+        return None, InputProblem(Location(STDIN_NAME), too_large(max_bytes))
     return text, None
 
 
-def _add_text(bundle: Bundle, text: str | None, problem: InputProblem | None, name: str) -> None:
+def _add_read(bundle: Bundle, read: Callable[[], tuple[str | None, InputProblem | None]], name: str) -> None:
+    """The objects of one input ``read`` gives; the text is held by the parse alone (a JSON List's
+    parse lets it go before the models are built: 100 MB of a 1,000-node cluster)."""
+    text, problem = read()
     if problem is not None or text is None:
         bundle.add_problem(problem or InputProblem(Location(name), "could not be read"))
         return
-    _add_documents(bundle, parse_documents(text, name), name)
+    documents = parse_documents(text, name)
+    del text
+    _add_documents(bundle, documents, name)
 
 
-def _add_documents(bundle: Bundle, documents: Iterator[Document], name: str) -> None:
+@dataclass
+class _Reading:
+    """What holds for the objects of one input while it is read."""
+
+    owned: bool  # the parsed data is the loader's own: each list item is let go once read (peak memory)
+    fits_int64: bool = False  # of the document being read: see Document.fits_int64
+    converted: dict[str, int] = field(default_factory=dict)  # older apiVersion -> objects converted from it
+    shared: Shared = field(default_factory=Shared)  # a fleet's repeated small values, built once (owned data only)
+
+
+def _add_documents(bundle: Bundle, documents: Iterator[Document], name: str, owned: bool = True) -> None:
     with collector_paused(FREEZE_AFTER):  # building thousands of models triggers collections that find nothing
-        _add_each(bundle, documents, name)
+        _add_each(bundle, documents, name, _Reading(owned))
 
 
-def _add_each(bundle: Bundle, documents: Iterator[Document], name: str) -> None:
-    converted: dict[str, int] = {}
+def _add_each(bundle: Bundle, documents: Iterator[Document], name: str, reading: _Reading) -> None:
     for document in documents:
         if document.problem is not None:
             bundle.add_problem(document.problem)
@@ -180,8 +216,9 @@ def _add_each(bundle: Bundle, documents: Iterator[Document], name: str) -> None:
         if document.data is None:
             continue  # an empty document, e.g. after a trailing '---'
         where = Location(name, document.index)
+        reading.fits_int64 = document.fits_int64
         try:
-            _add_document(bundle, document.data, where, converted)
+            _add_document(bundle, document.data, where, reading)
         except RecursionError:
             bundle.add_problem(InputProblem(where, "is nested too deeply to read"))
         except Exception as exc:  # noqa: BLE001  (never a traceback: a bug here still gets reported)
@@ -192,14 +229,14 @@ def _add_each(bundle: Bundle, documents: Iterator[Document], name: str) -> None:
                     f"({type(exc).__name__}: {exc}); please report it",
                 )
             )
-    for version, count in sorted(converted.items()):
+    for version, count in sorted(reading.converted.items()):
         bundle.notices.append(
             f"{name}: converted {count} object{'s' if count > 1 else ''} from {version} to "
             "resource.k8s.io/v1; messages name the fields as v1 spells them"
         )
 
 
-def _add_document(bundle: Bundle, data: Any, where: Location, converted: dict[str, int]) -> None:
+def _add_document(bundle: Bundle, data: Any, where: Location, reading: _Reading) -> None:
     if not isinstance(data, dict):
         bundle.add_problem(
             InputProblem(
@@ -215,7 +252,7 @@ def _add_document(bundle: Bundle, data: Any, where: Location, converted: dict[st
         return
     item_kind = _list_item_kind(api_version, kind, data)
     if item_kind is not None:
-        _add_list(bundle, data, where, item_kind, converted)
+        _add_list(bundle, data, where, item_kind, reading)
         return
     info = lookup(api_version, kind)
     named = Location(where.file, where.document, kind, _display_name(data), where.path)
@@ -224,7 +261,7 @@ def _add_document(bundle: Bundle, data: Any, where: Location, converted: dict[st
             f"{_prefix(named)}skipped {api_version} {kind}/{named.name or '?'}: drasat does not use this kind"
         )
         return
-    _add_object(bundle, data, named, info, converted)
+    _add_object(bundle, data, named, info, reading)
 
 
 def _list_item_kind(api_version: str, kind: str, data: dict[str, Any]) -> str | None:
@@ -236,7 +273,7 @@ def _list_item_kind(api_version: str, kind: str, data: dict[str, Any]) -> str | 
     return None
 
 
-def _add_list(bundle: Bundle, data: dict[str, Any], where: Location, item_kind: str, converted: dict[str, int]) -> None:
+def _add_list(bundle: Bundle, data: dict[str, Any], where: Location, item_kind: str, reading: _Reading) -> None:
     items = data.get("items")
     if items is None:
         return
@@ -244,18 +281,18 @@ def _add_list(bundle: Bundle, data: dict[str, Any], where: Location, item_kind: 
         bundle.add_problem(InputProblem(where.child("items"), f"must be a list, not {_shape(items)}"))
         return
     for i, item in enumerate(items):
+        if reading.owned:
+            items[i] = None  # its model is all that is kept of it: a 1,000-node List is not held twice
         at = Location(where.file, where.document, path=f"{where.path + '.' if where.path else ''}items[{i}]")
         if item_kind and isinstance(item, dict):
             item = {"apiVersion": data["apiVersion"], "kind": item_kind, **item}
         if isinstance(item, dict) and _list_item_kind(str(item.get("apiVersion")), str(item.get("kind")), item):
             bundle.add_problem(InputProblem(at, "a list inside a list is not a Kubernetes object"))
             continue
-        _add_document(bundle, item, at, converted)
+        _add_document(bundle, item, at, reading)
 
 
-def _add_object(
-    bundle: Bundle, data: dict[str, Any], where: Location, info: KindInfo, converted: dict[str, int]
-) -> None:
+def _add_object(bundle: Bundle, data: dict[str, Any], where: Location, info: KindInfo, reading: _Reading) -> None:
     api_version = data["apiVersion"]
     _, version = split_api_version(api_version)
     if not info.reads(version):
@@ -275,12 +312,14 @@ def _add_object(
                 bundle.add_problem(problem)
             return
         source = api_version
-        converted[api_version] = converted.get(api_version, 0) + 1
-    oversized = int64_problems(data, where)
+        reading.converted[api_version] = reading.converted.get(api_version, 0) + 1
+    oversized = [] if reading.fits_int64 else int64_problems(data, where)
     if oversized:
         for problem in oversized:
             bundle.add_problem(problem)
         return
+    if reading.owned and info.model is ResourceSlice:
+        reading.shared.slice_leaves(data)
     try:
         obj = info.model.model_validate(data, by_alias=True, by_name=False)
     except ValidationError as exc:

@@ -1,17 +1,19 @@
-"""Reading manifest text safely: size caps, text decoding, YAML/JSON parsing, expansion limits.
+"""Parsing manifest text safely: YAML/JSON parsing, nesting and expansion limits (the text itself is read,
+capped and decoded by :mod:`.input_text`).
 
 Everything here turns hostile or broken input into :class:`InputProblem` values with a
 file name, a document index and, for syntax errors, a line and column — never an
 exception. The parser is PyYAML's safe loader (the C one when libyaml is there)
-with three changes that make it read manifests the way ``kubectl`` does:
+with changes that make it read manifests the way ``kubectl`` does:
 
 - timestamps stay text (``creationTimestamp: 2024-01-01T00:00:00Z`` is a string in
   the API, and a label value ``2024-01-01`` must not turn into a date);
 - a key given twice in one mapping is an error (``kubectl apply`` rejects it too,
   and silently keeping the last value hides mistakes);
-- documents nested more than :data:`MAX_DEPTH` levels deep are refused before the
-  C loader sees them (its recursive composer would overflow the C stack and crash
-  the process);
+- documents nested more than :data:`MAX_DEPTH` levels deep are refused: by libyaml's own
+  limit inside the parse where it has one (PyYAML >= 6.0.4), else by a scan before the
+  C loader sees them (its recursive composer would overflow the C stack and crash the
+  process); the message names the document and line;
 - after parsing, a document may expand to at most :data:`MAX_NODES` values and
   :data:`MAX_EXPANDED_BYTES` of text, counting every use of a YAML alias: that
   stops "billion laughs" alias bombs and self-referencing aliases, which would
@@ -22,22 +24,23 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass
+from functools import cache
 from typing import Any, cast
 
 import yaml
 
 from .collector import collector_paused
 from .errors import InputProblem, Location
-from .fast_parse import fast_json, fast_yaml
+from .fast_parse import FastStream, fast_json, fast_stream
 from .yaml_construct import FALL_BACK, construct
 
-MAX_FILE_BYTES = 32 * 1024 * 1024
 MAX_NODES = 2_000_000
 MAX_EXPANDED_BYTES = 128 * 1024 * 1024
 MAX_DEPTH = 1000
 _QUICK_DEPTH_BOUND = 2000
+_FIRST_CHARACTER = re.compile(r"\S")
 _LEADING = re.compile(r"^[ \t?:-]*", re.MULTILINE)
 
 _BaseLoader: type = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
@@ -126,83 +129,67 @@ class Document:
     index: int
     data: Any = None
     problem: InputProblem | None = None
-
-
-def read_file(path: str, max_bytes: int = MAX_FILE_BYTES) -> tuple[str | None, InputProblem | None]:
-    """The text of a file, or a problem (missing, unreadable, too large, binary, not UTF-8)."""
-    try:
-        with open(path, "rb") as handle:
-            raw = handle.read(max_bytes + 1)
-    except OSError as exc:
-        return None, InputProblem(Location(path), f"cannot read the file: {exc.strerror or exc}")
-    return decode(raw, path, max_bytes)
-
-
-def decode(raw: bytes, name: str, max_bytes: int = MAX_FILE_BYTES) -> tuple[str | None, InputProblem | None]:
-    """UTF-8 text (a byte-order mark is allowed), or a problem that says why not."""
-    where = Location(name)
-    if len(raw) > max_bytes:
-        return None, InputProblem(
-            where,
-            f"is larger than {max_bytes // (1024 * 1024)} MiB; drasat reads manifests "
-            "up to that size (split the input into several files)",
-        )
-    if b"\x00" in raw[:8192] and not raw.startswith((b"\xff\xfe", b"\xfe\xff")):
-        return None, InputProblem(where, "looks like a binary file (it contains NUL bytes), not YAML or JSON")
-    try:
-        return raw.decode("utf-8-sig"), None
-    except UnicodeDecodeError as exc:
-        line = raw[: exc.start].count(b"\n") + 1
-        return None, InputProblem(
-            where,
-            f"is not UTF-8 text: byte 0x{raw[exc.start]:02x} on line {line} cannot be decoded (save the file as UTF-8)",
-        )
+    fits_int64: bool = False
+    """Every whole number in ``data`` is known to fit in int64 (the parser saw each one's text): the loader's
+    walk over every value looking for bigger ones is skipped."""
 
 
 def parse_documents(text: str, name: str) -> Iterator[Document]:
-    """The documents of a YAML (or JSON) stream in order; a syntax error ends the stream."""
-    if text.lstrip().startswith(("{", "[")):
-        documents = _as_json(text, name)
-        if documents is not None:
-            yield from documents
-            return
-    yield from _yaml_documents(text, name)
-
-
-def _as_json(text: str, name: str) -> Iterable[Document] | None:
-    """The text's documents when it is JSON (one value, or newline-delimited values); None: read it as YAML,
-    which reports the error in its words (JSON is YAML) or what is too deep for json."""
-    fast = fast_json(text)
-    if fast is not None:
-        return [Document(0, fast)]
-    try:
-        return [Document(0, json.loads(text))]  # JSON has no aliases: it holds no more than its text
-    except json.JSONDecodeError as exc:
-        if exc.msg == "Extra data" and "\n" in text[: exc.pos + 1]:
-            # newline-delimited JSON, as `jq -c '.items[]'` prints: one document per line
-            return _json_lines(text, name)
-    except RecursionError:
-        pass  # too deep for json: YAML reports it properly
-    return None
-
-
-def _yaml_documents(text: str, name: str) -> Iterator[Document]:
-    """The documents of a YAML stream, each constructed with the collector paused; an alias-bearing one is
-    checked for how far it expands."""
-    index = 0
-    try:
-        if _depth_bound(text) > _QUICK_DEPTH_BOUND and _deeper_than(text, MAX_DEPTH):
-            yield Document(
-                0,
-                problem=InputProblem(
-                    Location(name), f"is nested more than {MAX_DEPTH} levels deep; drasat does not read it"
-                ),
-            )
-            return
+    """The documents of a YAML (or JSON) stream in order; a syntax error ends the stream. Once a JSON
+    text is parsed, the generator holds it no longer."""
+    first = _FIRST_CHARACTER.search(text)
+    if first is not None and first.group() in ("{", "["):
         with collector_paused(FREEZE_AFTER):
-            fast = fast_yaml(text)
+            fast = fast_json(text)
         if fast is not None:
-            yield Document(0, fast[0])  # no aliases: it holds no more than its text
+            del text
+            yield Document(0, fast, fits_int64=True)  # fast_json takes no number of 19 digits or more
+            return
+        try:
+            with collector_paused(FREEZE_AFTER):
+                data = json.loads(text)  # JSON has no aliases: it holds no more than its text
+            del text
+            yield Document(0, data)
+            return
+        except json.JSONDecodeError as exc:
+            if exc.msg == "Extra data" and "\n" in text[: exc.pos + 1]:
+                # newline-delimited JSON, as `jq -c '.items[]'` prints: one document per line
+                yield from _json_lines(text, name)
+                return
+        except RecursionError:
+            pass  # too deep for json: YAML reports it properly
+    stream = fast_stream(text)
+    if stream is None:
+        yield from _reference(text, name, len(text))
+        return
+    yield from _split(stream, text, name)
+
+
+def _split(stream: FastStream, text: str, name: str) -> Iterator[Document]:
+    """The documents of a stream the fast path split: each read fast where it can be, else by PyYAML alone."""
+    for piece in stream.pieces:
+        with collector_paused(FREEZE_AFTER):
+            fast = stream.value(piece)
+        if fast is not None:
+            yield Document(piece.index, fast[0], fits_int64=stream.fits_int64)  # no aliases: no bigger than its text
+            continue
+        # PyYAML reads this one document from its own marker line through the next: the tokens it
+        # meets are the whole stream's, so are its values, messages and (shifted) line numbers.
+        window = text[piece.window_start : piece.window_end]
+        document = next(_reference(window, name, len(text), first=piece.index, line=piece.line), None)
+        if document is not None:
+            yield document
+            if document.problem is not None:
+                return
+
+
+def _reference(text: str, name: str, text_length: int, first: int = 0, line: int = 0) -> Iterator[Document]:
+    """The documents of ``text`` as PyYAML reads them, numbered from ``first``; ``line`` is the line of the
+    stream that ``text`` starts on (for messages); ``text_length`` the whole stream's (for the expansion limit)."""
+    index = first
+    try:
+        if not _parser_limits_depth() and _depth_bound(text) > _QUICK_DEPTH_BOUND and _deeper_than(text, MAX_DEPTH):
+            yield Document(index, problem=InputProblem(Location(name, index), _too_deep()))
             return
         documents = yaml.compose_all(text, Loader=_ManifestLoader)
         constructor = _ManifestLoader("")
@@ -215,10 +202,10 @@ def _yaml_documents(text: str, name: str) -> Iterator[Document]:
                 if data is FALL_BACK:
                     data, used_alias = constructor.construct_document(node), True
             # Without an alias a document holds no more values than its text has characters.
-            yield _checked(Document(index, data), name, len(text)) if used_alias else Document(index, data)
+            yield _checked(Document(index, data), name, text_length) if used_alias else Document(index, data)
             index += 1
     except yaml.MarkedYAMLError as exc:
-        yield Document(index, problem=InputProblem(Location(name, index), _describe(exc)))
+        yield Document(index, problem=InputProblem(Location(name, index), _describe(exc, line)))
     except yaml.YAMLError as exc:
         yield Document(index, problem=InputProblem(Location(name, index), f"is not valid YAML: {exc}"))
     except RecursionError:
@@ -268,8 +255,28 @@ def _depth_bound(text: str) -> int:
     return 2 * (leading + 1) + opens + 1
 
 
+@cache
+def _parser_limits_depth() -> bool:
+    """Whether the loader's parser refuses nesting past :data:`MAX_DEPTH` itself, flow and block alike.
+
+    libyaml as PyYAML >= 6.0.4 ships it does, without recursing: then the depth is checked inside the parse
+    (and the document named), and no text is scanned twice. A loader without such a limit (an older libyaml,
+    or PyYAML's pure-Python one) gets the scan of :func:`_deeper_than` before it composes, as its composer
+    recurses once per level and would overflow the C stack."""
+    for probe in ("[" * (MAX_DEPTH + 1), "- " * (MAX_DEPTH + 1) + "x\n"):
+        try:
+            for _ in yaml.parse(probe, Loader=_ManifestLoader):
+                pass
+        except yaml.YAMLError as exc:
+            if "nesting depth" in str(exc):
+                continue
+        return False
+    return True
+
+
 def _deeper_than(text: str, limit: int) -> bool:
-    """Whether the stream nests deeper than ``limit``, from the parser's events.
+    """Whether the stream nests deeper than ``limit``, from the parser's events (for a parser that does not
+    limit nesting itself: :func:`_parser_limits_depth`).
 
     libyaml's parser does not recurse, and stopping at ``limit`` keeps its cost for
     deeply nested flow collections (quadratic in the depth) small.
@@ -283,19 +290,24 @@ def _deeper_than(text: str, limit: int) -> bool:
                     return True
             elif isinstance(event, yaml.CollectionEndEvent):
                 depth -= 1
-    except yaml.YAMLError as exc:
-        # PyYAML >= 6.0.4 has a nesting limit of its own (1000 too): the same refusal.
-        return "nesting depth" in str(exc)  # any other syntax error is reported by the loader
+    except yaml.YAMLError:
+        return False  # a syntax error is reported by the loader
     return False
 
 
-def _describe(exc: yaml.MarkedYAMLError) -> str:
-    """A YAML error as one sentence with a 1-based line and column."""
+def _describe(exc: yaml.MarkedYAMLError, line: int = 0) -> str:
+    """A YAML error as one sentence with a 1-based line and column (``line``: lines before the text read)."""
     mark = exc.problem_mark or exc.context_mark
-    where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""
+    where = f" at line {mark.line + 1 + line}, column {mark.column + 1}" if mark else ""
     what = exc.problem or exc.context or "syntax error"
+    if "nesting depth" in what:  # the parser's own limit (libyaml's, as PyYAML >= 6.0.4 ships it)
+        return _too_deep(where)
     context = f" ({exc.context})" if exc.context and exc.problem else ""
     return f"YAML error{where}: {what}{context}"
+
+
+def _too_deep(where: str = "") -> str:
+    return f"is nested more than {MAX_DEPTH} levels deep{where}; drasat does not read it"
 
 
 def _checked(document: Document, name: str, text_length: int) -> Document:

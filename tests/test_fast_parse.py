@@ -171,3 +171,163 @@ def test_big_inputs_take_the_fast_path_through_the_loader(monkeypatch):
     assert fast_json('{"a": NaN}') is None and fast_json('{"a": 1') is None
     assert fast_json(json.dumps({"a": 2**70})) is None  # beyond orjson: json reads it
     assert fast_json(json.dumps({"a": 2**63})) is None
+
+
+# --- several documents: cut at their markers, each read by yaml-rs or, where it must, by PyYAML -----------
+
+
+def documents(text: str) -> list:
+    return [(d.index, ("problem", str(d.problem)) if d.problem else d.data) for d in parse_documents(text, "s.yaml")]
+
+
+def check_stream(text: str) -> None:
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(fast_parse, "FAST_FROM_BYTES", 0)
+        fast = documents(text)
+    want = documents(text)  # small: PyYAML's (or json's) path alone
+    assert len(fast) == len(want) and all(a[0] == b[0] and same(a[1], b[1]) for a, b in zip(fast, want)), (
+        text,
+        fast,
+        want,
+    )
+
+
+SEPARATORS = ["---\n", "--- # next\n", "...\n---\n", "---\t\n", "---  \n# a comment\n", "---\n\n"]
+ODD_DOCUMENTS = [
+    "",  # empty: null
+    "# only a comment\n",
+    "text: |\n  ---\n  indented, so not a marker\n",
+    "text: |\n  a block scalar\n",  # the next marker ends it
+    "text: |+\n  kept\n\n",
+    "text: >-\n  folded\n  lines\n",
+    "text: 'quoted, with --- inside'\n",
+    "plain: words\n  that continue\n",
+    "a: &x [1]\nb: *x\n",  # an alias: PyYAML's
+    "a: !!str 1\n",  # a tag: PyYAML's
+    "flow: {a: 1, b: [x, y]}\n",
+    "counters: {s0: {value: '1'}, s1: {value: \"2\"}}\nitems: [gpu, nic, 3, yes, 012, 1e3]\n",
+    "flow: {a:b, 'c':d}\n",  # read differently by YAML 1.1 and 1.2
+    "flow: [a: b, {c}, [x, , y]]\n",
+    "flow: {a: [1,\n  2]}\n",  # a flow collection over two lines
+    "- {name: whole, deviceClassName: mig-7g} # a comment\n- [] \n- {}\n",
+    "a: yes\nb: 012\nc: 1e3\n",  # read differently by YAML 1.1 and 1.2: PyYAML's
+    "message: kubelet has no pressure\n",
+    "a: 1\na: 2\n",  # a key twice: PyYAML's message and line
+    "a: [1, 2\n",  # an unclosed flow sequence: the error names this document and its line
+    "a: 'unclosed\n",
+    "a:\n  b: 1\n c: 2\n",  # bad indentation
+    "a:\n\t- 1\n",  # a tab
+    "- 1\n- 2\n",
+    "just text\n",
+    "null\n",
+    "big: 99999999999999999999\n",
+]
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(
+        st.one_of(
+            st.sampled_from(ODD_DOCUMENTS),
+            st.builds(
+                lambda data, flow: yaml.safe_dump(data, default_flow_style=flow, allow_unicode=True),
+                st.dictionaries(st.sampled_from(["a", "b", "name", "yes"]), st.one_of(TOKENS, st.text(max_size=6))),
+                st.booleans(),
+            ),
+        ),
+        min_size=1,
+        max_size=6,
+    ),
+    st.lists(st.sampled_from(SEPARATORS), min_size=6, max_size=6),
+    st.sampled_from(["", "---\n", "# header\n---\n", "%YAML 1.1\n---\n"]),
+    st.sampled_from(["", "---\n", "...\n", "# trailer\n"]),
+)
+def test_streams_read_as_the_reference_reads_them(docs, separators, head, tail):
+    text = head + "".join(d + (separators[i] if i + 1 < len(docs) else "") for i, d in enumerate(docs)) + tail
+    check_stream(text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "a: 1\n---\nb: 2\n",
+        "---\na: 1\n---\n",
+        "a: 1\n...\n---\nb: 2\n...\n",
+        "a: 1\n...\n...\n# done\n",
+        "...\na: 1\n",  # '...' before any document: PyYAML's error
+        "a: 1\n...\nb: 2\n",  # content after '...' without '---': PyYAML's error
+        "a: 1\n--- |\n  a block scalar on the marker's line\n",
+        'a: 1\n---\nb: "x\n---\ny"\n',  # a marker inside a quoted string: PyYAML's error, on line 4
+        "a: 1\n---\nb: [1,\n---\n]\n",  # a marker inside a flow sequence
+        "a: 1\r\n---\r\nb: 2\r\n",  # CR: PyYAML reads the stream whole
+        "%YAML 1.1\n---\na: 1\n---\nb: 2\n",
+        "a: 1\n---\n%YAML 1.1\n---\nb: 2\n",
+        "# c\n---\n---\na: 1\n",
+        "a: 1\n---\nb: 2\nb: 3\n---\nc: 4\n",  # the duplicate key names document 1, line 4; c is never read
+    ],
+)
+def test_stream_structures_read_as_the_reference_reads_them(text):
+    check_stream(text)
+
+
+def test_an_error_names_its_document_and_the_streams_line(monkeypatch):
+    monkeypatch.setattr(fast_parse, "FAST_FROM_BYTES", 0)
+    text = (
+        "".join(f"---\nname: n{i}\ncount: {i}\n" for i in range(5)) + "---\nname: bad\nlist: [1, 2\n---\nname: after\n"
+    )
+    *read, last = list(parse_documents(text, "s.yaml"))
+    assert [d.data["name"] for d in read] == [f"n{i}" for i in range(5)]
+    assert str(last.problem).startswith("s.yaml[5]: YAML error at line 19, column 1:")
+
+
+def test_plain_documents_are_read_by_the_fast_parser(monkeypatch):
+    text = "".join(f"---\nname: n{i}\nitems:\n- a: 1\n  b: '2'\n" for i in range(20)) + "---\nanchor: &a x\n"
+    stream = fast_parse.fast_stream(text, at_least=0)
+    values = [stream.value(piece) for piece in stream.pieces]
+    assert [v is not None for v in values] == [True] * 20 + [False]  # only the anchor's document is PyYAML's
+    assert values[3] == ({"name": "n3", "items": [{"a": 1, "b": "2"}]},)
+    assert stream.fits_int64
+    assert not fast_parse.fast_stream(text + "---\nbig: 9223372036854775808\n", at_least=0).fits_int64
+
+
+def test_a_word_in_a_sentence_is_no_plain_scalar(monkeypatch):
+    text = "---\nmessage: kubelet has no pressure\n---\nswitch: on\n"
+    stream = fast_parse.fast_stream(text, at_least=0)
+    assert [stream.value(piece) is not None for piece in stream.pieces] == [True, False]
+
+
+@pytest.mark.parametrize(
+    ("text", "fast"),
+    [
+        ('expression: device.driver == "a" && device.attributes["a"].x != 1 * 2\n', True),
+        ("a: &x 1\n", False),
+        ("a:\n  &x 1\n", False),
+        ("- *x\n", False),
+        ("- ? !!str a\n  : b\n", False),
+        ("a: 'text: &x'\n", False),  # a quoted string that looks like an anchor: PyYAML's (a superset)
+    ],
+)
+def test_node_properties_are_told_from_text(text, fast):
+    stream = fast_parse.fast_stream(text, at_least=0)
+    assert (stream.value(stream.pieces[0]) is not None) is fast
+
+
+@pytest.mark.parametrize(
+    ("text", "fast"),
+    [
+        ("a: {value: '1'}\nb: [gpu, nic]\nc: {s0: {value: '1'}, s1: [x, y]}\n", True),
+        ("a: {name: whole, deviceClassName: mig-7g}  # comment\n", True),
+        ("a: [yes, no]\n", False),  # YAML 1.1 booleans inside a flow sequence
+        ("a: {b: 012}\n", False),
+        ("a: {b:c}\n", False),
+        ("a: {'b':c}\n", False),
+        ("a: [b: c]\n", False),
+        ("a: [b, , c]\n", False),
+        ("a: [b,\n  c]\n", False),
+        ("a: [b], c\n", False),
+    ],
+)
+def test_simple_flow_collections_are_the_fast_parsers(text, fast):
+    stream = fast_parse.fast_stream(text, at_least=0)
+    assert (stream.value(stream.pieces[0]) is not None) is fast
+    check_stream(text)

@@ -100,3 +100,37 @@ def test_namespace_on_schedule_places_only_its_pods() -> None:
     assert placed.exit_code == 0 and "pod/trainer-0" in placed.stdout
     elsewhere = run("schedule", "-n", "nobody-here", "-o", "name", str(EXAMPLES))
     assert elsewhere.exit_code == 0 and elsewhere.stdout == ""
+
+
+def test_a_fifo_inside_a_folder_is_skipped_with_a_notice(tmp_path: Path) -> None:
+    """A FIFO (or socket, device) in a folder would be read without end: it is passed over, by name."""
+    import os
+    import shutil
+    import subprocess
+    import sys
+
+    folder = tmp_path / "manifests"
+    shutil.copytree(EXAMPLES, folder)
+    os.mkfifo(folder / "pipe.yaml")
+    drasat = Path(sys.executable).parent / "drasat"
+    result = subprocess.run(
+        [drasat, "validate", "-q", str(folder)], capture_output=True, text=True, timeout=120, stdin=subprocess.DEVNULL
+    )
+    assert result.returncode == 0, result.stderr
+    assert (
+        f"notice: {folder / 'pipe.yaml'}: skipped, not a regular file (a FIFO, socket or device may never end); "
+        "name it on the command line to read it"
+    ) in result.stderr
+
+
+def test_a_fifo_named_on_the_command_line_is_read(tmp_path: Path) -> None:
+    import os
+    import threading
+
+    pipe = tmp_path / "cluster.yaml"
+    os.mkfifo(pipe)
+    writer = threading.Thread(target=lambda: pipe.write_text((EXAMPLES / "cluster.yaml").read_text()), daemon=True)
+    writer.start()
+    result = run("validate", "-q", str(pipe))
+    writer.join(timeout=60)
+    assert result.exit_code == 0, result.output

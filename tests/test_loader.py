@@ -335,6 +335,20 @@ def test_deep_nesting_is_refused_without_crashing(text: str) -> None:
     assert f"nested more than {MAX_DEPTH} levels deep" in problem.message
 
 
+@pytest.mark.parametrize("fast", [False, True], ids=["reference", "fast"])
+def test_deep_nesting_names_the_document_and_line(monkeypatch: pytest.MonkeyPatch, fast: bool) -> None:
+    from drasat.models import fast_parse
+
+    if fast:
+        pytest.importorskip("yaml_rs")
+        monkeypatch.setattr(fast_parse, "FAST_FROM_BYTES", 0)
+    text = "a: 1\n---\nb: 2\n---\nc: " + "[" * 5000 + "]" * 5000 + "\n---\nd: 4\n"
+    *read, last = parse_documents(text, "deep.yaml")
+    assert [d.data for d in read] == [{"a": 1}, {"b": 2}] and last.problem is not None
+    assert last.problem.location.document == 2  # the stream ends there, as at any syntax error
+    assert last.problem.message.startswith(f"is nested more than {MAX_DEPTH} levels deep at line 5, column ")
+
+
 def test_binary_garbage_is_refused(tmp_path: Path) -> None:
     path = tmp_path / "garbage.yaml"
     path.write_bytes(bytes(range(256)) * 64)

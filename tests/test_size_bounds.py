@@ -50,5 +50,28 @@ def test_a_file_over_the_size_limit_is_refused_before_it_is_read(tmp_path: Path)
     big.write_text("#" * 2**20 + "\n")
     bundle = load_paths([str(big)], max_bytes=2**20)
     assert [p.message for p in bundle.problems] == [
-        "is larger than 1 MiB; drasat reads manifests up to that size (split the input into several files)"
+        "is larger than 1 MiB; drasat reads inputs up to that size (raise it with --max-input-size, "
+        "e.g. --max-input-size 2Mi, or split the input into several files)"
     ]
+
+
+def test_max_input_size_raises_and_lowers_the_bound() -> None:
+    load_all_commands()
+    example = str(EXAMPLES)
+    small = CliRunner().invoke(cli, ["solve", "--node", "gpu-node-1", "--max-input-size", "1Ki", example])
+    assert small.exit_code == 2 and small.stdout == ""
+    assert (
+        "cluster.yaml: is larger than 1024 bytes; drasat reads inputs up to that size (raise it with " in small.stderr
+    )
+    assert "e.g. --max-input-size 2Ki," in small.stderr
+    for command in (["validate"], ["solve", "--node", "gpu-node-1"], ["inventory"], ["pool-status", "--driver", "x"]):
+        assert CliRunner().invoke(cli, [*command, "--max-input-size", "1Ki", example]).exit_code == 2, command
+        assert CliRunner().invoke(cli, [*command, "--max-input-size", "64Mi", example]).exit_code in (0, 1), command
+
+
+@pytest.mark.parametrize("size", ["lots", "0", "1.5", "-1Mi"])
+def test_a_bad_max_input_size_is_refused(size: str) -> None:
+    load_all_commands()
+    result = CliRunner().invoke(cli, ["validate", "--max-input-size", size, str(EXAMPLES)])
+    assert result.exit_code == 2 and result.stdout == ""
+    assert "--max-input-size" in result.stderr and "Traceback" not in result.stderr

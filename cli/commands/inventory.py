@@ -6,6 +6,7 @@ from typing import Any
 
 import click
 
+from drasat.cli.loading import max_input_size_option
 from drasat.cli.progress import Bar
 from drasat.cli.render.tables import TextTable, table_text
 from drasat.cli.reporting import dump, exits_on_error, load_bundle
@@ -33,6 +34,7 @@ Examples:
 
 @click.command(epilog=EPILOG)
 @click.argument("files", nargs=-1, required=True, metavar="FILE...")
+@max_input_size_option
 @click.option("--node", metavar="NAME", help="Show only this node.")
 @click.option(
     "--default-partition-type-attribute",

@@ -8,6 +8,7 @@ from typing import Any
 
 import click
 
+from drasat.cli.loading import max_input_size_option
 from drasat.cli.reporting import exits_on_error, load_bundle, write_atomically
 from drasat.models.errors import InputError
 
@@ -39,6 +40,7 @@ Examples:
 
 @click.command(epilog=EPILOG)
 @click.argument("files", nargs=-1, required=True, metavar="FILE...")
+@max_input_size_option
 @click.option(
     "--out",
     "out_dir",

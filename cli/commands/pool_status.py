@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import click
 
+from drasat.cli.loading import max_input_size_option
 from drasat.cli.render.tables import TextTable, table_text
 from drasat.cli.reporting import dump, exits_on_error, load_bundle
 from drasat.models.errors import InputError
@@ -38,6 +39,7 @@ Examples:
 
 @click.command("pool-status", epilog=EPILOG)
 @click.argument("files", nargs=-1, required=True, metavar="FILE...")
+@max_input_size_option
 @click.option("--driver", metavar="NAME", help="Driver whose pools to report (instead of a request in the input).")
 @click.option("--pool", "pool_name", metavar="NAME", help="Report only this pool.")
 @click.option("--limit", type=int, metavar="N", help=f"Report at most N pools (default 100, at most {LIMIT_MAX}).")

@@ -7,6 +7,7 @@ from typing import Any
 import click
 import yaml
 
+from drasat.cli.loading import input_limit, max_input_size_option
 from drasat.cli.reporting import dump, exits_on_error, load_bundle
 from drasat.models.errors import InputError, InputProblem, Location
 
@@ -38,6 +39,7 @@ EXTRA_FIELDS = ("deviceClassName", "selectors")
 @click.command("taint-impact", epilog=EPILOG)
 @click.argument("rule_file", metavar="RULE.yaml")
 @click.argument("files", nargs=-1, required=True, metavar="FILE...")
+@max_input_size_option
 @click.option(
     "-o",
     "--output",
@@ -105,12 +107,17 @@ def read_rules(path: str) -> list[tuple[Any, Any]]:
     ``deviceClassName`` and ``selectors`` left the API in 1.35; the model follows the
     current API, so they are taken out here, checked, and carried beside the rule.
     """
+    from drasat.models.input_text import read_file
     from drasat.models.loader import load_text
     from drasat.models.resource import DeviceTaintRule
-    from drasat.models.yaml_io import parse_documents, read_file
+    from drasat.models.yaml_io import parse_documents
     from drasat.solver.report.pool_usage import refuse_bad_taints
 
-    text, problem = read_file(path) if path != "-" else (None, InputProblem(Location(path), "RULE.yaml must be a file"))
+    text, problem = (
+        read_file(path, input_limit())
+        if path != "-"
+        else (None, InputProblem(Location(path), "RULE.yaml must be a file"))
+    )
     if problem is not None or text is None:
         raise InputError([problem or InputProblem(Location(path), "could not be read")])
     documents, extras = [], []

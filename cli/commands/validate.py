@@ -15,6 +15,7 @@ from typing import Any
 
 import click
 
+from drasat.cli.loading import input_limit, max_input_size_option
 from drasat.models.bundle import Loaded
 from drasat.models.errors import DrasatError, InputProblem, Location
 from drasat.models.loader import load_paths
@@ -58,6 +59,7 @@ Examples:
 
 @click.command(epilog=EPILOG)
 @click.argument("files", nargs=-1, required=True, metavar="FILE...")
+@max_input_size_option
 @click.option("-q", "--quiet", is_flag=True, help="Print only objects with problems, and the summary.")
 @click.option(
     "-o",
@@ -77,7 +79,7 @@ def validate(files: tuple[str, ...], quiet: bool, output: str) -> None:
     """
     _import_checkers()
     _check_cel_engine()
-    bundle = load_paths(list(files), stdin=sys.stdin)
+    bundle = load_paths(list(files), stdin=sys.stdin, max_bytes=input_limit())
     for notice in bundle.notices:
         click.echo(f"notice: {notice}", err=True)
     objects = [entry.obj for entry in bundle.objects]

@@ -1,0 +1,87 @@
+"""Where the documents of a YAML stream begin and end, found without parsing it.
+
+helm, kustomize and ``kubectl get`` of several kinds print one object per document, ``---``
+between them: a 1,000-node cluster is 14,000 documents. The fast parser reads each document
+on its own (and PyYAML, the reference, reads only those the fast one must leave to it), so
+the stream is cut where YAML itself cuts it: a line that starts with ``---`` or ``...``
+followed by a space, a tab or the line's end, in the first column. Such a line ends any
+block scalar, plain scalar or block collection before it, in YAML 1.1 (PyYAML) as in 1.2
+(yaml-rs); inside a quoted string or a flow collection it is an error, which the piece's
+own parse then finds, and PyYAML reports with its line.
+
+Documents are counted as PyYAML counts them: the text before the first ``---`` is a
+document only if it holds more than comments and blank lines, each ``---`` starts one
+(empty: null), ``...`` ends one. Anything else about the stream's structure — a
+directive (``%YAML``), content on a marker's line (``--- |``), content after ``...``
+without a ``---``, carriage returns — makes :func:`split_stream` return None: PyYAML
+reads such a stream whole, as before.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+_MARKER = re.compile(r"\n(---|\.\.\.)(?=[ \t\n]|\Z)([^\n]*)")
+"""A document marker line (matched from the newline before it: a literal start, so the scan is quick)."""
+_MARKER_REST = re.compile(r"[ \t]*(?:#.*)?")
+"""What may follow a marker on its line for the stream to be cut here: blanks, a comment."""
+_CONTENT = re.compile(r"^[ \t]*[^\s#]", re.MULTILINE)
+"""A line that is more than blanks and a comment."""
+
+
+@dataclass(frozen=True, slots=True)
+class Piece:
+    """One document of a stream: its content ``text[start:end]`` (marker lines left out), and the
+    window ``text[window_start:window_end]`` — from its own marker line through the one that ends it —
+    in which PyYAML reads exactly this document as it reads it in the whole stream; ``line`` is the
+    0-based line of ``window_start``, so PyYAML's line numbers can be made the stream's."""
+
+    index: int
+    start: int
+    end: int
+    window_start: int
+    window_end: int
+    line: int
+    empty: bool = False  # an explicit document with nothing in it: null, as PyYAML reads it
+
+
+def split_stream(text: str) -> list[Piece] | None:
+    """The documents of ``text`` in order, or None where the stream's structure is PyYAML's to read."""
+    if "\r" in text or text.startswith("%") or "\n%" in text:
+        return None
+    markers = [(m.start() + 1, m.end(), m.group(1), m.group(2)) for m in _MARKER.finditer("\n" + text)]
+    markers = [(s - 1, e - 1, kind, rest) for s, e, kind, rest in markers]  # offsets in text
+    if any(_MARKER_REST.fullmatch(rest) is None for _, _, _, rest in markers):
+        return None
+    pieces: list[Piece] = []
+    opened: tuple[int, int, int] | None = None  # (window_start, start, line) of the open document
+    line, counted = 0, 0
+    if _has_content(text, 0, markers[0][0] if markers else len(text)):
+        opened = (0, 0, 0)
+    for number, (start, end, kind, _) in enumerate(markers):
+        line, counted = line + text.count("\n", counted, start), start
+        after = end + 1 if end < len(text) else end  # past the marker line's newline
+        if opened is not None:
+            pieces.append(_piece(text, len(pieces), opened, start, after))
+        elif kind == "..." and not pieces:
+            return None  # '...' before any document: PyYAML's error
+        if kind == "---":
+            opened = (start, after, line)
+            continue
+        opened = None
+        following = markers[number + 1][0] if number + 1 < len(markers) else len(text)
+        if _has_content(text, after, following):
+            return None  # content after '...' without a '---': PyYAML's error
+    if opened is not None:
+        pieces.append(_piece(text, len(pieces), opened, len(text), len(text)))
+    return pieces
+
+
+def _piece(text: str, index: int, opened: tuple[int, int, int], end: int, window_end: int) -> Piece:
+    window_start, start, line = opened
+    return Piece(index, start, end, window_start, window_end, line, not _has_content(text, start, end))
+
+
+def _has_content(text: str, start: int, end: int) -> bool:
+    return start < end and _CONTENT.search(text, start, end) is not None
