@@ -45,6 +45,7 @@ class _Reader(cp_model.CpSolverSolutionCallback):
         self.counting, self.progress, self.ends = counting, progress, ends
         self.best: Counts | None = None
         self.lock = threading.Lock()
+        self.bound_of: Callable[[float], int] | None = None  # pods bound from the objective's, while it is known
 
     def on_solution_callback(self) -> None:
         counts = read(self.counting, self.value)
@@ -52,7 +53,8 @@ class _Reader(cp_model.CpSolverSolutionCallback):
             counts.solutions = (self.best.solutions if self.best else 0) + 1
             self.best = counts
         if self.progress is not None:
-            self.progress(counts.placed, None, max(0.0, self.ends - time.monotonic()))
+            bound = self.bound_of(self.best_objective_bound) if self.bound_of is not None else None
+            self.progress(counts.placed, bound, max(0.0, self.ends - time.monotonic()))
 
 
 def read(counting: CountingModel, value: Callable[[cp_model.IntVar], int]) -> Counts:
@@ -133,7 +135,10 @@ class Search:
             self._proven = self._staged()
             return self._proven
         counting.model.maximize(sum(w * expr for w, (_, expr, _) in zip(scale, counting.levels)))
+        if counting.levels:
+            self._reader.bound_of = lambda objective: _pods_bound(objective, scale, counting)
         status = self._solve(counting.model)
+        self._reader.bound_of = None
         self._proven = status == cp_model.OPTIMAL
         if status in (cp_model.OPTIMAL, cp_model.FEASIBLE) and counting.levels:
             self._bound = _pods_bound(self.solver.best_objective_bound, scale, counting)
