@@ -20,6 +20,7 @@ from hypothesis import strategies as st
 from drasat.solver.batch.passes import group_of, placed_by_priority
 from drasat.solver.batch.placement import schedule_batch
 from drasat.solver.scheduling.one_by_one import Placement, schedule
+from drasat.solver.scheduling.plugins.dynamic_resources import AllocateOptions
 from drasat.solver.verification.verifier import verify
 
 from .cluster_factory import make_cluster, node, pod, violations
@@ -30,7 +31,13 @@ settings.register_profile(
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
 )
-FUZZ = settings.get_profile(os.environ.get("HYPOTHESIS_PROFILE", "batch-fuzz"))
+settings.register_profile(
+    "batch-fuzz-long",
+    max_examples=1000,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
+FUZZ = settings.get_profile({"long": "batch-fuzz-long"}.get(os.environ.get("HYPOTHESIS_PROFILE", ""), "batch-fuzz"))
 GPU = "gpu.example.com"
 GROUPS = ("g0", "g1")
 
@@ -179,6 +186,20 @@ def test_the_batch_never_places_fewer_pods_than_the_scheduler_and_is_always_vali
     assert _split_gangs(batch, need) == []
     assert violations(batch) == []
     assert [v for check in result.nodes for v in verify(check.problem, check.allocations)] == []
+
+
+@FUZZ
+@given(clusters(), st.sampled_from([0.01, 0.05, 0.2, 0.5]))
+def test_cut_short_by_a_tiny_timeout_the_batch_still_answers_validly(docs, seconds):
+    """Whatever the deadline leaves of the run (the model's build, its search, the pass in the scheduler's
+    order, the decoding), every pod has an outcome, gangs hold, and every allocation is verified."""
+    result = schedule_batch(make_cluster(*docs), options=AllocateOptions(time_limit=seconds))
+    batch = result.placements
+    assert [p.label for p in batch] == [p.label for p in schedule(make_cluster(*docs))]
+    assert _split_gangs(batch, _min_counts(docs)) == []
+    assert violations(batch) == []
+    assert [v for check in result.nodes for v in verify(check.problem, check.allocations)] == []
+    assert all(p.node or p.reason for p in batch)
 
 
 def test_a_scheduler_answer_with_a_split_gang_counts_without_the_gang():

@@ -44,18 +44,20 @@ def batch_summary_line(summary: Any) -> str:
         )
     )
     return (
-        f"batch: {summary.placed}/{summary.pods} pods placed ({summary.placed_jointly} jointly; {standing(summary)})"
+        f"batch: {summary.placed}/{summary.pods} pods placed ({summary.placed_jointly} jointly: {standing(summary)})"
         f"{gangs}; {counts}; {summary.seconds:.2f} s{notes}"
     )
 
 
-def standing(summary: Any) -> str:
-    """How the joint answer stands against the model's bound: proven optimal, within N of the bound, or unknown."""
+def standing(summary: Any, placed: int | None = None) -> str:
+    """How the joint answer stands against the model's bound: "1,881 placed, proven optimal", "within N of the
+    bound B", or that no bound is known (``placed``: the pods to compare with, default the jointly placed)."""
+    placed = summary.placed_jointly if placed is None else placed
     if summary.proven:
-        return "proven optimal"
+        return f"{placed:,} placed, proven optimal"
     if summary.bound is None:
         return "no bound known"
-    gap = summary.bound - summary.placed_jointly
+    gap = summary.bound - placed
     return f"within {gap:,} of the bound {summary.bound:,}" if gap > 0 else f"at the bound {summary.bound:,}"
 
 
@@ -80,6 +82,7 @@ def schedule_comparison_table(comparison: Any) -> str:
                 str(batch.usage.largest_free.get(node_type, "-")),
             )
         )
+    rows.append(("joint model", "", standing(batch, batch.placed)))
     rows.append(("wall time", f"{one.seconds:.2f} s", f"{batch.seconds:.2f} s"))
     for row in rows:
         table.add_row(*row)

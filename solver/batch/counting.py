@@ -66,9 +66,11 @@ class CountingModel:
 
 
 def build_counting_model(
-    state: ClusterState, queue: Queue, evaluator: SelectorEvaluator, budget: Budget
+    state: ClusterState, queue: Queue, evaluator: SelectorEvaluator, budget: Budget, *, pack: bool = False
 ) -> CountingModel:
-    """The counting model of ``queue`` over the cluster's nodes whose devices are their own."""
+    """The counting model of ``queue`` over the cluster's nodes whose devices are their own. With ``pack``, ties
+    between equally many pods go first to the answer using the fewest untouched nodes (no pod, no device in
+    use yet: they stay whole for what comes next), then the fewest nodes."""
     model = cp_model.CpModel()
     counting = CountingModel(model, {}, {}, {}, {}, [])
     level = state.cluster.features["PodLevelResources"]
@@ -84,8 +86,25 @@ def build_counting_model(
         counted = counted_node(model, state, node, demands, evaluator)
         _node_resources(model, state, node, counted, {d.index: d.requests for d in demands})
         counting.nodes[node] = counted
+    if pack:
+        _pack(counting, state)
     _totals(counting, queue)
     return counting
+
+
+def _pack(counting: CountingModel, state: ClusterState) -> None:
+    """Tie-breaks that keep nodes whole: untouched nodes left unused, then any node left unused."""
+    model, used, untouched = counting.model, [], []
+    for node, counted in counting.nodes.items():
+        if not counted.pods:
+            continue
+        var = model.new_bool_var(f"used[{node}]")
+        model.add(sum(counted.pods.values()) <= counted.most * var)
+        used.append(var)
+        if state.nodes[node].in_use == "[]" and state.loads[node].pods == 0:
+            untouched.append(var)
+    counting.tie_breaks.append((len(untouched) - cp_model.LinearExpr.sum(untouched), len(untouched)))
+    counting.tie_breaks.append((len(used) - cp_model.LinearExpr.sum(used), len(used)))
 
 
 def _demands(

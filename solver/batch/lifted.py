@@ -40,6 +40,7 @@ class CountedNode:
 
     node: str
     pods: dict[int, cp_model.IntVar] = field(default_factory=dict)  # pod class index -> pods on this node
+    most: int = 0  # the most pods the node can take, all classes together (the counts' bounds summed)
     exact: bool = True  # False: some rule was relaxed here; the node's answer is checked by allocating it
     relaxed: list[str] = field(default_factory=list)  # what was relaxed, in words
     undecided: set[int] = field(default_factory=set)  # pod classes whose claims Kubernetes decides mid-search here
@@ -81,6 +82,7 @@ def counted_node(
     counts = class_counts(plan_alternatives(plan_list), class_of)
     most = {d.index: d.most if d.index in decided else 0 for d in demands}
     counted.undecided = {d.index for d in demands} - decided
+    counted.most = sum(most.values())
     for d in demands:
         counted.pods[d.index] = model.new_int_var(0, most[d.index], f"pods[{node}/class{d.index}]")
     for plan in plan_list:

@@ -130,7 +130,7 @@ def _schedule_batch(
     summary = BatchSummary(pods=len(pending), pod_classes=len(queue.classes), gangs=len(queue.gangs))
     budget = Budget.of(options.time_limit)
     assert options.evaluator is not None
-    counting = build_counting_model(state, queue, options.evaluator, budget)
+    counting = build_counting_model(state, queue, options.evaluator, budget, pack=CAPABILITIES[options.objective].packs)
     _describe(summary, counting)
     ends = budget.ends - DECODE_SHARE * budget.left()
     search = Search(counting, ends, workers=options.workers, progress=progress).start()
@@ -284,8 +284,6 @@ def _finish(
     summary.gangs_complete = sum(1 for g in queue.gangs if all(pc.label in on_node for pc in g.members))
     summary.gangs += len(queue.loose_gangs)
     summary.gangs_complete += sum(1 for g in queue.loose_gangs if _group_complete(g, pending, on_node))
-    if CAPABILITIES[options.objective].packs:
-        summary.notes.append("pack: ties between equally many pods are not yet broken by whole nodes kept free")
 
 
 def _group_complete(group: tuple[str, str], pending: list[Pod], on_node: set[str]) -> bool:
