@@ -98,9 +98,8 @@ def run(sizes: list[int], pods: list[int], plot: str | None, timeout: float = 60
             )
         s = row["summary"]
         Console(stderr=True).print(
-            f"{nodes} nodes: {s.pod_classes} pod classes, {s.node_classes} node classes, "
-            f"{s.configurations} configurations, {s.allocator_calls} allocator calls, "
-            f"{s.nodes_carried}/{s.nodes_verified} node answers carried "
+            f"{nodes} nodes: {s.pod_classes} pod classes, {s.nodes_counted} nodes counted, "
+            f"bound {s.bound} ({'proven' if s.proven else 'not proven'}), {s.nodes_verified} nodes verified "
             f"({time.perf_counter() - started:.0f} s for the size)" + "".join(f"\n  note: {n}" for n in s.notes)
         )
     Console(width=150).print(table)

@@ -72,6 +72,18 @@ RAY = click.option(
     "a cluster's ADDRESS. Needs pip install 'drasat[ray]'; without it, auto uses --processes local processes "
     "(a warning says so) and an ADDRESS is refused. Starting a local Ray instance takes seconds.",
 )
+PERCENTAGE = click.option(
+    "--percentage-of-nodes-to-score",
+    "percentage",
+    type=click.IntRange(0, 100),
+    default=0,
+    show_default=True,
+    metavar="0-100",
+    help="kube-scheduler's percentageOfNodesToScore, one by one: on 100 nodes or more a pod's search stops once "
+    "this share of the nodes (at least 100) passed the filters, starting where the last pod's stopped, and only "
+    "those are scored. 0: the scheduler's adaptive default (50 %% minus 1 %% per 125 nodes, at least 5 %%); "
+    "100: every node.",
+)
 CEL_ENGINE = click.option(
     "--cel-engine",
     type=click.Choice(["cel-expr", "celpy"]),
@@ -88,8 +100,9 @@ def allocation_options(command: Callable[..., Any]) -> Callable[..., Any]:
 
 
 def parallel_options(command: Callable[..., Any]) -> Callable[..., Any]:
-    """--processes and --ray: where the independent per-node work runs."""
-    return PROCESSES(RAY(command))
+    """--percentage-of-nodes-to-score, --processes and --ray: how many nodes a pod's search looks at, and where
+    the independent per-node work runs."""
+    return PERCENTAGE(PROCESSES(RAY(command)))
 
 
 def names_option(text: str | None) -> list[str] | None:

@@ -67,3 +67,35 @@ class Bar:
     ) -> None:
         if self._progress is not None:
             self._progress.stop()
+
+
+class Status:
+    """One transient line on a terminal for a search that improves its answer (``schedule --batch``): pods
+    placed so far, the bound and the time left; a no-op where :func:`wanted` says no."""
+
+    def __init__(self, *, output: str | None = None, stream: IO[str] | None = None) -> None:
+        self.stream = stream or sys.stderr
+        self.enabled = wanted(output, self.stream)
+        self._live: Any = None
+
+    def __enter__(self) -> Status:
+        if self.enabled:
+            from rich.console import Console
+            from rich.live import Live
+
+            console = Console(file=self.stream, force_terminal=True, highlight=False)
+            self._live = Live("", console=console, transient=True)
+            self._live.start()
+        return self
+
+    def batch(self, placed: int, bound: int | None, seconds_left: float) -> None:
+        """The joint placement's progress callback."""
+        if self._live is not None:
+            of = f" (bound {bound:,})" if bound is not None else ""
+            self._live.update(f"batch: {placed:,} pods placed so far{of}, {seconds_left:.0f} s left")
+
+    def __exit__(
+        self, kind: type[BaseException] | None, value: BaseException | None, traceback: TracebackType | None
+    ) -> None:
+        if self._live is not None:
+            self._live.stop()

@@ -60,6 +60,24 @@ def apply_defaults(obj: Defaultable) -> Defaultable:
     return _spec(obj)
 
 
+def status_defaults(claim: ResourceClaim) -> ResourceClaim:
+    """``claim`` with only its status defaulted: what an allocation in use is read for (its devices), on every
+    problem around the claims holding them — the spec, walked for nothing there, is left as written. A claim
+    this returned before is known to be defaulted and is not walked again (the scheduler builds a problem per
+    node and pod around the same claims in use)."""
+    if _DEFAULTED.get(id(claim)) is claim:
+        return claim
+    done = _replaced(claim, status=_status(claim.status)) if claim.status else claim
+    if len(_DEFAULTED) >= DEFAULTED_KEPT:
+        _DEFAULTED.clear()
+    _DEFAULTED[id(done)] = done  # kept alive by the map, so its id names no other object meanwhile
+    return done
+
+
+DEFAULTED_KEPT = 100_000
+_DEFAULTED: dict[int, ResourceClaim] = {}
+
+
 def _spec(spec: ResourceClaimSpec) -> ResourceClaimSpec:
     return _replaced(spec, devices=_devices(spec.devices))
 

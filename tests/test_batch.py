@@ -164,12 +164,12 @@ def _copies_of_the_gpu_node(count: int, pods: int) -> Cluster:
     return cluster_from_objects(out, Features())
 
 
-def test_nodes_of_one_class_share_one_answer_renamed_and_each_is_verified():
-    """Three identical nodes, six pods: two halves on each node. The allocator runs on one node; the others
-    get its answer with their own pool and node names, and the verifier passes each on its own node."""
+def test_identical_nodes_each_get_their_own_devices_and_each_is_verified():
+    """Three identical nodes, six pods: two halves on each node. Each node's devices are read off the counting
+    model's answer under its own pool and node names, and the verifier passes each on its own node."""
     result = schedule_batch(_copies_of_the_gpu_node(3, 6))
-    assert result.summary.node_classes == 1 and result.summary.placed == 6
-    assert result.summary.nodes_carried == 2
+    assert result.summary.nodes_counted == 3 and result.summary.placed == 6
+    assert result.summary.nodes_verified == 3 and result.summary.proven
     pools = {p.node: {r.pool for c in p.claims for r in c.status.allocation.devices.results} for p in result.placements}
     assert pools == {f"gpu-node-{n}": {f"gpu-node-{n}"} for n in range(3)}
     selectors = {
@@ -228,7 +228,7 @@ def test_the_baseline_reserves_no_claim_for_a_gang_member_it_withdraws():
         "apiVersion": "scheduling.k8s.io/v1beta1",
         "kind": "PodGroup",
         "metadata": {"name": "g0", "namespace": "default"},
-        "spec": {"schedulingPolicy": {"gang": {"minCount": 1}}},
+        "spec": {"schedulingPolicy": {"gang": {"minCount": 2}}},
     }
     shared = [{"name": "c", "resourceClaimName": "shared"}]
     cluster = make_cluster(
@@ -275,7 +275,7 @@ def test_the_baseline_keeps_the_schedulers_other_placements_once(monkeypatch):
         "apiVersion": "scheduling.k8s.io/v1beta1",
         "kind": "PodGroup",
         "metadata": {"name": "g0", "namespace": "default"},
-        "spec": {"schedulingPolicy": {"gang": {"minCount": 1}}},
+        "spec": {"schedulingPolicy": {"gang": {"minCount": 2}}},
     }
     cluster = make_cluster(
         gang,

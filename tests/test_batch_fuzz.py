@@ -20,6 +20,7 @@ from hypothesis import strategies as st
 from drasat.solver.batch.passes import group_of, placed_by_priority
 from drasat.solver.batch.placement import schedule_batch
 from drasat.solver.scheduling.one_by_one import Placement, schedule
+from drasat.solver.scheduling.plugins.dynamic_resources import AllocateOptions
 from drasat.solver.verification.verifier import verify
 
 from .cluster_factory import make_cluster, node, pod, violations
@@ -30,7 +31,13 @@ settings.register_profile(
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
 )
-FUZZ = settings.get_profile(os.environ.get("HYPOTHESIS_PROFILE", "batch-fuzz"))
+settings.register_profile(
+    "batch-fuzz-long",
+    max_examples=1000,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
+FUZZ = settings.get_profile({"long": "batch-fuzz-long"}.get(os.environ.get("HYPOTHESIS_PROFILE", ""), "batch-fuzz"))
 GPU = "gpu.example.com"
 GROUPS = ("g0", "g1")
 
@@ -122,6 +129,9 @@ def _shared_objects() -> list[dict[str, Any]]:
 @st.composite
 def clusters(draw: st.DrawFn) -> list[dict[str, Any]]:
     docs = _shared_objects()
+    for doc in docs:
+        if doc["kind"] == "PodGroup":  # minCount 1 lets a gang run in part; above its members, all of them
+            doc["spec"]["schedulingPolicy"]["gang"]["minCount"] = draw(st.integers(1, 4))
     for n in range(draw(st.integers(1, 3))):
         docs.append(node(f"n{n}", cpu=str(draw(st.integers(2, 8)))))
         if draw(st.booleans()):
@@ -137,18 +147,30 @@ def clusters(draw: st.DrawFn) -> list[dict[str, Any]]:
     return docs
 
 
-def _split_gangs(placements: list[Placement]) -> list[str]:
-    """The PodGroups (all of them gangs here) with some pods placed and some not."""
-    outcomes: dict[str, set[bool]] = {}
+def _split_gangs(placements: list[Placement], min_counts: dict[str, int] | None = None) -> list[str]:
+    """The gangs placed in part below what they need: some pods placed, fewer than their minCount (or all
+    pending members, where that is fewer), as kube-scheduler's gang Permit would never let through."""
+    outcomes: dict[str, list[bool]] = {}
     for p in placements:
         if group_of(p.pod):
-            outcomes.setdefault(group_of(p.pod), set()).add(p.node is not None)
-    return sorted(group for group, seen in outcomes.items() if len(seen) > 1)
+            outcomes.setdefault(group_of(p.pod), []).append(p.node is not None)
+    need = min_counts or {}
+    return sorted(
+        group for group, seen in outcomes.items() if 0 < sum(seen) < min(need.get(group, len(seen)), len(seen))
+    )
 
 
-def _legal(placements: list[Placement]) -> list[Placement]:
+def _min_counts(docs: list[dict[str, Any]]) -> dict[str, int]:
+    return {
+        f"{d['metadata']['namespace']}/{d['metadata']['name']}": d["spec"]["schedulingPolicy"]["gang"]["minCount"]
+        for d in docs
+        if d["kind"] == "PodGroup"
+    }
+
+
+def _legal(placements: list[Placement], min_counts: dict[str, int] | None = None) -> list[Placement]:
     """``placements`` with the gangs placed in part taken out (their pods count as pending)."""
-    split = set(_split_gangs(placements))
+    split = set(_split_gangs(placements, min_counts))
     return [Placement(p.pod) if group_of(p.pod) in split else p for p in placements]
 
 
@@ -159,10 +181,25 @@ def test_the_batch_never_places_fewer_pods_than_the_scheduler_and_is_always_vali
     result = schedule_batch(make_cluster(*docs))
     batch = result.placements
     assert [p.label for p in batch] == [p.label for p in one]
-    assert [n for _, n in placed_by_priority(batch)] >= [n for _, n in placed_by_priority(_legal(one))]
-    assert _split_gangs(batch) == []
+    need = _min_counts(docs)
+    assert [n for _, n in placed_by_priority(batch)] >= [n for _, n in placed_by_priority(_legal(one, need))]
+    assert _split_gangs(batch, need) == []
     assert violations(batch) == []
     assert [v for check in result.nodes for v in verify(check.problem, check.allocations)] == []
+
+
+@FUZZ
+@given(clusters(), st.sampled_from([0.01, 0.05, 0.2, 0.5]))
+def test_cut_short_by_a_tiny_timeout_the_batch_still_answers_validly(docs, seconds):
+    """Whatever the deadline leaves of the run (the model's build, its search, the pass in the scheduler's
+    order, the decoding), every pod has an outcome, gangs hold, and every allocation is verified."""
+    result = schedule_batch(make_cluster(*docs), options=AllocateOptions(time_limit=seconds))
+    batch = result.placements
+    assert [p.label for p in batch] == [p.label for p in schedule(make_cluster(*docs))]
+    assert _split_gangs(batch, _min_counts(docs)) == []
+    assert violations(batch) == []
+    assert [v for check in result.nodes for v in verify(check.problem, check.allocations)] == []
+    assert all(p.node or p.reason for p in batch)
 
 
 def test_a_scheduler_answer_with_a_split_gang_counts_without_the_gang():

@@ -116,19 +116,23 @@ def test_a_priority_that_is_not_an_integer_is_refused_naming_file_object_and_fie
     assert "badprio.yaml" in out.stderr and "Pod/default/p" in out.stderr and "spec.priority" in out.stderr
 
 
-def test_mixes_the_allocator_cannot_decide_in_time_are_reported(monkeypatch):
+def test_a_node_that_cannot_allocate_its_mix_gives_its_pods_back_and_says_so(monkeypatch):
+    """Where neither the model's answer nor the allocator gives a node's devices (here: both made to fail),
+    the node's pods go back, the model is searched again without that mix, and the answer stays valid."""
     from drasat.models.errors import SolveTimeout
-    from drasat.solver.batch import configs
+    from drasat.solver.batch import decode, nodes
 
     from .scenario_runner import OWN
 
     def out_of_time(*args, **kwargs):
         raise SolveTimeout("out of time")
 
-    monkeypatch.setattr(configs, "allocate", out_of_time)
+    monkeypatch.setattr(nodes, "allocate", out_of_time)
+    monkeypatch.setattr(decode, "read_devices", lambda *args: None)
     cluster = cluster_from_objects(
         [o.obj for o in load_paths([str(OWN / "batch-gang-whole-or-half.yaml")]).objects], Features()
     )
     result = schedule_batch(cluster)
-    assert any("undecided in time" in note for note in result.summary.notes)
+    assert any("could not allocate the mix" in note for note in result.summary.notes), result.summary.notes
+    assert result.summary.rounds > 1 and result.summary.placed_jointly == 0
     assert violations(result.placements) == []

@@ -58,11 +58,13 @@ def test_a_problem_holds_defaulted_copies_and_leaves_the_callers_claims_alone() 
     written = claim.to_api()
     problem = Problem(NodeInfo("n"), [], [], [claim], allocated=[claim])
     for held in (problem.claims[0], problem.allocated[0]):
-        requests = held.spec.devices.requests
-        assert [r.exactly.count for r in requests[:4] if r.exactly] == [1, 1, None, 3]
-        assert requests[0].exactly is not None and requests[0].exactly.tolerations[0].operator == "Equal"
         assert held.status is not None and held.status.allocation is not None
         assert held.status.allocation.devices.results[0].tolerations[0].operator == "Equal"
+    requests = problem.claims[0].spec.devices.requests
+    assert [r.exactly.count for r in requests[:4] if r.exactly] == [1, 1, None, 3]
+    assert requests[0].exactly is not None and requests[0].exactly.tolerations[0].operator == "Equal"
+    # A claim in use is read for its allocation only: its spec is left as written (not walked on every problem).
+    assert problem.allocated[0].spec is claim.spec
     assert claim.to_api() == written
 
 

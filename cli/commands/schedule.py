@@ -11,7 +11,7 @@ from drasat.cli.allocation_options import allocation_options, exit_on_error, nam
 from drasat.cli.inputs import in_namespace, input_options, namespace_options, read_inputs
 from drasat.cli.interrupt import stopped_on_interrupt
 from drasat.cli.output_state import state_option, write_state
-from drasat.cli.progress import Bar
+from drasat.cli.progress import Bar, Status
 from drasat.cli.render.kubectl import OutputFormat, render_list
 from drasat.cli.render.schedule import batch_summary_line, placement_table
 from drasat.models.errors import DrasatError
@@ -61,9 +61,11 @@ Examples:
 @click.option(
     "--batch",
     is_flag=True,
-    help="Place every pending pod jointly (CP-SAT over pod and node classes): "
-    "the most pods, higher spec.priority first, a PodGroup whole or not at all; a summary on stderr. "
-    "--timeout then bounds the whole run: what time cut short is said in the summary.",
+    help="Place every pending pod jointly: one CP-SAT model counting pods of each class on each node and their "
+    "devices, for the most pods, higher spec.priority first, a gang PodGroup placed with at least minCount "
+    "pods or not at all; never fewer pods than one by one. A summary on stderr says whether the answer is "
+    "proven the most the cluster holds, or how far from CP-SAT's bound; on a terminal a line shows the best "
+    "so far. --timeout bounds the whole run: what time cut short is said in the summary.",
 )
 @click.option("-v", "--verbose", is_flag=True, help="Per-node reasons for pods left pending, and the time taken.")
 def schedule(
@@ -80,6 +82,7 @@ def schedule(
     timeout: float,
     workers: int,
     cel_engine: str | None,
+    percentage: int,
     processes: int,
     ray: str | None,
     output: str,
@@ -119,7 +122,7 @@ def schedule(
             objective,
             timeout,
             workers,
-            cel_engine,
+            (cel_engine, percentage),
             (processes, ray),
             output,
             verbose,
@@ -145,7 +148,7 @@ def _schedule(
     objective,
     timeout,
     workers,
-    cel_engine,
+    engine_and_percentage,
     parallel,
     output,
     verbose,
@@ -159,7 +162,10 @@ def _schedule(
         from drasat.solver.scheduling.pod_inputs import refuse_unstorable_pods
         from drasat.solver.scheduling.pods import pending_pods
 
-        options = AllocateOptions(solver, objective, timeout, workers, SelectorEvaluator(cel_engine))  # checked first
+        cel_engine, percentage = engine_and_percentage
+        options = AllocateOptions(  # checked first
+            solver, objective, timeout, workers, SelectorEvaluator(cel_engine), percentage_of_nodes_to_score=percentage
+        )
     cluster = cluster_from_objects(list(bundle), Features.parse(feature_gates))
     if not cluster.nodes:
         click.echo("warning: no Node objects in the input: no pod can be placed", err=True)
@@ -198,7 +204,8 @@ def _placed(cluster, chosen, options, parallel, output: str, batch: bool) -> lis
     if batch:
         from drasat.solver.batch.placement import schedule_batch
 
-        result = schedule_batch(cluster, chosen, options=options)
+        with Status(output=output) as status, stopped_on_interrupt(lambda: None):
+            result = schedule_batch(cluster, chosen, options=options, progress=status.batch)
         click.echo(batch_summary_line(result.summary), err=True)
         return result.placements
     with importing():

@@ -31,23 +31,34 @@ def placement_table(placements: list[Any], wide: bool = False) -> str:
 
 
 def batch_summary_line(summary: Any) -> str:
-    """The joint placement's summary, one line for stderr (stdout keeps the List)."""
+    """The joint placement's summary, one line for stderr (stdout keeps the List): pods placed, how far that
+    is from the model's bound (or that it is proven the most), gangs, what the model counted, time."""
     gangs = f", {summary.gangs_complete}/{summary.gangs} gangs complete" if summary.gangs else ""
     notes = "".join(f"\n  note: {n}" for n in summary.notes)
     counts = ", ".join(
         f"{n} {one if n == 1 else many}"
         for n, one, many in (
             (summary.pod_classes, "pod class", "pod classes"),
-            (summary.node_classes, "node class", "node classes"),
-            (summary.configurations, "configuration", "configurations"),
-            (summary.allocator_calls, "allocator call", "allocator calls"),
+            (summary.nodes_counted, "node counted", "nodes counted"),
             (summary.nodes_verified, "node verified", "nodes verified"),
         )
     )
     return (
-        f"batch: {summary.placed}/{summary.pods} pods placed ({summary.placed_jointly} jointly){gangs}; "
-        f"{counts}; {summary.seconds:.2f} s{notes}"
+        f"batch: {summary.placed}/{summary.pods} pods placed ({summary.placed_jointly} jointly: {standing(summary)})"
+        f"{gangs}; {counts}; {summary.seconds:.2f} s{notes}"
     )
+
+
+def standing(summary: Any, placed: int | None = None) -> str:
+    """How the joint answer stands against the model's bound: "1,881 placed, proven optimal", "within N of the
+    bound B", or that no bound is known (``placed``: the pods to compare with, default the jointly placed)."""
+    placed = summary.placed_jointly if placed is None else placed
+    if summary.proven:
+        return f"{placed:,} placed, proven optimal"
+    if summary.bound is None:
+        return "no bound known"
+    gap = summary.bound - placed
+    return f"within {gap:,} of the bound {summary.bound:,}" if gap > 0 else f"at the bound {summary.bound:,}"
 
 
 def schedule_comparison_table(comparison: Any) -> str:
@@ -71,6 +82,7 @@ def schedule_comparison_table(comparison: Any) -> str:
                 str(batch.usage.largest_free.get(node_type, "-")),
             )
         )
+    rows.append(("joint model", "", standing(batch, batch.placed)))
     rows.append(("wall time", f"{one.seconds:.2f} s", f"{batch.seconds:.2f} s"))
     for row in rows:
         table.add_row(*row)

@@ -105,13 +105,17 @@ def allocate(
     workers: int = 1,
     evaluator: SelectorEvaluator | None = None,
     greedy_budget: int | None = None,
+    inventory: Inventory | None = None,
 ) -> Allocation:
     """Allocate all of ``problem.claims`` together, or raise :class:`Unschedulable`.
 
     ``solver`` and ``objective`` are :class:`~.options.Solver` and :class:`~.options.Objective` members or
     their text (``"greedy"``, ``"pack"``): the library takes what the command line's options spell, and an
     unknown one is an InputError. ``greedy_budget`` bounds the default path's depth-first search in device
-    tries (None: scaled with the input, see the module's docstring; 0: CP-SAT alone).
+    tries (None: scaled with the input, see the module's docstring; 0: CP-SAT alone). ``inventory``: the node's
+    devices as :func:`~.planning.inventory.build_inventory` built them for a problem that differs from this one
+    in its claims at most (the inventory reads everything but the claims): the scheduler asks one node about
+    several pods between two changes of it.
 
     Raises InputError / AllocationError / EvaluationError for inputs Kubernetes would
     refuse, and SolveTimeout when ``time_limit`` seconds were not enough. The limit is one
@@ -123,7 +127,7 @@ def allocate(
     if collecting:
         gc.disable()  # see _allocate; models.collector's pause, inline: asked on every small call
     try:
-        return _allocate(problem, solver, objective, time_limit, workers, evaluator, greedy_budget)
+        return _allocate(problem, solver, objective, time_limit, workers, evaluator, greedy_budget, inventory)
     finally:
         if collecting:
             gc.enable()
@@ -137,6 +141,7 @@ def _allocate(
     workers: int,
     evaluator: SelectorEvaluator | None,
     greedy_budget: int | None,
+    inventory: Inventory | None = None,
 ) -> Allocation:
     """:func:`allocate`, with Python's cyclic garbage collector paused by the caller.
 
@@ -153,7 +158,7 @@ def _allocate(
     started = time.monotonic()
     deadline = started + time_limit
     stats = Stats(str(solver))
-    inv = build_inventory(problem)
+    inv = inventory or build_inventory(problem)
     if alternatives * len(inv.devices) > MAX_REQUEST_DEVICE_PAIRS:
         raise _too_large(problem, alternatives, len(inv.devices))
     plans = plan_claims(problem, inv, evaluator or SelectorEvaluator(), deadline=deadline)

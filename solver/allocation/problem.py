@@ -10,7 +10,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from drasat.models.defaults import apply_defaults
+from drasat.models.defaults import apply_defaults, status_defaults
 from drasat.models.errors import InputError, Location
 from drasat.models.loader import typed_objects
 from drasat.models.resource import DeviceClass, DeviceTaintRule, ResourceClaim, ResourceSlice
@@ -47,7 +47,7 @@ class Problem:
     claims the earlier devices). ``allocated`` are claims that already hold devices.
 
     Claims are held as the API server stores them: constructing a Problem replaces
-    ``claims`` and ``allocated`` with defaulted copies (:func:`apply_defaults`: a
+    ``claims`` with defaulted copies, and ``allocated`` with defaulted statuses (:func:`apply_defaults`: a
     missing or zero ``count`` is 1, a missing toleration operator is ``Equal``). Every
     way into the solver — ``drasat solve``, :func:`problem_from_objects`, a Problem
     built by hand — passes here, so no stage ever sees a claim the server would have
@@ -64,7 +64,7 @@ class Problem:
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "claims", tuple(apply_defaults(c) for c in self.claims))
-        object.__setattr__(self, "allocated", tuple(apply_defaults(c) for c in self.allocated))
+        object.__setattr__(self, "allocated", tuple(status_defaults(c) for c in self.allocated))
 
     def device_class(self, name: str) -> DeviceClass | None:
         for cls in self.classes:

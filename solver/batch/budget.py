@@ -1,8 +1,8 @@
 """One deadline for a whole joint placement, shared by its stages.
 
 ``schedule --batch --timeout S`` promises an answer within about S seconds, whatever the
-size: the scheduler-order pass, the configurations, the master, the per-node allocations
-and the last one-by-one pass all draw on the same clock. A stage that finds the time gone
+size: building the counting model, its search, the scheduler-order pass beside it, the per-node
+allocations and the last one-by-one pass all draw on the same clock. A stage that finds the time gone
 stops where it is (every answer it has already made stays valid and verified), and says
 what it cut short; the summary's notes carry those lines.
 """
@@ -10,6 +10,7 @@ what it cut short; the summary's notes carry those lines.
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 
 from drasat.solver.scheduling.plugins.dynamic_resources import AllocateOptions
@@ -24,6 +25,7 @@ class Budget:
 
     ends: float
     cut_short: list[str] = field(default_factory=list)
+    stop: Callable[[], bool] | None = None  # asked with the clock: whether the stage may stop now anyway
 
     @classmethod
     def of(cls, seconds: float) -> Budget:
@@ -38,7 +40,7 @@ class Budget:
         return max(0.0, self.ends - time.monotonic())
 
     def over(self) -> bool:
-        return time.monotonic() >= self.ends
+        return time.monotonic() >= self.ends or (self.stop is not None and self.stop())
 
     def options(self, options: AllocateOptions) -> AllocateOptions:
         """``options`` with an allocation's time limit no later than the deadline."""

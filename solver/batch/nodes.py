@@ -12,6 +12,7 @@ never carried.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from drasat.models.errors import AllocationError, EvaluationError, SolveTimeout, Unschedulable
@@ -58,13 +59,18 @@ class NodeAllocator:
         self.state, self.options, self.budget = state, options, budget
         self._solved: dict[tuple, _Solved] = {}
 
-    def check(self, node: str, key: tuple, pods: list[PodClaims]) -> NodeCheck | None:
-        """The node's verified joint allocation, or None when the pods do not fit there together."""
-        claims, renamed = _distinct_names(
-            [(pc.label, c) for pc in pods for c in claim_shape(self.state, pc, node).claims]
-        )
+    def check(self, node: str, key: tuple, pods: list[PodClaims], direct: Direct | None = None) -> NodeCheck | None:
+        """The node's verified joint allocation, or None when the pods do not fit there together. ``direct``
+        reads the allocations off elsewhere (the counting model's solution), given each pod's claims under
+        the names they are allocated by; its answer is taken when the verifier accepts it."""
+        owned = [[(pc.label, c) for c in claim_shape(self.state, pc, node).claims] for pc in pods]
+        claims, renamed = _distinct_names([pair for pairs in owned for pair in pairs])
         problem = self.state.problem(node, claims)
         labels = [pc.label for pc in pods]
+        if direct is not None:
+            found = _direct(direct, problem, claims, [len(pairs) for pairs in owned], self.options)
+            if found is not None:
+                return NodeCheck(node, labels, problem, found, renamed=renamed)
         known = self._solved.get(key)
         if known is not None and known.node != node:
             carried = _carry(known, node, claims, self.state)
@@ -99,6 +105,23 @@ class NodeAllocator:
             )
         except (Unschedulable, SolveTimeout, AllocationError, EvaluationError):
             return None
+
+
+Direct = Callable[[list[list[ResourceClaim]]], "dict[str, AllocationResult] | None"]
+
+
+def _direct(
+    direct: Direct, problem: Problem, claims: list[ResourceClaim], sizes: list[int], options: AllocateOptions
+) -> dict[str, AllocationResult] | None:
+    """``direct``'s allocations for the pods' claims (split back per pod), if it has them and the verifier agrees."""
+    per_pod, at = [], 0
+    for size in sizes:
+        per_pod.append(claims[at : at + size])
+        at += size
+    found = direct(per_pod)
+    if found is None or set(found) != {claim_key(c) for c in claims}:
+        return None
+    return found if not verify(problem, found, evaluator=options.evaluator) else None
 
 
 def _distinct_names(owned: list[tuple[str, ResourceClaim]]) -> tuple[list[ResourceClaim], dict[tuple[str, str], str]]:

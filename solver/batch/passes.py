@@ -1,13 +1,11 @@
 """The joint placement's one-by-one passes: what the master leaves, and the answer it must never lose to.
 
-The master chooses among the mixes it was shown; mixes grown greedily can miss one that
-one-by-one placement reaches (a 6-cpu node: three 2-cpu pods, or a 3-cpu and a 2-cpu pod,
-but not two 2-cpu pods and the high-priority one). So the batch also places the queue as the
-scheduler does (``scheduler_baseline``: ``schedule``'s own placements, then the gangs it
-splits withdrawn and what is still pending placed one by one, gangs whole): the mixes it
-leaves on each node seed the configurations (the master can always reproduce them, and
-improves on them), and the final answer is whichever places more pods, priority by priority
-(``better``). One pass, a class that failed never tried again, gangs tried and undone on the
+The counting model is exact for most inputs, but it leaves some pods out (loose pods, nodes
+reaching shared pools, pods whose claims Kubernetes decides mid-search), and time may cut its
+search short. So the batch also places the queue as the scheduler does (``scheduler_baseline``:
+``schedule``'s own placements, then the gangs it splits withdrawn and what is still pending placed
+one by one, gangs whole), beside the model's search, and the final answer is whichever places
+more pods, priority by priority (``better``). One pass, a class that failed never tried again, gangs tried and undone on the
 state itself (``ClusterState.snapshot``), and the scheduler's caches shared by every pass.
 """
 
@@ -27,8 +25,7 @@ from drasat.solver.scheduling.plugins.dynamic_resources import AllocateOptions
 from drasat.solver.scheduling.pods import pod_consumer
 
 from .budget import Budget
-from .configs import Mix, NodeClass
-from .pod_classes import Queue, priority_of
+from .pod_classes import PodKey, Queue, pod_key, priority_of
 
 NOT_TRIED = "not tried: the batch's time limit (--timeout) ran out first"
 
@@ -41,8 +38,8 @@ def scheduler_baseline(
     cache: dict[tuple, Any],
     budget: Budget,
 ) -> tuple[list[Placement], list[Placement]]:
-    """The answer the batch must never lose to, and the scheduler's own placements (their mixes seed the
-    configurations); ``state`` is left as it was.
+    """The answer the batch must never lose to, and the scheduler's own placements; ``state`` is left as it
+    was.
 
     First the pods as ``schedule`` places them — same order, same nodes, gang members one at a time —
     then every gang left partly placed withdrawn (what remains still fits: withdrawing only frees room)
@@ -61,14 +58,14 @@ def scheduler_baseline(
         stage="the pass in the scheduler's order (the answer is checked against the "
         "scheduler's on the pods it tried only)",
     )
-    split = _split_gangs(scheduler, gang_labels(queue))
+    split = _split_gangs(scheduler, queue)
     baseline = scheduler
     if split:
         state.restore(start)
         withdrawn = {pod_consumer(p.pod).uid for p in scheduler if p.node and group_of(p.pod) in split}
         # keyed by the pending pod (a placement's pod is the bound copy), so that they are not placed again
         kept = {
-            id(pod): _unreserved(p, withdrawn)
+            pod_key(pod): _unreserved(p, withdrawn)
             for pod, p in zip(pending, scheduler)
             if p.node and group_of(p.pod) not in split
         }
@@ -104,7 +101,7 @@ def one_by_one(
     state: ClusterState,
     queue: Queue,
     pending: list[Pod],
-    placed: dict[int, Placement],
+    placed: dict[PodKey, Placement],
     options: AllocateOptions,
     cache: dict[tuple, Any],
     *,
@@ -120,39 +117,39 @@ def one_by_one(
     first failure's). ``cache`` is ``schedule_one``'s: what it keeps holds whatever the state. Once the
     ``budget`` is spent, the pods left are not tried (and ``stage`` says so in the budget's notes)."""
     gangs = gang_labels(queue) if whole_gangs else set()
-    class_of = {id(pc.pod): cls.index for cls in queue.classes for pc in cls.members}
+    class_of = queue.class_of
     failed: dict[int, Placement] = {}
-    out: dict[int, Placement] = dict(placed)
+    out: dict[PodKey, Placement] = dict(placed)
     untried = 0
     for pod in pending:
-        if id(pod) in out:
+        if pod_key(pod) in out:
             continue
         if budget is not None and budget.over():
-            out[id(pod)] = Placement(pod, reason=NOT_TRIED)
+            out[pod_key(pod)] = Placement(pod, reason=NOT_TRIED)
             untried += 1
             continue
         if budget is not None:
             options = budget.options(options)
         group = group_of(pod)
-        members = [p for p in pending if group_of(p) == group and id(p) not in out] if group in gangs else [pod]
+        members = [p for p in pending if group_of(p) == group and pod_key(p) not in out] if group in gangs else [pod]
         try:
             if group in gangs:
-                out.update(_gang(state, group, members, options, cache))
+                out.update(_gang(state, group, members, queue.need(group, len(members)), options, cache))
                 continue
-            same = failed.get(class_of.get(id(pod), -1))
+            same = failed.get(class_of.get(pod_key(pod), -1))
             if same is not None:
-                out[id(pod)] = Placement(pod, reason=same.reason, node_reasons=same.node_reasons)
+                out[pod_key(pod)] = Placement(pod, reason=same.reason, node_reasons=same.node_reasons)
                 continue
-            out[id(pod)] = schedule_one(state, pod, options, cache)
+            out[pod_key(pod)] = schedule_one(state, pod, options, cache)
         except SolveTimeout as exc:  # an allocation undecided in its time: the pod (or gang) stays pending
-            out.update({id(p): Placement(p, reason=f"{NOT_TRIED} ({exc})") for p in members})
+            out.update({pod_key(p): Placement(p, reason=f"{NOT_TRIED} ({exc})") for p in members})
             untried += len(members)
             continue
-        if out[id(pod)].node is None and id(pod) in class_of:
-            failed[class_of[id(pod)]] = out[id(pod)]
+        if out[pod_key(pod)].node is None and pod_key(pod) in class_of:
+            failed[class_of[pod_key(pod)]] = out[pod_key(pod)]
     if untried and budget is not None:
         budget.cut(f"{stage}: {untried} pod{'s' * (untried != 1)} not tried")
-    return [out[id(pod)] for pod in pending]
+    return [out[pod_key(pod)] for pod in pending]
 
 
 def group_of(pod: Pod) -> str:
@@ -162,57 +159,42 @@ def group_of(pod: Pod) -> str:
 
 
 def _gang(
-    state: ClusterState, group: str, members: list[Pod], options: AllocateOptions, cache: dict[tuple, Any]
-) -> dict[int, Placement]:
-    """A gang placed one by one; undone (the state as before) unless every member fits."""
+    state: ClusterState,
+    group: str,
+    members: list[Pod],
+    need: int,
+    options: AllocateOptions,
+    cache: dict[tuple, Any],
+) -> dict[PodKey, Placement]:
+    """A gang placed one by one; undone (the state as before) unless ``need`` members fit (its minCount, or all);
+    members past that which do not fit stay pending with their own reasons, as the scheduler leaves them."""
     before = state.snapshot()
     try:
         tried = [schedule_one(state, pod, options, cache) for pod in members]
     except SolveTimeout:
         state.restore(before)
         raise
-    if all(p.node is not None for p in tried):
-        return {id(pod): p for pod, p in zip(members, tried)}
+    if sum(p.node is not None for p in tried) >= need:
+        return {pod_key(pod): p for pod, p in zip(members, tried)}
     state.restore(before)
     why = next(p.reason for p in tried if p.node is None)
+    whole = "every member fits" if need == len(members) else f"{need} of its {len(members)} pending members fit"
     return {
-        id(pod): Placement(
-            pod, reason=f"PodGroup {group}: not every member fits at once (a gang is placed whole or not at all): {why}"
+        pod_key(pod): Placement(
+            pod, reason=f"PodGroup {group}: not {whole} at once (a gang is placed whole or not at all): {why}"
         )
         for pod in members
     }
 
 
-def _split_gangs(placements: list[Placement], gangs: set[str]) -> set[str]:
-    """The gangs ``placements`` place in part."""
-    placed: dict[str, set[bool]] = {}
+def _split_gangs(placements: list[Placement], queue: Queue) -> set[str]:
+    """The gangs ``placements`` place in part, below what they need (their minCount, or all their members)."""
+    gangs = gang_labels(queue)
+    placed: dict[str, list[bool]] = {}
     for p in placements:
         if group_of(p.pod) in gangs:
-            placed.setdefault(group_of(p.pod), set()).add(p.node is not None)
-    return {group for group, outcomes in placed.items() if len(outcomes) > 1}
-
-
-def seed(classes: list[NodeClass], queue: Queue, placements: list[Placement]) -> int:
-    """Add to each node class the mixes ``placements`` put on its nodes (proven to fit: one-by-one placed
-    them); returns how many were new."""
-    class_of = {pc.label: queue.class_of[id(pc)] for cls in queue.classes for pc in cls.members}
-    class_of_node = {node: nc for nc in classes for node in nc.nodes}
-    mixes: dict[str, list[int]] = {}
-    for p in placements:
-        if p.node in class_of_node and p.label in class_of:
-            mixes.setdefault(p.node, [0] * len(queue.classes))[class_of[p.label]] += 1
-    added = 0
-    for node in sorted(mixes):
-        nc, mix = class_of_node[node], tuple(mixes[node])
-        if not any(_within(mix, known) for known in nc.configurations):
-            nc.configurations = [m for m in nc.configurations if not _within(m, mix)] + [mix]
-            added += 1
-        nc.eligible = sorted(set(nc.eligible) | {i for i, count in enumerate(mix) if count})
-    return added
-
-
-def _within(small: Mix, large: Mix) -> bool:
-    return all(a <= b for a, b in zip(small, large))
+            placed.setdefault(group_of(p.pod), []).append(p.node is not None)
+    return {group for group, outcomes in placed.items() if 0 < sum(outcomes) < queue.need(group, len(outcomes))}
 
 
 def placed_by_priority(placements: Iterable[Placement]) -> list[tuple[int, int]]:

@@ -1,42 +1,34 @@
 """``schedule_batch(cluster)``: every pending pod placed at once, the most pods (by priority) the cluster holds.
 
-kube-scheduler places pods one at a time and never revisits a choice; on partitionable
-devices that strands capacity (kubernetes#138765). The joint placement decides all
-pending pods together, in four steps:
+kube-scheduler places pods one at a time and never revisits a choice; on partitionable devices
+that strands capacity (kubernetes#138765). The joint placement decides all pending pods together:
 
-1. the queue as classes of interchangeable pods, gangs (PodGroups: all or none) and loose
-   pods (``pod_classes``);
-2. nodes as classes, and per node class the mixes of pods one node holds, asked of the
-   per-node allocator itself (``batch_configs``);
-3. a CP-SAT master over counts: which configurations on how many nodes of each class, which
-   pods and gangs — most pods of the highest priority first (``batch_master``);
-4. decoding: pods to nodes (queue order, node name order), then on each node the chosen
-   pods' claims allocated together by ``allocate`` and checked by the verifier; a node whose
-   answer fails (it cannot for classes that are exact) gives its pods back.
+1. the queue as classes of interchangeable pods, gangs (PodGroups: all, or minCount, or none) and
+   loose pods (``pod_classes``);
+2. one CP-SAT model over counts for the whole cluster (``counting``, each node's devices through
+   ``lifted``): pods of each class per node, devices of each equivalence class per claim, counters
+   per counter set — every DRA rule's own encoding, lifted to counts;
+3. its search in a thread of its own (``search``), anytime: the best counts so far are always held,
+   with CP-SAT's bound; beside it, on the other core, the queue placed as the scheduler places it
+   (``passes.scheduler_baseline``), stopped once the model proves it cannot be beaten;
+4. decoding (``decode``): pods to nodes, each node's claims allocated together by ``allocate`` and
+   checked by the verifier; a node that refuses its mix (only where a rule was relaxed) is cut from
+   the model and the search runs again from its last answer;
+5. loose pods and what the model left placed one by one on what is left; and whichever of that and
+   the scheduler-order answer places more pods, priority by priority, is the answer.
 
-Pods the master leaves out and loose pods then get the one-by-one scheduler's turn on what
-is left, so the batch never refuses a pod the remaining capacity can take; every gang the
-master did not place (nodes reaching shared pools are outside its model) is placed one by
-one and undone unless every member fits. The whole queue is also placed as ``schedule``
-places it beforehand, the gangs it splits withdrawn (``batch_passes.scheduler_baseline``):
-its mixes seed the configurations and its answer is kept when it places more pods, priority
-by priority — so the batch never places fewer pods than the scheduler, bar split gangs.
-
-``options.time_limit`` is one deadline for the whole run (``batch_budget``); the scheduler-order
-pass gets at most half of it, so that on large inputs (where it costs as much as ``schedule``)
-the joint model still has its turn; the guarantee then covers the pods that pass reached, and
-the summary's notes say so.
+``options.time_limit`` is one deadline for the whole run (``budget``).
 """
 
 from __future__ import annotations
 
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from drasat.models.collector import collector_paused
 from drasat.models.core import Pod
-from drasat.models.errors import SolveTimeout
 from drasat.solver.allocation.options import CAPABILITIES, check_options
 from drasat.solver.allocation.problem import claim_key
 from drasat.solver.cel import SelectorEvaluator
@@ -47,13 +39,15 @@ from drasat.solver.scheduling.plugins.dynamic_resources import AllocateOptions, 
 from drasat.solver.scheduling.pods import PodClaims, pending_pods
 
 from .budget import Budget
-from .configs import MixFitter, NodeClass, configurations, node_classes
-from .master import MasterAnswer, solve_master
+from .counting import CountingModel, build_counting_model
+from .decode import Decoded, allocate_nodes, assign, cut, hint
 from .nodes import NodeAllocator, NodeCheck
-from .passes import better, group_of, one_by_one, scheduler_baseline, seed
-from .pod_classes import Queue, sort_queue
+from .passes import better, group_of, one_by_one, scheduler_baseline
+from .pod_classes import PodKey, Queue, pod_key, sort_queue
+from .search import Counts, Progress, Search
 
-BASELINE_SHARE = 0.5  # of the run's time, at most, for the pass in the scheduler's order
+DECODE_SHARE = 0.25  # of the time left once the model is built, kept for decoding, allocating and the last pass
+ROUNDS = 4  # searches at most: the first, then again after nodes refused the mixes of a relaxed count
 
 
 @dataclass
@@ -66,12 +60,14 @@ class BatchSummary:
     gangs: int = 0
     gangs_complete: int = 0
     pod_classes: int = 0
-    node_classes: int = 0
-    configurations: int = 0
-    allocator_calls: int = 0
-    master_stages: int = 0
+    nodes_counted: int = 0
+    nodes_relaxed: int = 0  # nodes where some rule could not be counted exactly
+    solutions: int = 0
+    rounds: int = 0
+    bound: int | None = None  # the most pods the counted part of the cluster can hold, as CP-SAT bounds it
+    proven: bool = False  # the joint model's answer is optimal (priority by priority) for what it counts
     nodes_verified: int = 0
-    nodes_carried: int = 0  # answers carried from a node of the same class and mix (verified all the same)
+    nodes_carried: int = 0  # answers carried from a node of the same devices and mix (verified all the same)
     seconds: float = 0.0
     notes: list[str] = field(default_factory=list)
 
@@ -83,10 +79,12 @@ class BatchSummary:
             "gangs": self.gangs,
             "gangsComplete": self.gangs_complete,
             "podClasses": self.pod_classes,
-            "nodeClasses": self.node_classes,
-            "configurations": self.configurations,
-            "allocatorCalls": self.allocator_calls,
-            "masterStages": self.master_stages,
+            "nodesCounted": self.nodes_counted,
+            "nodesRelaxed": self.nodes_relaxed,
+            "solutions": self.solutions,
+            "rounds": self.rounds,
+            "bound": self.bound,
+            "proven": self.proven,
             "nodesVerified": self.nodes_verified,
             "nodesCarried": self.nodes_carried,
             "seconds": round(self.seconds, 3),
@@ -102,13 +100,27 @@ class BatchResult:
 
 
 def schedule_batch(
-    cluster: Cluster, pods: Sequence[Pod] | None = None, *, options: AllocateOptions | None = None
+    cluster: Cluster,
+    pods: Sequence[Pod] | None = None,
+    *,
+    options: AllocateOptions | None = None,
+    progress: Progress | None = None,
 ) -> BatchResult:
-    """Place ``pods`` (default: every pending pod) jointly; see the module docstring. With the ``pack``
-    objective, ties between equally many pods go to the answer using the fewest nodes whose devices are
-    all whole, then the fewest nodes. ``options.time_limit`` bounds the whole run (``batch_budget``)."""
+    """Place ``pods`` (default: every pending pod) jointly; see the module docstring. ``options.time_limit``
+    bounds the whole run; ``progress(placed, bound, seconds_left)`` hears of each better answer.
+
+    Python's cyclic collector is paused for the run: building the model walks tens of thousands of long-lived
+    objects, and each collection re-examined the whole cluster (a third of the build on 200 nodes)."""
+    with collector_paused():
+        return _schedule_batch(cluster, pods, options, progress)
+
+
+def _schedule_batch(
+    cluster: Cluster, pods: Sequence[Pod] | None, options: AllocateOptions | None, progress: Progress | None
+) -> BatchResult:
     started = time.monotonic()
     options = options or AllocateOptions()
+    check_options(options.solver, options.objective, options.time_limit, batch=True)
     check_options(options.solver, options.objective, options.time_limit, batch=True)
     if options.evaluator is None:
         options = replace(options, evaluator=SelectorEvaluator())
@@ -116,192 +128,162 @@ def schedule_batch(
     pending = list(pending_pods(cluster) if pods is None else pods)
     queue = sort_queue(cluster, pending, state.book)
     summary = BatchSummary(pods=len(pending), pod_classes=len(queue.classes), gangs=len(queue.gangs))
+    budget = Budget.of(options.time_limit)
+    assert options.evaluator is not None
+    counting = build_counting_model(state, queue, options.evaluator, budget, pack=CAPABILITIES[options.objective].packs)
+    _describe(summary, counting)
+    ends = budget.ends - DECODE_SHARE * budget.left()
+    search = Search(counting, ends, workers=options.workers, progress=progress).start()
     cache: dict[tuple, Any] = {}  # the scheduler's, shared by every one-by-one pass
-    budget = Budget.of(options.time_limit)  # one deadline for the whole run
-    # The scheduler-order pass is the guarantee but costs as much as ``schedule``: it gets part of the time,
-    # so that the joint model always has its turn.
-    baseline, scheduler = scheduler_baseline(state, queue, pending, options, cache, budget.part(BASELINE_SHARE))
-    classes = _node_classes_with_configurations(state, queue, options, summary, budget)
-    for proven in (scheduler, baseline):
-        seed(classes, queue, proven)
-    summary.configurations = sum(len(nc.configurations) for nc in classes)
-    checks, placed = _jointly(state, queue, classes, options, summary, budget)
+    whole = counting.complete and not queue.loose  # the model's proven optimum is then the cluster's
+    baseline, stopped = _baseline(state, queue, pending, options, cache, budget, ends, lambda: whole and search.proven)
+    decoded, counts = _decoded(state, queue, counting, search, options, summary, budget)
+    placed = _commit(state, decoded)
+    # What the model left out, and loose pods, one by one: they get the scheduler's own reasons where none fits.
     placements = one_by_one(state, queue, pending, placed, options, cache, budget=budget)
+    if stopped:
+        baseline = placements
+    checks = decoded.checks
     if better(baseline, placements):
         summary.notes.append("one by one places more pods by priority than the joint model found: its answer is kept")
         placements, checks, placed = baseline, {}, {}
+    _finish(summary, queue, pending, placements, placed, counts, budget, options)
+    summary.nodes_verified = len(checks)
+    summary.nodes_carried = sum(1 for c in checks.values() if c.carried)
+    summary.seconds = time.monotonic() - started
+    return BatchResult(placements, list(checks.values()), summary)
+
+
+def _baseline(
+    state: ClusterState,
+    queue: Queue,
+    pending: list[Pod],
+    options: AllocateOptions,
+    cache: dict[tuple, Any],
+    budget: Budget,
+    ends: float,
+    unbeatable: Callable[[], bool],
+) -> tuple[list[Placement], bool]:
+    """The queue placed as the scheduler places it, until ``ends`` or until ``unbeatable()`` (the joint model
+    proved its answer the cluster's optimum): the placements, and whether the proof stopped it (then what it
+    had not reached is no cut of time, and goes unsaid)."""
+    own = Budget(ends, [], stop=unbeatable)
+    placements, _ = scheduler_baseline(state, queue, pending, options, cache, own)
+    stopped = unbeatable()
+    if not stopped:
+        budget.cut_short.extend(what for what in own.cut_short if what not in budget.cut_short)
+    return placements, stopped
+
+
+def _describe(summary: BatchSummary, counting: CountingModel) -> None:
+    summary.nodes_counted = len(counting.nodes)
+    relaxed = [n for n in counting.nodes.values() if not n.exact]
+    summary.nodes_relaxed = len(relaxed)
+    if relaxed:
+        what = sorted({r for n in relaxed for r in n.relaxed})
+        summary.notes.append(
+            f"{len(relaxed)} nodes counted with rules relaxed ({'; '.join(what)}): their answers are checked by "
+            "allocating, and a refused mix is cut from the model"
+        )
+    shared = [s for s in counting.skipped if "shared" in s]
+    if shared:
+        summary.notes.append(
+            f"{len(shared)} nodes reach shared device pools: only the one-by-one pass places pods there"
+        )
+
+
+def _decoded(
+    state: ClusterState,
+    queue: Queue,
+    counting: CountingModel,
+    search: Search,
+    options: AllocateOptions,
+    summary: BatchSummary,
+    budget: Budget,
+) -> tuple[Decoded, Counts | None]:
+    """The search's counts decoded node by node; nodes refusing their mix cut, and searched again (a few rounds,
+    while time is left): the last round's nodes that still refuse give their pods back."""
+    allocator = NodeAllocator(state, options, budget)
+    decoded, counts, cuts = Decoded(), None, 0
+    for round_ in range(1, ROUNDS + 1):
+        found = search.result()
+        summary.rounds = round_
+        if found is None:
+            budget.cut("the joint model found no answer in time: the pods are placed one by one")
+            break
+        counts = found
+        summary.solutions += found.solutions
+        decoded = allocate_nodes(state, queue, assign(queue, found), allocator, counting, search.value)
+        if not decoded.refused or round_ == ROUNDS or budget.over():
+            break
+        for node, mix in decoded.refused.items():
+            cut(counting, node, mix)
+            cuts += 1
+        hint(counting, found, decoded.refused)
+        ends = budget.ends - DECODE_SHARE * budget.left()
+        search = Search(counting, ends, workers=options.workers).start()
+    if cuts:
+        summary.notes.append(
+            f"{cuts} time{'s' * (cuts != 1)} a node could not allocate the mix the model gave it: the mix was cut "
+            "from the model and the model searched again"
+        )
+    if decoded.refused:
+        summary.notes.append(
+            f"{len(decoded.refused)} nodes could not allocate the mix the model gave them; their pods go back"
+        )
+    return decoded, counts
+
+
+def _commit(state: ClusterState, decoded: Decoded) -> dict[PodKey, Placement]:
+    """Bind every jointly placed pod: its claims allocated and reserved, its pod status written."""
+    placed: dict[PodKey, Placement] = {}
+    for node in sorted(decoded.checks):
+        check = decoded.checks[node]
+        for pc in decoded.assignment[node]:
+            placed[pod_key(pc.pod)] = _bound(state, pc, node, check)
+    return placed
+
+
+def _bound(state: ClusterState, pc: PodClaims, node: str, check: NodeCheck) -> Placement:
+    shape = claim_shape(state, pc, node)
+    allocations = {claim_key(c): check.allocation(pc.label, claim_key(c)) for c in shape.claims}
+    verdict = DraVerdict(
+        node,
+        pc.label,
+        claims=shape.claims,
+        allocations=allocations,
+        problem=check.problem,
+        score=dra_score(shape.claims, allocations),
+        mappings=shape.mappings,
+    )
+    claims = updated_claims(pc, verdict)
+    pod = bound_pod(pc, node, verdict, claims)
+    state.record(claims)
+    state.bind(pod, node)
+    return Placement(pod, node, claims, problem=check.problem, allocations=check.allocations)
+
+
+def _finish(
+    summary: BatchSummary,
+    queue: Queue,
+    pending: list[Pod],
+    placements: list[Placement],
+    placed: dict[PodKey, Placement],
+    counts: Counts | None,
+    budget: Budget,
+    options: AllocateOptions,
+) -> None:
     summary.notes += [
         f"time ran out (--timeout {options.time_limit:g} s for the whole run): {what}" for what in budget.cut_short
     ]
     summary.placed = sum(1 for p in placements if p.node)
     summary.placed_jointly = len(placed)
+    if counts is not None:
+        summary.bound, summary.proven = counts.bound, counts.proven
     on_node = {p.label for p in placements if p.node}
     summary.gangs_complete = sum(1 for g in queue.gangs if all(pc.label in on_node for pc in g.members))
     summary.gangs += len(queue.loose_gangs)
     summary.gangs_complete += sum(1 for g in queue.loose_gangs if _group_complete(g, pending, on_node))
-    summary.nodes_verified = len(checks)
-    summary.seconds = time.monotonic() - started
-    return BatchResult(placements, list(checks.values()), summary)
-
-
-def _jointly(
-    state: ClusterState,
-    queue: Queue,
-    classes: list[NodeClass],
-    options: AllocateOptions,
-    summary: BatchSummary,
-    budget: Budget,
-) -> tuple[dict[str, NodeCheck], dict[int, Placement]]:
-    """The master's answer decoded, allocated node by node, verified and bound: the nodes' checks and the
-    pods placed (by ``id`` of the pod)."""
-    try:
-        answer = solve_master(
-            queue, classes, pack=CAPABILITIES[options.objective].packs, budget=budget, workers=options.workers
-        )
-    except SolveTimeout:
-        budget.cut("the joint model found no answer: the pods are placed one by one")
-        return {}, {}
-    summary.master_stages = answer.stages
-    if answer.stopped_early:
-        summary.notes.append(
-            f"{answer.stopped_early} master stages ran out of time before proving their best "
-            "(raise --timeout for a better answer)"
-        )
-    assignment = _assign(queue, classes, answer)
-    checks = _allocate_nodes(state, queue, classes, assignment, options, summary, budget)
-    return checks, _commit(state, assignment, checks)
-
-
-def _node_classes_with_configurations(
-    state: ClusterState, queue: Queue, options: AllocateOptions, summary: BatchSummary, budget: Budget
-) -> list[NodeClass]:
-    """Node classes over the nodes whose devices are their own (shared pools are left to one-by-one)."""
-    local = [n.name for n in state.cluster.nodes if all(s.spec.node_name == n.name for s in state.nodes[n.name].slices)]
-    if len(local) < len(state.cluster.nodes):
-        summary.notes.append(
-            f"{len(state.cluster.nodes) - len(local)} nodes reach shared device pools: "
-            "only the one-by-one pass places pods there"
-        )
-    classes = node_classes(state, local, queue.classes)
-    demand = [len(c.members) for c in queue.classes]
-    for nc in classes:
-        if budget.over():
-            budget.cut("the configurations: node classes left without any (their nodes take pods one by one)")
-            continue
-        fitter = MixFitter(state, nc.representative, queue.classes, budget.options(options))
-        nc.eligible = [
-            c.index
-            for c in queue.classes
-            if fitter.passes_filters(c) and fitter.fits(tuple(int(i == c.index) for i in range(len(demand))))
-        ]
-        nc.configurations = configurations(fitter, demand, nc.eligible)
-        nc.calls = fitter.calls
-        if fitter.undecided:
-            summary.notes.append(
-                f"node {nc.representative}'s class: {fitter.undecided} mixes undecided in time (counted as not fitting)"
-            )
-        summary.configurations += len(nc.configurations)
-        summary.allocator_calls += fitter.calls
-    summary.node_classes = len(classes)
-    return classes
-
-
-def _assign(queue: Queue, classes: list[NodeClass], answer: MasterAnswer) -> dict[str, list[PodClaims]]:
-    """Pods to nodes: per pod class, the chosen pods in queue order fill node classes and their nodes in
-    order, each node up to its configuration's count."""
-    chosen: dict[int, list[PodClaims]] = {}
-    gang_pods = {id(pc) for g in queue.gangs for pc in g.members}
-    picked_gangs = {id(pc) for g in queue.gangs if answer.gangs[g.index] for pc in g.members}
-    for cls in queue.classes:
-        singles = [pc for pc in cls.members if id(pc) not in gang_pods][: answer.singles[cls.index]]
-        keep = {id(pc) for pc in singles} | picked_gangs
-        chosen[cls.index] = [pc for pc in cls.members if id(pc) in keep]
-    out: dict[str, list[PodClaims]] = {}
-    for nc in classes:
-        room = _room(nc, answer)
-        for p in nc.eligible:
-            left = answer.put.get((nc.index, p), 0)
-            for node, capacity in room:
-                take = min(left, capacity[p])
-                out.setdefault(node, []).extend(chosen[p][:take])
-                chosen[p] = chosen[p][take:]
-                left -= take
-    return {node: sorted(pods, key=lambda pc: queue.class_of[id(pc)]) for node, pods in out.items() if pods}
-
-
-def _room(nc: NodeClass, answer: MasterAnswer) -> list[tuple[str, list[int]]]:
-    """Each node of the class with the configuration it takes (nodes in name order, configurations in order)."""
-    mixes = [list(mix) for k, mix in enumerate(nc.configurations) for _ in range(answer.nodes.get((nc.index, k), 0))]
-    return list(zip(nc.nodes, mixes))
-
-
-def _allocate_nodes(
-    state: ClusterState,
-    queue: Queue,
-    classes: list[NodeClass],
-    assignment: dict[str, list[PodClaims]],
-    options: AllocateOptions,
-    summary: BatchSummary,
-    budget: Budget,
-) -> dict[str, NodeCheck]:
-    """Each node's pods allocated together and verified; a gang that loses a member anywhere is withdrawn
-    everywhere (and the nodes it left are allocated again)."""
-    allocator = NodeAllocator(state, options, budget)
-    class_of_node = {node: nc.index for nc in classes for node in nc.nodes}
-    checks: dict[str, NodeCheck] = {}
-    todo = sorted(assignment)
-    gang_of = {id(pc): g for g in queue.gangs for pc in g.members}
-    while todo:
-        node = todo.pop(0)
-        pods = assignment[node]
-        key = (class_of_node[node], tuple(queue.class_of[id(pc)] for pc in pods))
-        check = allocator.check(node, key, pods) if pods else None
-        if check is not None and not check.violations:
-            checks[node] = check
-            continue
-        if pods and not budget.over():  # past the deadline, the budget's note says it once
-            summary.notes.append(
-                f"node {node}: the joint allocation did not hold "
-                f"({'; '.join(check.violations) if check else 'no allocation'}); its pods go back"
-            )
-        withdrawn = [gang_of[id(pc)] for pc in pods if id(pc) in gang_of]
-        assignment[node] = []
-        for gang in withdrawn:
-            members = {id(pc) for pc in gang.members}
-            for other, others in assignment.items():
-                if any(id(pc) in members for pc in others):
-                    assignment[other] = [pc for pc in others if id(pc) not in members]
-                    checks.pop(other, None)
-                    todo = sorted(set(todo) | {other})
-    summary.nodes_carried = sum(1 for c in checks.values() if c.carried)
-    return {node: check for node, check in checks.items() if assignment.get(node)}
-
-
-def _commit(
-    state: ClusterState, assignment: dict[str, list[PodClaims]], checks: dict[str, NodeCheck]
-) -> dict[int, Placement]:
-    """Bind every jointly placed pod: its claims allocated and reserved, its pod status written."""
-    placed: dict[int, Placement] = {}
-    for node in sorted(checks):
-        check = checks[node]
-        for pc in assignment[node]:
-            shape = claim_shape(state, pc, node)
-            allocations = {claim_key(c): check.allocation(pc.label, claim_key(c)) for c in shape.claims}
-            verdict = DraVerdict(
-                node,
-                pc.label,
-                claims=shape.claims,
-                allocations=allocations,
-                problem=check.problem,
-                score=dra_score(shape.claims, allocations),
-                mappings=shape.mappings,
-            )
-            claims = updated_claims(pc, verdict)
-            pod = bound_pod(pc, node, verdict, claims)
-            state.record(claims)
-            state.bind(pod, node)
-            placed[id(pc.pod)] = Placement(pod, node, claims, problem=check.problem, allocations=check.allocations)
-    return placed
 
 
 def _group_complete(group: tuple[str, str], pending: list[Pod], on_node: set[str]) -> bool:

@@ -18,12 +18,21 @@ import json
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NewType
 
 from drasat.models.core import Pod
 from drasat.solver.scheduling.cluster import Cluster, ObjectKey, key_of, namespace_of
 from drasat.solver.scheduling.plugins.node_filters import pinned_nodes
 from drasat.solver.scheduling.pods import ClaimBook, PodClaims, not_schedulable_now, resolve_pod_claims
+from drasat.solver.scheduling.pods import finished as pod_finished
+
+PodKey = NewType("PodKey", tuple[str, str])
+"""A pending pod as the batch names it: (namespace, name), unique in a cluster, as AltId names alternatives."""
+
+
+def pod_key(pod: Pod) -> PodKey:
+    """The pod's key: what the batch's maps of pods are keyed by (never the object's identity)."""
+    return PodKey(key_of(pod))
 
 
 def priority_of(pod: Pod) -> int:
@@ -51,19 +60,28 @@ class PodClass:
 
 @dataclass
 class Gang:
-    """A PodGroup's pending pods: placed together or not at all."""
+    """A PodGroup's pending pods: at least ``need`` of them placed together, or none."""
 
     index: int
     group: ObjectKey
     members: list[PodClaims] = field(default_factory=list)
+    min_count: int | None = None  # the gang policy's minCount, counting the group's pods already running
+    running: int = 0  # the group's pods already bound to nodes
 
     @property
     def label(self) -> str:
         return f"{self.group[0]}/{self.group[1]}"
 
-    def demand(self, class_of: dict[int, int]) -> Counter[int]:
+    @property
+    def need(self) -> int:
+        """Pending members that must be placed together: all of them without a minCount."""
+        if self.min_count is None:
+            return len(self.members)
+        return max(0, min(len(self.members), self.min_count - self.running))
+
+    def demand(self, class_of: dict[PodKey, int]) -> Counter[int]:
         """Members per pod class."""
-        return Counter(class_of[id(pc)] for pc in self.members)
+        return Counter(class_of[pod_key(pc.pod)] for pc in self.members)
 
 
 @dataclass
@@ -72,9 +90,16 @@ class Queue:
 
     classes: list[PodClass]
     gangs: list[Gang]
-    class_of: dict[int, int]  # id(PodClaims) -> class index
+    class_of: dict[PodKey, int]  # a pod -> its class index
     loose: list[Pod]  # placed one by one afterwards
     loose_gangs: dict[ObjectKey, str]  # gangs the joint model cannot take, and why
+
+    def need(self, label: str, pending: int) -> int:
+        """How many of a gang's ``pending`` members must be placed together (a loose gang: all of them)."""
+        for gang in self.gangs:
+            if gang.label == label:
+                return min(pending, gang.need)
+        return pending
 
 
 def _spec_key(pc: PodClaims) -> str:
@@ -109,8 +134,9 @@ def sort_queue(cluster: Cluster, pods: Sequence[Pod], book: ClaimBook) -> Queue:
     for pc, group, why in zip(resolved, groups, reasons):
         if why and group is not None:
             loose_gangs.setdefault(group, f"pod {pc.label}: {why}")
+    running = Counter(_group_of(p, cluster) for p in cluster.pods if p.spec.node_name and not pod_finished(p))
     by_key: dict[str, PodClass] = {}
-    class_of: dict[int, int] = {}
+    class_of: dict[PodKey, int] = {}
     gangs: dict[ObjectKey, Gang] = {}
     loose: list[Pod] = []
     for pc, group, why in zip(resolved, groups, reasons):
@@ -119,10 +145,21 @@ def sort_queue(cluster: Cluster, pods: Sequence[Pod], book: ClaimBook) -> Queue:
             continue
         cls = by_key.setdefault(_spec_key(pc), PodClass(len(by_key), priority_of(pc.pod)))
         cls.members.append(pc)
-        class_of[id(pc)] = cls.index
+        class_of[pod_key(pc.pod)] = cls.index
         if group is not None:
-            gangs.setdefault(group, Gang(len(gangs), group)).members.append(pc)
+            if group not in gangs:
+                gangs[group] = _gang(cluster, len(gangs), group, running)
+            gangs[group].members.append(pc)
     return Queue(list(by_key.values()), list(gangs.values()), class_of, loose, loose_gangs)
+
+
+def _gang(cluster: Cluster, index: int, group: ObjectKey, running: Counter[ObjectKey | None]) -> Gang:
+    """A gang with its minCount and how many of its pods already run (they count toward minCount)."""
+    policy = cluster.pod_groups_by_key[group].spec.scheduling_policy or {}
+    gang = policy.get("gang")
+    min_count = gang.get("minCount") if isinstance(gang, dict) else None
+    valid = isinstance(min_count, int) and not isinstance(min_count, bool) and min_count > 0
+    return Gang(index, group, min_count=min_count if valid else None, running=running[group])
 
 
 def _group_of(pod: Pod, cluster: Cluster) -> ObjectKey | None:

@@ -25,7 +25,7 @@ import importlib.util
 import os
 import threading
 from collections import OrderedDict
-from collections.abc import Container
+from collections.abc import Container, Mapping
 from typing import Any, Protocol
 
 from .device import CelDevice, validate
@@ -165,6 +165,8 @@ class SelectorEvaluator:
         self._value_programs: dict[tuple[str, bool], Any] = {}  # derived attributes, by (text, lists)
         self._devices: dict[Any, Any] = {}
         self._results: dict[str, dict[Any, Any]] = {}  # expression -> device key -> verdict
+        self._contents: dict[Any, Any] = {}  # device key -> what a selector can see of the device
+        self._by_device_content: dict[str, dict[Any, Any]] = {}  # expression -> that content -> verdict
         self._values: dict[tuple[str, bool, Any], Any] = {}
 
     def compile(self, expression: str) -> None:
@@ -184,7 +186,7 @@ class SelectorEvaluator:
             verdicts = self._results[expression] = {}
         hit = verdicts.get(device.key)  # two plain lookups: no tuple to build and hash per call
         if hit is None:
-            hit = verdicts[device.key] = self._evaluate(expression, device)
+            hit = verdicts[device.key] = self._by_content(expression, device)
         if hit.__class__ is bool:
             return hit
         raise hit[0](hit[1]) if hit[0] is CelRuntimeError else hit[0](hit[1], expression)
@@ -203,6 +205,22 @@ class SelectorEvaluator:
         if hit.__class__ is tuple:
             raise hit[0](hit[1]) if hit[0] is CelRuntimeError else hit[0](hit[1], expression)
         return list(hit) if hit.__class__ is list else hit  # a copy: callers may not change the cache
+
+    def _by_content(self, expression: str, device: CelDevice) -> Any:
+        """The verdict for a device not seen under its key: a selector sees only the driver, attributes,
+        capacity and allowMultipleAllocations — never the device's name or pool — so a device alike in those
+        to one evaluated before (the same GPU model on another node) gets its verdict without evaluating.
+        A cluster of a few machine types is then evaluated once per type, not once per node."""
+        content = self._contents.get(device.key)
+        if content is None:
+            content = self._contents[device.key] = content_key(device)
+        verdicts = self._by_device_content.get(expression)
+        if verdicts is None:
+            verdicts = self._by_device_content[expression] = {}
+        hit = verdicts.get(content)
+        if hit is None:
+            hit = verdicts[content] = self._evaluate(expression, device)
+        return hit
 
     def _selector(self, expression: str) -> Any:
         program = self._programs.get(expression)
@@ -263,3 +281,19 @@ class SelectorEvaluator:
         if prepared is None:
             prepared = self._devices[device.key] = self._engine.prepare(device)
         return prepared
+
+
+def content_key(device: CelDevice) -> tuple:
+    """Everything a selector can read of a device, as one hashable value (its name and pool are not part
+    of the CEL environment: ``device.driver``, ``attributes``, ``capacity``, ``allowMultipleAllocations``)."""
+    attributes = tuple(sorted((name, _frozen(raw)) for name, raw in device.attributes.items()))
+    capacity = tuple(sorted((name, repr(value)) for name, value in device.capacity.items()))
+    return device.driver, bool(device.allow_multiple_allocations), attributes, capacity
+
+
+def _frozen(value: Any) -> Any:
+    if isinstance(value, Mapping):
+        return tuple(sorted((k, _frozen(v)) for k, v in value.items()))
+    if isinstance(value, list | tuple):
+        return tuple(_frozen(v) for v in value)
+    return value

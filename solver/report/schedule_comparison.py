@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from drasat.models.core import Pod
@@ -41,6 +41,8 @@ class ScheduleSide:
     usage: Usage
     seconds: float
     nodes: dict[str, str | None]  # pod -> node (None: pending)
+    bound: int | None = None  # the joint model's bound on the pods it counts (batch only)
+    proven: bool = False  # the joint answer is proven the most the cluster holds, priority by priority
 
     def to_data(self) -> dict[str, Any]:
         return {
@@ -52,6 +54,7 @@ class ScheduleSide:
             "gangsComplete": self.gangs_complete,
             **self.usage.to_data(),
             "seconds": round(self.seconds, 3),
+            **({"bound": self.bound, "proven": self.proven} if self.method == BATCH else {}),
         }
 
 
@@ -76,8 +79,9 @@ def compare_schedules(
     one = schedule(cluster, chosen, options=options)
     one_side = side_of(ONE_BY_ONE, options.objective, cluster, chosen, one, time.perf_counter() - started)
     started = time.perf_counter()
-    joint = schedule_batch(cluster, chosen, options=options).placements
-    batch_side = side_of(BATCH, options.objective, cluster, chosen, joint, time.perf_counter() - started)
+    result = schedule_batch(cluster, chosen, options=options)
+    batch_side = side_of(BATCH, options.objective, cluster, chosen, result.placements, time.perf_counter() - started)
+    batch_side = replace(batch_side, bound=result.summary.bound, proven=result.summary.proven)
     return ScheduleComparison(one_side, batch_side, _differences(one_side, batch_side))
 
 

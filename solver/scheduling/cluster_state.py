@@ -13,8 +13,10 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 
 from drasat.models.core import Node, Pod
+from drasat.models.defaults import apply_defaults
 from drasat.models.errors import SelectorParseError
 from drasat.models.resource import Device, ResourceClaim, ResourceSlice
+from drasat.solver.allocation.planning.inventory import Inventory, build_inventory
 from drasat.solver.allocation.planning.node_selectors import selector_matches
 from drasat.solver.allocation.problem import NodeInfo, Problem
 
@@ -22,6 +24,9 @@ from .cluster import Cluster, ObjectKey, key_of
 from .node_classes import NodeDevices, NodeSignature, PoolKey, Signatures, in_use_text, node_devices
 from .plugins.node_resources import Resources, pod_requests
 from .pods import finished
+from .sampling import Rotation, node_tree_order
+
+INVENTORIES_KEPT = 20_000  # node states whose inventory is kept (a few hundred KB each at most)
 
 
 @dataclass
@@ -77,7 +82,9 @@ class ClusterState:
 
     def __init__(self, cluster: Cluster) -> None:
         self.cluster = cluster
-        self.book: dict[ObjectKey, ResourceClaim] = dict(cluster.claims_by_key)
+        # Defaulted once here (the allocator defaults every claim of every problem it is given, and a claim
+        # already defaulted is taken as it is: no copy per problem of each claim in use around it).
+        self.book: dict[ObjectKey, ResourceClaim] = {k: apply_defaults(c) for k, c in cluster.claims_by_key.items()}
         self.loads = {n.name: NodeLoad(n, allocatable_of(n)) for n in cluster.nodes}
         self._by_pool: dict[PoolKey, dict[ObjectKey, ResourceClaim]] = {}
         self._devices: dict[tuple[str, str, str], Device] = {}
@@ -86,6 +93,8 @@ class ClusterState:
         # that found no devices on a node finds none later either (until a snapshot before it is restored).
         self.dra_failures: dict[tuple[str, str], str] = {}
         self._filter_keys = self._describe_filters()
+        self.rotation = Rotation(node_tree_order(cluster.nodes))
+        self._inventories: dict[tuple[str, str], Inventory] = {}  # not part of snapshots: upstream never undoes it
         self.nodes = self._describe_nodes()
         for claim in self.book.values():
             self._index(claim)
@@ -150,6 +159,18 @@ class ClusterState:
             taint_rules=self.cluster.taint_rules,
             features=self.cluster.features,
         )
+
+    def inventory(self, node: str) -> Inventory:
+        """The node's devices and what is in use there, as the allocator builds them for any claims: built once
+        per state of the node (its devices in use) and shared by every pod asked about it meanwhile."""
+        devices = self.nodes[node]
+        key = (node, devices.in_use)
+        found = self._inventories.get(key)
+        if found is None:
+            if len(self._inventories) > INVENTORIES_KEPT:
+                self._inventories.clear()
+            found = self._inventories[key] = build_inventory(self.problem(node, []))
+        return found
 
     def record(self, claims: list[ResourceClaim]) -> None:
         """Claims allocated or newly reserved: they replace their old version; nodes using their pools change."""

@@ -63,6 +63,7 @@ from .pods import (
     pod_consumer,
     resolve_pod_claims,
 )
+from .sampling import nodes_to_find
 
 
 @dataclass
@@ -134,6 +135,9 @@ def schedule_one(
     pc, pinned, refused = _queued(state, pod)
     if pc is None or refused:  # no claims: a gate or another scheduler, said as it is; else as the summary
         return Placement(pod, reason=refused if pc is None else summary(len(cluster.nodes), [], refused))
+    want = nodes_to_find(options.percentage_of_nodes_to_score, len(cluster.nodes))
+    if want < len(cluster.nodes):
+        return _pending_or_placed(_sampled(state, pc, pinned, options, cache, want), cluster.nodes)
     keys = _class_keys(state, pc, pinned)
     firsts: dict[tuple, Node] = {}
     for node in cluster.nodes:
@@ -145,16 +149,19 @@ def schedule_one(
     if executor is not None and executor.workers > 1:
         classes = {key: None for name, _ in passed if (key := keys[name]) is not None}
         devices.prefetch(list(classes), executor)
-    placement = _lazily(devices, keys, passed, reasons) if _scores_fixed(pc, passed, options) else None
-    if placement is None:
-        placement = _exhaustively(devices, keys, passed, reasons, skip_failed=True)
-    if placement is None:  # no node takes it and some were passed over: ask them all, for today's reasons
-        placement = _exhaustively(devices, keys, passed, reasons, skip_failed=False)
+    placement = _everywhere(devices, keys, passed, reasons, _scores_fixed(pc, passed, options))
     assert placement is not None  # without skipping, a placement or why not
-    if placement.node is None:  # the reasons in node order, whichever order the nodes were looked at in
-        node_reasons = {n.name: reasons[n.name] for n in cluster.nodes if n.name in reasons}
-        return Placement(pod, reason=summary(len(cluster.nodes), node_reasons.values()), node_reasons=node_reasons)
-    return placement
+    return _pending_or_placed((placement, reasons), cluster.nodes)
+
+
+def _pending_or_placed(found: tuple[Placement, dict[str, list[str]]], nodes: Sequence[Node]) -> Placement:
+    """The placement, or the pending pod with the scheduler's summary: reasons in node order, whichever order
+    the nodes were looked at in."""
+    placement, reasons = found
+    if placement.node is not None:
+        return placement
+    node_reasons = {n.name: reasons[n.name] for n in nodes if n.name in reasons}
+    return Placement(placement.pod, reason=summary(len(nodes), node_reasons.values()), node_reasons=node_reasons)
 
 
 def _queued(state: ClusterState, pod: Pod) -> tuple[PodClaims | None, set[str] | None, str]:
@@ -188,6 +195,64 @@ def _filtered(
         else:
             passed.append((node.name, outcome))
     return reasons, passed
+
+
+def _everywhere(
+    devices: _Devices,
+    keys: dict[str, tuple | None],
+    passed: list[tuple[str, _Outcome]],
+    reasons: dict[str, list[str]],
+    fixed: bool,
+) -> Placement | None:
+    """Every feasible node scored (fewer than 100 nodes, or a percentage that covers them all): lazily where
+    the devices cannot change the ranking, else exhaustively, then once more without skipping failed nodes
+    when no node took the pod (so that the reasons are today's)."""
+    placement = _lazily(devices, keys, passed, reasons) if fixed else None
+    if placement is None:
+        placement = _exhaustively(devices, keys, passed, reasons, skip_failed=True)
+    if placement is None:
+        placement = _exhaustively(devices, keys, passed, reasons, skip_failed=False)
+    return placement
+
+
+def _sampled(
+    state: ClusterState,
+    pc: PodClaims,
+    pinned: set[str] | None,
+    options: AllocateOptions,
+    cache: dict[tuple, Any],
+    want: int,
+) -> tuple[Placement, dict[str, list[str]]]:
+    """kube-scheduler's search on a big cluster (:mod:`.sampling`): nodes in its order from where the last
+    pod's search stopped, each filtered (its class's outcome, worked out when first met) and its devices
+    asked until ``want`` pass; only those are scored. The placement, and why each node looked at refused."""
+    keys, spec = _ClassKeys(state, pc, pinned), spec_memo(pc)
+    outcomes: dict[tuple, _Outcome] = {}
+    firsts: dict[tuple, str] = {}
+    devices = _Devices(state, pc, options, cache, firsts)
+    reasons: dict[str, list[str]] = {}
+    complete: dict[str, _Outcome] = {}
+
+    def feasible(name: str) -> bool:
+        key = keys.of(name)
+        if key is None:
+            reasons[name] = [REASON_PINNED]
+            return False
+        if key not in outcomes:
+            firsts[key] = name
+            outcomes[key] = _prepared_one(state, pc, spec, key, state.loads[name].node, cache)
+        done = outcomes[key] if outcomes[key].reasons else devices.outcome(key, outcomes[key], on=name)
+        if done.reasons:
+            reasons[name] = done.reasons
+            return False
+        complete[name] = done
+        return True
+
+    for name, verdict in _ranked([(name, complete[name]) for name in state.rotation.scan(want, feasible)]):
+        placement = _committed(devices, name, verdict, reasons)
+        if placement is not None:
+            return placement, reasons
+    return Placement(pc.pod), reasons
 
 
 def _exhaustively(
@@ -280,27 +345,35 @@ def _scores_fixed(pc: PodClaims, passed: list[tuple[str, _Outcome]], options: Al
 
 def _class_keys(state: ClusterState, pc: PodClaims, pinned: set[str] | None) -> dict[str, tuple | None]:
     """Each node's class for this pod: what the filters and the devices step read of it (None: pinned away)."""
-    pod = pc.pod
-    name_matters = (
-        bool(pod.spec.node_name)
-        or any(t.match_fields for t in pod.required_node_terms())
-        or any(t.preference.match_fields for t in pod.preferred_node_terms())
-    )
-    shares_claims = any(u.allocated for u in pc.uses)  # where they are allocated decides: checked per node
-    keys: dict[str, tuple | None] = {}
-    for node in state.cluster.nodes:
-        if pinned is not None and node.name not in pinned:
-            keys[node.name] = None
-            continue
-        elsewhere = tuple(allocated_elsewhere(state, pc, node.name)) if shares_claims else ()
-        keys[node.name] = (
-            node.name if name_matters else "",
-            elsewhere,
-            state.filter_key(node.name),
-            state.loads[node.name].key,
-            state.signature(node.name),
+    keys = _ClassKeys(state, pc, pinned)
+    return {node.name: keys.of(node.name) for node in state.cluster.nodes}
+
+
+class _ClassKeys:
+    """A node's class for one pod, asked node by node (a big cluster's search looks at only part of it)."""
+
+    def __init__(self, state: ClusterState, pc: PodClaims, pinned: set[str] | None) -> None:
+        pod = pc.pod
+        self.state, self.pc, self.pinned = state, pc, pinned
+        self.name_matters = (
+            bool(pod.spec.node_name)
+            or any(t.match_fields for t in pod.required_node_terms())
+            or any(t.preference.match_fields for t in pod.preferred_node_terms())
         )
-    return keys
+        self.shares_claims = any(u.allocated for u in pc.uses)  # where they are allocated decides: checked per node
+
+    def of(self, name: str) -> tuple | None:
+        if self.pinned is not None and name not in self.pinned:
+            return None
+        state = self.state
+        elsewhere = tuple(allocated_elsewhere(state, self.pc, name)) if self.shares_claims else ()
+        return (
+            name if self.name_matters else "",
+            elsewhere,
+            state.filter_key(name),
+            state.loads[name].key,
+            state.signature(name),
+        )
 
 
 def _prepared(
@@ -309,17 +382,25 @@ def _prepared(
     """Each class's filters and scores (the devices step aside), evaluated on its first node. They read the
     pod's spec and the node's labels, taints and load only, so for a pod without allocated claims they are
     kept (in ``cache``) for every later pod of the same spec."""
-    spec = "" if any(u.allocated for u in pc.uses) else json.dumps(pc.pod.spec.to_api(), sort_keys=True)
-    out = {}
-    for key, node in firsts.items():
-        memo = ("outcome", spec, key[:4])  # the class key without the devices' signature
-        if not spec:
-            out[key] = _scored(state, pc, node)
-        elif memo in cache:
-            out[key] = cache[memo]
-        else:
-            out[key] = cache[memo] = _scored(state, pc, node)
-    return out
+    spec = spec_memo(pc)
+    return {key: _prepared_one(state, pc, spec, key, node, cache) for key, node in firsts.items()}
+
+
+def spec_memo(pc: PodClaims) -> str:
+    """What the filters' memo keys a pod by: its spec ("" for a pod sharing allocated claims: never kept)."""
+    return "" if any(u.allocated for u in pc.uses) else json.dumps(pc.pod.spec.to_api(), sort_keys=True)
+
+
+def _prepared_one(
+    state: ClusterState, pc: PodClaims, spec: str, key: tuple, node: Node, cache: dict[tuple, Any]
+) -> _Outcome:
+    if not spec:
+        return _scored(state, pc, node)
+    memo = ("outcome", spec, key[:4])  # the class key without the devices' signature
+    found = cache.get(memo)
+    if found is None:
+        found = cache[memo] = _scored(state, pc, node)
+    return found
 
 
 def _scored(state: ClusterState, pc: PodClaims, node: Node) -> _Outcome:
@@ -478,7 +559,7 @@ def _commit(
     another node of its class or another pod of its shape), claims reserved, pod status written, state
     updated. None if the devices fail."""
     if (verdict.node, verdict.pod) != (node, pc.label):
-        verdict = dra_verdict(state, pc, node, options)
+        verdict = _for_this_pod(state, pc, node, verdict) or dra_verdict(state, pc, node, options)
         if verdict.reasons:
             return None
     claims = updated_claims(pc, verdict)
@@ -488,6 +569,21 @@ def _commit(
     return Placement(pod, node, claims, problem=verdict.problem, allocations=verdict.allocations, exact=verdict.exact)
 
 
+def _for_this_pod(state: ClusterState, pc: PodClaims, node: str, verdict: DraVerdict) -> DraVerdict | None:
+    """Another pod's verdict on this very node (and state of it: the cache's key) for claims of the same shape:
+    the same devices serve this pod's claims, taken over by position — unless the answer names its claims
+    (share IDs) or depends on the pod (node-allocatable amounts). None: allocate again."""
+    if verdict.node != node or verdict.statuses or not verdict.claims:
+        return None
+    if any(r.share_id for a in verdict.allocations.values() for r in a.devices.results):
+        return None
+    claims = claim_shape(state, pc, node).claims
+    if len(claims) != len(verdict.claims):
+        return None
+    allocations = {claim_key(new): verdict.allocations[claim_key(old)] for new, old in zip(claims, verdict.claims)}
+    return replace(verdict, pod=pc.label, claims=claims, allocations=allocations, problem=state.problem(node, claims))
+
+
 def updated_claims(pc: PodClaims, verdict: DraVerdict) -> list[ResourceClaim]:
     """Every claim of the pod with its allocation and the pod (or its group) in ``reservedFor``."""
     out = []
@@ -495,8 +591,9 @@ def updated_claims(pc: PodClaims, verdict: DraVerdict) -> list[ResourceClaim]:
     own = {claim_key(u.claim) for u in pc.uses}
     consumers += [(c, pod_consumer(pc.pod)) for c in verdict.claims if claim_key(c) not in own]
     for claim, consumer in consumers:
-        updated = claim.model_copy(deep=True)
-        status = updated.status or ResourceClaimStatus()
+        # Shallow copies: the spec is shared as it is, and the status gets new values, never changed ones.
+        updated = claim.model_copy()
+        status = updated.status.model_copy() if updated.status else ResourceClaimStatus()
         allocation = verdict.allocations.get(claim_key(claim))
         if allocation is not None:
             status.allocation = allocation
@@ -509,9 +606,10 @@ def updated_claims(pc: PodClaims, verdict: DraVerdict) -> list[ResourceClaim]:
 
 def bound_pod(pc: PodClaims, node: str, verdict: DraVerdict, claims: list[ResourceClaim]) -> Pod:
     """The pod as the API server would store it once bound to ``node``, with its generated claims named."""
-    pod = pc.pod.model_copy(deep=True)
+    pod = pc.pod.model_copy()  # shallow, as the claims: only new values are set on the copies
+    pod.spec = pod.spec.model_copy()
     pod.spec.node_name = node
-    status = pod.status or PodStatus()
+    status = pod.status.model_copy() if pod.status else PodStatus()
     templated = {e.name for e in pod.spec.resource_claims if e.resource_claim_template_name}
     known = {s.name for s in status.resource_claim_statuses}
     generated = [

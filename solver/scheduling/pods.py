@@ -35,8 +35,8 @@ from drasat.models.resource import (
     ResourceClaimTemplate,
 )
 
-from .cluster import EXTENDED_CLASS_PREFIX, POD_CLAIM_ANNOTATION, Cluster, ObjectKey, label_of, namespace_of
-from .plugins.node_resources import aggregate_requests
+from .cluster import POD_CLAIM_ANNOTATION, Cluster, ObjectKey, label_of, namespace_of
+from .plugins.node_resources import aggregate_requests, is_extended_resource
 
 EXTENDED_CLAIM_ANNOTATION = "resource.kubernetes.io/extended-resource-claim"
 RESERVED_FOR_MAX = 256  # ResourceClaim status.reservedFor holds at most this many consumers
@@ -356,17 +356,6 @@ def select_pods(cluster: Cluster, names: Sequence[str]) -> list[Pod]:
 
 
 # --- extended resources backed by DRA ---------------------------------------------------------
-
-
-def is_extended_resource(name: str) -> bool:
-    """Extended resources carry a domain (``example.com/gpu``) that is not Kubernetes' own; the
-    ``deviceclass.resource.kubernetes.io/`` names are the one exception inside that domain."""
-    if name.startswith(EXTENDED_CLASS_PREFIX):
-        return True
-    if "/" not in name or name.startswith("requests."):
-        return False
-    domain = name.split("/", 1)[0]
-    return domain != "kubernetes.io" and not domain.endswith(".kubernetes.io")
 
 
 def extended_requests(pod: Pod, cluster: Cluster) -> dict[str, int]:

@@ -12,6 +12,8 @@ It says
   slice of search state (:meth:`Rule.start` makes a fresh one);
 * its CP-SAT side: :meth:`Rule.encode`, which guards every constraint of one rule instance
   with one assumption literal from :meth:`Encoding.guard`, and records what it means;
+  :meth:`Rule.encode_counts` is the same lifted to counts of claims (joint placement, where one
+  alternative stands for the claims of many pods).
 * its words for an explanation: :meth:`Rule.describe`, the numbers behind one of its instances
   that is a member of a conflict.
 
@@ -100,6 +102,8 @@ class Encoding:
     claims: dict[AltId, int] = field(default_factory=dict)  # a merged alternative -> the claims it stands for
     # A merged alternative under a match constraint -> per class, the count of its claims under the class's label.
     per_label: dict[AltId, dict[int, cp_model.IntVar]] = field(default_factory=dict)
+    # A counted alternative (joint placement) -> how many claims take it: a variable, each claim wanting alt.count.
+    multiplicity: dict[AltId, cp_model.IntVar] = field(default_factory=dict)
 
     @property
     def inv(self) -> Inventory:
@@ -194,6 +198,16 @@ class Rule:
     # --- CP-SAT side -----------------------------------------------------------------------
     def encode(self, enc: Encoding) -> None:
         """Post this rule's constraints, each rule instance under one :meth:`Encoding.guard` literal."""
+
+    def encode_counts(self, enc: Encoding) -> bool:
+        """Post this rule on a counting encoding, whose alternatives each stand for a variable number of claims
+        (``enc.multiplicity``), their takes summed over those claims. A rule that only sums devices per class
+        (most: exclusivity, counters) posts what :meth:`encode` posts, and it counts exactly. A rule that must
+        see each claim on its own posts what it can count and returns False: the model is then a relaxation
+        (it admits every real placement, and maybe more), and the joint placement checks each node's answer
+        by allocating it."""
+        self.encode(enc)
+        return True
 
     # --- explanation -----------------------------------------------------------------------
     def describe(self, inv: Inventory, plans: list[ClaimPlan], member: Assumption) -> str:

@@ -272,7 +272,13 @@ def _used(enc: Encoding, group: DeviceClassGroup) -> cp_model.IntVar:
         enc.model.add(used == sum(takes))
         return used
     used = enc.int_var(0, 1, f"used[class{group.index}]")
-    enc.model.add_max_equality(used, takes) if takes else enc.model.add(used == 0)
+    if not takes:
+        enc.model.add(used == 0)
+    elif all(enc.top(v) <= 1 for v in takes):
+        enc.model.add_max_equality(used, takes)
+    else:  # counted claims (joint placement): many may share the device, which still draws once
+        enc.model.add(sum(takes) >= 1).only_enforce_if(used)
+        enc.model.add(sum(takes) == 0).only_enforce_if(~used)
     return used
 
 

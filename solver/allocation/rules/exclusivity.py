@@ -92,24 +92,37 @@ class Exclusivity(Rule):
     def encode(self, enc: Encoding) -> None:
         for group in enc.groups:
             if not group.shared:
-                _one_device_class(enc, group.index, group.size)
+                _one_device_class(enc, group.index, group.size, per_claim=True)
+
+    def encode_counts(self, enc: Encoding) -> bool:
+        """Overall counts lift as they are; "at most once per claim" for admin access does not (a counted
+        alternative is many claims): relaxed where an admin claim could take a device twice."""
+        exact = True
+        for group in enc.groups:
+            if not group.shared:
+                exact &= _one_device_class(enc, group.index, group.size, per_claim=False)
+        return exact
 
     def describe(self, inv: Inventory, plans: list[ClaimPlan], member: Assumption) -> str:
         """The requests that want the class's devices, with how many each needs."""
         return wanted_by(plans, member.devices).removeprefix("; ") if member.devices else ""
 
 
-def _one_device_class(enc: Encoding, k: int, size: int) -> None:
-    """A class of exclusive devices: at most ``size`` non-admin picks overall; at most ``size`` per claim."""
+def _one_device_class(enc: Encoding, k: int, size: int, *, per_claim: bool) -> bool:
+    """A class of exclusive devices: at most ``size`` non-admin picks overall; at most ``size`` per claim
+    (with ``per_claim``; without, whether there was any such claim to check is the answer: False)."""
     takes = enc.by_class.get(k, [])
     overall = [v for alt, v in takes if not alt.admin]
-    per_claim: dict[int, list] = {}
+    claims: dict[int, list] = {}
     for alt, v in takes:
-        per_claim.setdefault(alt.claim, []).append(v)
+        claims.setdefault(alt.claim, []).append(v)
     admin = any(alt.admin for alt, _ in takes)
-    crowded = [vs for vs in per_claim.values() if len(vs) > 1] if admin else []
+    crowded = [vs for vs in claims.values() if len(vs) > 1] if admin else []
+    exact = per_claim or not crowded
+    if not per_claim:
+        crowded = []
     if len(overall) <= 1 and not crowded:
-        return
+        return exact
     devices = ", ".join(enc.inv.devices[d].label() for d in enc.groups[k].devices)
     literal = enc.guard(
         "exclusivity", f"device {devices} is allocated at most once", devices=tuple(enc.groups[k].devices)
@@ -118,3 +131,4 @@ def _one_device_class(enc: Encoding, k: int, size: int) -> None:
         enc.model.add(sum(overall) <= size).only_enforce_if(literal)
     for vs in crowded:
         enc.model.add(sum(vs) <= size).only_enforce_if(literal)
+    return exact

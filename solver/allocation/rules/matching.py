@@ -178,6 +178,83 @@ class AttributeConstraints(Rule):
         constraint = next(c for c in plan.constraints if c.index == member.constraint)
         return _attribute_detail(inv, plan, constraint)
 
+    def encode_counts(self, enc: Encoding) -> bool:
+        """Counted claims under a match constraint split into counts of claims per label, exactly when each
+        candidate has one label and each request the constraint covers has one alternative; otherwise (a
+        distinct constraint, list-valued attributes, firstAvailable under the constraint) only "a device
+        without the attribute cannot take part" is posted, and the model is a relaxation there."""
+        cache, exact = label_cache(enc.ctx), True
+        for plan in enc.ctx.plans:
+            for ci, constraint in enumerate(plan.constraints):
+                covered = [alt for alt in plan.alternatives() if constraint.applies(alt)]
+                by_label = {alt.id: _classes_by_label(enc, cache, plan, ci, alt) for alt in covered}
+                literal = enc.guard(
+                    "attributes",
+                    f"claim {plan.label}: constraint #{constraint.index} holds, per claim counted",
+                    claim=plan.index,
+                    constraint=constraint.index,
+                )
+                for alt in covered:
+                    for k in by_label[alt.id].get(None, []):
+                        enc.model.add(enc.vars[alt.id].takes[k] == 0).only_enforce_if(literal)
+                if sum(alt.count for alt in covered) <= 1:
+                    continue  # one device in all: nothing to match
+                if not _counts_per_label(enc, plan, constraint, covered, by_label):
+                    exact = False
+                    continue
+                _encode_counted(enc, plan, ci, covered, by_label, literal)
+        return exact
+
+
+def _classes_by_label(
+    enc: Encoding, cache: LabelCache, plan: ClaimPlan, ci: int, alt: Alternative
+) -> dict[Label | None, list[int]]:
+    """The alternative's device classes by their one label (None: without the attribute; a class with several
+    labels goes under each, which :func:`_counts_per_label` refuses)."""
+    out: dict[Label | None, list[int]] = {}
+    for k in enc.vars[alt.id].takes:
+        found = cache.of(plan.index, ci, alt, enc.groups[k].devices[0])
+        for label in found or (None,):
+            out.setdefault(label, []).append(k)
+    return out
+
+
+def _counts_per_label(
+    enc: Encoding, plan: ClaimPlan, constraint: ConstraintPlan, covered: list[Alternative], by_label: dict
+) -> bool:
+    """Whether counts of claims per label say exactly what the constraint says of each counted claim."""
+    if constraint.kind != "match" or any(alt.mode != "ExactCount" for alt in covered):
+        return False
+    if any(len(plan.requests[alt.request].alternatives) != 1 for alt in covered):
+        return False  # a covered request with several alternatives: each claim chooses on its own
+    for alt in covered:
+        classes = [k for ks in by_label[alt.id].values() for k in ks]
+        if len(classes) != len(set(classes)):
+            return False  # a class under two labels (list-valued attributes)
+    return True
+
+
+def _encode_counted(
+    enc: Encoding,
+    plan: ClaimPlan,
+    ci: int,
+    covered: list[Alternative],
+    by_label: dict[AltId, dict[Label | None, list[int]]],
+    literal: cp_model.IntVar,
+) -> None:
+    """Each counted claim takes every covered request's devices under one label: per label, how many claims
+    do, and each covered alternative takes its count for each of them from the label's classes."""
+    claims = enc.multiplicity[covered[0].id]
+    every = sorted({label for found in by_label.values() for label in found if label is not None}, key=repr)
+    top = enc.top(claims)
+    counts = {label: enc.int_var(0, top, f"claims[{plan.label}/constraint{ci}/{label!r}]") for label in every}
+    enc.model.add(sum(counts.values()) == claims).only_enforce_if(literal)
+    for alt in covered:
+        takes = enc.vars[alt.id].takes
+        for label, count in counts.items():
+            classes = by_label[alt.id].get(label, [])
+            enc.model.add(sum(takes[k] for k in classes) == alt.count * count).only_enforce_if(literal)
+
 
 def _encode_one(
     enc: Encoding,

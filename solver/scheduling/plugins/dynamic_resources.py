@@ -14,11 +14,12 @@ from dataclasses import dataclass, field, replace
 from functools import cache
 
 from drasat.models.core import ContainerExtendedResourceRequest, NodeAllocatableResourceClaimStatus
-from drasat.models.errors import AllocationError, EvaluationError, SelectorParseError, Unschedulable
+from drasat.models.errors import AllocationError, EvaluationError, InputError, SelectorParseError, Unschedulable
 from drasat.models.resource import AllocationResult, ResourceClaim
 from drasat.solver.allocation.api import allocate
 from drasat.solver.allocation.cp_sat.packing import footprint
 from drasat.solver.allocation.options import CAPABILITIES, Objective, Solver, check_options
+from drasat.solver.allocation.planning.inventory import Inventory
 from drasat.solver.allocation.planning.node_selectors import selector_matches
 from drasat.solver.allocation.problem import Problem, claim_key
 from drasat.solver.cel import SelectorEvaluator
@@ -43,8 +44,14 @@ class AllocateOptions:
     workers: int = 1
     evaluator: SelectorEvaluator | None = None
     engine: str | None = None  # the CEL engine's name, for processes that make their own evaluator
+    # kube-scheduler's percentageOfNodesToScore for one-by-one placement: 0 adaptive (its default), 100 all nodes
+    percentage_of_nodes_to_score: int = 0
 
     def __post_init__(self) -> None:
+        if not 0 <= self.percentage_of_nodes_to_score <= 100:
+            raise InputError(
+                f"percentageOfNodesToScore must be between 0 (adaptive) and 100, not {self.percentage_of_nodes_to_score}"
+            )
         solver, objective = check_options(self.solver, self.objective, self.time_limit)  # once, not per worker
         object.__setattr__(self, "solver", solver)  # frozen: the types replace the text a caller gave
         object.__setattr__(self, "objective", objective)
@@ -124,6 +131,7 @@ class NodeTask:
 
     problem: Problem
     options: AllocateOptions
+    inventory: Inventory | None = None  # the node's, built already (never shipped: a worker builds its own)
 
     def shippable(self) -> NodeTask:
         engine = self.options.evaluator.engine_name if self.options.evaluator else None
@@ -154,6 +162,7 @@ def answer_on_node(task: NodeTask) -> NodeAnswer:
             time_limit=options.time_limit,
             workers=options.workers,
             evaluator=evaluator,
+            inventory=task.inventory,
         )
     except Unschedulable:
         return NodeAnswer(reason=REASON_DRA)
@@ -184,7 +193,7 @@ def dra_verdict(
     verdict = DraVerdict(node, pc.label, claims=claims, mappings=shape.mappings)
     if claims:
         verdict.problem, answer = solved or (state.problem(node, claims), None)
-        answer = answer or answer_on_node(NodeTask(verdict.problem, options))
+        answer = answer or answer_on_node(NodeTask(verdict.problem, options, state.inventory(node)))
         if answer.reason:
             verdict.reasons = [answer.reason]
             return verdict

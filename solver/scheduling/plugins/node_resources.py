@@ -31,6 +31,8 @@ from drasat.models.resource import (
     NodeAllocatableOverhead,
 )
 
+from ..cluster import EXTENDED_CLASS_PREFIX
+
 Resources = dict[str, Fraction]
 DeviceLookup = Callable[[str, str, str], Device | None]  # (driver, pool, device) -> the device on the chosen node
 
@@ -342,3 +344,30 @@ def least_allocated(
         total += int((capacity - wanted) * 100 / capacity) if wanted <= capacity else 0
         weights += 1
     return total // weights if weights else 0
+
+
+def is_extended_resource(name: str) -> bool:
+    """Extended resources carry a domain (``example.com/gpu``) that is not Kubernetes' own; the
+    ``deviceclass.resource.kubernetes.io/`` names are the one exception inside that domain."""
+    if name.startswith(EXTENDED_CLASS_PREFIX):
+        return True
+    if "/" not in name or name.startswith("requests."):
+        return False
+    domain = name.split("/", 1)[0]
+    return domain != "kubernetes.io" and not domain.endswith(".kubernetes.io")
+
+
+def checked_requests(request: Resources, on_dra: set[str], allocatable: Resources) -> Resources:
+    """What NodeResourcesFit checks of ``request`` on a node: cpu, memory, ephemeral storage, hugepages and
+    extended resources, but not an extended resource a DeviceClass backs (``on_dra``) where the node offers
+    none as a device plugin's (the devices' business, DRAExtendedResource)."""
+    return {
+        name: amount
+        for name, amount in request.items()
+        if not (name in on_dra and not allocatable.get(name))
+        and (
+            name in ("cpu", "memory", "ephemeral-storage")
+            or name.startswith("hugepages-")
+            or is_extended_resource(name)
+        )
+    }
