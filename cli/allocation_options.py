@@ -7,6 +7,7 @@ from typing import Any
 
 import click
 
+from drasat.cli.render.text import echo
 from drasat.models.errors import DrasatError
 
 from .options import Seconds
@@ -106,7 +107,7 @@ def exit_on_error(exc: DrasatError, verbose: bool, timeout: float | None = None)
     quiet_if_interrupted()  # the error of work that Ctrl-C stopped
     if timeout is not None and isinstance(exc, SolveTimeout):
         exc = SolveTimeout(f"no answer within {timeout:g} s: {exc}")
-    click.echo(f"error: {exc}", err=True)
+    echo(f"error: {exc}", err=True)
     for reason in getattr(exc, "reasons", []) if verbose else []:
-        click.echo(f"  {reason}", err=True)
+        echo(f"  {reason}", err=True)
     sys.exit(exc.exit_code)

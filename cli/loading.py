@@ -4,8 +4,7 @@ from __future__ import annotations
 
 import sys
 
-import click
-
+from drasat.cli.render.text import echo
 from drasat.models.bundle import Bundle
 from drasat.models.errors import InputError
 
@@ -16,7 +15,7 @@ def load_bundle(files: tuple[str, ...] | list[str]) -> Bundle:
 
     bundle = load_paths(list(files), stdin=sys.stdin)
     for notice in bundle.notices:
-        click.echo(f"notice: {notice}", err=True)
+        echo(f"notice: {notice}", err=True)
     if bundle.problems:
         raise InputError(bundle.problems)
     return bundle

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
+from drasat.cli.render.text import echo
 from drasat.cli.reporting import exits_on_error, load_bundle, write_atomically
 from drasat.models.errors import InputError
 
@@ -77,9 +78,9 @@ def metadata(files: tuple[str, ...], out_dir: str, claim_names: tuple[str, ...])
     for entry, target in zip(made, targets):
         write_atomically(target, stream(entry.objects))
     for target in targets:
-        click.echo(target)
+        echo(target)
     if not made:
-        click.echo("notice: no allocated ResourceClaim in the input: nothing written", err=True)
+        echo("notice: no allocated ResourceClaim in the input: nothing written", err=True)
 
 
 def _inside(out_dir: str, entry: MetadataFile) -> str:

@@ -14,6 +14,7 @@ from drasat.cli.output_state import state_option, write_state
 from drasat.cli.progress import Bar
 from drasat.cli.render.kubectl import OutputFormat, render_list
 from drasat.cli.render.schedule import batch_summary_line, placement_table
+from drasat.cli.render.text import echo
 from drasat.models.errors import DrasatError
 
 from ..startup import importing
@@ -130,7 +131,7 @@ def schedule(
         exit_on_error(exc, verbose, timeout)
         return
     if text:
-        click.echo(text, nl=not text.endswith("\n"))
+        echo(text, nl=not text.endswith("\n"))
     if pending:
         raise SystemExit(1)
 
@@ -163,7 +164,7 @@ def _schedule(
         options = AllocateOptions(solver, objective, timeout, workers, SelectorEvaluator(cel_engine))  # checked first
     cluster = cluster_from_objects(list(bundle), Features.parse(feature_gates))
     if not cluster.nodes:
-        click.echo("warning: no Node objects in the input: no pod can be placed", err=True)
+        echo("warning: no Node objects in the input: no pod can be placed", err=True)
     if pods is not None:
         chosen = select_pods(cluster, names_option(pods) or [])
     elif namespace is not None:  # the namespace's pending pods, as the scheduler's queue would hold them
@@ -177,7 +178,7 @@ def _schedule(
 
         result = schedule_batch(cluster, chosen, options=options)
         placements = result.placements
-        click.echo(batch_summary_line(result.summary), err=True)
+        echo(batch_summary_line(result.summary), err=True)
     else:
         with (
             executor(*parallel) as ex,
@@ -186,21 +187,21 @@ def _schedule(
         ):
             placements = place(cluster, chosen, options=options, executor=ex, progress=bar.update)
     if not placements:
-        click.echo("notice: no pending pods in the input (pods without spec.nodeName)", err=True)
+        echo("notice: no pending pods in the input (pods without spec.nodeName)", err=True)
     for p in placements:
         if p.node is not None and not p.exact:
-            click.echo(
+            echo(
                 f"warning: pod {p.label}: time ran out before the {objective} answer on {p.node}; its valid "
                 f"allocation so far is kept (raise --timeout)",
                 err=True,
             )
     pending = [p for p in placements if p.node is None]
     for p in pending:
-        click.echo(f"pod {p.label} is pending: {p.reason}", err=True)
+        echo(f"pod {p.label} is pending: {p.reason}", err=True)
         for node, reasons in sorted(p.node_reasons.items()) if verbose else []:
-            click.echo(f"  {node}: {'; '.join(reasons)}", err=True)
+            echo(f"  {node}: {'; '.join(reasons)}", err=True)
     if verbose:
-        click.echo(
+        echo(
             f"{len(placements) - len(pending)}/{len(placements)} pods placed in {time.monotonic() - started:.2f} s",
             err=True,
         )
