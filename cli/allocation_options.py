@@ -100,11 +100,12 @@ def exit_on_error(exc: DrasatError, verbose: bool, timeout: float | None = None)
     search that ran out of time says so in the same words on every command: "no answer within N s"."""
     import sys
 
-    from drasat.models.errors import SolveTimeout
+    from drasat.models.errors import SolveTimeout, WorkerLost
 
     from .interrupt import quiet_if_interrupted
 
-    quiet_if_interrupted()  # the error of work that Ctrl-C stopped
+    # the error of work a signal stopped; a worker lost may be the signal's doing, read a moment later
+    quiet_if_interrupted(0.5 if isinstance(exc, WorkerLost) else 0.0)
     if timeout is not None and isinstance(exc, SolveTimeout):
         exc = SolveTimeout(f"no answer within {timeout:g} s: {exc}")
     echo(f"error: {exc}", err=True)
