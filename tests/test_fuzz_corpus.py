@@ -35,6 +35,12 @@ def test_every_command_ends_politely(path: Path) -> None:
         ("cel-plus-chain-41.yaml", "validate", 0, "4 valid, 0 invalid"),
         ("cel-plus-chain-250.yaml", "validate", 2, "expression recursion limit exceeded: 250"),
         ("cel-deepest-accepted.yaml", "validate", 0, "2 valid, 0 invalid"),  # without a raised recursion limit
+        (
+            "limits-in-utf8-bytes.yaml",
+            "validate",
+            2,
+            "attributes[model].string: Too long: may not be more than 64 bytes",
+        ),
         # found by the corpus: cel-cpp's 32-level parser limit masked the Kubernetes verdict
         ("cel-memory-bomb-block.yaml", "validate", 2, "Forbidden: too complex, exceeds cost limit"),
         ("admin-access-unlabelled.yaml", "solve", 2, "Forbidden: admin access to devices requires"),

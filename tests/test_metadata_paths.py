@@ -62,7 +62,7 @@ def traversal_cases(outside: Path) -> dict[str, tuple[str, str]]:
         ),
         "pod claim annotation": (
             gpu.replace("pod-claim-name: gpu}", "pod-claim-name: '../../../../x'}"),
-            'metadata.annotations["resource.kubernetes.io/pod-claim-name"]',
+            "metadata.annotations[resource.kubernetes.io/pod-claim-name]",
         ),
         "pod claim status": (
             gpu.replace("  annotations: {resource.kubernetes.io/pod-claim-name: gpu}\n", "").replace(
