@@ -78,9 +78,28 @@ CEL_ENGINE = click.option(
 )
 
 
+def _allow_invalid(ctx: click.Context, _param: click.Parameter, value: bool) -> None:
+    """For this run only: undone when the command ends, so that it never carries over to the next in a process."""
+    from drasat.models.storable import allowing_invalid
+
+    ctx.with_resource(allowing_invalid(value))
+
+
+ALLOW_INVALID = click.option(
+    "--allow-invalid-objects",
+    is_flag=True,
+    expose_value=False,
+    is_eager=True,
+    callback=_allow_invalid,
+    help="Allocate even from objects the API server would refuse (as validate words it), as Kubernetes' "
+    "allocator unit tests do with their fixtures; only objects without a name, negative counts, references to "
+    "requests a claim lacks, and slices with counter sets and devices stay refused. Default: refuse.",
+)
+
+
 def allocation_options(command: Callable[..., Any]) -> Callable[..., Any]:
-    """--feature-gates, --solver, --objective, --timeout, --workers and --cel-engine."""
-    for option in reversed([FEATURE_GATES, SOLVER, OBJECTIVE, TIMEOUT, WORKERS, CEL_ENGINE]):
+    """--feature-gates, --solver, --objective, --timeout, --workers, --cel-engine and --allow-invalid-objects."""
+    for option in reversed([FEATURE_GATES, SOLVER, OBJECTIVE, TIMEOUT, WORKERS, CEL_ENGINE, ALLOW_INVALID]):
         command = option(command)
     return command
 

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 import click
 import yaml
 
-from drasat.cli.allocation_options import CEL_ENGINE, FEATURE_GATES, OBJECTIVES, WORKERS, names_option
+from drasat.cli.allocation_options import ALLOW_INVALID, CEL_ENGINE, FEATURE_GATES, OBJECTIVES, WORKERS, names_option
 from drasat.cli.inputs import input_options, read_inputs
 from drasat.cli.options import Seconds
 from drasat.cli.render.tables import comparison_table
@@ -35,6 +35,7 @@ Examples:
 
 @click.command(epilog=EPILOG)
 @input_options
+@ALLOW_INVALID
 @click.option("--node", metavar="NAME", help="Node to allocate for (default: the only Node in the input).")
 @FEATURE_GATES
 @click.option(

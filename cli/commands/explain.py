@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 import click
 import yaml
 
-from drasat.cli.allocation_options import CEL_ENGINE, FEATURE_GATES, exit_on_error, names_option
+from drasat.cli.allocation_options import ALLOW_INVALID, CEL_ENGINE, FEATURE_GATES, exit_on_error, names_option
 from drasat.cli.inputs import in_namespace, input_options, namespace_options, read_inputs
 from drasat.cli.options import Seconds
 from drasat.cli.progress import Bar
@@ -42,6 +42,7 @@ Examples:
 @click.command(epilog=EPILOG)
 @input_options
 @namespace_options
+@ALLOW_INVALID
 @click.option(
     "--node",
     metavar="NAME",

@@ -153,6 +153,7 @@ def _schedule(
 ) -> tuple[str, int, list[dict[str, Any]]]:
     with importing():
         from drasat.solver import Features
+        from drasat.solver.allocation.problem import refuse_unstorable
         from drasat.solver.cel import SelectorEvaluator
         from drasat.solver.scheduling.cluster import cluster_from_objects, key_of
         from drasat.solver.scheduling.one_by_one import schedule as place
@@ -172,6 +173,8 @@ def _schedule(
     else:
         chosen = None
     refuse_unstorable_pods(cluster, pending_pods(cluster) if chosen is None else chosen, bundle.location_of)
+    used = [*cluster.slices, *cluster.classes, *cluster.claims, *cluster.taint_rules, *cluster.nodes]
+    refuse_unstorable(used, bundle.location_of)  # every node is a candidate: all of them are used
     started = time.monotonic()
     if batch:
         from drasat.solver.batch.placement import schedule_batch
