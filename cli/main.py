@@ -137,8 +137,11 @@ def _tolerate_narrow_encodings() -> None:
 
 def main(prog_name: str = "drasat") -> None:
     """Console-script entry point."""
+    from drasat.models.collector import allow_freezing
+
     from .interrupt import exit_on_interrupt
 
+    allow_freezing()  # a one-shot process: what its imports and its input built lives until it ends
     _tolerate_narrow_encodings()
     exit_on_interrupt()
     cli(prog_name=prog_name)

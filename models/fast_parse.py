@@ -19,7 +19,7 @@ Small inputs always take the reference path: the fast one pays off only on big o
 from __future__ import annotations
 
 import re
-from functools import cache
+from functools import cache, lru_cache
 from typing import Any
 
 import yaml
@@ -87,7 +87,7 @@ def fast_yaml(text: str, *, at_least: int | None = None) -> tuple[Any] | None:
     return None if data is None else (data,)  # a stream of comments only: PyYAML's zero documents
 
 
-@cache
+@lru_cache(maxsize=16384)  # keyed by the input's own scalars: bounded, or a long-lived process grows with them
 def _same_reading(token: str) -> bool:
     """Whether PyYAML (as drasat reads: timestamps kept as text) and yaml-rs give the plain scalar one value."""
     from .yaml_io import plain_tag, reference_scalar  # the reference's own resolver and constructor

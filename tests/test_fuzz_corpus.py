@@ -72,3 +72,45 @@ def test_a_subrequest_count_of_int64_max_is_no_crash() -> None:
     load_all_commands()
     allowed = CliRunner().invoke(cli, ["solve", "--allow-invalid-objects", str(path)], catch_exceptions=False)
     assert allowed.exit_code == 0, allowed.output
+
+
+def test_the_mutator_stays_small_on_every_corpus_input() -> None:
+    """The fuzzer's own mutator runs in the fuzzed process: on ``a: &a [*a]`` (a list that contains itself) its
+    path listing took 1.5 GB, so libFuzzer's -rss_limit_mb stopped the run with no input to keep. Now each
+    container is entered once."""
+    import tracemalloc
+
+    from tests.fuzz.mutations import mutate
+
+    tracemalloc.start()
+    try:
+        for path in CORPUS:
+            for seed in range(8):
+                mutate(path.read_bytes(), seed, lambda raw: raw[: max(1, len(raw) // 2)])
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 64 * 1024 * 1024, f"{peak / 2**20:.0f} MiB"
+
+
+def test_caches_keyed_by_input_are_bounded_and_only_the_command_line_freezes() -> None:
+    """What a long-lived process (the fuzzer, a service) keeps per input: nothing unbounded, nothing frozen --
+    garbage cycles alive when a freeze runs would be kept for ever. The one-shot command line freezes."""
+    import gc
+
+    from drasat.models import collector, fast_parse
+
+    assert fast_parse._same_reading.cache_info().maxsize is not None
+    before = gc.get_freeze_count()
+    with collector.collector_paused(freeze_after=0):
+        built = [[i] for i in range(1000)]
+    assert gc.get_freeze_count() == before
+    collector.allow_freezing()
+    try:
+        with collector.collector_paused(freeze_after=0):
+            built += [[i] for i in range(1000)]
+        assert gc.get_freeze_count() > before
+    finally:
+        collector.allow_freezing(False)
+        if before == 0:
+            gc.unfreeze()
