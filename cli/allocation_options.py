@@ -7,6 +7,7 @@ from typing import Any
 
 import click
 
+from drasat.cli.render.text import echo
 from drasat.models.errors import DrasatError
 from drasat.solver.allocation.options import Objective, Solver
 
@@ -92,9 +93,28 @@ CEL_ENGINE = click.option(
 )
 
 
+def _allow_invalid(ctx: click.Context, _param: click.Parameter, value: bool) -> None:
+    """For this run only: undone when the command ends, so that it never carries over to the next in a process."""
+    from drasat.models.storable import allowing_invalid
+
+    ctx.with_resource(allowing_invalid(value))
+
+
+ALLOW_INVALID = click.option(
+    "--allow-invalid-objects",
+    is_flag=True,
+    expose_value=False,
+    is_eager=True,
+    callback=_allow_invalid,
+    help="Allocate even from objects the API server would refuse (as validate words it), as Kubernetes' "
+    "allocator unit tests do with their fixtures; only objects without a name, negative counts, references to "
+    "requests a claim lacks, and slices with counter sets and devices stay refused. Default: refuse.",
+)
+
+
 def allocation_options(command: Callable[..., Any]) -> Callable[..., Any]:
-    """--feature-gates, --solver, --objective, --timeout, --workers and --cel-engine."""
-    for option in reversed([FEATURE_GATES, SOLVER, OBJECTIVE, TIMEOUT, WORKERS, CEL_ENGINE]):
+    """--feature-gates, --solver, --objective, --timeout, --workers, --cel-engine and --allow-invalid-objects."""
+    for option in reversed([FEATURE_GATES, SOLVER, OBJECTIVE, TIMEOUT, WORKERS, CEL_ENGINE, ALLOW_INVALID]):
         command = option(command)
     return command
 
@@ -115,14 +135,15 @@ def exit_on_error(exc: DrasatError, verbose: bool, timeout: float | None = None)
     search that ran out of time says so in the same words on every command: "no answer within N s"."""
     import sys
 
-    from drasat.models.errors import SolveTimeout
+    from drasat.models.errors import SolveTimeout, WorkerLost
 
     from .interrupt import quiet_if_interrupted
 
-    quiet_if_interrupted()  # the error of work that Ctrl-C stopped
+    # the error of work a signal stopped; a worker lost may be the signal's doing, read a moment later
+    quiet_if_interrupted(0.5 if isinstance(exc, WorkerLost) else 0.0)
     if timeout is not None and isinstance(exc, SolveTimeout):
         exc = SolveTimeout(f"no answer within {timeout:g} s: {exc}")
-    click.echo(f"error: {exc}", err=True)
+    echo(f"error: {exc}", err=True)
     for reason in getattr(exc, "reasons", []) if verbose else []:
-        click.echo(f"  {reason}", err=True)
+        echo(f"  {reason}", err=True)
     sys.exit(exc.exit_code)

@@ -12,6 +12,7 @@ from typing import Any, TypeVar
 
 import click
 
+from drasat.cli.render.text import echo
 from drasat.models.bundle import Bundle
 from drasat.models.errors import InputError
 
@@ -80,7 +81,7 @@ def read_inputs(
         with Bar("reading the cluster", output=output) as bar:
             live = read_cluster(kubeconfig, context, progress=bar.update)
         for notice in live.notices:
-            click.echo(f"notice: {notice}", err=True)
+            echo(f"notice: {notice}", err=True)
         if live.problems:
             raise InputError(live.problems)
         bundle.extend(live)

@@ -1,4 +1,4 @@
-"""Ctrl-C: exit 130 at once with one line on stderr, and leave no partly written output file.
+"""Ctrl-C, SIGTERM, SIGHUP: exit at once with one line on stderr, no worker left running, no partly written file.
 
 Python runs a signal handler only between bytecodes of the main thread, and drasat's
 main thread can sit for seconds inside CP-SAT or a CEL engine's C++ code. So the
@@ -8,6 +8,12 @@ output still being written (see :func:`write_atomically`), stops what was regist
 with :func:`stopped_on_interrupt` (worker processes, a Ray instance started here) and
 ends the process. ``os._exit`` runs no ``finally`` and no ``atexit``: without that
 registration, worker processes would be left running for ever.
+
+SIGTERM (what ``kill``, a container runtime or systemd send) and SIGHUP (the terminal went away) end the
+run the same way; Python's default for them ends the process on the spot, leaving the workers and the
+temporary files behind. The exit status is the shell's for a process ended by that signal: 130 for
+Ctrl-C, 143 for SIGTERM, 129 for SIGHUP. A signal the parent process ignores (``nohup`` ignores SIGHUP, a
+shell's background job ignores SIGINT) stays ignored.
 """
 
 from __future__ import annotations
@@ -20,43 +26,56 @@ from contextlib import contextmanager
 from pathlib import Path
 
 EXIT_INTERRUPTED = 128 + signal.SIGINT  # 130, what shells report for a process ended by Ctrl-C
-MESSAGE = b"drasat: interrupted\n"
+#: The signals that end a run politely, and the line each leaves on stderr; the exit status is 128 + the signal.
+ENDING = {
+    signal.SIGINT: b"drasat: interrupted\n",
+    signal.SIGTERM: b"drasat: terminated\n",
+    **({signal.SIGHUP: b"drasat: hangup\n"} if hasattr(signal, "SIGHUP") else {}),
+}
+MESSAGE = ENDING[signal.SIGINT]
 _PARTIAL: set[str] = set()
 _LOCK = threading.Lock()
 _STOPS: list[Callable[[], None]] = []
 STOP_WAIT = 5.0  # seconds the stops may take before the process ends anyway (a Ray shutdown can hang)
 _INTERRUPTED = threading.Event()
+_exit_code = EXIT_INTERRUPTED  # 128 + the signal that ended the run
 
 
 def exit_on_interrupt() -> None:
-    """From now on Ctrl-C ends the process with :data:`EXIT_INTERRUPTED` (call from the main thread)."""
+    """From now on Ctrl-C, SIGTERM and SIGHUP end the process with 128 + the signal (call from the main thread)."""
     read_end, write_end = os.pipe()
     os.set_blocking(write_end, False)
     signal.set_wakeup_fd(write_end, warn_on_full_buffer=False)
-    signal.signal(signal.SIGINT, lambda *_: None)  # the C handler writes the wake-up byte; the thread acts
+    for number in ENDING:
+        if signal.getsignal(number) is not signal.SIG_IGN:  # what the parent chose to ignore stays ignored
+            signal.signal(number, lambda *_: None)  # the C handler writes the wake-up byte; the thread acts
     threading.Thread(target=_watch, args=(read_end,), name="drasat-interrupt", daemon=True).start()
 
 
 def _watch(read_end: int) -> None:
-    while True:
+    global _exit_code
+    number: int | None = None
+    while number is None:
         received = os.read(read_end, 64)
-        if not received or signal.SIGINT in received:
-            break
+        number = next((n for n in received if n in ENDING), None if received else int(signal.SIGINT))
+    _exit_code = 128 + number
     _INTERRUPTED.set()
     remove_partial_outputs()
-    os.write(2, MESSAGE)
+    os.write(2, ENDING[signal.Signals(number)])
     stopping = threading.Thread(target=_run_stops, name="drasat-stop", daemon=True)
     stopping.start()
     stopping.join(STOP_WAIT)
-    os._exit(EXIT_INTERRUPTED)
+    os._exit(_exit_code)
 
 
-def quiet_if_interrupted() -> None:
-    """Called before reporting an error: stopping the workers on Ctrl-C makes the work in progress fail, and that
-    failure is no error to report — this waits (on a main thread) for the interrupt to end the process."""
-    if _INTERRUPTED.is_set():
+def quiet_if_interrupted(grace: float = 0.0) -> None:
+    """Called before reporting an error: stopping the workers on a signal makes the work in progress fail, and
+    that failure is no error to report — this waits (on a main thread) for the signal to end the process.
+    ``grace``: seconds to wait for a signal still on its way (a worker killed with the whole process group
+    can be noticed before the signal is read)."""
+    if _INTERRUPTED.wait(grace) if grace else _INTERRUPTED.is_set():
         threading.Event().wait(STOP_WAIT + 1)
-        os._exit(EXIT_INTERRUPTED)
+        os._exit(_exit_code)
 
 
 @contextmanager

@@ -8,6 +8,7 @@ from typing import Any, TypeVar
 
 import click
 
+from drasat.cli.render.text import echo
 from drasat.models.bundle import Bundle
 from drasat.models.errors import InputError
 
@@ -42,7 +43,7 @@ def load_bundle(files: tuple[str, ...] | list[str]) -> Bundle:
 
     bundle = load_paths(list(files), stdin=sys.stdin, max_bytes=input_limit())
     for notice in bundle.notices:
-        click.echo(f"notice: {notice}", err=True)
+        echo(f"notice: {notice}", err=True)
     if bundle.problems:
         raise InputError(bundle.problems)
     return bundle

@@ -13,6 +13,7 @@ from typing import Any
 
 import click
 
+from drasat.cli.render.text import echo
 from drasat.models.errors import DrasatWarning
 
 from .startup import importing
@@ -58,7 +59,7 @@ def _version() -> str:
 
 def _print_version(ctx: click.Context, _param: click.Parameter, value: bool) -> None:
     if value and not ctx.resilient_parsing:
-        click.echo(f"{ctx.find_root().info_name}, version {_version()}")
+        echo(f"{ctx.find_root().info_name}, version {_version()}")
         ctx.exit()
 
 
@@ -100,7 +101,7 @@ def cli(ctx: click.Context) -> None:
     """
     warnings.showwarning = _show_warning
     if ctx.invoked_subcommand is None:  # bare `drasat` asks what it can do: help on stdout, success
-        click.echo(ctx.get_help())
+        click.echo(ctx.get_help())  # drasat's own text, written by click
         ctx.exit(0)
 
 
@@ -110,7 +111,7 @@ _PYTHON_SHOWWARNING = warnings.showwarning
 def _show_warning(message: Warning | str, category: type[Warning], *args: Any, **kwargs: Any) -> None:
     """drasat's own warnings as one ``warning: ...`` line on stderr, not Python's file:line form."""
     if issubclass(category, DrasatWarning):
-        click.echo(f"warning: {message}", err=True)
+        echo(f"warning: {message}", err=True)
     else:
         _PYTHON_SHOWWARNING(message, category, *args, **kwargs)
 
@@ -136,8 +137,11 @@ def _tolerate_narrow_encodings() -> None:
 
 def main(prog_name: str = "drasat") -> None:
     """Console-script entry point."""
+    from drasat.models.collector import allow_freezing
+
     from .interrupt import exit_on_interrupt
 
+    allow_freezing()  # a one-shot process: what its imports and its input built lives until it ends
     _tolerate_narrow_encodings()
     exit_on_interrupt()
     cli(prog_name=prog_name)

@@ -59,7 +59,11 @@ class Bar:
     def update(self, done: int, total: int | None = None, what: str | None = None) -> None:
         """``done`` of ``total`` steps finished (``what``: the step now running, shown beside the bar)."""
         if self._progress is not None and self._task is not None:
-            description = f"{self.description}: {what}" if what else self.description
+            from rich.markup import escape
+
+            from drasat.cli.render.text import printable
+
+            description = escape(printable(f"{self.description}: {what}" if what else self.description))
             self._progress.update(self._task, completed=done, total=total, description=description)
 
     def __exit__(

@@ -14,9 +14,9 @@ import sys
 from collections.abc import Callable
 from typing import Any, TypeVar
 
-import click
 import yaml
 
+from drasat.cli.render.text import echo
 from drasat.models.errors import DrasatError, InputError
 
 from .loading import load_bundle
@@ -34,7 +34,7 @@ def exits_on_error(command: F) -> F:
         try:
             return command(*args, **kwargs)
         except DrasatError as exc:
-            click.echo(f"error: {exc}", err=True)
+            echo(f"error: {exc}", err=True)
             sys.exit(exc.exit_code)
 
     return wrapper  # type: ignore[return-value]

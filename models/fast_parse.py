@@ -27,7 +27,7 @@ from __future__ import annotations
 import re
 from bisect import bisect_left
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, lru_cache
 from typing import Any
 
 import yaml
@@ -236,7 +236,7 @@ def _wide_int(token: str) -> bool:
     return type(value) is int and not -(2**63) <= value < 2**63
 
 
-@cache
+@lru_cache(maxsize=16384)  # keyed by the input's own scalars: bounded, or a long-lived process grows with them
 def _same_reading(token: str) -> bool:
     """Whether PyYAML (as drasat reads: timestamps kept as text) and yaml-rs give the plain scalar one value."""
     from .yaml_io import plain_tag, reference_scalar  # the reference's own resolver and constructor

@@ -1,52 +1,82 @@
-"""What the API server could never have stored, checked on the objects ``drasat solve`` uses.
+"""What the API server would never have stored, checked on the objects an allocation uses.
 
-``drasat validate`` reports every rule the API server enforces. ``drasat solve`` cannot
-refuse all of them: the conformance scenarios come from Kubernetes' allocator tests,
-which feed the allocator objects that validation refuses (subrequest names that are
-not DNS labels, a count with allocationMode All) and pin what it does with them. Some
-breaches leave nothing meaningful to allocate, though — a negative count, an object
-without a name, a constraint or configuration naming a request the claim does not
-have (which the allocator would silently ignore), a slice with both counter sets and devices
-(since 1.35 none of its devices can draw on its counters) — and no allocator ever meets them,
-because the API server never stores such an object. ``solve`` refuses those, with
-validate's own messages (the checks are the same functions), for the objects it uses;
-an object it does not use is validate's business alone. Numbers beyond int64 never get this far: the loader
-refuses them, as the API server's decoder does (:data:`drasat.models.meta.Int64`).
+One rule: an object the API server would not store is never allocated from. ``drasat solve`` (and
+``schedule``, ``explain``, ``compare``) run ``drasat validate``'s API rules on every object they use
+and refuse a breach with validate's own message — a ResourceSlice with three compatibility groups
+is refused by both, as is a claim with a negative count. An object the question does not use is
+validate's business alone.
+
+One thing validate checks is left to the allocator, as the API server leaves it for stored
+objects: CEL. The API server does not re-check the expressions of an object it has stored
+(``validateDeviceClaim``'s ``stored``), so a selector Kubernetes' estimate now calls too complex
+can still reach an allocator from an older cluster; Kubernetes' allocator stops it at run time,
+and drasat does the same ("actual cost limit exceeded"). A selector that does not compile is an
+allocator error in the allocator's own words.
+
+Kubernetes' allocator unit tests, whose fixtures drasat's conformance scenarios replay, feed the
+allocator objects the API server refuses on purpose (subrequest names that are not DNS labels,
+capacity names that are not C identifiers, a count with allocationMode All) and pin what it does
+with them. For those, ``--allow-invalid-objects`` (:func:`allowing_invalid`) keeps only the checks
+without which nothing meaningful is left to allocate: a name, counts not negative, constraints and
+config naming requests the claim has, a slice of counter sets or devices but not both. Numbers beyond
+int64 never get this far: the loader refuses them, as the API server's decoder does
+(:data:`drasat.models.meta.Int64`).
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
+
 from .errors import InputProblem, Location
 from .meta import TypedObject
 from .resource import DeviceClaim, ResourceClaim, ResourceSlice
+from .validation import rule_problems
 from .validation.claims import check_count_not_negative, request_names
 from .validation.formats import Findings, check_name_given, index
 from .validation.shared import check_request_known
 from .validation.slices import check_counters_or_devices
+
+_ALLOW_INVALID: ContextVar[bool] = ContextVar("drasat_allow_invalid_objects", default=False)
+
+
+@contextmanager
+def allowing_invalid(allowed: bool = True) -> Iterator[None]:
+    """Within the block, allocations accept objects that break API rules (the allocator tests' fixtures)."""
+    token = _ALLOW_INVALID.set(allowed)
+    try:
+        yield
+    finally:
+        _ALLOW_INVALID.reset(token)
 
 
 def unstorable_problems(obj: TypedObject, where: Location | None = None) -> list[InputProblem]:
     """The ways ``obj`` breaks a rule that means the API server would never have stored it."""
     where = where or Location(kind=obj.kind, name="/".join(filter(None, (obj.namespace, obj.name))) or None)
     out = Findings()
-    check_name_given(out, where.child("metadata"), obj.metadata)
-    if isinstance(obj, ResourceClaim):
-        _check_claim(out, where, obj)
-    if isinstance(obj, ResourceSlice):  # counters from such a slice are ones no node's devices could draw on
-        check_counters_or_devices(out, where.child("spec"), obj.spec)
-    return out.problems
-
-
-def _check_claim(out: Findings, where: Location, claim: ResourceClaim) -> None:
-    if not claim.metadata.name and claim.metadata.generate_name:
+    if _ALLOW_INVALID.get():
+        _check_minimal(out, where, obj)
+    else:
+        out.extend(rule_problems(obj, where))
+    if isinstance(obj, ResourceClaim) and not obj.metadata.name and obj.metadata.generate_name:
         out.add(
             where.child("metadata.name"),
             "a claim to allocate needs its name; generateName is only turned "
             "into one when the API server stores the claim",
         )
-    devices = where.child("spec.devices")
-    _check_counts(out, devices.child("requests"), claim.spec.devices)
-    _check_references(out, devices, claim.spec.devices)
+    return out.problems
+
+
+def _check_minimal(out: Findings, where: Location, obj: TypedObject) -> None:
+    """What even an allocator fixture must have for an allocation to mean anything."""
+    check_name_given(out, where.child("metadata"), obj.metadata)
+    if isinstance(obj, ResourceClaim):
+        devices = where.child("spec.devices")
+        _check_counts(out, devices.child("requests"), obj.spec.devices)
+        _check_references(out, devices, obj.spec.devices)
+    if isinstance(obj, ResourceSlice):  # counters from such a slice are ones no node's devices could draw on
+        check_counters_or_devices(out, where.child("spec"), obj.spec)
 
 
 def _check_counts(out: Findings, requests: Location, devices: DeviceClaim) -> None:

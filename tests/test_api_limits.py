@@ -44,7 +44,7 @@ LIMITS: list[tuple[str, str, str, Callable[[int], Any], int, str, str]] = [
         lambda n: many(n, device),
         128,
         "spec.devices",
-        "more than the limit of 128",
+        "Too many: 129: must have at most 128 items",
     ),
     (
         "devices per slice with taints",
@@ -53,9 +53,17 @@ LIMITS: list[tuple[str, str, str, Callable[[int], Any], int, str, str]] = [
         lambda n: many(n, lambda i: device(i, taints=[TAINT])),
         64,
         "spec.devices",
-        "more than the limit of 64",
+        "Too many: 65: must have at most 64 items",
     ),
-    ("attributes per device", "slice", f"{D0}.attributes", attributes, 32, f"{D0}", "more than the limit of 32"),
+    (
+        "attributes per device",
+        "slice",
+        f"{D0}.attributes",
+        attributes,
+        32,
+        f"{D0}",
+        "Invalid value: 33: the total number of attributes and capacities must not exceed 32",
+    ),
     (
         "taints per device",
         "slice",
@@ -63,7 +71,7 @@ LIMITS: list[tuple[str, str, str, Callable[[int], Any], int, str, str]] = [
         lambda n: many(n, lambda i: dict(TAINT, key=f"k{i}")),
         16,
         f"{D0}.taints",
-        "more than the limit of 16",
+        "Too many: 17: must have at most 16 items",
     ),
     (
         "string attribute length",
@@ -71,8 +79,8 @@ LIMITS: list[tuple[str, str, str, Callable[[int], Any], int, str, str]] = [
         f'{D0}.attributes["model"]',
         lambda n: {"string": "x" * n},
         64,
-        f'{D0}.attributes["model"].string',
-        "64",
+        f"{D0}.attributes[model].string",
+        "Too long: may not be more than 64 bytes",
     ),
     (
         "list attribute values",
@@ -81,9 +89,17 @@ LIMITS: list[tuple[str, str, str, Callable[[int], Any], int, str, str]] = [
         lambda n: {"strings": [f"v{i}" for i in range(n - 1)]},
         48,
         f"{D0}",
-        "more than the limit of 48",
+        "Invalid value: 49: the total number of attribute values must not exceed 48",
     ),
-    ("attribute id length", "slice", f'{D0}.attributes["{{}}"]', None, 32, "", "longer than 32 characters"),
+    (
+        "attribute id length",
+        "slice",
+        f'{D0}.attributes["{{}}"]',
+        None,
+        32,
+        "",
+        "Too long: may not be more than 32 bytes",
+    ),
     (
         "driver name length",
         "slice",
@@ -91,7 +107,7 @@ LIMITS: list[tuple[str, str, str, Callable[[int], Any], int, str, str]] = [
         lambda n: "a" * (n - 4) + ".com",
         63,
         "spec.driver",
-        "longer than 63 characters",
+        "Too long: may not be more than 63 bytes",
     ),
     (
         "requests per claim",
@@ -100,7 +116,7 @@ LIMITS: list[tuple[str, str, str, Callable[[int], Any], int, str, str]] = [
         requests,
         32,
         "spec.devices.requests",
-        "more than the limit of 32",
+        "Too many: 33: must have at most 32 items",
     ),
     (
         "subrequests",
@@ -109,7 +125,7 @@ LIMITS: list[tuple[str, str, str, Callable[[int], Any], int, str, str]] = [
         lambda n: [{"name": f"s{i}", "deviceClassName": "nic.example.com"} for i in range(n)],
         8,
         "spec.devices.requests[1].firstAvailable",
-        "more than the limit of 8",
+        "Too many: 9: must have at most 8 items",
     ),
     (
         "selectors per request",
@@ -118,7 +134,7 @@ LIMITS: list[tuple[str, str, str, Callable[[int], Any], int, str, str]] = [
         lambda n: [{"cel": {"expression": "true"}}] * n,
         32,
         f"{R0}.selectors",
-        "more than the limit of 32",
+        "Too many: 33: must have at most 32 items",
     ),
     (
         "tolerations per request",
@@ -127,7 +143,7 @@ LIMITS: list[tuple[str, str, str, Callable[[int], Any], int, str, str]] = [
         lambda n: [{"key": f"k{i}", "operator": "Exists"} for i in range(n)],
         16,
         f"{R0}.tolerations",
-        "more than the limit of 16",
+        "Too many: 17: must have at most 16 items",
     ),
     (
         "CEL expression bytes",
@@ -136,7 +152,7 @@ LIMITS: list[tuple[str, str, str, Callable[[int], Any], int, str, str]] = [
         lambda n: [{"cel": {"expression": "true" + " " * (n - 4)}}],
         10 * 1024,
         f"{R0}.selectors[0].cel.expression",
-        "more than the limit of 10240",
+        "Too long: may not be more than 10240 bytes",
     ),
     (
         "class selectors",
@@ -145,7 +161,7 @@ LIMITS: list[tuple[str, str, str, Callable[[int], Any], int, str, str]] = [
         lambda n: [{"cel": {"expression": "true"}}] * n,
         32,
         "spec.selectors",
-        "more than the limit of 32",
+        "Too many: 33: must have at most 32 items",
     ),
 ]
 
@@ -202,7 +218,7 @@ def test_int64_attributes_and_generation(tmp_path, value: int, ok: bool) -> None
     assert (bundle.problems == []) is ok, bundle.problems
     if not ok:
         assert [str(p) for p in bundle.problems] == [
-            f'{path}[0]: ResourceSlice/s: spec.devices[0].attributes["numa"].int: {value} does not fit in a 64-bit '
+            f"{path}[0]: ResourceSlice/s: spec.devices[0].attributes[numa].int: {value} does not fit in a 64-bit "
             f"integer ({INT64_MIN} to {INT64_MAX}); the API server cannot decode it"
         ]
 
@@ -224,3 +240,25 @@ def test_a_bare_number_where_a_quantity_goes_is_no_int64(tmp_path) -> None:
         )
     )
     assert load_paths([str(path)]).problems == []
+
+
+@pytest.mark.parametrize("value, ok", [("é" * 32, True), ("é" * 32 + "a", False), ("a" * 64, True)])
+def test_a_string_attribute_is_limited_in_bytes_as_go_counts_them(value: str, ok: bool) -> None:
+    """64 bytes, not 64 characters: 33 characters of which 32 are two-byte "é" are 65 bytes, refused."""
+    found = [str(p) for p in problems("slice", {f'{D0}.attributes["model"]': {"string": value}})]
+    assert found == (
+        []
+        if ok
+        else [
+            f"case.yaml[0]: ResourceSlice/node-1-gpus: {D0}.attributes[model].string: Too long: may not be more than 64 bytes"
+        ]
+    )
+
+
+@pytest.mark.parametrize("repeat, ok", [(5110, True), (5116, True), (5117, False)])
+def test_opaque_parameters_are_measured_as_the_utf8_bytes_sent(repeat: int, ok: bool) -> None:
+    """{"x":"é…"} with 5,110 "é" is 10,228 bytes of UTF-8 JSON (within 10,240), though 30,668 ASCII-escaped."""
+    config = [{"opaque": {"driver": "gpu.example.com", "parameters": {"x": "é" * repeat}}}]
+    found = [str(p) for p in problems("claim", {"spec.devices.config": config})]
+    at = "spec.devices.config[0].opaque.parameters"
+    assert found == ([] if ok else [f"case.yaml[0]: ResourceClaim/c: {at}: Too long: may not be more than 10240 bytes"])

@@ -282,5 +282,5 @@ def test_empty_and_long_expressions_are_reported_once(tmp_path: Path) -> None:
     path, result = _run(tmp_path, _fill(CLASS, SELECTOR=long), _fill(CLAIM, EXACT=""))
     assert result.exit_code == 2
     assert result.stdout.count("CEL compile error") == 0
-    assert "spec.selectors[1].cel.expression: is 10404 bytes long" in result.stdout
+    assert "spec.selectors[1].cel.expression: Too long: may not be more than 10240 bytes" in result.stdout
     assert f"{GPU_CLAIM}.selectors[0].cel.expression: a CEL expression is required" in result.stdout

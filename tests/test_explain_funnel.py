@@ -118,8 +118,10 @@ def test_invalid_pool_is_kubernetes_error_in_explain_as_in_allocate_and_the_funn
     from drasat.solver.cel import SelectorEvaluator
     from drasat.solver.explanation.explain import explain_funnel
 
-    twice = slice_("twice", "{name: gpu-x}, {name: gpu-x}", "twice")
-    p = problem(twice, claim("big", gpus(5)))
+    # two slices of one pool publish gpu-x: each slice alone is one the API server stores (one slice listing it
+    # twice would not be, and solve refuses that with validate's message before any allocator sees it)
+    twice = [slice_(f"twice-{part}", "{name: gpu-x}", "twice", count=2) for part in "ab"]
+    p = problem(*twice, claim("big", gpus(5)))
     message = (
         "invalid resource pools were encountered: gpu.example.com/twice (device name gpu-x is not unique in the pool)"
     )

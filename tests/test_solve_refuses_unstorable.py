@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 from pathlib import Path
 
 import pytest
@@ -120,7 +121,7 @@ def test_an_attribute_beyond_int64_is_refused_before_any_cel_engine_sees_it(tmp_
     )
     solved = _run(tmp_path, "solve", "--node", "gpu-node-1", "--cel-engine", engine, claims=claims, cluster=cluster)
     assert solved.exit_code == 2 and solved.stdout == "" and "Traceback" not in solved.stderr
-    assert '.attributes["example.com/numa"].int: 99999999999999999999 does not fit in a 64-bit integer' in solved.stderr
+    assert ".attributes[example.com/numa].int: 99999999999999999999 does not fit in a 64-bit integer" in solved.stderr
 
 
 def test_library_callers_get_the_same_refusal() -> None:
@@ -166,3 +167,63 @@ def test_solve_refuses_a_slice_with_counter_sets_and_devices_as_validate_does(tm
     solved = _run(tmp_path, "solve", claims=claim, cluster=MIXED_SLICE)
     assert solved.exit_code == 2 and solved.stdout == "" and "Traceback" not in solved.stderr
     assert message in solved.stderr and "cluster.yaml[2]: ResourceSlice/node-0-gpus: spec" in solved.stderr
+
+
+# --- one rule: what validate refuses, solve refuses, on every object it uses ---------------------------------
+
+USED_BY_SOLVE = ("slice", "claim", "allocated", "class", "rule", "node")
+
+
+def _validate_cases() -> list[tuple[str, str, dict, str, str]]:
+    """validate's own test cases on the kinds solve uses: every compatibility-group case and every third other."""
+    from . import test_models_validation, test_models_validation_claims
+
+    cases = [c for c in test_models_validation.CASES + test_models_validation_claims.CASES if c[1] in USED_BY_SOLVE]
+    return [c for i, c in enumerate(cases) if "compatibility" in c[0] or i % 3 == 0]
+
+
+SAMPLED = _validate_cases()
+
+
+def _manifest(base: str, edits: dict) -> str:
+    import yaml
+
+    from .helpers_models import BASES, NODE, edit
+
+    data = copy.deepcopy(BASES[base])
+    for path, value in edits.items():
+        edit(data, path, value)
+    return yaml.safe_dump_all([data] if base == "node" else [NODE, data])
+
+
+@pytest.mark.parametrize("case", SAMPLED, ids=[c[0] for c in SAMPLED])
+def test_solve_refuses_what_validate_refuses_with_its_message(tmp_path: Path, case) -> None:
+    name, base, edits, path, words = case
+    if base == "node" and ("metadata.name" in edits or "metadata" in edits):
+        pytest.skip("solve --node looks the node up by the name the case breaks")
+    (tmp_path / "objects.yaml").write_text(_manifest(base, edits))
+    load_all_commands()
+    validated = CliRunner().invoke(cli, ["validate", "-q", str(tmp_path)], catch_exceptions=False)
+    assert validated.exit_code == 2 and words in validated.stdout, validated.stdout
+    solved = CliRunner().invoke(cli, ["solve", "--node", "node-1", str(tmp_path)], catch_exceptions=False)
+    assert (solved.exit_code, solved.stdout) == (2, ""), solved.output
+    line = next(
+        line.split("- ", 1)[1] for line in validated.stdout.splitlines() if words in line and f": {path}: " in line
+    )
+    assert line in solved.stderr, solved.stderr
+
+
+def test_the_sample_covers_the_compatibility_groups_and_many_rules() -> None:
+    names = [c[0] for c in SAMPLED]
+    assert {"compatibility groups limit", "compatibility groups unique"} <= set(names) and len(names) >= 40
+
+
+def test_allocator_fixtures_are_allocated_with_allow_invalid_objects(tmp_path: Path) -> None:
+    """Kubernetes' allocator tests feed subrequest names that are not DNS labels; the switch replays them."""
+    claims = CLAIM.replace("{name: one, deviceClassName", "{name: subReq-0, deviceClassName")
+    refused = _run(tmp_path, "solve", "--node", "gpu-node-1", claims=claims)
+    assert refused.exit_code == 2 and '"subReq-0" must be a DNS label' in refused.stderr
+    allowed = _run(tmp_path, "solve", "--node", "gpu-node-1", "--allow-invalid-objects", claims=claims)
+    assert allowed.exit_code == 0, allowed.stderr
+    again = _run(tmp_path, "solve", "--node", "gpu-node-1", claims=claims)  # the switch held for that run only
+    assert again.exit_code == 2

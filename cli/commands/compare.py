@@ -9,10 +9,11 @@ from typing import TYPE_CHECKING
 import click
 import yaml
 
-from drasat.cli.allocation_options import CEL_ENGINE, FEATURE_GATES, WORKERS, choice_of, names_option
+from drasat.cli.allocation_options import ALLOW_INVALID, CEL_ENGINE, FEATURE_GATES, WORKERS, choice_of, names_option
 from drasat.cli.inputs import input_options, read_inputs
 from drasat.cli.options import Seconds
 from drasat.cli.render.tables import comparison_table
+from drasat.cli.render.text import echo
 from drasat.models.errors import DrasatError
 from drasat.solver.allocation.options import Objective
 
@@ -35,6 +36,7 @@ Examples:
 
 @click.command(epilog=EPILOG)
 @input_options
+@ALLOW_INVALID
 @click.option("--node", metavar="NAME", help="Node to allocate for (default: the only Node in the input).")
 @FEATURE_GATES
 @click.option(
@@ -116,14 +118,14 @@ def compare(
             result = _compare(bundle, node, feature_gates, claims, pods, objective, timeout, workers, cel_engine)
             data, table = result.to_data(), comparison_table(result)
     except DrasatError as exc:
-        click.echo(f"error: {exc}", err=True)
+        echo(f"error: {exc}", err=True)
         sys.exit(exc.exit_code)
     if output == "json":
-        click.echo(json.dumps(data, indent=2))
+        echo(json.dumps(data, indent=2))
     elif output == "yaml":
-        click.echo(yaml.safe_dump(data, sort_keys=False), nl=False)
+        echo(yaml.safe_dump(data, sort_keys=False), nl=False)
     else:
-        click.echo(table, nl=False)
+        echo(table, nl=False)
 
 
 def _compare(
@@ -151,6 +153,6 @@ def _compare(
         locate=bundle.location_of,
     )
     for pod, why in question.left_out:
-        click.echo(f"pod {pod} is not allocated: {why}", err=True)
+        echo(f"pod {pod} is not allocated: {why}", err=True)
     problem = question.problem
     return run_compare(problem, objective=objective, time_limit=timeout, workers=workers, cel_engine=cel_engine)

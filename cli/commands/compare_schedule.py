@@ -4,10 +4,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-import click
-
 from drasat.cli.allocation_options import names_option
 from drasat.cli.render.schedule import schedule_comparison_table
+from drasat.cli.render.text import echo
 from drasat.models.errors import InputError
 from drasat.solver.allocation.options import Objective, Solver
 
@@ -44,7 +43,7 @@ def compare_schedule(
     chosen = select_pods(cluster, names_option(pods) or []) if pods is not None else pending_pods(cluster)
     refuse_unstorable_pods(cluster, chosen, bundle.location_of)
     if not chosen:
-        click.echo("notice: no pending pods in the input (pods without spec.nodeName)", err=True)
+        echo("notice: no pending pods in the input (pods without spec.nodeName)", err=True)
     options = AllocateOptions(Solver.CP_SAT, objective, timeout, workers, SelectorEvaluator(cel_engine))
     result = compare_schedules(cluster, chosen, options=options)
     return result.to_data(), schedule_comparison_table(result)

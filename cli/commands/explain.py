@@ -10,11 +10,12 @@ from typing import TYPE_CHECKING, Any
 import click
 import yaml
 
-from drasat.cli.allocation_options import CEL_ENGINE, FEATURE_GATES, exit_on_error, names_option
+from drasat.cli.allocation_options import ALLOW_INVALID, CEL_ENGINE, FEATURE_GATES, exit_on_error, names_option
 from drasat.cli.inputs import in_namespace, input_options, namespace_options, read_inputs
 from drasat.cli.options import Seconds
 from drasat.cli.progress import Bar
 from drasat.cli.render.explain import explanation_text, pod_text
+from drasat.cli.render.text import echo
 from drasat.models.errors import DrasatError, InputError
 
 from ..startup import importing
@@ -41,6 +42,7 @@ Examples:
 @click.command(epilog=EPILOG)
 @input_options
 @namespace_options
+@ALLOW_INVALID
 @click.option(
     "--node",
     metavar="NAME",
@@ -130,11 +132,11 @@ def explain(
         exit_on_error(exc, False, timeout)
         return
     if output == "json":
-        click.echo(json.dumps(data, indent=2))
+        echo(json.dumps(data, indent=2))
     elif output == "yaml":
-        click.echo(yaml.safe_dump(data, sort_keys=False), nl=False)
+        echo(yaml.safe_dump(data, sort_keys=False), nl=False)
     else:
-        click.echo(text)
+        echo(text)
     sys.exit(0 if feasible else 1)
 
 
@@ -163,7 +165,7 @@ def _explain(
         namespace=namespace,
     )
     for pod, why in question.left_out:
-        click.echo(f"pod {pod} is not explained: {why}", err=True)
+        echo(f"pod {pod} is not explained: {why}", err=True)
     if not question.problem.claims:
         raise InputError("nothing to explain: no pending claim" + (f" in namespace {namespace}" if namespace else ""))
     return run_explain(question.problem, evaluator=SelectorEvaluator(cel_engine), time_limit=timeout)

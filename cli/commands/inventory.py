@@ -9,6 +9,7 @@ import click
 from drasat.cli.loading import max_input_size_option
 from drasat.cli.progress import Bar
 from drasat.cli.render.tables import TextTable, table_text
+from drasat.cli.render.text import echo, rendered
 from drasat.cli.reporting import dump, exits_on_error, load_bundle
 from drasat.models.quantity import Quantity
 
@@ -84,14 +85,12 @@ def inventory(
         from drasat.cli.render.html import write_map
 
         write_map(reports, html_file)
-        click.echo(
-            f"wrote {html_file}: {sum(len(r.devices) for r in reports)} devices on {len(reports)} nodes", err=True
-        )
+        echo(f"wrote {html_file}: {sum(len(r.devices) for r in reports)} devices on {len(reports)} nodes", err=True)
         return
     if output == "json":
-        click.echo(dump([as_data(r) for r in reports], "json"), nl=False)
+        echo(dump([as_data(r) for r in reports], "json"), nl=False)
     else:
-        click.echo("".join(_node_table(r, wide=output == "wide") for r in reports), nl=False)
+        echo(rendered(*(_node_table(r, wide=output == "wide") for r in reports)), nl=False)
 
 
 def amount(value: Quantity) -> str:
@@ -173,4 +172,4 @@ def _node_table(report: Any, wide: bool) -> str:
         for c in report.counters
     ]
     lines.append(f"  {fragmentation_line(report)}\n\n")
-    return "".join(lines)
+    return rendered(*lines)

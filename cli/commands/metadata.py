@@ -4,13 +4,17 @@ from __future__ import annotations
 
 import json
 import os
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
 from drasat.cli.loading import max_input_size_option
+from drasat.cli.render.text import echo
 from drasat.cli.reporting import exits_on_error, load_bundle, write_atomically
 from drasat.models.errors import InputError
+
+if TYPE_CHECKING:
+    from drasat.solver.report.metadata import MetadataFile
 
 EPILOG = """\b
 Below DIR each pod gets its own tree, since the protocol's paths are what one
@@ -29,7 +33,9 @@ written to a temporary name and then renamed, so none is ever half written.
 
 \b
 Exit status: 0 written (the paths are printed); 2 invalid input, two claims
-writing one path of one pod, or a device missing from the slices.
+writing one path of one pod, a device missing from the slices, or a name that
+is not what the API server accepts for it (a namespace "..", a claim "a/b"):
+then nothing is written.
 
 \b
 Examples:
@@ -69,13 +75,28 @@ def metadata(files: tuple[str, ...], out_dir: str, claim_names: tuple[str, ...])
 
     bundle = load_bundle(files)
     claims = _chosen(bundle.of_kind(ResourceClaim), claim_names)
-    made = metadata_files(claims, bundle.of_kind(ResourceSlice), bundle.of_kind(Pod))
-    for entry in made:
-        write_atomically(os.path.join(out_dir, entry.path), stream(entry.objects))
-    for entry in made:
-        click.echo(os.path.join(out_dir, entry.path))
+    made = metadata_files(claims, bundle.of_kind(ResourceSlice), bundle.of_kind(Pod), bundle.location_of)
+    targets = [_inside(out_dir, entry) for entry in made]  # every path checked before anything is written
+    for entry, target in zip(made, targets):
+        write_atomically(target, stream(entry.objects))
+    for target in targets:
+        echo(target)
     if not made:
-        click.echo("notice: no allocated ResourceClaim in the input: nothing written", err=True)
+        echo("notice: no allocated ResourceClaim in the input: nothing written", err=True)
+
+
+def _inside(out_dir: str, entry: MetadataFile) -> str:
+    """The file's path below ``out_dir``; InputError if it resolves elsewhere (through a link already in
+    ``out_dir``, say): the names were checked already, this guards what they cannot."""
+    root = os.path.realpath(out_dir)
+    target = os.path.join(out_dir, entry.path)
+    resolved = os.path.realpath(target)
+    if os.path.commonpath([root, resolved]) != root or resolved == root:
+        raise InputError(
+            f"ResourceClaim {entry.claim}: its metadata file {entry.path} resolves to {resolved}, "
+            f"outside --out {out_dir}: nothing written"
+        )
+    return target
 
 
 def _chosen(claims: list, names: tuple[str, ...]) -> list:

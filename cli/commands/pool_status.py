@@ -6,6 +6,7 @@ import click
 
 from drasat.cli.loading import max_input_size_option
 from drasat.cli.render.tables import TextTable, table_text
+from drasat.cli.render.text import echo, rendered
 from drasat.cli.reporting import dump, exits_on_error, load_bundle
 from drasat.models.errors import InputError
 from drasat.models.meta import ObjectMeta
@@ -88,7 +89,7 @@ def pool_status(
         except InputError as exc:
             where = bundle.location_of(request)
             raise InputError(f"{where}: {exc}" if where else str(exc)) from None
-    click.echo(_render(answered, output), nl=False)
+    echo(_render(answered, output), nl=False)
 
 
 def _requests(
@@ -127,7 +128,7 @@ def _warn_on_driver_name(bundle, request: ResourcePoolStatusRequest) -> None:
 
     if request.spec.driver and dns_subdomain_errors(request.spec.driver):
         where = bundle.location_of(request)
-        click.echo(
+        echo(
             f"notice: {str(where) + ': ' if where else ''}spec.driver {request.spec.driver!r} is not a valid "
             "driver name (a DNS subdomain), so no pool can match it",
             err=True,
@@ -184,7 +185,7 @@ def _table(request: ResourcePoolStatusRequest) -> str:
             shareable,
             pool.validation_error or "",
         )
-    return f"{table.title}\n{table_text(table)}"
+    return rendered(f"{table.title}\n", table_text(table))
 
 
 def _number(value: int | None) -> str:

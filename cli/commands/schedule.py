@@ -14,6 +14,7 @@ from drasat.cli.output_state import state_option, write_state
 from drasat.cli.progress import Bar, Status
 from drasat.cli.render.kubectl import OutputFormat, render_list
 from drasat.cli.render.schedule import batch_summary_line, placement_table
+from drasat.cli.render.text import echo
 from drasat.models.errors import DrasatError
 from drasat.solver.allocation.options import Objective, Solver
 
@@ -134,7 +135,7 @@ def schedule(
         exit_on_error(exc, verbose, timeout)
         return
     if text:
-        click.echo(text, nl=not text.endswith("\n"))
+        echo(text, nl=not text.endswith("\n"))
     if pending:
         raise SystemExit(1)
 
@@ -156,6 +157,7 @@ def _schedule(
 ) -> tuple[str, int, list[dict[str, Any]]]:
     with importing():
         from drasat.solver import Features
+        from drasat.solver.allocation.problem import refuse_unstorable
         from drasat.solver.cel import SelectorEvaluator
         from drasat.solver.scheduling.cluster import cluster_from_objects
         from drasat.solver.scheduling.plugins.dynamic_resources import AllocateOptions
@@ -168,14 +170,16 @@ def _schedule(
         )
     cluster = cluster_from_objects(list(bundle), Features.parse(feature_gates))
     if not cluster.nodes:
-        click.echo("warning: no Node objects in the input: no pod can be placed", err=True)
+        echo("warning: no Node objects in the input: no pod can be placed", err=True)
     chosen = _chosen_pods(cluster, pods, namespace)
     refuse_unstorable_pods(cluster, pending_pods(cluster) if chosen is None else chosen, bundle.location_of)
+    used = [*cluster.slices, *cluster.classes, *cluster.claims, *cluster.taint_rules, *cluster.nodes]
+    refuse_unstorable(used, bundle.location_of)  # every node is a candidate: all of them are used
     started = time.monotonic()
     placements = _placed(cluster, chosen, options, parallel, output, batch)
     pending = _report(placements, objective, verbose)
     if verbose:
-        click.echo(
+        echo(
             f"{len(placements) - len(pending)}/{len(placements)} pods placed in {time.monotonic() - started:.2f} s",
             err=True,
         )
@@ -206,7 +210,7 @@ def _placed(cluster, chosen, options, parallel, output: str, batch: bool) -> lis
 
         with Status(output=output) as status, stopped_on_interrupt(lambda: None):
             result = schedule_batch(cluster, chosen, options=options, progress=status.batch)
-        click.echo(batch_summary_line(result.summary), err=True)
+        echo(batch_summary_line(result.summary), err=True)
         return result.placements
     with importing():
         from drasat.solver.scheduling.one_by_one import schedule as place
@@ -223,19 +227,19 @@ def _report(placements: list, objective: Objective, verbose: bool) -> list:
     """What stderr says of the placements (nothing pending, answers cut short by time, each pending pod
     and, with -v, why each node refused it); the pending placements."""
     if not placements:
-        click.echo("notice: no pending pods in the input (pods without spec.nodeName)", err=True)
+        echo("notice: no pending pods in the input (pods without spec.nodeName)", err=True)
     for p in placements:
         if p.node is not None and not p.exact:
-            click.echo(
+            echo(
                 f"warning: pod {p.label}: time ran out before the {objective} answer on {p.node}; its valid "
                 f"allocation so far is kept (raise --timeout)",
                 err=True,
             )
     pending = [p for p in placements if p.node is None]
     for p in pending:
-        click.echo(f"pod {p.label} is pending: {p.reason}", err=True)
+        echo(f"pod {p.label} is pending: {p.reason}", err=True)
         for node, reasons in sorted(p.node_reasons.items()) if verbose else []:
-            click.echo(f"  {node}: {'; '.join(reasons)}", err=True)
+            echo(f"  {node}: {'; '.join(reasons)}", err=True)
     return pending
 
 

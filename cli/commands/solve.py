@@ -11,6 +11,7 @@ from drasat.cli.inputs import in_namespace, input_options, namespace_options, re
 from drasat.cli.output_state import state_option, write_state
 from drasat.cli.render.kubectl import OutputFormat, render_list
 from drasat.cli.render.tables import allocation_table
+from drasat.cli.render.text import echo
 from drasat.models.errors import DrasatError, InternalError, Unschedulable
 from drasat.solver.allocation.options import Objective, Solver
 
@@ -130,9 +131,9 @@ def solve(
         exit_on_error(exc, verbose, timeout)
         return
     text = render(allocated, output)
-    click.echo(text, nl=not text.endswith("\n"))
+    echo(text, nl=not text.endswith("\n"))
     if not exact:
-        click.echo(
+        echo(
             f"warning: the time limit ({timeout:g} s) was reached: this allocation is valid (verified) but "
             f"may not be the {objective} answer; raise --timeout for it",
             err=True,
@@ -162,11 +163,11 @@ def _solve(
     )
     problem = question.problem
     for pod, why in question.left_out:
-        click.echo(f"pod {pod} is not allocated: {why}", err=True)
+        echo(f"pod {pod} is not allocated: {why}", err=True)
     if not problem.claims:
-        click.echo(f"notice: nothing to allocate: {_nothing_because(objects, claims)}", err=True)
+        echo(f"notice: nothing to allocate: {_nothing_because(objects, claims)}", err=True)
     if not any(n.kind == "Node" for n in objects):
-        click.echo(
+        echo(
             f"warning: no Node objects in the input: node {problem.node.name} has no labels, "
             "so slices selected by node labels do not match",
             err=True,
@@ -186,7 +187,7 @@ def _solve(
     if verbose:
         s = answer.stats
         notes = "".join(f"; {note}" for note in s.notes)
-        click.echo(
+        echo(
             f"solved by {s.solver} in {s.seconds * 1000:.1f} ms (greedy steps {s.greedy_steps}, "
             f"CP-SAT solves {s.cp_sat_solves}){notes}",
             err=True,

@@ -8,6 +8,7 @@ import click
 import yaml
 
 from drasat.cli.loading import input_limit, max_input_size_option
+from drasat.cli.render.text import echo
 from drasat.cli.reporting import dump, exits_on_error, load_bundle
 from drasat.models.errors import InputError, InputProblem, Location
 
@@ -92,13 +93,13 @@ def taint_impact(rule_file: str, files: tuple[str, ...], output: str) -> None:
     except InputError as exc:  # the rule's deviceClassName names no DeviceClass: the rule file is at fault
         raise InputError(f"{rule_file}: {exc}") from None
     if output == "json":
-        click.echo(dump([_as_data(i) for i in impacts] if len(impacts) > 1 else _as_data(impacts[0]), "json"), nl=False)
+        echo(dump([_as_data(i) for i in impacts] if len(impacts) > 1 else _as_data(impacts[0]), "json"), nl=False)
         return
     for impact in impacts:
-        click.echo(f"DeviceTaintRule {impact.rule}: {impact.message()}")
+        echo(f"DeviceTaintRule {impact.rule}: {impact.message()}")
         for pod in impact.evicted:
             delay = impact.delayed.get(pod)
-            click.echo(f"  would evict pod {pod}" + (f" after {delay} s (tolerationSeconds)" if delay else ""))
+            echo(f"  would evict pod {pod}" + (f" after {delay} s (tolerationSeconds)" if delay else ""))
 
 
 def read_rules(path: str) -> list[tuple[Any, Any]]:

@@ -16,6 +16,7 @@ from typing import Any
 import click
 
 from drasat.cli.loading import input_limit, max_input_size_option
+from drasat.cli.render.text import echo, rendered, secho, styled
 from drasat.models.bundle import Loaded
 from drasat.models.errors import DrasatError, InputProblem, Location
 from drasat.models.loader import load_paths
@@ -81,11 +82,11 @@ def validate(files: tuple[str, ...], quiet: bool, output: str) -> None:
     _check_cel_engine()
     bundle = load_paths(list(files), stdin=sys.stdin, max_bytes=input_limit())
     for notice in bundle.notices:
-        click.echo(f"notice: {notice}", err=True)
+        echo(f"notice: {notice}", err=True)
     objects = [entry.obj for entry in bundle.objects]
     unchecked = admin_access_unchecked(objects)
     if unchecked is not None:
-        click.echo(f"warning: {unchecked}", err=True)
+        echo(f"warning: {unchecked}", err=True)
     violations = admin_access_violations(objects)
     verdicts: list[Verdict] = [
         (entry, _problems(entry, violations)) if isinstance(entry, Loaded) else (entry, []) for entry in bundle.entries
@@ -94,10 +95,10 @@ def validate(files: tuple[str, ...], quiet: bool, output: str) -> None:
     valid = sum(1 for entry, _ in verdicts if isinstance(entry, Loaded)) - invalid
     unreadable = sum(1 for entry in bundle.entries if isinstance(entry, InputProblem))
     if output == "json":
-        click.echo(json.dumps(_as_data(verdicts, valid, invalid, unreadable), indent=2))
+        echo(json.dumps(_as_data(verdicts, valid, invalid, unreadable), indent=2))
     else:
         _report(verdicts, quiet)
-        click.echo(_summary(valid, invalid, unreadable))
+        echo(_summary(valid, invalid, unreadable))
     raise SystemExit(0 if invalid == 0 and unreadable == 0 else 2)
 
 
@@ -108,13 +109,13 @@ def _report(verdicts: list[Verdict], quiet: bool) -> None:
     """Print each entry in reading order: unreadable documents, invalid objects with their problems, ok."""
     for entry, problems in verdicts:
         if isinstance(entry, InputProblem):
-            click.secho(f"error  {entry}", fg="red")
+            secho(f"error  {entry}", fg="red")
         elif problems:
-            click.secho(f"FAIL   {_title(entry)}", fg="red", bold=True)
+            secho(f"FAIL   {_title(entry)}", fg="red", bold=True)
             for problem in problems:
-                click.echo(f"       - {problem}")
+                echo(f"       - {problem}")
         elif not quiet:
-            click.echo(f"{click.style('ok', fg='green')}     {_title(entry)}")
+            echo(rendered(styled("ok", fg="green"), f"     {_title(entry)}"))
 
 
 def _problems(entry: Loaded, violations: list[AdminAccessViolation]) -> list[InputProblem]:
@@ -184,7 +185,7 @@ def _check_cel_engine() -> None:
     try:
         SelectorEvaluator()
     except DrasatError as exc:
-        click.echo(f"error: {exc}", err=True)
+        echo(f"error: {exc}", err=True)
         raise SystemExit(exc.exit_code) from None
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from .tables import TextTable, table_text
+from .text import rendered
 
 
 def placement_table(placements: list[Any], wide: bool = False) -> str:
@@ -86,9 +87,8 @@ def schedule_comparison_table(comparison: Any) -> str:
     rows.append(("wall time", f"{one.seconds:.2f} s", f"{batch.seconds:.2f} s"))
     for row in rows:
         table.add_row(*row)
-    text = table_text(table)
     if comparison.differences:
-        text += "Pods placed differently:\n" + "".join(f"  {line}\n" for line in comparison.differences)
-    else:
-        text += "Every pod has the same outcome.\n"
-    return text
+        return rendered(
+            table_text(table), "Pods placed differently:\n", *(f"  {line}\n" for line in comparison.differences)
+        )
+    return rendered(table_text(table), "Every pod has the same outcome.\n")

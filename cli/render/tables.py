@@ -9,6 +9,8 @@ import sys
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from .text import Rendered, printable, rendered
+
 if TYPE_CHECKING:
     from rich.box import Box
     from rich.table import Table
@@ -32,61 +34,63 @@ class TextTable:
     """
 
     def __init__(self, title: str = "", show_lines: bool = False) -> None:
-        self.title = title
+        self.title = printable(title)
         self.show_lines = show_lines
         self.columns: list[TextColumn] = []
 
     def add_column(self, header: str, **_rich_options: Any) -> None:
         """A column on the right (rich's options, such as ``overflow``, are set at printing)."""
-        self.columns.append(TextColumn(header))
+        self.columns.append(TextColumn(printable(header, cell=True)))
 
     def add_row(self, *cells: str) -> None:
         """A row; missing cells are empty, as in rich."""
         if len(cells) > len(self.columns):
             raise ValueError(f"a row of {len(cells)} cells for a table of {len(self.columns)} columns")
         for column, cell in zip(self.columns, (*cells, *[""] * (len(self.columns) - len(cells)))):
-            column.cells.append(cell)
+            column.cells.append(printable(cell, cell=True))  # names from the input: no control character
 
     def rich(self) -> Table:
         """The same table as rich's, to draw on a terminal."""
         from rich.table import Table
+        from rich.text import Text
 
-        table = Table(title=self.title or None, show_lines=self.show_lines)
+        title = Text(self.title, style="table.title") if self.title else None  # Text: no markup
+        table = Table(title=title, show_lines=self.show_lines)
         for column in self.columns:
-            table.add_column(column.header)
+            table.add_column(Text(column.header))
         for row in zip(*(column.cells for column in self.columns)):
-            table.add_row(*row)
+            table.add_row(*(Text(cell) for cell in row))  # Text: a "[red]" in a name is no markup
         return table
 
 
-def table_text(table: TextTable | Table, encoding: str | None = None, *, terminal: bool | None = None) -> str:
+def table_text(table: TextTable | Table, encoding: str | None = None, *, terminal: bool | None = None) -> Rendered:
     """A table for the output. Piped (the default off a terminal), kubectl's plain form: upper-case
     headers, columns aligned by spaces, nothing cut or wrapped — a name must stay one piece for
     ``awk``, ``grep`` and copying. On a terminal: rich's boxes, a bold header, and the terminal's width
     (cells fold rather than lose characters); a console that cannot print box-drawing characters
-    (cp1252, ascii) gets boxes drawn with ``+``, ``-`` and ``|``. ``encoding``: stdout's."""
+    (cp1252, ascii) gets boxes drawn with ``+``, ``-`` and ``|``. ``encoding``: stdout's. The cells were made
+    printable when added (:mod:`.text`), so the result is :class:`~.text.Rendered`: printed as it is."""
     if terminal is None:
         terminal = _is_terminal(sys.stdout)
     if not terminal:
-        return plain_table(table)
+        return Rendered(plain_table(table))
     from rich.console import Console
 
-    if isinstance(table, TextTable):
-        table = table.rich()
-    table.box = _box(encoding or getattr(sys.stdout, "encoding", None) or "utf-8")
-    table.header_style = "bold"
-    for column in table.columns:
+    drawn = table.rich() if isinstance(table, TextTable) else table
+    drawn.box = _box(encoding or getattr(sys.stdout, "encoding", None) or "utf-8")
+    drawn.header_style = "bold"
+    for column in drawn.columns:
         column.overflow = "fold"
     buffer = io.StringIO()
-    Console(file=buffer, force_terminal=True, width=shutil.get_terminal_size().columns).print(table)
-    return buffer.getvalue()
+    Console(file=buffer, force_terminal=True, width=shutil.get_terminal_size().columns).print(drawn)
+    return Rendered(buffer.getvalue())
 
 
 def plain_table(table: TextTable | Table) -> str:
     """kubectl's table: an upper-case header row, then the rows, columns three spaces apart, no title.
     A header that names something in its own spelling (capitals, parentheses) is kept as written."""
     headers = [_header(str(column.header)) for column in table.columns]
-    columns = [[str(cell) for cell in column.cells] for column in table.columns]
+    columns = [[printable(str(cell), cell=True) for cell in column.cells] for column in table.columns]
     rows = [headers, *zip(*columns)] if columns else [headers]
     widths = [max(len(row[i]) for row in rows) for i in range(len(headers))]
     return "".join("   ".join(cell.ljust(width) for cell, width in zip(row, widths)).rstrip() + "\n" for row in rows)
@@ -202,7 +206,9 @@ def comparison_table(comparison: Comparison) -> str:
                 ),
             )
     verdict = "identical choices" if comparison.identical else "the choices differ:"
-    return table_text(table) + "".join(f"{line}\n" for line in [verdict, *(f"  {d}" for d in comparison.differences)])
+    return rendered(
+        table_text(table), *(f"{line}\n" for line in [verdict, *(f"  {d}" for d in comparison.differences)])
+    )
 
 
 def _verdict(side: SideResult) -> str:

@@ -76,6 +76,17 @@ def registered_checkers() -> tuple[Checker, ...]:
     return tuple(_CHECKERS)
 
 
+def rule_problems(obj: TypedObject, location: Location | None = None) -> list[InputProblem]:
+    """The built-in API rules alone (no registered checker): what :mod:`drasat.models.storable` holds the objects
+    an allocation uses to."""
+    location = location or Location(kind=obj.kind, name=obj.name or None)
+    out = Findings()
+    rule = _RULES.get(type(obj))
+    if rule is not None:
+        rule(out, location, obj)
+    return out.problems
+
+
 def validate_object(
     obj: TypedObject, location: Location | None = None, *, checkers: Iterable[Checker] = ()
 ) -> list[InputProblem]:
@@ -87,9 +98,7 @@ def validate_object(
     """
     location = location or Location(kind=obj.kind, name=obj.name or None)
     out = Findings()
-    rule = _RULES.get(type(obj))
-    if rule is not None:
-        rule(out, location, obj)
+    out.extend(rule_problems(obj, location))
     for checker in (*_CHECKERS, *checkers):
         try:
             out.extend(checker(obj, location))

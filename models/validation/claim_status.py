@@ -33,6 +33,7 @@ from .formats import (
     check_uuid,
     index,
     show,
+    too_long,
 )
 from .shared import (
     RequestNames,
@@ -60,12 +61,12 @@ DeviceKey = tuple[str, str, str, str | None]
 def check_claim_status(out: Findings, at: Location, status: ResourceClaimStatus, names: RequestNames) -> None:
     """A claim's status: its allocation against the request names, consumers and device reports."""
     reserved = at.child("reservedFor")
-    if check_max_items(out, reserved, status.reserved_for, MAX_RESERVED_FOR, "reservations"):
+    if check_max_items(out, reserved, status.reserved_for, MAX_RESERVED_FOR):
         for i, consumer in enumerate(status.reserved_for):
             for field, value in (("resource", consumer.resource), ("name", consumer.name), ("uid", consumer.uid)):
                 if not value:
                     out.add(index(reserved, i).child(field), "is required")
-        check_unique(out, reserved, [c.uid for c in status.reserved_for], "uid")
+        check_unique(out, reserved, [c.uid for c in status.reserved_for])
     if status.reserved_for and status.allocation is None:
         out.add(reserved, "may only be set on an allocated claim (status.allocation is missing)")
     allocated: set[DeviceKey] = set()
@@ -74,7 +75,7 @@ def check_claim_status(out: Findings, at: Location, status: ResourceClaimStatus,
     devices = at.child("devices")
     for i, device in enumerate(status.devices):
         _check_device_status(out, index(devices, i), device, allocated)
-    check_unique(out, devices, ["/".join(k for k in _key(d) if k) for d in status.devices], "device entry")
+    check_unique(out, devices, ["/".join(k for k in _key(d) if k) for d in status.devices])
 
 
 def _key(entry: DeviceRequestAllocationResult | AllocatedDeviceStatus) -> DeviceKey:
@@ -83,11 +84,11 @@ def _key(entry: DeviceRequestAllocationResult | AllocatedDeviceStatus) -> Device
 
 def _check_allocation(out: Findings, at: Location, allocation: AllocationResult, names: RequestNames) -> set[DeviceKey]:
     results = at.child("devices.results")
-    if check_max_items(out, results, allocation.devices.results, MAX_RESULTS, "allocated devices"):
+    if check_max_items(out, results, allocation.devices.results, MAX_RESULTS):
         for i, result in enumerate(allocation.devices.results):
             _check_result(out, index(results, i), result, names)
     configs = at.child("devices.config")
-    if check_max_items(out, configs, allocation.devices.config, MAX_ALLOCATION_CONFIGS, "configuration entries"):
+    if check_max_items(out, configs, allocation.devices.config, MAX_ALLOCATION_CONFIGS):
         for i, config in enumerate(allocation.devices.config):
             here = index(configs, i)
             if config.source not in CONFIG_SOURCES:
@@ -127,11 +128,11 @@ def _check_device_status(out: Findings, at: Location, device: AllocatedDeviceSta
     if network is None:
         return
     if network.interface_name and len(network.interface_name.encode()) > MAX_INTERFACE_NAME:
-        out.add(at.child("networkData.interfaceName"), f"must be no more than {MAX_INTERFACE_NAME} bytes")
+        out.add(at.child("networkData.interfaceName"), too_long(MAX_INTERFACE_NAME))
     if network.hardware_address and len(network.hardware_address.encode()) > MAX_HARDWARE_ADDRESS:
-        out.add(at.child("networkData.hardwareAddress"), f"must be no more than {MAX_HARDWARE_ADDRESS} bytes")
-    if check_max_items(out, at.child("networkData.ips"), network.ips, MAX_IPS, "IP addresses"):
-        check_unique(out, at.child("networkData.ips"), network.ips, "IP address")
+        out.add(at.child("networkData.hardwareAddress"), too_long(MAX_HARDWARE_ADDRESS))
+    if check_max_items(out, at.child("networkData.ips"), network.ips, MAX_IPS):
+        check_unique(out, at.child("networkData.ips"), network.ips)
         for i, address in enumerate(network.ips):
             _check_interface_address(out, index(at.child("networkData.ips"), i), address)
 

@@ -40,6 +40,7 @@ from .formats import (
     index,
     label_key_errors,
     show,
+    too_long,
 )
 from .shared import RequestNames, check_device_taint, check_opaque, check_request_refs, check_toleration
 
@@ -62,7 +63,7 @@ def check_device_class(out: Findings, where: Location, obj: DeviceClass) -> None
     check_object_meta(out, where.child("metadata"), obj.metadata)
     spec, at = obj.spec, where.child("spec")
     check_selectors(out, at.child("selectors"), spec.selectors)
-    if check_max_items(out, at.child("config"), spec.config, MAX_CONFIGS, "configuration entries"):
+    if check_max_items(out, at.child("config"), spec.config, MAX_CONFIGS):
         for i, config in enumerate(spec.config):
             check_opaque(out, index(at.child("config"), i).child("opaque"), config.opaque)
     name = spec.extended_resource_name
@@ -119,14 +120,14 @@ def check_device_claim(out: Findings, at: Location, claim: DeviceClaim) -> Reque
     """Requests, constraints and config of a claim; returns the request names for reference checks."""
     names = request_names(claim)
     used = _constraint_attributes(claim.constraints)
-    if check_max_items(out, at.child("requests"), claim.requests, MAX_REQUESTS, "requests"):
+    if check_max_items(out, at.child("requests"), claim.requests, MAX_REQUESTS):
         for i, request in enumerate(claim.requests):
             _check_request(out, index(at.child("requests"), i), request, used)
-        check_unique(out, at.child("requests"), [r.name for r in claim.requests], "request name")
-    if check_max_items(out, at.child("constraints"), claim.constraints, MAX_CONSTRAINTS, "constraints"):
+        check_unique(out, at.child("requests"), [r.name for r in claim.requests])
+    if check_max_items(out, at.child("constraints"), claim.constraints, MAX_CONSTRAINTS):
         for i, constraint in enumerate(claim.constraints):
             _check_constraint(out, index(at.child("constraints"), i), constraint, names)
-    if check_max_items(out, at.child("config"), claim.config, MAX_CONFIGS, "configuration entries"):
+    if check_max_items(out, at.child("config"), claim.config, MAX_CONFIGS):
         for i, config in enumerate(claim.config):
             here = index(at.child("config"), i)
             check_request_refs(out, here.child("requests"), config.requests, names)
@@ -144,11 +145,11 @@ def _check_request(out: Findings, at: Location, request: DeviceRequest, used: di
         _check_exact(out, at.child("exactly"), request.exactly, used, request.name)
     else:
         subs = at.child("firstAvailable")
-        if check_max_items(out, subs, request.first_available, MAX_SUBREQUESTS, "subrequests"):
+        if check_max_items(out, subs, request.first_available, MAX_SUBREQUESTS):
             for i, sub in enumerate(request.first_available):
                 check_dns_label(out, index(subs, i).child("name"), sub.name)
                 _check_exact(out, index(subs, i), sub, used, f"{request.name}/{sub.name}")
-            check_unique(out, subs, [s.name for s in request.first_available], "subrequest name")
+            check_unique(out, subs, [s.name for s in request.first_available])
 
 
 def _check_exact(
@@ -167,7 +168,7 @@ def _check_exact(
     elif mode not in ("All", "ExactCount"):
         out.add(at.child("allocationMode"), f"{show(mode)} is not an allocation mode: use ExactCount or All")
     check_count_not_negative(out, at, request)
-    if check_max_items(out, at.child("tolerations"), request.tolerations, MAX_TOLERATIONS, "tolerations"):
+    if check_max_items(out, at.child("tolerations"), request.tolerations, MAX_TOLERATIONS):
         for i, toleration in enumerate(request.tolerations):
             check_toleration(out, index(at.child("tolerations"), i), toleration)
 
@@ -193,7 +194,7 @@ def _check_derived(
     out: Findings, at: Location, request: ExactDeviceRequest | DeviceSubRequest, used: dict[str, set[str]], name: str
 ) -> None:
     attributes = request.derived_attributes
-    if not check_max_items(out, at, attributes, MAX_DERIVED_ATTRIBUTES, "derived attributes"):
+    if not check_max_items(out, at, attributes, MAX_DERIVED_ATTRIBUTES):
         return
     parent = name.split("/")[0]
     visible = used.get("", set()) | used.get(name, set()) | (used.get(parent, set()) if "/" in name else set())
@@ -207,7 +208,7 @@ def _check_derived(
                 "distinctAttribute constraint that applies to this request",
             )
         check_expression(out, here.child("expression"), derived.expression)
-    check_unique(out, at, [d.name for d in attributes], "derived attribute name")
+    check_unique(out, at, [d.name for d in attributes])
 
 
 def _check_constraint(out: Findings, at: Location, constraint: DeviceConstraint, names: RequestNames) -> None:
@@ -224,7 +225,7 @@ def _check_constraint(out: Findings, at: Location, constraint: DeviceConstraint,
 
 def check_selectors(out: Findings, at: Location, selectors: list[DeviceSelector]) -> None:
     """Selectors: each has a CEL expression, within the API server's size and cost limits."""
-    if check_max_items(out, at, selectors, MAX_SELECTORS, "selectors"):
+    if check_max_items(out, at, selectors, MAX_SELECTORS):
         for i, selector in enumerate(selectors):
             if selector.cel is None:
                 out.add(index(at, i).child("cel"), "is required: a selector needs a CEL expression")
@@ -237,7 +238,7 @@ def check_expression(out: Findings, at: Location, expression: str) -> None:
     if not expression:
         out.add(at, "a CEL expression is required and must not be empty")
     elif len(expression.encode()) > MAX_CEL_LENGTH:
-        out.add(at, f"is {len(expression.encode())} bytes long, more than the limit of {MAX_CEL_LENGTH}")
+        out.add(at, too_long(MAX_CEL_LENGTH))
 
 
 def _is_extended_resource_name(name: str) -> bool:

@@ -155,7 +155,7 @@ def _check_claim_sources(
         ):
             if value is not None:
                 check_dns_subdomain(out, here.child(field), value)
-    check_unique(out, at, [c.name for c in claims], "claim name")
+    check_unique(out, at, [c.name for c in claims])
     return {c.name for c in claims}
 
 
@@ -173,7 +173,6 @@ def _check_container(out: Findings, at: Location, container: Container, claims: 
         out,
         at.child("resources.claims"),
         [c.name + (f"/{c.request}" if c.request else "") for c in container.resources.claims],
-        "claim reference",
     )
 
 

@@ -59,8 +59,8 @@ def index(where: Location, i: int) -> Location:
 
 
 def key(where: Location, name: object) -> Location:
-    """``where["name"]``: map keys are quoted so that ``x/y`` or ``a.b`` read unambiguously."""
-    return where.child(f"[{json.dumps(str(name))}]")
+    """``where[name]``, as Kubernetes' ``field.Path.Key`` writes a map key (unquoted): the path a user searches for."""
+    return where.child(f"[{name}]")
 
 
 def show(value: object) -> str:
@@ -69,13 +69,28 @@ def show(value: object) -> str:
     return text if len(text) <= 80 else text[:60] + "…" + text[-10:]
 
 
+def byte_length(text: str) -> int:
+    """A string's length as the API server measures it (Go's ``len``): UTF-8 bytes, not characters."""
+    return len(text.encode("utf-8", "surrogatepass"))
+
+
+def too_long(limit: int) -> str:
+    """Kubernetes' ``field.TooLong`` wording."""
+    return f"Too long: may not be more than {limit} bytes"
+
+
+def too_many(actual: int, limit: int) -> str:
+    """Kubernetes' ``field.TooMany`` wording."""
+    return f"Too many: {actual}: must have at most {limit} items"
+
+
 # --- names ------------------------------------------------------------------------------------
 
 
 def dns_label_errors(value: str) -> list[str]:
     """Why ``value`` is not an RFC 1123 DNS label ([] when it is)."""
     errors = []
-    if len(value) > DNS1123_LABEL_MAX:
+    if byte_length(value) > DNS1123_LABEL_MAX:
         errors.append(f"must be no more than {DNS1123_LABEL_MAX} characters")
     if not _DNS_LABEL.match(value):
         errors.append(f"must be a DNS label: {_LABEL_WORDS}")
@@ -85,7 +100,7 @@ def dns_label_errors(value: str) -> list[str]:
 def dns_subdomain_errors(value: str) -> list[str]:
     """Why ``value`` is not an RFC 1123 DNS subdomain ([] when it is)."""
     errors = []
-    if len(value) > DNS1123_SUBDOMAIN_MAX:
+    if byte_length(value) > DNS1123_SUBDOMAIN_MAX:
         errors.append(f"must be no more than {DNS1123_SUBDOMAIN_MAX} characters")
     if not _DNS_SUBDOMAIN.match(value):
         errors.append(f"must be a DNS subdomain: {_LABEL_WORDS}, in parts separated by '.'")
@@ -119,8 +134,8 @@ def check_driver_name(out: Findings, where: Location, value: str | None) -> None
     if not check_required(out, where, value, "the driver name"):
         return
     text = value or ""
-    if len(text) > DRIVER_NAME_MAX:
-        out.add(where, f"{show(text)} is longer than {DRIVER_NAME_MAX} characters")
+    if byte_length(text) > DRIVER_NAME_MAX:
+        out.add(where, too_long(DRIVER_NAME_MAX))
     for message in dns_subdomain_errors(text.lower()):
         out.add(where, f"driver name {show(text)} {message}")
 
@@ -130,8 +145,8 @@ def check_pool_name(out: Findings, where: Location, value: str | None) -> None:
     if not check_required(out, where, value, "the pool name"):
         return
     text = value or ""
-    if len(text) > POOL_NAME_MAX:
-        out.add(where, f"pool name is longer than {POOL_NAME_MAX} characters")
+    if byte_length(text) > POOL_NAME_MAX:
+        out.add(where, too_long(POOL_NAME_MAX))
     for part in text.split("/"):
         for message in dns_subdomain_errors(part):
             out.add(where, f"pool name part {show(part)} {message}")
@@ -155,8 +170,8 @@ def check_uuid(out: Findings, where: Location, value: str) -> None:
 
 def check_c_identifier(out: Findings, where: Location, value: str, what: str = "name") -> None:
     """A C identifier (capacity, counter and attribute names)."""
-    if len(value) > C_IDENTIFIER_MAX:
-        out.add(where, f"{what} {show(value)} is longer than {C_IDENTIFIER_MAX} characters")
+    if byte_length(value) > C_IDENTIFIER_MAX:
+        out.add(where, too_long(C_IDENTIFIER_MAX))
     if not _C_IDENTIFIER.match(value):
         out.add(
             where, f"{what} {show(value)} must be a C identifier: letters, digits and '_', not starting with a digit"
@@ -204,7 +219,7 @@ def label_key_errors(value: str) -> list[str]:
         errors.append("has an empty prefix before '/'")
     elif prefix:
         errors.extend(f"prefix {message}" for message in dns_subdomain_errors(prefix))
-    if len(name) > QUALIFIED_NAME_MAX:
+    if byte_length(name) > QUALIFIED_NAME_MAX:
         errors.append(f"name part must be no more than {QUALIFIED_NAME_MAX} characters")
     if not _QUALIFIED_PART.match(name):
         errors.append(
@@ -221,7 +236,7 @@ def check_label_key(out: Findings, where: Location, value: str | None) -> None:
 
 def check_label_value(out: Findings, where: Location, value: str) -> None:
     """A label value: at most 63 characters, alphanumeric at both ends."""
-    if len(value) > LABEL_VALUE_MAX:
+    if byte_length(value) > LABEL_VALUE_MAX:
         out.add(where, f"{show(value)} must be no more than {LABEL_VALUE_MAX} characters")
     if value and not _QUALIFIED_PART.match(value):
         out.add(
@@ -231,31 +246,33 @@ def check_label_value(out: Findings, where: Location, value: str) -> None:
         )
 
 
-def check_unique(out: Findings, where: Location, values: list[Any], what: str) -> None:
-    """Each value once; duplicates are reported at their index."""
+def check_unique(out: Findings, where: Location, values: list[Any]) -> None:
+    """Each value once; duplicates are reported at their index, as ``field.Duplicate`` words them."""
     seen: set[Any] = set()
     for i, value in enumerate(values):
         if value in seen:
-            out.add(index(where, i), f"duplicate {what} {show(value)}")
+            out.add(index(where, i), f"Duplicate value: {show(value)}")
         seen.add(value)
 
 
-def check_max_items(out: Findings, where: Location, items: Sized, limit: int, what: str) -> bool:
-    """True when within the limit; otherwise one problem (the items are then not checked one by one)."""
+def check_max_items(out: Findings, where: Location, items: Sized, limit: int) -> bool:
+    """True when within the limit; otherwise one problem (the items are then not checked one by one, as the
+    API server stops there too)."""
     if len(items) <= limit:
         return True
-    out.add(where, f"has {len(items)} {what}, more than the limit of {limit}")
+    out.add(where, too_many(len(items), limit))
     return False
 
 
 def check_json_object(out: Findings, where: Location, value: Any, limit: int) -> None:
-    """Opaque data (driver parameters, device data): a JSON object of at most ``limit`` bytes."""
+    """Opaque data (driver parameters, device data): a JSON object of at most ``limit`` bytes, measured as the
+    bytes sent (compact UTF-8 JSON), not as ASCII-escaped JSON: 10,228 bytes of "é" are 10,228, not 30,668."""
     if not isinstance(value, dict):
         out.add(where, f"must be a JSON object (a mapping), not {describe(value)}")
         return
-    size = len(json.dumps(value, separators=(",", ":"), default=str))
+    size = byte_length(json.dumps(value, separators=(",", ":"), ensure_ascii=False, default=str))
     if size > limit:
-        out.add(where, f"is {size} bytes as JSON, more than the limit of {limit}")
+        out.add(where, too_long(limit))
 
 
 # --- shared structures ------------------------------------------------------------------------
@@ -286,9 +303,9 @@ def check_annotations(out: Findings, where: Location, annotations: dict[str, str
     size = 0
     for name, value in annotations.items():
         check_label_key(out, key(where, name), name.lower())
-        size += len(name) + len(value)
+        size += byte_length(name) + byte_length(value)
     if size > ANNOTATIONS_MAX_BYTES:
-        out.add(where, f"annotations take {size} bytes, more than the limit of {ANNOTATIONS_MAX_BYTES}")
+        out.add(where, too_long(ANNOTATIONS_MAX_BYTES))
 
 
 def check_template_meta(out: Findings, where: Location, meta: ObjectMeta) -> None:
@@ -352,9 +369,9 @@ def _check_field_requirement(out: Findings, where: Location, requirement: NodeSe
 
 def check_conditions(out: Findings, where: Location, conditions: list[Condition], limit: int) -> None:
     """Conditions as metav1 validates them: unique qualified types, True/False/Unknown, reason format."""
-    if not check_max_items(out, where, conditions, limit, "conditions"):
+    if not check_max_items(out, where, conditions, limit):
         return
-    check_unique(out, where, [c.type for c in conditions], "condition type")
+    check_unique(out, where, [c.type for c in conditions])
     for i, condition in enumerate(conditions):
         at = index(where, i)
         check_label_key(out, at.child("type"), condition.type)
@@ -366,11 +383,11 @@ def check_conditions(out: Findings, where: Location, conditions: list[Condition]
             out.add(at.child("lastTransitionTime"), "is required")
         if not condition.reason:
             out.add(at.child("reason"), "is required")
-        elif len(condition.reason) > CONDITION_REASON_MAX or not _CONDITION_REASON.match(condition.reason):
+        elif byte_length(condition.reason) > CONDITION_REASON_MAX or not _CONDITION_REASON.match(condition.reason):
             out.add(
                 at.child("reason"),
                 f"{show(condition.reason)} must start with a letter and consist of "
                 "letters, digits, '_', ',' or ':' (at most 1024 characters)",
             )
-        if condition.message and len(condition.message) > CONDITION_MESSAGE_MAX:
-            out.add(at.child("message"), f"must be no more than {CONDITION_MESSAGE_MAX} characters")
+        if condition.message and byte_length(condition.message) > CONDITION_MESSAGE_MAX:
+            out.add(at.child("message"), too_long(CONDITION_MESSAGE_MAX))

@@ -50,7 +50,7 @@ def _check_valid_values(out: Findings, at: Location, total: Quantity, policy: Ca
                 index(where, i + 1),
                 f"{values[i + 1]} is smaller than {values[i]}: values must be sorted in ascending order",
             )
-    if not check_max_items(out, where, values, MAX_VALID_VALUES, "valid values"):
+    if not check_max_items(out, where, values, MAX_VALID_VALUES):
         return
     for i, value in enumerate(values):
         if value > total:
@@ -58,7 +58,7 @@ def _check_valid_values(out: Findings, at: Location, total: Quantity, policy: Ca
     seen: set[object] = set()
     for i, value in enumerate(values):
         if value.value in seen:
-            out.add(index(where, i), f"duplicate value {value}")
+            out.add(index(where, i), f'Duplicate value: "{value}"')
         seen.add(value.value)
     if policy.default not in values:
         out.add(where, f"does not contain the default {policy.default}: the default must be one of the values")

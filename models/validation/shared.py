@@ -35,11 +35,11 @@ RequestNames = dict[str, set[str]]
 
 def check_request_refs(out: Findings, at: Location, refs: list[str], names: RequestNames) -> None:
     """References to ``request`` or ``request/subrequest`` of this claim, each once, at most 32."""
-    if not check_max_items(out, at, refs, MAX_REQUEST_REFS, "request references"):
+    if not check_max_items(out, at, refs, MAX_REQUEST_REFS):
         return
     for i, ref in enumerate(refs):
         check_request_ref(out, index(at, i), ref, names)
-    check_unique(out, at, refs, "request reference")
+    check_unique(out, at, refs)
 
 
 def check_request_ref(out: Findings, at: Location, ref: str, names: RequestNames) -> None:
@@ -108,10 +108,10 @@ def check_toleration(out: Findings, at: Location, toleration: DeviceToleration) 
 def check_binding_conditions(out: Findings, at: Location, conditions: list[str], failures: list[str]) -> None:
     """Condition types, at most 4 of each, no duplicates, no overlap, one list only with the other."""
     for field, items in (("bindingConditions", conditions), ("bindingFailureConditions", failures)):
-        if check_max_items(out, at.child(field), items, MAX_BINDING_CONDITIONS, field):
+        if check_max_items(out, at.child(field), items, MAX_BINDING_CONDITIONS):
             for i, item in enumerate(items):
                 check_label_key(out, index(at.child(field), i), item)
-        check_unique(out, at.child(field), items, "condition")
+        check_unique(out, at.child(field), items)
     for i, item in enumerate(failures):
         if item in conditions:
             out.add(
@@ -132,6 +132,6 @@ def check_skip_node_operations(out: Findings, at: Location, operations: list[str
                 index(at, i),
                 f"{show(operation)} is not a node operation: use NodePrepareResources, NodeUnprepareResources or *",
             )
-    check_unique(out, at, operations, "operation")
+    check_unique(out, at, operations)
     if "NodePrepareResources" in operations and not {"NodeUnprepareResources", "*"} & set(operations):
         out.add(at, "NodePrepareResources may only be skipped together with NodeUnprepareResources (or *)")

@@ -23,6 +23,7 @@ from drasat.models.resource import (
 
 from .formats import (
     Findings,
+    byte_length,
     check_dns_label,
     check_driver_name,
     check_fully_qualified_name,
@@ -36,6 +37,7 @@ from .formats import (
     index,
     key,
     show,
+    too_long,
 )
 from .request_policy import check_capacity
 from .shared import check_binding_conditions, check_device_taint, check_skip_node_operations
@@ -131,15 +133,12 @@ def _is_list(attribute: DeviceAttribute) -> bool:
 
 def _check_devices(out: Findings, at: Location, spec: ResourceSliceSpec) -> None:
     limit = MAX_DEVICES_ADVANCED if _uses_advanced_features(spec.devices) else MAX_DEVICES
-    what = (
-        "devices" if limit == MAX_DEVICES else "devices (64 when any device uses taints, counters or list attributes)"
-    )
-    if not check_max_items(out, at, spec.devices, limit, what):
+    if not check_max_items(out, at, spec.devices, limit):
         return
     per_device = spec.per_device_node_selection is True
     for i, device in enumerate(spec.devices):
         _check_device(out, index(at, i), device, per_device)
-    check_unique(out, at, [d.name for d in spec.devices], "device name")
+    check_unique(out, at, [d.name for d in spec.devices])
 
 
 def _check_device(out: Findings, at: Location, device: Device, per_device: bool) -> None:
@@ -148,14 +147,13 @@ def _check_device(out: Findings, at: Location, device: Device, per_device: bool)
     if total > MAX_ATTRIBUTES_AND_CAPACITIES:
         out.add(
             at,
-            f"has {total} attributes and capacities together, more than the limit of {MAX_ATTRIBUTES_AND_CAPACITIES}",
+            f"Invalid value: {total}: the total number of attributes and capacities must not exceed "
+            f"{MAX_ATTRIBUTES_AND_CAPACITIES}",
         )
-    values = sum(_value_count(a) for a in device.attributes.values())
+    values = sum(_value_count(a) for a in device.attributes.values())  # list elements count one each
     if values > MAX_ATTRIBUTE_VALUES:
         out.add(
-            at,
-            f"has {values} attribute values (list elements count one each), more than the limit of "
-            f"{MAX_ATTRIBUTE_VALUES}",
+            at, f"Invalid value: {values}: the total number of attribute values must not exceed {MAX_ATTRIBUTE_VALUES}"
         )
     for name, attribute in device.attributes.items():
         check_qualified_name(out, key(at.child("attributes"), name), name)
@@ -164,7 +162,7 @@ def _check_device(out: Findings, at: Location, device: Device, per_device: bool)
     for name, capacity in device.capacity.items():
         check_qualified_name(out, key(at.child("capacity"), name), name)
         check_capacity(out, key(at.child("capacity"), name), capacity, multiple)
-    if check_max_items(out, at.child("taints"), device.taints, MAX_TAINTS, "taints"):
+    if check_max_items(out, at.child("taints"), device.taints, MAX_TAINTS):
         for i, taint in enumerate(device.taints):
             check_device_taint(out, index(at.child("taints"), i), taint)
     _check_consumptions(out, at.child("consumesCounters"), device.consumes_counters)
@@ -180,7 +178,7 @@ def _value_count(attribute: DeviceAttribute) -> int:
 
 
 def _check_attribute(out: Findings, at: Location, attribute: DeviceAttribute) -> None:
-    """Exactly one typed value; strings and versions at most 64 characters; lists not empty."""
+    """Exactly one typed value; strings and versions at most 64 bytes (UTF-8, as Go counts); lists not empty."""
     given = [name for name, value in attribute.raw().items() if value is not None]
     if len(given) != 1:
         out.add(
@@ -203,8 +201,8 @@ def _check_attribute(out: Findings, at: Location, attribute: DeviceAttribute) ->
 
 
 def _check_text(out: Findings, at: Location, value: str, version: bool) -> None:
-    if len(value) > MAX_ATTRIBUTE_LENGTH:
-        out.add(at, f"must be no more than {MAX_ATTRIBUTE_LENGTH} characters")
+    if byte_length(value) > MAX_ATTRIBUTE_LENGTH:
+        out.add(at, too_long(MAX_ATTRIBUTE_LENGTH))
     if version and not _SEMVER.match(value):
         out.add(
             at,
@@ -213,37 +211,35 @@ def _check_text(out: Findings, at: Location, value: str, version: bool) -> None:
 
 
 def _check_consumptions(out: Findings, at: Location, consumptions: list[DeviceCounterConsumption]) -> None:
-    if not check_max_items(out, at, consumptions, MAX_CONSUMPTIONS_PER_DEVICE, "counter consumptions"):
+    if not check_max_items(out, at, consumptions, MAX_CONSUMPTIONS_PER_DEVICE):
         return
     for i, consumption in enumerate(consumptions):
         here = index(at, i)
         check_dns_label(out, here.child("counterSet"), consumption.counter_set)
         _check_counters(out, here.child("counters"), consumption.counters, MAX_COUNTERS_PER_CONSUMPTION)
         groups = consumption.compatibility_groups or []
-        if check_max_items(
-            out, here.child("compatibilityGroups"), groups, MAX_COMPATIBILITY_GROUPS, "compatibility groups"
-        ):
-            check_unique(out, here.child("compatibilityGroups"), groups, "compatibility group")
+        if check_max_items(out, here.child("compatibilityGroups"), groups, MAX_COMPATIBILITY_GROUPS):
+            check_unique(out, here.child("compatibilityGroups"), groups)
             for g, group in enumerate(groups):
                 check_dns_label(out, index(here.child("compatibilityGroups"), g), group)
-    check_unique(out, at, [c.counter_set for c in consumptions], "counter set")
+    check_unique(out, at, [c.counter_set for c in consumptions])
 
 
 def _check_counters(out: Findings, at: Location, counters: Mapping[str, object], limit: int) -> None:
     if not counters:
         out.add(at, "at least one counter is required")
-    elif check_max_items(out, at, counters, limit, "counters"):
+    elif check_max_items(out, at, counters, limit):
         for name in counters:
             check_dns_label(out, key(at, name), name)
 
 
 def _check_counter_sets(out: Findings, at: Location, sets: list[CounterSet]) -> None:
-    if not check_max_items(out, at, sets, MAX_COUNTER_SETS, "counter sets"):
+    if not check_max_items(out, at, sets, MAX_COUNTER_SETS):
         return
     for i, counter_set in enumerate(sets):
         check_dns_label(out, index(at, i).child("name"), counter_set.name)
         _check_counters(out, index(at, i).child("counters"), counter_set.counters, MAX_COUNTERS_PER_SET)
-    check_unique(out, at, [s.name for s in sets], "counter set name")
+    check_unique(out, at, [s.name for s in sets])
 
 
 def _check_device_nodes(out: Findings, at: Location, device: Device, per_device: bool) -> None:

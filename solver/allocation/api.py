@@ -24,12 +24,12 @@ CP-SAT alone (perf/pigeon-*, slow-*). The answer is first-fit's either way.
 
 from __future__ import annotations
 
-import gc
 import sys
 import time
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from drasat.models.collector import pause_collector, resume_collector
 from drasat.models.errors import AllocationError, DrasatError, InputError, SolveTimeout, Unschedulable
 from drasat.models.resource import AllocationResult
 from drasat.solver.cel import SelectorEvaluator
@@ -121,16 +121,14 @@ def allocate(
     refuse, and SolveTimeout when ``time_limit`` seconds were not enough. The limit is one
     deadline for the whole call: selector evaluation and both searches share it.
 
-    Python's cyclic garbage collector is paused for the call and running again after it (see :func:`_allocate`).
+    Python's automatic garbage collection is paused for the call and as the caller had it after the last call
+    running in any thread (see :func:`_allocate`).
     """
-    collecting = gc.isenabled()
-    if collecting:
-        gc.disable()  # see _allocate; models.collector's pause, inline: asked on every small call
+    pause_collector()  # see _allocate; counted, so that threads calling at once never end another's pause
     try:
         return _allocate(problem, solver, objective, time_limit, workers, evaluator, greedy_budget, inventory)
     finally:
-        if collecting:
-            gc.enable()
+        resume_collector()
 
 
 def _allocate(
@@ -150,8 +148,9 @@ def _allocate(
     700 new objects, walks every object the process holds -- the caller's whole input among them --
     each time the survivors grow by a quarter. On 4,096 devices and 1,024 claims that was 40 % of a
     greedy call and 45 % of the default path's (whose equivalence classes add survivors, so more
-    passes). Paused, the collector runs after the call and sees only what it kept. Already paused
-    (the caller's choice): left as it is; threads only ever delay a collection.
+    passes). Paused, the collector runs after the call and sees only what it kept. The pause is
+    :mod:`drasat.models.collector`'s, counted across threads, and leaves the host's own
+    ``gc.disable``/``gc.enable`` alone: threads only ever delay a collection.
     """
     solver, objective = check_options(solver, objective, time_limit)
     alternatives = _count_alternatives(problem)

@@ -22,6 +22,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from .errors import CelCompileError, compilation_failed, issue
+from .stack import deep
 from .syntax import MACROS, Node, Parsed
 
 SECTIONS = ("attributes", "capacity")
@@ -189,6 +190,7 @@ class _Rewriter:
     def __init__(self, text: str, fold: Fold | None = None) -> None:
         self.text, self.fold = text, fold
 
+    @deep
     def render(self, node: Node) -> str:
         out = self._own(node)
         if out is not None:
@@ -258,6 +260,7 @@ class _Estimator:
         self.work = 0
         self.biggest = 0
 
+    @deep
     def size(self, node: Node, env: dict[str, int], loops: int) -> int:
         size = self._size(node, env, loops)
         self.biggest = max(self.biggest, size)

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 
 from .errors import CelCompileError, compilation_failed, issue
 from .signatures import OVERLOADS, Type, is_assignable, type_name
+from .stack import deep
 from .syntax import MACROS, Node, Parsed
 
 DYN: Type = "dyn"
@@ -65,6 +66,7 @@ class _Checker:
     def __init__(self) -> None:
         self.found = Checked()
 
+    @deep
     def type_of(self, node: Node, scope: Scope) -> Type:
         handler = getattr(self, "_" + node.kind)
         result: Type = handler(node, scope)
@@ -222,6 +224,7 @@ def _match(params: tuple[Type, ...], args: list[Type]) -> dict[str, Type] | None
     return bound
 
 
+@deep
 def _substitute(result: Type, bound: dict[str, Type]) -> Type:
     if isinstance(result, tuple):
         return (result[0],) + tuple(_substitute(p, bound) for p in result[1:])

@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 
 from .checker import Checked, checked
 from .errors import CelCompileError
+from .stack import deep
 from .syntax import MACROS, Node, parse
 
 #: ``resourceapi.CELSelectorExpressionMaxCost``: the estimated and the run-time limit.
@@ -200,6 +201,7 @@ class Coster:
         self.locals[name].pop()
 
     # --- expressions ---------------------------------------------------------------------
+    @deep
     def cost(self, node: Node) -> Range:
         if node.kind == "literal":
             return ZERO

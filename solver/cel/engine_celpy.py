@@ -35,6 +35,7 @@ from .cost import MAX_COST, estimate
 from .device import CelDevice, convert
 from .errors import COST_EXCEEDED, CelRuntimeError, missing_key, non_bool_result
 from .signatures import type_name
+from .stack import deep
 from .syntax import MACROS, Node, decode_string, parse
 
 NAME = "celpy"
@@ -104,6 +105,7 @@ class _Evaluator(Evaluator):
         self.locals: dict[str, Any] = {"device": device}
         self.budget = _Budget(program.within_limit)
 
+    @deep
     def _visit_tree(self, tree: lark.Tree) -> Any:
         self.budget.step()
         while tree.data in _PASS and len(tree.children) == 1 and isinstance(tree.children[0], lark.Tree):

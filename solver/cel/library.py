@@ -16,6 +16,8 @@ from typing import Any
 from drasat.models.quantity import Quantity, QuantityError
 from drasat.models.semver import Semver, SemverError
 
+from .stack import deep
+
 #: Kubernetes' ``ResourceSliceMaxAttributeValuesPerDevice``: ``includes`` scans no further.
 INCLUDES_MAX = 48
 _INT64_MIN, _INT64_MAX = -(2**63), 2**63 - 1
@@ -32,6 +34,7 @@ NO_SUCH_OVERLOAD = "no such overload"
 
 
 # --- equality and ordering -----------------------------------------------------------
+@deep
 def cel_equal(a: Any, b: Any) -> bool:
     """CEL heterogeneous equality: numbers compare by value, other kinds only with their own."""
     if isinstance(a, bool) or isinstance(b, bool):

@@ -22,6 +22,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from .stack import deep
+
 if TYPE_CHECKING:
     from .syntax import Node
 
@@ -69,6 +71,7 @@ class _Listener:
     calc (left-recursive), unary, member (left-recursive), primary, and the nested expressions
     of parentheses, arguments, list elements and map entries."""
 
+    @deep
     def expr(self, node: Node, open_: _Open, parens: int | None = None) -> None:
         opened = open_.with_("expr")
         if (node.parens if parens is None else parens) == 0 and _is_call(node, {"_?_:_"}):
@@ -89,6 +92,7 @@ class _Listener:
     def calc(self, node: Node, open_: _Open, parens: int | None = None) -> None:
         self.chain(node, open_, "calc", _CALC, self.unary, parens)
 
+    @deep
     def chain(
         self, node: Node, open_: _Open, rule: str, family: frozenset[str], operand: Any, parens: int | None = None
     ) -> None:

@@ -8,6 +8,8 @@ semver and ``includes`` functions. Types are cel's names (``int``, ``list(string
 
 from __future__ import annotations
 
+from .stack import deep
+
 Type = str | tuple
 Overload = tuple[tuple[Type, ...], Type, bool]  # params (receiver first), result, member?
 
@@ -143,6 +145,7 @@ for _part in (_standard, _conversions, _strings, _kubernetes, _optional):
     _part()
 
 
+@deep
 def is_assignable(param: Type, arg: Type, bound: dict[str, Type]) -> bool:
     """Whether ``arg`` fits ``param``, binding type parameters as cel's checker does."""
     if arg == "dyn" or param == "dyn":
@@ -161,6 +164,7 @@ def is_assignable(param: Type, arg: Type, bound: dict[str, Type]) -> bool:
     return param == arg
 
 
+@deep
 def _unify(a: Type, b: Type) -> bool:
     if a == "dyn" or b == "dyn":
         return True
@@ -169,6 +173,7 @@ def _unify(a: Type, b: Type) -> bool:
     return a == b
 
 
+@deep
 def type_name(t: Type) -> str:
     """cel's spelling of a type: ``list(int)``, ``map(string, dyn)``."""
     if isinstance(t, tuple):

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import importlib.util
 import re
-import sys
 import threading
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -22,6 +21,7 @@ from lark.exceptions import LarkError, UnexpectedCharacters, UnexpectedInput
 
 from .errors import CelCompileError, compilation_failed, issue
 from .parse_limits import recursion_problem
+from .stack import deep
 
 MAX_CODE_POINTS = 100_000  # cel-go's default expressionSizeCodePointLimit (Kubernetes keeps it)
 _PASS_THROUGH = {
@@ -113,10 +113,6 @@ def parse(text: str) -> Parsed:
         raise CelCompileError(compilation_failed(f"ERROR: <input>:-1:0: {problem}"), text)
     return Parsed(text, root, frozenset(marks), tree)
 
-
-# cel-go accepts 250 levels of nesting; building, checking and evaluating them walks the tree
-# recursively, a few Python frames per level.
-sys.setrecursionlimit(max(sys.getrecursionlimit(), 20_000))
 
 _PARSER: lark.Lark | None = None
 _PARSER_LOCK = threading.Lock()
@@ -216,6 +212,7 @@ class _Builder:
     def build(self, tree: lark.Tree) -> Node:
         return self.node(tree)
 
+    @deep
     def node(self, tree: lark.Tree) -> Node:
         parens, outer = 0, tree
         while True:

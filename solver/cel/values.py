@@ -18,6 +18,7 @@ from __future__ import annotations
 from drasat.models.semver import Semver
 
 from .errors import CelRuntimeError
+from .stack import deep
 
 Scalar = int | bool | str | Semver
 Value = Scalar | list[Scalar]
@@ -99,6 +100,7 @@ def _scalar(value: Scalar) -> Scalar:
     return value
 
 
+@deep
 def value_type(value: object) -> str:
     """The CEL name of a result value's type; a list is named by its element type when it has one."""
     if isinstance(value, Foreign):

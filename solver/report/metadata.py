@@ -20,17 +20,32 @@ attributes its ResourceSlice publishes (capacities are not metadata).
 A claim comes from a template when it carries the ``resource.kubernetes.io/pod-claim-name``
 annotation (set by the claim controller) or a pod's ``status.resourceClaimStatuses``
 names it; this module only builds the data, the command line writes it.
+
+Every name that becomes a path segment (namespace, pod, claim, pod claim, request, driver) is
+checked first as the API server checks it (DNS label or subdomain, driver name): none of those
+formats admits ``/``, ``..`` or an empty segment, so no file can land outside the metadata root,
+whatever the input says. A name the API server would refuse is an InputError naming the object and
+field, raised before the command line writes anything.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from drasat.models.core import Pod
-from drasat.models.errors import InputError
+from drasat.models.errors import InputError, Location
+from drasat.models.meta import TypedObject
 from drasat.models.resource import Device, DeviceRequestAllocationResult, ResourceClaim, ResourceSlice
+from drasat.models.validation.formats import (
+    Findings,
+    check_dns_label,
+    check_dns_subdomain,
+    check_driver_name,
+    index,
+    key,
+)
 
 from .pool_usage import gather_pools
 
@@ -47,16 +62,24 @@ class MetadataFile:
     objects: tuple[dict[str, Any], ...]
 
 
+Locate = Callable[[TypedObject], Location | None]
+
+
 def metadata_files(
-    claims: Sequence[ResourceClaim], slices: Sequence[ResourceSlice], pods: Sequence[Pod] = ()
+    claims: Sequence[ResourceClaim],
+    slices: Sequence[ResourceSlice],
+    pods: Sequence[Pod] = (),
+    locate: Locate | None = None,
 ) -> list[MetadataFile]:
-    """Every file for the allocated ``claims``, in each consuming pod's tree; a clash is an InputError."""
+    """Every file for the allocated ``claims``, in each consuming pod's tree; a clash, or a name no path may be
+    made of, is an InputError (``locate`` gives each object's place in the input for the messages)."""
+    allocated = [c for c in claims if c.status is not None and c.status.allocation is not None]
+    refuse_unsafe_names(allocated, pods, locate)
     devices = {(p.driver, p.name, d.name): d for p in gather_pools(slices) for _, d in p.devices}
-    from_templates = _template_claims(pods)
+    from_templates = {found: name for found, (name, _, _) in _template_claims(pods).items()}
     files: dict[str, MetadataFile] = {}
-    for claim in claims:
-        if claim.status is None or claim.status.allocation is None:
-            continue
+    for claim in allocated:
+        assert claim.status is not None and claim.status.allocation is not None
         pod_claim = claim.metadata.annotations.get(POD_CLAIM_NAME_ANNOTATION) or from_templates.get(
             (claim.namespace, claim.name)
         )
@@ -99,14 +122,62 @@ def _names(pod: Pod, claim_name: str | None) -> bool:
     return direct or generated
 
 
-def _template_claims(pods: Sequence[Pod]) -> dict[tuple[str, str], str]:
-    """(namespace, generated claim name) -> the pod's claim name, from pods' status."""
+def _template_claims(pods: Sequence[Pod]) -> dict[tuple[str, str], tuple[str, Pod, int]]:
+    """(namespace, generated claim name) -> the pod's claim name, the pod and the status entry saying so."""
     found = {}
     for pod in pods:
-        for status in pod.status.resource_claim_statuses if pod.status else []:
+        for i, status in enumerate(pod.status.resource_claim_statuses if pod.status else []):
             if status.resource_claim_name:
-                found[(pod.namespace, status.resource_claim_name)] = status.name
+                found[(pod.namespace, status.resource_claim_name)] = (status.name, pod, i)
     return found
+
+
+def refuse_unsafe_names(claims: Sequence[ResourceClaim], pods: Sequence[Pod], locate: Locate | None = None) -> None:
+    """InputError naming object and field for every name that would become a path segment and that the API
+    server would refuse: ``..``, ``/``, ``a/../../b`` are none of a DNS label, a DNS subdomain or a driver name."""
+    out = Findings()
+
+    def where(obj: TypedObject) -> Location:
+        found = locate(obj) if locate is not None else None
+        label = "/".join(filter(None, (obj.namespace, obj.name)))
+        return found or Location(kind=obj.kind, name=label or None)
+
+    templates = _template_claims(pods)
+    for claim in claims:
+        at = where(claim)
+        if claim.namespace:
+            check_dns_label(out, at.child("metadata.namespace"), claim.namespace)
+        check_dns_subdomain(out, at.child("metadata.name"), claim.name)
+        annotation = claim.metadata.annotations.get(POD_CLAIM_NAME_ANNOTATION)
+        if annotation is not None:
+            check_dns_label(out, key(at.child("metadata.annotations"), POD_CLAIM_NAME_ANNOTATION), annotation)
+        elif (claim.namespace, claim.name) in templates:
+            name, pod, i = templates[(claim.namespace, claim.name)]
+            check_dns_label(out, index(where(pod).child("status.resourceClaimStatuses"), i).child("name"), name)
+        _check_consumers(out, at, claim, pods, where)
+    if out.problems:
+        raise InputError(out.problems)
+
+
+def _check_consumers(
+    out: Findings, at: Location, claim: ResourceClaim, pods: Sequence[Pod], where: Callable[[TypedObject], Location]
+) -> None:
+    """The pod names of the claim's trees, and the request and driver names of its files."""
+    assert claim.status is not None and claim.status.allocation is not None
+    namespace = claim.namespace or "default"
+    for pod in pods:
+        if (pod.namespace or "default") == namespace and pod.metadata.name and _names(pod, claim.name):
+            check_dns_subdomain(out, where(pod).child("metadata.name"), pod.metadata.name)
+    for i, ref in enumerate(claim.status.reserved_for):
+        if ref.resource == "pods" and not ref.api_group:
+            check_dns_subdomain(out, index(at.child("status.reservedFor"), i).child("name"), ref.name)
+    for i, owner in enumerate(claim.metadata.owner_references):
+        if owner.kind == "Pod" and owner.controller:
+            check_dns_subdomain(out, index(at.child("metadata.ownerReferences"), i).child("name"), owner.name)
+    for i, result in enumerate(claim.status.allocation.devices.results):
+        result_at = index(at.child("status.allocation.devices.results"), i)
+        check_dns_label(out, result_at.child("request"), result.request.split("/")[0])
+        check_driver_name(out, result_at.child("driver"), result.driver)
 
 
 def _by_request_and_driver(

@@ -20,8 +20,9 @@ nodes, one by one, two local processes on two cores were no faster than one (shi
 each per-node problem costs about what it saves). ``--processes`` pays off only where
 each allocation is expensive.
 
-Every executor can be ``terminate``d: Ctrl-C (``cli/interrupt.py``) kills the workers
-instead of leaving them behind. A worker that dies is :class:`WorkerLost`; an error a
+Every executor can be ``terminate``d: Ctrl-C, SIGTERM and SIGHUP (``cli/interrupt.py``) kill the
+workers instead of leaving them behind; a worker itself leaves those signals to its parent
+(:func:`_worker_signals`). A worker that dies is :class:`WorkerLost`; an error a
 task raises on a worker is raised here as it was there (a Ray task's error unwrapped).
 """
 
@@ -30,6 +31,7 @@ from __future__ import annotations
 import logging
 import math
 import multiprocessing
+import signal
 import socket
 import warnings
 from collections.abc import Callable, Sequence
@@ -105,7 +107,7 @@ class LocalProcesses(_Closing):
         if self._pool is None:
             methods = multiprocessing.get_all_start_methods()
             context = multiprocessing.get_context("fork" if "fork" in methods else None)
-            self._pool = ProcessPoolExecutor(max_workers=self.workers, mp_context=context)
+            self._pool = ProcessPoolExecutor(max_workers=self.workers, mp_context=context, initializer=_worker_signals)
         chunk = max(1, math.ceil(len(tasks) / (self.workers * 4)))
         try:
             return list(self._pool.map(fn, tasks, chunksize=chunk))
@@ -129,6 +131,19 @@ class LocalProcesses(_Closing):
         pool.shutdown(wait=False, cancel_futures=True)
         for process in processes:
             process.join(timeout=1)
+
+
+def _worker_signals() -> None:
+    """A forked worker's signals: the parent decides. Ctrl-C, which the terminal sends to the whole process
+    group, is ignored (the parent stops the workers it started); SIGTERM and SIGHUP end the worker as they end
+    any process, not through the handler the parent installed; and the signal wake-up pipe the fork shares with
+    the parent is let go, so that a signal to a worker alone never ends the parent's run."""
+    signal.set_wakeup_fd(-1)
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    for name in ("SIGTERM", "SIGHUP"):
+        number = getattr(signal, name, None)
+        if number is not None and signal.getsignal(number) is not signal.SIG_IGN:
+            signal.signal(number, signal.SIG_DFL)
 
 
 class RayCluster(_Closing):

@@ -19,11 +19,13 @@ A crash is an input that breaks the contract of :mod:`.harness`; libFuzzer write
 ``crash-<sha1>``. Fix it, then copy it into ``tests/fuzz_corpus/`` so that
 ``tests/test_fuzz_corpus.py`` keeps it fixed.
 
-Long runs: the instrumented process grows by about half a megabyte per execution
-(atheris' bookkeeping; the same inputs uninstrumented hold steady), so run it in chunks
-that restart on the shared corpus, e.g. ``for i in $(seq 30); do nice -n 10 python
-tests/fuzz/fuzz_cli.py /tmp/fuzz-corpus -runs=4000 -max_len=16384 -rss_limit_mb=3072
--timeout=60; done`` (an out-of-memory stop then ends only its chunk).
+Memory: measured with ``-rss_limit_mb=2048 -max_len=16384`` for 600 s (2 shared cores, niced): 38,221
+executions, peak RSS 555 MB, no stop. It had reached 1.8 GB within 1,200 executions with no input kept: the
+custom mutator (which runs in the fuzzed process) listed the paths of ``a: &a [*a]`` -- a list that
+contains itself, in the corpus -- one step longer each time, 1.5 GB before giving up (a plain loop over the harness: peak 1,676 MB by
+execution 200 before, 192 MB after 1,500) (now each container is
+entered once), and every load's ``gc.freeze`` kept the garbage cycles of earlier executions for ever (now only
+the command line's one-shot process freezes). ``tests/test_fuzz_corpus.py`` checks both.
 """
 
 from __future__ import annotations

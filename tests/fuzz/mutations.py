@@ -83,14 +83,23 @@ class _TooLarge(Exception):
 
 
 def _paths(root: Any) -> list[tuple]:
-    """Every path to a value inside the documents (keys and indexes); raises _TooLarge past MAX_PATHS."""
+    """Every path to a value inside the documents (keys and indexes); raises _TooLarge past MAX_PATHS.
+
+    Each container is entered once: YAML's anchors make one list or mapping appear in many places, and
+    ``a: &a [*a]`` makes a list that contains itself, whose paths (each one step longer than the last) took
+    1.5 GB before the MAX_PATHS-th was reached -- inside the fuzzer's own mutator, so in every fuzzing run."""
     out: list[tuple] = []
     stack: list[tuple[Any, tuple]] = [(root, ())]
+    entered: set[int] = set()
     while stack:
         node, prefix = stack.pop()
         out.append(prefix)
         if len(out) > MAX_PATHS:
             raise _TooLarge()
+        if isinstance(node, (dict, list)):
+            if id(node) in entered:
+                continue
+            entered.add(id(node))
         if isinstance(node, dict):
             stack.extend((value, prefix + (key,)) for key, value in node.items())
         elif isinstance(node, list):
