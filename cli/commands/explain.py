@@ -96,11 +96,13 @@ def explain(
     First the funnel: for each request and alternative, how many devices the
     node offers it and what removed the others (selectors, node selection,
     pools, taints, devices in use, ...), naming a few devices per reason. A
-    request with too few candidates is the cause. Otherwise, the conflict: a
-    minimal set of DRA rule instances (a device allocated once, a claim's
-    matchAttribute, a counter set, a device's capacity) that cannot hold
-    together — dropping any one of them would let the claims fit — each with
-    its numbers. Then what would fix it, where cheap: the largest count that
+    request with too few candidates is the cause. Otherwise, the conflicts:
+    each a minimal set of DRA rule instances (a device allocated once, a
+    claim's matchAttribute, a counter set, a device's capacity) that cannot
+    hold together, each member with its numbers. Every independent conflict is
+    named (all of them must be resolved), and "dropping it lets the claims
+    fit" is said only where a solve showed it. Then what would fix it, where
+    cheap: the largest count that
     fits, the allocated claim whose release makes it fit, the feature gate to
     turn on. Claims that fit are shown with the devices solve would choose.
     """

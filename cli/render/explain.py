@@ -31,8 +31,6 @@ def pod_text(found: PodExplanation) -> str:
 
 def explanation_text(found: Explanation) -> str:
     """One explanation for one node, as lines of text."""
-    from drasat.solver.explanation.explain import conflict_header
-
     lines: list[str] = []
     shown = _shown(found)
     for f in shown:
@@ -63,14 +61,24 @@ def explanation_text(found: Explanation) -> str:
     elif found.short_requests:
         lines.append("cause: too few candidates for " + "; ".join(found.short_requests))
     elif found.conflict:
-        lines.append(conflict_header(found) + ":")
-        lines.extend(f"  - {words}" for words in found.conflict)
+        lines.extend(_conflict_lines(found))
     if found.timed_out:
         lines.append(found.timed_out)
     if found.fixes:
         lines.append("what would fix it:")
         lines.extend(f"  - {fix.text}" for fix in found.fixes)
     return "\n".join(lines)
+
+
+def _conflict_lines(found: Explanation) -> list[str]:
+    """Each independent conflict with its members, then what dropping them was shown to do."""
+    from drasat.solver.explanation.wording import conflict_blocks, conflict_closing, conflict_intro
+
+    lines = [line for line in [conflict_intro(found)] if line]
+    for head, members in conflict_blocks(found):
+        lines.append(head + ":")
+        lines.extend(f"  - {words}" for words in members)
+    return lines + conflict_closing(found)
 
 
 def _shown(found: Explanation) -> list[Funnel]:
