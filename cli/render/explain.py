@@ -18,8 +18,9 @@ ALL_FUNNELS = 10  # up to this many alternatives, every funnel is shown
 
 def pod_text(found: PodExplanation) -> str:
     """One pod: the scheduler's summary (or its node and devices), then each node class's explanation."""
-    lines = [f"pod {found.pod}: {found.summary}"]
+    lines = [f"pod {found.pod}: {found.summary}" + _after(found)]
     lines.extend(f"  - claim {c.claim}, request {c.request}: {c.device}" for c in found.choice)
+    lines.extend(_queue_lines(found))
     for node_class in found.classes:
         more = f" and {node_class.more_nodes} more" if node_class.more_nodes else ""
         lines.append(f"  on node(s) {', '.join(node_class.nodes)}{more} the devices cannot be allocated:")
@@ -27,6 +28,45 @@ def pod_text(found: PodExplanation) -> str:
     if found.unexplained_nodes:
         lines.append(f"  ({found.unexplained_nodes} more node(s) fail on devices in other ways, not explained here)")
     return "\n".join(lines)
+
+
+def _after(found: PodExplanation) -> str:
+    """A placed pod: how many pods the queue placed before it ("" for none)."""
+    if not found.feasible or not found.placed_before:
+        return ""
+    return f" (in the queue's order, after {_pods(found.placed_before)} placed before it)"
+
+
+def _pods(count: int) -> str:
+    return f"{count} pod{'s' if count != 1 else ''}"
+
+
+def _queue_lines(found: PodExplanation) -> list[str]:
+    """A pod left pending: whether the pods before it are why (and which, on which node), and what
+    ``schedule --batch`` does with it."""
+    lines = []
+    story = found.queue
+    if story is not None:
+        before = f"  pending in the queue's order, after {_pods(found.placed_before)} placed before it; "
+        lines.append(
+            before + "as the input was before them, no node takes it either"
+            if story.alone is None
+            else before + f"as the input was before them, node {story.alone} would take it"
+        )
+        for took in story.took_room:
+            them = "them" if len(took.pods) > 1 else "it"
+            lines.append(
+                f"  on node {took.node}, {', '.join(took.pods)} (placed before it) took the room: "
+                f"without {them} the pod fits there"
+            )
+        if story.nodes_unchecked:
+            lines.append(f"  ({story.nodes_unchecked} more node(s) got pods before it, not checked)")
+    joint = found.batch
+    if joint is not None:
+        sure = "its answer proven optimal" if joint.proven else f"its best answer within {joint.seconds:.0f} s"
+        where = f"would place it on node {joint.node}" if joint.node else "would leave it pending too"
+        lines.append(f"  drasat schedule --batch {where} ({joint.placed}/{joint.pods} pods placed jointly, {sure})")
+    return lines
 
 
 def explanation_text(found: Explanation) -> str:
