@@ -102,3 +102,18 @@ def test_on_one_node_the_queue_still_runs_over_every_node() -> None:
     assert text.startswith("pod default/big: 0/1 nodes are available: 1 cannot allocate all claims.\n"), text
     assert "on node node-b, default/small-1 (placed before it) took the room" in text
     assert "node-a," not in text
+
+
+def test_a_pod_no_node_holds_even_before_the_queue_is_not_blamed_on_the_pods_before_it(tmp_path: Path) -> None:
+    """Three GPUs in one pod, nodes of two: the pods placed before it are not why, and --batch is not asked."""
+    three = QUEUE.read_text().replace("count: 2", "count: 3")
+    (tmp_path / "input.yaml").write_text(three)
+    load_all_commands()
+    result = CliRunner().invoke(cli, ["explain", "--pods", "default/big", str(tmp_path)])
+    assert result.exit_code == 1, result.output
+    assert "after 2 pods placed before it; as the input was before them, no node takes it either" in result.stdout
+    assert "took the room" not in result.stdout and "--batch" not in result.stdout
+    (placement,) = [p for p in schedule(_cluster(three)) if p.label == "default/big"]
+    assert placement.node is None  # schedule agrees: pending
+    alone = replace(_cluster(three), pods=[p for p in _cluster(three).pods if p.name == "big"])
+    assert [p.node for p in schedule(alone)] == [None]  # and without the pods before it, still pending

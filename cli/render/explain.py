@@ -14,6 +14,7 @@ if TYPE_CHECKING:
     from drasat.solver.scheduling.pod_explanation import PodExplanation
 
 ALL_FUNNELS = 10  # up to this many alternatives, every funnel is shown
+PODS_NAMED = 5  # pods named per node that took a pending pod's room (-o json names them all)
 
 
 def pod_text(found: PodExplanation) -> str:
@@ -55,9 +56,10 @@ def _queue_lines(found: PodExplanation) -> list[str]:
         )
         for took in story.took_room:
             them = "them" if len(took.pods) > 1 else "it"
+            more = len(took.pods) - PODS_NAMED
+            named = ", ".join(took.pods[:PODS_NAMED]) + (f" and {more} more" if more > 0 else "")
             lines.append(
-                f"  on node {took.node}, {', '.join(took.pods)} (placed before it) took the room: "
-                f"without {them} the pod fits there"
+                f"  on node {took.node}, {named} (placed before it) took the room: without {them} the pod fits there"
             )
         if story.nodes_unchecked:
             lines.append(f"  ({story.nodes_unchecked} more node(s) got pods before it, not checked)")
