@@ -224,11 +224,11 @@ def _explain_pods(
 
 def _joint(cluster: Any, found: list[PodExplanation], evaluator: Any, seconds: float) -> None:
     """Where ``schedule --batch`` puts each pod left pending: every pending pod placed jointly, as that command
-    places them (with at least a second: its model is built whatever the time left)."""
+    places them, within the time left."""
     from drasat.solver.batch.placement import schedule_batch
     from drasat.solver.scheduling.plugins.dynamic_resources import AllocateOptions
     from drasat.solver.scheduling.pod_explanation import with_batch
 
-    seconds = max(seconds, 1.0)
+    seconds = max(seconds, 0.1)  # what is left: --timeout bounds the whole command (an answer unproven then says so)
     result = schedule_batch(cluster, options=AllocateOptions(time_limit=seconds, evaluator=evaluator))
     with_batch(found, result.placements, result.summary.proven, seconds)

@@ -65,7 +65,11 @@ def _queue_lines(found: PodExplanation) -> list[str]:
             lines.append(f"  ({story.nodes_unchecked} more node(s) got pods before it, not checked)")
     joint = found.batch
     if joint is not None:
-        sure = "its answer proven optimal" if joint.proven else f"its best answer within {joint.seconds:.0f} s"
+        sure = (
+            "its answer proven optimal"
+            if joint.proven
+            else f"its best answer within {joint.seconds:.1f} s; raise --timeout"
+        )
         where = f"would place it on node {joint.node}" if joint.node else "would leave it pending too"
         lines.append(f"  drasat schedule --batch {where} ({joint.placed}/{joint.pods} pods placed jointly, {sure})")
     return lines
