@@ -10,7 +10,7 @@ import click
 import yaml
 
 from drasat.cli.allocation_options import ALLOW_INVALID, CEL_ENGINE, FEATURE_GATES, WORKERS, choice_of, names_option
-from drasat.cli.inputs import input_options, read_inputs
+from drasat.cli.inputs import input_options, read_inputs, scheduling_needs
 from drasat.cli.options import Seconds
 from drasat.cli.render.tables import comparison_table
 from drasat.cli.render.text import echo
@@ -107,7 +107,9 @@ def compare(
     --kubeconfig/--context the cluster's objects are read too.
     """
     try:
-        bundle = read_inputs(files, kubeconfig, context, filenames)
+        bundle = read_inputs(
+            files, kubeconfig, context, filenames, needs=scheduling_needs(pods_mode or pods is not None)
+        )
         if pods_mode:
             from .compare_schedule import compare_schedule
 

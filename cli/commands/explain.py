@@ -11,7 +11,7 @@ import click
 import yaml
 
 from drasat.cli.allocation_options import ALLOW_INVALID, CEL_ENGINE, FEATURE_GATES, exit_on_error, names_option
-from drasat.cli.inputs import in_namespace, input_options, namespace_options, read_inputs
+from drasat.cli.inputs import in_namespace, input_options, namespace_options, read_inputs, scheduling_needs
 from drasat.cli.options import Seconds
 from drasat.cli.progress import Bar
 from drasat.cli.render.explain import explanation_text, pod_text
@@ -105,7 +105,9 @@ def explain(
     turn on. Claims that fit are shown with the devices solve would choose.
     """
     try:
-        bundle = read_inputs(files, kubeconfig, context, filenames, output=output)
+        bundle = read_inputs(
+            files, kubeconfig, context, filenames, output=output, needs=scheduling_needs(pods is not None)
+        )
         pods = in_namespace(pods, namespace, all_namespaces)
         if pods is not None and claims is not None:
             raise InputError(

@@ -8,9 +8,9 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from drasat.cli.loading import max_input_size_option
+from drasat.cli.inputs import in_namespace_only, input_options, namespace_options_with, read_inputs
 from drasat.cli.render.text import echo
-from drasat.cli.reporting import exits_on_error, load_bundle, write_atomically
+from drasat.cli.reporting import exits_on_error, write_atomically
 from drasat.models.errors import InputError
 
 if TYPE_CHECKING:
@@ -45,8 +45,8 @@ Examples:
 
 
 @click.command(epilog=EPILOG)
-@click.argument("files", nargs=-1, required=True, metavar="FILE...")
-@max_input_size_option
+@input_options
+@namespace_options_with("Only the claims of this namespace; a bare --claim NAME is taken from it.")
 @click.option(
     "--out",
     "out_dir",
@@ -63,18 +63,32 @@ Examples:
     help="Only this allocated claim (repeatable); default: every allocated claim.",
 )
 @exits_on_error
-def metadata(files: tuple[str, ...], out_dir: str, claim_names: tuple[str, ...]) -> None:
+def metadata(
+    files: tuple[str, ...],
+    kubeconfig: str | None,
+    context: str | None,
+    filenames: tuple[str, ...],
+    namespace: str | None,
+    all_namespaces: bool,
+    out_dir: str,
+    claim_names: tuple[str, ...],
+) -> None:
     """Write the device metadata files drivers would write for allocated ResourceClaims.
 
     FILE is a YAML or JSON file, a directory (read recursively) or - for stdin, holding
     allocated ResourceClaims, the ResourceSlices of their devices and, optionally, Pods.
+    With no FILE, or with --kubeconfig/--context, the live cluster is read (read-only).
     """
     from drasat.models.core import Pod
+    from drasat.models.live import Listed
     from drasat.models.resource import ResourceClaim, ResourceSlice
     from drasat.solver.report.metadata import metadata_files
 
-    bundle = load_bundle(files)
-    claims = _chosen(bundle.of_kind(ResourceClaim), claim_names)
+    needs = {Listed.RESOURCE_SLICES, Listed.RESOURCE_CLAIMS, Listed.PODS}  # pods decide where each file goes
+    bundle = read_inputs(files, kubeconfig, context, filenames, needs=needs)
+    claims = in_namespace_only(bundle.of_kind(ResourceClaim), namespace, all_namespaces)
+    named = tuple(n if "/" in n or namespace is None else f"{namespace}/{n}" for n in claim_names)
+    claims = _chosen(claims, named)
     made = metadata_files(claims, bundle.of_kind(ResourceSlice), bundle.of_kind(Pod), bundle.location_of)
     targets = [_inside(out_dir, entry) for entry in made]  # every path checked before anything is written
     for entry, target in zip(made, targets):

@@ -8,7 +8,7 @@ from typing import Any
 import click
 
 from drasat.cli.allocation_options import allocation_options, exit_on_error, names_option, parallel_options
-from drasat.cli.inputs import in_namespace, input_options, namespace_options, read_inputs
+from drasat.cli.inputs import in_namespace, input_options, namespace_options, read_inputs, scheduling_needs
 from drasat.cli.interrupt import stopped_on_interrupt
 from drasat.cli.output_state import state_option, write_state
 from drasat.cli.progress import Bar, Status
@@ -112,7 +112,7 @@ def schedule(
     writes the whole input with the placed pods and their claims merged in.
     """
     try:
-        bundle = read_inputs(files, kubeconfig, context, filenames, output=output)
+        bundle = read_inputs(files, kubeconfig, context, filenames, output=output, needs=scheduling_needs(True))
         pods = in_namespace(pods, namespace, all_namespaces)
         text, pending, placed = _schedule(
             bundle,

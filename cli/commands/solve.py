@@ -7,7 +7,7 @@ from typing import Any
 import click
 
 from drasat.cli.allocation_options import allocation_options, exit_on_error, names_option
-from drasat.cli.inputs import in_namespace, input_options, namespace_options, read_inputs
+from drasat.cli.inputs import in_namespace, input_options, namespace_options, read_inputs, scheduling_needs
 from drasat.cli.output_state import state_option, write_state
 from drasat.cli.render.kubectl import OutputFormat, render_list
 from drasat.cli.render.tables import allocation_table
@@ -109,7 +109,9 @@ def solve(
     allocation exists).
     """
     try:
-        bundle = read_inputs(files, kubeconfig, context, filenames, output=output)
+        bundle = read_inputs(
+            files, kubeconfig, context, filenames, output=output, needs=scheduling_needs(pods is not None)
+        )
         claims, pods = in_namespace(claims, namespace, all_namespaces), in_namespace(pods, namespace, all_namespaces)
         allocated, exact = _solve(
             bundle,
