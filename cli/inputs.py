@@ -14,7 +14,7 @@ import click
 
 from drasat.cli.render.text import echo
 from drasat.models.bundle import Bundle
-from drasat.models.errors import InputError
+from drasat.models.errors import DrasatError, InputError, SelectorError
 
 from .loading import load_bundle, max_input_size_option
 
@@ -174,3 +174,30 @@ def in_namespace(names: str | None, namespace: str | None, all_namespaces: bool)
     if names is None or namespace is None:
         return names
     return ",".join(n.strip() if "/" in n else f"{namespace}/{n.strip()}" for n in names.split(",") if n.strip())
+
+
+def told_as_validate(exc: DrasatError, bundle: Bundle | None) -> DrasatError:
+    """A CEL compile error an allocation met, told as ``drasat validate`` tells it: the file, the object and
+    the field of the expression (the solver, which never reads files, can name only the claim or class).
+    Any other error is returned as it is."""
+    if not isinstance(exc, SelectorError) or bundle is None:
+        return exc
+    from drasat.solver.cel.validate import check_cel
+
+    text = str(exc)
+    problems = [
+        problem
+        for loaded in bundle.objects
+        if _named_in(loaded.obj, text)
+        for problem in check_cel(loaded.obj, loaded.location)
+    ]
+    return InputError(problems) if problems else exc
+
+
+def _named_in(obj: Any, text: str) -> bool:
+    """Whether an allocation's error is about ``obj`` (it names a claim by namespace/name, a class by name)."""
+    if obj.kind == "DeviceClass":
+        return f"class {obj.name}:" in text
+    if obj.kind in ("ResourceClaim", "ResourceClaimTemplate"):
+        return f"claim {obj.namespace}/{obj.name}" in text or f"template {obj.namespace}/{obj.name}" in text
+    return False

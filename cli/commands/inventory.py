@@ -56,7 +56,8 @@ Examples:
     "html_file",
     metavar="FILE",
     type=click.Path(dir_okay=False),
-    help="Write the allocation map, one self-contained HTML page, to FILE instead.",
+    help="Write the allocation map, one self-contained HTML page, to FILE instead (- for stdout; the folder "
+    "must exist).",
 )
 @exits_on_error
 def inventory(
@@ -97,8 +98,9 @@ def inventory(
     if html_file is not None:
         from drasat.cli.render.html import write_map
 
-        write_map(reports, html_file)
-        echo(f"wrote {html_file}: {sum(len(r.devices) for r in reports)} devices on {len(reports)} nodes", err=True)
+        write_map(reports, html_file)  # "-": the page on stdout
+        if html_file != "-":
+            echo(f"wrote {html_file}: {sum(len(r.devices) for r in reports)} devices on {len(reports)} nodes", err=True)
         return
     if output == "json":
         echo(dump([as_data(r) for r in reports], "json"), nl=False)

@@ -53,7 +53,7 @@ Examples:
     required=True,
     metavar="DIR",
     type=click.Path(file_okay=False),
-    help="Folder to write the metadata files into (created if missing).",
+    help="Folder to write the metadata files into (created if missing, inside a folder that exists).",
 )
 @click.option(
     "--claim",
@@ -91,12 +91,21 @@ def metadata(
     claims = _chosen(claims, named)
     made = metadata_files(claims, bundle.of_kind(ResourceSlice), bundle.of_kind(Pod), bundle.location_of)
     targets = [_inside(out_dir, entry) for entry in made]  # every path checked before anything is written
+    _check_parent(out_dir)
     for entry, target in zip(made, targets):
+        os.makedirs(os.path.dirname(target), exist_ok=True)  # the protocol's tree below --out, and no further up
         write_atomically(target, stream(entry.objects))
     for target in targets:
         echo(target)
     if not made:
         echo("notice: no allocated ResourceClaim in the input: nothing written", err=True)
+
+
+def _check_parent(out_dir: str) -> None:
+    """--out may be a new folder, but in one that exists: a typo in its parent is not made into folders."""
+    parent = os.path.dirname(os.path.abspath(out_dir))
+    if not os.path.isdir(out_dir) and not os.path.isdir(parent):
+        raise InputError(f"--out {out_dir}: there is no folder {os.path.dirname(out_dir)} (drasat creates none)")
 
 
 def _inside(out_dir: str, entry: MetadataFile) -> str:

@@ -8,7 +8,14 @@ from typing import Any
 import click
 
 from drasat.cli.allocation_options import allocation_options, exit_on_error, names_option, parallel_options
-from drasat.cli.inputs import in_namespace, input_options, namespace_options, read_inputs, scheduling_needs
+from drasat.cli.inputs import (
+    in_namespace,
+    input_options,
+    namespace_options,
+    read_inputs,
+    scheduling_needs,
+    told_as_validate,
+)
 from drasat.cli.interrupt import stopped_on_interrupt
 from drasat.cli.output_state import state_option, write_state
 from drasat.cli.progress import Bar, Status
@@ -111,6 +118,7 @@ def schedule(
     cluster's objects are read (read-only) and files add to them. --output-state
     writes the whole input with the placed pods and their claims merged in.
     """
+    bundle = None
     try:
         bundle = read_inputs(files, kubeconfig, context, filenames, output=output, needs=scheduling_needs(True))
         pods = in_namespace(pods, namespace, all_namespaces)
@@ -132,7 +140,7 @@ def schedule(
         if output_state:
             write_state(output_state, bundle, placed)
     except DrasatError as exc:
-        exit_on_error(exc, verbose, timeout)
+        exit_on_error(told_as_validate(exc, bundle), verbose, timeout)
         return
     if text:
         echo(text, nl=not text.endswith("\n"))
