@@ -28,7 +28,6 @@ from typing import Any
 
 from .bundle import Bundle
 from .errors import InputError, InputProblem, Location
-from .loader import add_data
 
 PAGE_SIZE = 500
 REQUEST_TIMEOUT = 30.0  # seconds per list call: a cluster that does not answer is reported, not waited for
@@ -160,6 +159,8 @@ def _api_client(kubeconfig: str | None, context: str | None) -> Any:
 def _read_source(client: Any, source: Source, where: str, page_size: int, bundle: Bundle, needed: bool) -> None:
     """Add every page of one kind; fall back to older API versions the cluster serves instead."""
     from kubernetes import client as k8s
+
+    from .loader import add_data
 
     for version, (api_class, method) in enumerate(source.calls):
         lister = getattr(getattr(k8s, api_class)(client), method)
