@@ -81,7 +81,7 @@ def read_inputs(
         raise InputError("standard input (-) is given more than once; it can be read only once")
     bundle = Bundle()
     if kubeconfig is not None or context is not None or not files:
-        bundle.extend(_read_live(kubeconfig, context, output, needs, bool(files)))
+        bundle.extend(_read_live(kubeconfig, context, output, needs, bool(files), keep_problems))
     if files:
         from_files = load_bundle(files, keep_problems=keep_problems)
         if not from_files.entries:
@@ -93,7 +93,12 @@ def read_inputs(
 
 
 def _read_live(
-    kubeconfig: str | None, context: str | None, output: str | None, needs: Collection[Listed] | None, files: bool
+    kubeconfig: str | None,
+    context: str | None,
+    output: str | None,
+    needs: Collection[Listed] | None,
+    files: bool,
+    keep_problems: bool,
 ) -> Bundle:
     from drasat.models.live import ALLOCATION_NEEDS, default_kubeconfig, read_cluster
 
@@ -110,7 +115,7 @@ def _read_live(
         )
     for notice in live.notices:
         echo(f"notice: {notice}", err=True)
-    if live.problems:
+    if live.problems and not keep_problems:
         raise InputError(live.problems)
     live.notices = []  # said already
     return live

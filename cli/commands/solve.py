@@ -177,6 +177,8 @@ def _solve(
         namespace=namespace,
     )
     problem = question.problem
+    with importing():  # the CEL engine's modules; a bad engine is the one message, before any notice
+        evaluator = SelectorEvaluator(cel_engine)
     _say_what_is_left(question, objects, claims, namespace)
     if not any(n.kind == "Node" for n in objects):
         echo(
@@ -184,8 +186,6 @@ def _solve(
             "so slices selected by node labels do not match",
             err=True,
         )
-    with importing():  # the CEL engine's modules
-        evaluator = SelectorEvaluator(cel_engine)
     try:
         answer = allocate(
             problem, solver=solver, objective=objective, time_limit=timeout, workers=workers, evaluator=evaluator

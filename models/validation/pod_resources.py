@@ -46,6 +46,7 @@ def is_native(name: str) -> bool:
 
 
 def is_hugepages(name: str) -> bool:
+    """``IsHugePageResourceName``: ``hugepages-2Mi`` and the like, counted apart and never overcommitted."""
     return name.startswith("hugepages-")
 
 
