@@ -42,6 +42,7 @@ COMMANDS = {
     "validate": ["validate"],
     "solve": ["solve", "--node", "gpu-node-2", "--pods", "default/p"],
     "schedule": ["schedule", "-o", "table"],
+    "schedule --batch": ["schedule", "--batch", "-o", "table"],
     "explain": ["explain", "--pods", "default/p"],
     "compare": ["compare", "--node", "gpu-node-2", "--pods", "default/p"],
     "compare --schedule": ["compare", "--schedule"],
@@ -108,3 +109,17 @@ def test_a_container_resource_must_be_standard_or_extended(tmp_path: Path) -> No
     result = run(["validate"], pod)
     assert result.exit_code == 2
     assert 'requests[gpus]: Invalid value: "gpus": must be a standard resource for containers' in result.stdout
+
+
+@pytest.mark.parametrize("command", [["schedule", "-o", "table"], ["schedule", "--batch"], ["compare", "--schedule"]])
+def test_a_bound_pod_whose_requests_cannot_be_counted_is_refused_too(tmp_path: Path, command: list[str]) -> None:
+    """A pod on a node is that node's load: a request kube-scheduler cannot count would make it any number."""
+    text = POD.format(
+        requests='example.com/gpu: "9223372036854775808"', limits='example.com/gpu: "9223372036854775808"'
+    )
+    pod = tmp_path / "bound.yaml"
+    pod.write_text(text.replace("spec:\n", "spec:\n  nodeName: gpu-node-2\n", 1))
+    result = run(command, EXAMPLES, str(pod))
+    assert result.exit_code == 2 and result.stdout == "", result.output
+    field = "spec.containers[0].resources.requests[example.com/gpu]"
+    assert f"{pod}[0]: Pod/default/p: {field}: {BAD['9223372036854775808']}" in result.stderr

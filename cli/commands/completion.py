@@ -8,14 +8,12 @@ from drasat.cli.render.text import echo
 
 EPILOG = """\b
 Load it in the running shell, or add the line to the shell's start-up file:
-  bash:  source <(drasat completion bash)          (~/.bashrc)
-  zsh:   source <(drasat completion zsh)           (~/.zshrc)
-  fish:  drasat completion fish | source           (~/.config/fish/config.fish)
+  bash:  source <(drasat completion bash)     (in ~/.bashrc)
+  zsh:   source <(drasat completion zsh)      (in ~/.zshrc)
+  fish:  drasat completion fish | source      (in ~/.config/fish/config.fish)
 
-\b
-Commands, options and their choices (-o formats, --solver, --objective, ...) and
-file names complete. The script asks drasat itself (click's shell completion), so
-it stays right when drasat is upgraded.
+Commands, options and their choices (-o formats, --solver, --objective, ...) and file names complete. The
+script asks drasat itself (click's shell completion), so it stays right when drasat is upgraded.
 
 \b
 Exit status: 0 printed; 2 a shell other than bash, zsh or fish.
