@@ -11,7 +11,14 @@ import click
 import yaml
 
 from drasat.cli.allocation_options import ALLOW_INVALID, CEL_ENGINE, FEATURE_GATES, exit_on_error, names_option
-from drasat.cli.inputs import in_namespace, input_options, namespace_options, read_inputs
+from drasat.cli.inputs import (
+    in_namespace,
+    input_options,
+    namespace_options,
+    read_inputs,
+    scheduling_needs,
+    told_as_validate,
+)
 from drasat.cli.options import Seconds
 from drasat.cli.progress import Bar
 from drasat.cli.render.explain import explanation_text, pod_text
@@ -110,8 +117,11 @@ def explain(
     fits, the allocated claim whose release makes it fit, the feature gate to
     turn on. Claims that fit are shown with the devices solve would choose.
     """
+    bundle = None
     try:
-        bundle = read_inputs(files, kubeconfig, context, filenames, output=output)
+        bundle = read_inputs(
+            files, kubeconfig, context, filenames, output=output, needs=scheduling_needs(pods is not None)
+        )
         pods = in_namespace(pods, namespace, all_namespaces)
         if pods is not None and claims is not None:
             raise InputError(
@@ -135,7 +145,7 @@ def explain(
             data = {"kind": "ClaimsExplanation", **found.to_data()}
             text, feasible = explanation_text(found), found.feasible
     except DrasatError as exc:
-        exit_on_error(exc, False, timeout)
+        exit_on_error(told_as_validate(exc, bundle), False, timeout)
         return
     if output == "json":
         echo(json.dumps(data, indent=2))
