@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
+from typing import TYPE_CHECKING
 
 from drasat.models.core import Namespace, Node, Pod, PodGroup
 from drasat.models.loader import typed_objects
@@ -23,6 +24,9 @@ from drasat.models.resource import (
     ResourceSlice,
 )
 from drasat.solver.allocation.features import Features
+
+if TYPE_CHECKING:
+    from .plugins.binding_conditions import BindingClock
 
 DEFAULT_NAMESPACE = "default"
 EXTENDED_CLASS_PREFIX = "deviceclass.resource.kubernetes.io/"
@@ -60,6 +64,8 @@ class Cluster:
     templates: Sequence[ResourceClaimTemplate] = ()
     taint_rules: Sequence[DeviceTaintRule] = ()
     features: Features = field(default_factory=Features)
+    # The moment the scheduler looks (binding conditions' timeouts): None is the wall clock when asked.
+    clock: BindingClock | None = None
 
     @cached_property
     def claims_by_key(self) -> dict[ObjectKey, ResourceClaim]:
@@ -108,7 +114,9 @@ class Cluster:
         return found
 
 
-def cluster_from_objects(objects: Sequence[object], features: Features | None = None) -> Cluster:
+def cluster_from_objects(
+    objects: Sequence[object], features: Features | None = None, clock: BindingClock | None = None
+) -> Cluster:
     """Sort loaded objects by kind into a Cluster (objects of other kinds are ignored)."""
     objects = typed_objects(objects)  # client objects and API JSON are read as files are
     by_kind: dict[str, list] = {}
@@ -125,4 +133,5 @@ def cluster_from_objects(objects: Sequence[object], features: Features | None = 
         templates=by_kind.get("ResourceClaimTemplate", []),
         taint_rules=by_kind.get("DeviceTaintRule", []),
         features=features or Features(),
+        clock=clock,
     )

@@ -32,6 +32,7 @@ from drasat.solver.cel import SelectorEvaluator
 from .cluster import Cluster, label_of
 from .cluster_state import ClusterState, NodeLoad
 from .parallel import Executor
+from .plugins.binding_conditions import BindingClock, BindingVerdict, Recovery, recover, stamped, waiting_in_prebind
 from .plugins.dynamic_resources import (
     AllocateOptions,
     ClaimShape,
@@ -78,6 +79,10 @@ class Placement:
     allocations: dict[str, AllocationResult] = field(default_factory=dict)  # by claim_key, as allocate's results
     node_reasons: dict[str, list[str]] = field(default_factory=dict)
     exact: bool = True  # False: time ran out before the objective's answer on the node (the allocation is valid)
+    # Binding conditions: claims PostFilter deallocated before this attempt, and those PreBind waits for (then
+    # the pod is not bound yet: ``pod`` has no spec.nodeName, ``node`` is the node it waits on).
+    deallocated: list[BindingVerdict] = field(default_factory=list)
+    waiting: list[BindingVerdict] = field(default_factory=list)
 
     @property
     def label(self) -> str:
@@ -97,18 +102,36 @@ def schedule(
     With an ``executor`` of several workers (:mod:`parallel`), the allocations a pod's node classes still
     need are computed on its processes; the placements are the same as without. ``progress(done, total)``
     is called after each pod (the command line's progress bar)."""
-    state = ClusterState(cluster)
+    queue = pending_pods(cluster) if pods is None else list(pods)
+    recovery = recover(cluster, queue)
+    state = ClusterState(recovery.cluster)
     options = options or AllocateOptions()
     if options.evaluator is None:  # one CEL engine for the whole run: compiled selectors are kept
         options = replace(options, evaluator=SelectorEvaluator())
     cache: dict[tuple, Any] = {}  # devices verdicts and per-class outcomes, kept across pods
-    queue = pending_pods(cluster) if pods is None else list(pods)
     placements = []
     for pod in queue:
-        placements.append(schedule_one(state, pod, options, cache, executor))
+        placement = schedule_one(state, pod, options, cache, executor)
+        placements.append(with_binding_state(placement, recovery, state.cluster))
         if progress is not None:
             progress(len(placements), len(queue))
     return placements
+
+
+def with_binding_state(placement: Placement, recovery: Recovery, cluster: Cluster) -> Placement:
+    """The placement with the claims deallocated for it and, when PreBind waits for binding conditions, the
+    pod as it stands meanwhile: assumed on its node (its resources count there) but not bound."""
+    placement.deallocated = recovery.deallocated.get(placement.label, [])
+    if placement.node is None:
+        return placement
+    placement.waiting = waiting_in_prebind(placement.claims, cluster)
+    if placement.waiting:
+        pod = placement.pod.model_copy()
+        pod.spec = pod.spec.model_copy()
+        pod.spec.node_name = None
+        pod.spec.model_fields_set.discard("node_name")  # unset, not null: the API prints no nodeName
+        placement.pod = pod
+    return placement
 
 
 @dataclass
@@ -562,7 +585,7 @@ def _commit(
         verdict = _for_this_pod(state, pc, node, verdict) or dra_verdict(state, pc, node, options)
         if verdict.reasons:
             return None
-    claims = updated_claims(pc, verdict)
+    claims = updated_claims(pc, verdict, state.cluster.clock)
     pod = bound_pod(pc, node, verdict, claims)
     state.record(claims)
     state.bind(pod, node)
@@ -584,8 +607,9 @@ def _for_this_pod(state: ClusterState, pc: PodClaims, node: str, verdict: DraVer
     return replace(verdict, pod=pc.label, claims=claims, allocations=allocations, problem=state.problem(node, claims))
 
 
-def updated_claims(pc: PodClaims, verdict: DraVerdict) -> list[ResourceClaim]:
-    """Every claim of the pod with its allocation and the pod (or its group) in ``reservedFor``."""
+def updated_claims(pc: PodClaims, verdict: DraVerdict, clock: BindingClock | None = None) -> list[ResourceClaim]:
+    """Every claim of the pod with its allocation (stamped at ``clock``'s moment, when the scheduler stamps
+    allocations) and the pod (or its group) in ``reservedFor``."""
     out = []
     consumers = [(u.claim, u.consumer) for u in pc.uses]
     own = {claim_key(u.claim) for u in pc.uses}
@@ -596,7 +620,7 @@ def updated_claims(pc: PodClaims, verdict: DraVerdict) -> list[ResourceClaim]:
         status = updated.status.model_copy() if updated.status else ResourceClaimStatus()
         allocation = verdict.allocations.get(claim_key(claim))
         if allocation is not None:
-            status.allocation = allocation
+            status.allocation = stamped(allocation, clock)
         if not any(r.uid == consumer.uid for r in status.reserved_for):
             status.reserved_for = [*status.reserved_for, consumer.reference()]
         updated.status = status

@@ -25,7 +25,8 @@ from drasat.solver.explanation.explain import Choice, Explanation, explain
 
 from .cluster import Cluster, label_of
 from .cluster_state import ClusterState
-from .one_by_one import schedule_one
+from .one_by_one import schedule_one, with_binding_state
+from .plugins.binding_conditions import binding_verdict, deallocation_note, recover
 from .plugins.dynamic_resources import AllocateOptions, claim_shape
 from .plugins.node_filters import REASON_DRA
 from .pods import resolve_pod_claims
@@ -58,6 +59,8 @@ class PodExplanation:
     unexplained_nodes: int = 0  # nodes failing on devices in classes beyond MAX_CLASSES
     choice: list[Choice] = field(default_factory=list)  # schedulable: the devices its claims would get
     node_reasons: dict[str, list[str]] = field(default_factory=dict)  # why each node refused the pod
+    # Binding conditions: claims the scheduler deallocated first, and those PreBind would wait for.
+    binding: list[str] = field(default_factory=list)
 
     @property
     def feasible(self) -> bool:
@@ -75,6 +78,7 @@ class PodExplanation:
             "unexplainedNodes": self.unexplained_nodes,
             "nodeReasons": self.node_reasons,
             "choice": [c.to_data() for c in self.choice],
+            "binding": self.binding,
         }
 
 
@@ -99,8 +103,13 @@ def explain_pods(
 
 
 def _one(cluster: Cluster, pod: Pod, options: AllocateOptions, deadline: float) -> PodExplanation:
-    state = ClusterState(cluster)
-    placement = schedule_one(state, pod, options, {})
+    recovery = recover(cluster, [pod])
+    state = ClusterState(recovery.cluster)
+    placement = with_binding_state(schedule_one(state, pod, options, {}), recovery, recovery.cluster)
+    binding = [deallocation_note(label_of(pod), v) for v in placement.deallocated]
+    binding += [
+        f"pod {label_of(pod)} would wait in PreBind on node {placement.node}: {v.describe()}" for v in placement.waiting
+    ]
     if placement.node is not None:
         labels = {claim_key(c): label_of(c) for c in placement.claims}  # a claim without namespace is in default
         choice = [
@@ -109,13 +118,23 @@ def _one(cluster: Cluster, pod: Pod, options: AllocateOptions, deadline: float) 
             for r in result.devices.results
         ]
         return PodExplanation(
-            label_of(pod), placement.node, f"schedulable: node {placement.node} would be chosen", choice=choice
+            label_of(pod),
+            placement.node,
+            f"schedulable: node {placement.node} would be chosen",
+            choice=choice,
+            binding=binding,
         )
     failing = [node for node, reasons in placement.node_reasons.items() if REASON_DRA in reasons]
     classes: dict[Any, list[str]] = {}
     for node in failing:
         classes.setdefault(state.signature(node), []).append(node)
-    found = PodExplanation(label_of(pod), None, placement.reason, node_reasons=dict(placement.node_reasons))
+    found = PodExplanation(
+        label_of(pod), None, placement.reason, node_reasons=dict(placement.node_reasons), binding=binding
+    )
+    for use in resolve_pod_claims(pod, recovery.cluster, state.book).uses:
+        verdict = binding_verdict(use.claim, cluster.clock, cluster.features)
+        if verdict.state.gives_up:  # reserved for others too: PostFilter cannot deallocate it
+            found.binding.append(f"{verdict.describe()}; reserved for others, so the scheduler cannot deallocate it")
     pc = resolve_pod_claims(pod, cluster, state.book)
     for nodes in list(classes.values())[:MAX_CLASSES]:
         problem = state.problem(nodes[0], claim_shape(state, pc, nodes[0]).claims)

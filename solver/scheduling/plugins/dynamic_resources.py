@@ -27,6 +27,7 @@ from drasat.solver.scheduling.cluster_state import ClusterState
 from drasat.solver.scheduling.extended import extended_claim
 from drasat.solver.scheduling.pods import PodClaims
 
+from .binding_conditions import binding_verdict
 from .node_filters import REASON_DRA, node_info
 from .node_resources import claim_statuses, pod_level_violation
 
@@ -88,9 +89,13 @@ def claims_to_allocate(
 
 
 def allocated_elsewhere(state: ClusterState, pc: PodClaims, node: str) -> list[str]:
-    """An allocated claim can only be used where its allocation's node selector allows."""
+    """An allocated claim can only be used where its allocation's node selector allows, and nowhere once its
+    binding conditions failed or timed out (Filter; PostFilter deallocates it when it can)."""
     info = node_info(state.loads[node].node)
+    cluster = state.cluster
     for use in pc.uses:
+        if use.allocated and binding_verdict(use.claim, cluster.clock, cluster.features).state.gives_up:
+            return [REASON_NOT_ON_NODE]
         selector = (
             use.claim.status.allocation.node_selector
             if use.allocated and use.claim.status and use.claim.status.allocation
