@@ -19,6 +19,7 @@ from drasat.models.resource import Device, ResourceClaim, ResourceSlice
 from drasat.solver.allocation.planning.inventory import Inventory, build_inventory
 from drasat.solver.allocation.planning.node_selectors import selector_matches
 from drasat.solver.allocation.problem import NodeInfo, Problem
+from drasat.solver.allocation.rules.node_operations import FEATURE as OPTIONAL_NODE_OPERATIONS
 
 from .cluster import Cluster, ObjectKey, key_of
 from .node_classes import NodeDevices, NodeSignature, PoolKey, Signatures, in_use_text, node_devices
@@ -118,7 +119,12 @@ class ClusterState:
             else:
                 others.append(s)
         keep_apart = bool(self.cluster.taint_rules)
-        return {n.name: node_devices(n.name, own[n.name], _reaching(n, others), keep_apart) for n in self.cluster.nodes}
+        return {
+            n.name: node_devices(
+                n.name, own[n.name], _reaching(n, others), keep_apart, NodeInfo.of(n).declares(OPTIONAL_NODE_OPERATIONS)
+            )
+            for n in self.cluster.nodes
+        }
 
     def _index(self, claim: ResourceClaim) -> set[PoolKey]:
         allocation = claim.status.allocation if claim.status else None
@@ -151,7 +157,7 @@ class ClusterState:
         allocated = {key_of(c): c for pool in devices.pools for c in self._by_pool.get(pool, {}).values()}
         n = self.loads[node].node
         return Problem(
-            node=NodeInfo(n.name, dict(n.metadata.labels)),
+            node=NodeInfo.of(n),
             slices=devices.slices,
             classes=self.cluster.classes,
             claims=claims,
