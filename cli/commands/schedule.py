@@ -188,6 +188,7 @@ def _schedule(
     refuse_unstorable_pods(cluster, pending_pods(cluster) if chosen is None else chosen, bundle.location_of)
     used = [*cluster.slices, *cluster.classes, *cluster.claims, *cluster.taint_rules, *cluster.nodes]
     refuse_unstorable(used, bundle.location_of)  # every node is a candidate: all of them are used
+    _controller_notes(cluster)
     started = time.monotonic()
     placements = _placed(cluster, chosen, options, parallel, output, batch)
     pending = _report(placements, objective, verbose)
@@ -201,6 +202,17 @@ def _schedule(
     if output in ("table", "wide"):
         return placement_table(placements, wide=output == "wide"), len(pending), placed
     return (render_list(placed, output) if placed else ""), len(pending), placed
+
+
+def _controller_notes(cluster) -> None:
+    """What the controllers did or cannot do before the scheduler looks: claims of finished pods released,
+    bound pods whose claims nothing will allocate."""
+    from drasat.solver.scheduling.claim_controller import release_finished, stranded_pods
+
+    for note in release_finished(cluster).notes:
+        echo(f"notice: {note}", err=True)
+    for note in stranded_pods(cluster):
+        echo(f"warning: {note}", err=True)
 
 
 def _chosen_pods(cluster, pods: str | None, namespace: str | None) -> list | None:

@@ -19,6 +19,7 @@ from drasat.models.core import (
     PodGroupResourceClaim,
     PodResourceClaim,
     PodSpec,
+    ResourceRequirements,
     Toleration,
 )
 from drasat.models.errors import Location
@@ -80,6 +81,7 @@ def check_pod(out: Findings, where: Location, obj: Pod) -> None:
     if spec.resources is not None:
         for i, claim in enumerate(spec.resources.claims):
             _check_claim_use(out, index(at.child("resources.claims"), i), claim.name, claims)
+        _check_within_limits(out, at.child("resources"), spec.resources)
     if spec.scheduling_group is not None and spec.scheduling_group.pod_group_name is not None:
         check_dns_label(out, at.child("schedulingGroup.podGroupName"), spec.scheduling_group.pod_group_name)
 
@@ -165,15 +167,20 @@ def _check_container(out: Findings, at: Location, container: Container, claims: 
         return
     for i, claim in enumerate(container.resources.claims):
         _check_claim_use(out, index(at.child("resources.claims"), i), claim.name, claims)
-    for name, limit in container.resources.limits.items():
-        request = container.resources.requests.get(name)
-        if request is not None and request > limit:
-            out.add(key(at.child("resources.requests"), name), f"{request} must not be more than the limit {limit}")
+    _check_within_limits(out, at.child("resources"), container.resources)
     check_unique(
         out,
         at.child("resources.claims"),
         [c.name + (f"/{c.request}" if c.request else "") for c in container.resources.claims],
     )
+
+
+def _check_within_limits(out: Findings, at: Location, resources: ResourceRequirements) -> None:
+    """A request above its limit is refused, for a container and for the pod-level resources alike."""
+    for name, limit in resources.limits.items():
+        request = resources.requests.get(name)
+        if request is not None and request > limit:
+            out.add(key(at.child("requests"), name), f"{request} must not be more than the limit {limit}")
 
 
 def _check_claim_use(out: Findings, at: Location, name: str, claims: set[str]) -> None:

@@ -81,7 +81,9 @@ def pods_problem(
     recovery = recover(cluster, chosen_pods)
     if recovery.keys:
         cluster = recovery.cluster
-        base = replace(base, allocated=[c for c in base.allocated if key_of(c) not in recovery.keys])
+        now = {key_of(c): c for c in cluster.claims}  # released or deallocated claims replace their old selves
+        kept = [now[key_of(c)] for c in base.allocated if key_of(c) in now]
+        base = replace(base, allocated=[c for c in kept if c.status and c.status.allocation])
     wanted: dict[ObjectKey, ResourceClaim] = {key_of(c): c for c in select_claims(cluster, claims or [])}
     consumers: dict[str, list[ResourceClaimConsumerReference]] = {}
     left_out: list[tuple[str, str]] = []

@@ -206,11 +206,13 @@ class Recovery:
 
     cluster: Cluster
     deallocated: dict[str, list[BindingVerdict]] = field(default_factory=dict)  # by pod label
-    keys: set[ObjectKey] = field(default_factory=set)  # the claims deallocated
+    keys: set[ObjectKey] = field(default_factory=set)  # the claims deallocated or deleted
+    released: list[str] = field(default_factory=list)  # what the resourceclaim controller did for finished pods
 
     def notes(self) -> list[str]:
-        """One line per deallocation, for stderr."""
-        return [deallocation_note(pod, v) for pod, verdicts in self.deallocated.items() for v in verdicts]
+        """One line per change, for stderr."""
+        deallocations = [deallocation_note(pod, v) for pod, verdicts in self.deallocated.items() for v in verdicts]
+        return self.released + deallocations
 
 
 def deallocation_note(pod: str, verdict: BindingVerdict) -> str:
@@ -219,13 +221,20 @@ def deallocation_note(pod: str, verdict: BindingVerdict) -> str:
 
 
 def recover(cluster: Cluster, pods: Sequence[Pod]) -> Recovery:
-    """PostFilter for each pod in turn: its claims that failed binding or timed out, and that no one else has
-    reserved, deallocated (upstream frees one per scheduling attempt and retries; the end is the same).
-    A claim others still use stays allocated: Filter keeps refusing it on every node."""
+    """The cluster as the scheduler finds it for ``pods``: first the resourceclaim controller's work for
+    finished pods (:mod:`..claim_controller`), then PostFilter for each pod in turn: its claims that failed
+    binding or timed out, and that no one else has reserved, deallocated (upstream frees one per
+    scheduling attempt and retries; the end is the same). A claim others still use stays allocated:
+    Filter keeps refusing it on every node."""
+    from ..claim_controller import release_finished
     from ..pods import not_schedulable_now, resolve_pod_claims
 
-    book = dict(cluster.claims_by_key)
-    recovery = Recovery(cluster)
+    released = release_finished(cluster)
+    book = {k: c for k, c in cluster.claims_by_key.items() if released.claims.get(k, c) is not None}
+    book.update({k: c for k, c in released.claims.items() if c is not None})
+    recovery = Recovery(cluster, keys=set(released.claims), released=released.notes)
+    if released.claims:
+        cluster = replace(cluster, claims=list(book.values()))
     for pod in pods:
         if not_schedulable_now(pod):
             continue
