@@ -23,6 +23,7 @@ from drasat.models.resource import (
     ResourceClaimTemplate,
     ResourceSlice,
 )
+from drasat.models.topology import KubeletConfiguration, NodeResourceTopology
 from drasat.solver.allocation.features import Features
 
 if TYPE_CHECKING:
@@ -64,6 +65,9 @@ class Cluster:
     templates: Sequence[ResourceClaimTemplate] = ()
     taint_rules: Sequence[DeviceTaintRule] = ()
     features: Features = field(default_factory=Features)
+    # The kubelets' NUMA layouts and policies (the Topology Manager's admission is predicted with them).
+    topologies: Sequence[NodeResourceTopology] = ()
+    kubelet_configs: Sequence[KubeletConfiguration] = ()
     # The moment the scheduler looks (binding conditions' timeouts): None is the wall clock when asked.
     clock: BindingClock | None = None
 
@@ -133,5 +137,7 @@ def cluster_from_objects(
         templates=by_kind.get("ResourceClaimTemplate", []),
         taint_rules=by_kind.get("DeviceTaintRule", []),
         features=features or Features(),
+        topologies=by_kind.get("NodeResourceTopology", []),
+        kubelet_configs=by_kind.get("KubeletConfiguration", []),
         clock=clock,
     )

@@ -45,6 +45,8 @@ from .plugins.dynamic_resources import (
 )
 from .plugins.node_filters import REASON_DRA, REASON_PIN_CONFLICT, REASON_PINNED, filter_reasons, pinned_nodes, summary
 from .plugins.node_resources import Resources, insufficient, least_allocated, pod_requests
+from .plugins.numa_admission import Admission
+from .plugins.numa_filter import admitted_on, numa_refusal
 from .plugins.scores import (
     WEIGHT_BALANCED_ALLOCATION,
     WEIGHT_DYNAMIC_RESOURCES,
@@ -83,6 +85,7 @@ class Placement:
     # the pod is not bound yet: ``pod`` has no spec.nodeName, ``node`` is the node it waits on).
     deallocated: list[BindingVerdict] = field(default_factory=list)
     waiting: list[BindingVerdict] = field(default_factory=list)
+    admission: Admission | None = None  # the kubelet's predicted admission (nodes with a NodeResourceTopology)
 
     @property
     def label(self) -> str:
@@ -396,6 +399,7 @@ class _ClassKeys:
             state.filter_key(name),
             state.loads[name].key,
             state.signature(name),
+            state.numa_key(name),
         )
 
 
@@ -492,6 +496,9 @@ class _Devices:
             why = _fit(load, pc, pod_requests(pc.pod, verdict.statuses, pod_level=level))
             if why:
                 return _Outcome(why)
+        refused = numa_refusal(self.state, pc, node, verdict.allocations) if self.state.numa else []
+        if refused:
+            return _Outcome(refused)
         return replace(scored, verdict=verdict)
 
     def prefetch(self, keys: list[tuple], executor: Executor) -> None:
@@ -587,9 +594,12 @@ def _commit(
             return None
     claims = updated_claims(pc, verdict, state.cluster.clock)
     pod = bound_pod(pc, node, verdict, claims)
+    admission = admitted_on(state, pc, node, verdict.allocations) if state.numa else None
     state.record(claims)
     state.bind(pod, node)
-    return Placement(pod, node, claims, problem=verdict.problem, allocations=verdict.allocations, exact=verdict.exact)
+    placement = Placement(pod, node, claims, problem=verdict.problem, allocations=verdict.allocations)
+    placement.exact, placement.admission = verdict.exact, admission
+    return placement
 
 
 def _for_this_pod(state: ClusterState, pc: PodClaims, node: str, verdict: DraVerdict) -> DraVerdict | None:
