@@ -19,10 +19,11 @@ from click.testing import CliRunner
 
 from drasat.cli.main import cli, load_all_commands
 from drasat.models.loader import load_paths
+from drasat.models.topology import TopologyPolicy
 from drasat.solver import Features
 from drasat.solver.scheduling.cluster import cluster_from_objects
 from drasat.solver.scheduling.one_by_one import schedule
-from drasat.solver.scheduling.plugins.topology_manager import Hint, TopologyPolicy, generate_hints, merge
+from drasat.solver.scheduling.plugins.topology_manager import Hint, generate_hints, merge
 
 from .cluster_factory import violations
 
@@ -175,7 +176,7 @@ def test_policies_from_the_older_topology_policies_field_and_bad_words(tmp_path)
     docs[0]["topologyManagerPolicy"] = "strictest"
     bad = drasat("schedule", _write(tmp_path, docs))
     assert bad.exit_code == 2 and bad.stdout == ""
-    assert "KubeletConfiguration: topologyManagerPolicy: 'strictest' is not one of none, best-effort" in bad.stderr
+    assert "input.yaml[0]: KubeletConfiguration/?: topologyManagerPolicy: 'strictest' is not one of none" in bad.stderr
 
 
 def test_podresources_help_and_table(tmp_path):

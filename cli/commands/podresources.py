@@ -108,7 +108,8 @@ def _placements(bundle: Any, pods: str | None, feature_gates: str, search: tuple
     cluster = cluster_from_objects(list(bundle), Features.parse(feature_gates))
     chosen = select_pods(cluster, names_option(pods) or []) if pods is not None else None
     refuse_unstorable_pods(cluster, pending_pods(cluster) if chosen is None else chosen, bundle.location_of)
-    refuse_unstorable([*cluster.slices, *cluster.classes, *cluster.claims, *cluster.nodes], bundle.location_of)
+    used = [*cluster.slices, *cluster.classes, *cluster.claims, *cluster.nodes, *cluster.topologies]
+    refuse_unstorable([*used, *cluster.kubelet_configs], bundle.location_of)
     return schedule(cluster, chosen, options=options)
 
 

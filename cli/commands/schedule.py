@@ -187,6 +187,7 @@ def _schedule(
     chosen = _chosen_pods(cluster, pods, namespace)
     refuse_unstorable_pods(cluster, pending_pods(cluster) if chosen is None else chosen, bundle.location_of)
     used = [*cluster.slices, *cluster.classes, *cluster.claims, *cluster.taint_rules, *cluster.nodes]
+    used += [*cluster.topologies, *cluster.kubelet_configs]
     refuse_unstorable(used, bundle.location_of)  # every node is a candidate: all of them are used
     _controller_notes(cluster)
     started = time.monotonic()
@@ -237,6 +238,12 @@ def _placed(cluster, chosen, options, parallel, output: str, batch: bool) -> lis
         from drasat.solver.scheduling.plugins.binding_conditions import recover
         from drasat.solver.scheduling.pods import pending_pods
 
+        if cluster.topologies:
+            echo(
+                "notice: --batch does not predict the kubelet's Topology Manager admission (NodeResourceTopology); "
+                "one by one does",
+                err=True,
+            )
         recovery = recover(cluster, pending_pods(cluster) if chosen is None else chosen)
         with Status(output=output) as status, stopped_on_interrupt(lambda: None):
             result = schedule_batch(recovery.cluster, chosen, options=options, progress=status.batch)

@@ -29,17 +29,10 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 
 from drasat.models.core import Container, Pod
+from drasat.models.topology import CpuManagerPolicy, MemoryManagerPolicy, TopologyPolicy, TopologyScope
 
-from .numa_layout import CpuManagerPolicy, MemoryManagerPolicy, NumaLayout, Policies
-from .topology_manager import (
-    Hint,
-    ProviderHints,
-    TopologyPolicy,
-    TopologyScope,
-    generate_hints,
-    hints_containing,
-    merge,
-)
+from .numa_layout import NumaLayout, Policies
+from .topology_manager import Hint, ProviderHints, generate_hints, hints_containing, merge
 
 REASON_CONTAINER = "cannot align container"
 REASON_POD = "cannot align pod"

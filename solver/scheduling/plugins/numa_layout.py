@@ -18,32 +18,19 @@ from typing import TypeVar
 
 from drasat.models.errors import InputError
 from drasat.models.resource import Device
-from drasat.models.topology import KubeletConfiguration, NodeResourceTopology
-
-from .topology_manager import TopologyPolicy, TopologyScope
+from drasat.models.topology import (
+    OLD_POLICIES,
+    CpuManagerPolicy,
+    KubeletConfiguration,
+    MemoryManagerPolicy,
+    NodeResourceTopology,
+    TopologyPolicy,
+    TopologyScope,
+)
 
 NUMA_ATTRIBUTES = ("resource.kubernetes.io/numaNode",)  # the standard name; drivers' own below
 DRIVER_NUMA_NAMES = ("numaNode", "numa", "numa_node", "numaNodeID")  # e.g. gpu.example.com/numaNode
-OLD_POLICIES = {
-    "SingleNUMANodeContainerLevel": (TopologyPolicy.SINGLE_NUMA_NODE, TopologyScope.CONTAINER),
-    "SingleNUMANodePodLevel": (TopologyPolicy.SINGLE_NUMA_NODE, TopologyScope.POD),
-    "RestrictedContainerLevel": (TopologyPolicy.RESTRICTED, TopologyScope.CONTAINER),
-    "RestrictedPodLevel": (TopologyPolicy.RESTRICTED, TopologyScope.POD),
-    "BestEffortContainerLevel": (TopologyPolicy.BEST_EFFORT, TopologyScope.CONTAINER),
-    "BestEffortPodLevel": (TopologyPolicy.BEST_EFFORT, TopologyScope.POD),
-    "None": (TopologyPolicy.NONE, TopologyScope.CONTAINER),
-}
 E = TypeVar("E", bound=Enum)
-
-
-class CpuManagerPolicy(Enum):
-    NONE = "none"
-    STATIC = "static"
-
-
-class MemoryManagerPolicy(Enum):
-    NONE = "None"
-    STATIC = "Static"
 
 
 @dataclass(frozen=True)

@@ -18,25 +18,9 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from enum import Enum
 from itertools import combinations, product
 
-
-class TopologyPolicy(Enum):
-    """``topologyManagerPolicy``."""
-
-    NONE = "none"
-    BEST_EFFORT = "best-effort"
-    RESTRICTED = "restricted"
-    SINGLE_NUMA_NODE = "single-numa-node"
-
-
-class TopologyScope(Enum):
-    """``topologyManagerScope``: hints per container, or once for the whole pod."""
-
-    CONTAINER = "container"
-    POD = "pod"
-
+from drasat.models.topology import TopologyPolicy
 
 KUBELET_MESSAGE = "Resources cannot be allocated with Topology locality"  # the kubelet's admission message
 KUBELET_REASON = "TopologyAffinityError"
