@@ -21,6 +21,7 @@ from drasat.models.core import (
     NodeAllocatableResourceClaimStatus,
     Pod,
     PodExtendedResourceClaimStatus,
+    PodGroup,
     PodResourceClaimStatus,
     PodStatus,
 )
@@ -31,6 +32,7 @@ from drasat.solver.cel import SelectorEvaluator
 
 from .cluster import Cluster, label_of
 from .cluster_state import ClusterState, NodeLoad
+from .group_placement import constrained_group, in_group, place_group
 from .parallel import Executor
 from .plugins.binding_conditions import BindingClock, BindingVerdict, Recovery, recover, stamped, waiting_in_prebind
 from .plugins.dynamic_resources import (
@@ -112,13 +114,36 @@ def schedule(
     if options.evaluator is None:  # one CEL engine for the whole run: compiled selectors are kept
         options = replace(options, evaluator=SelectorEvaluator())
     cache: dict[tuple, Any] = {}  # devices verdicts and per-class outcomes, kept across pods
-    placements = []
+    placements: list[Placement] = []
+    done: set[int] = set()
     for pod in queue:
-        placement = schedule_one(state, pod, options, cache, executor)
-        placements.append(with_binding_state(placement, recovery, state.cluster))
+        if id(pod) in done:
+            continue
+        group = constrained_group(cluster, pod)
+        found = [schedule_one(state, pod, options, cache, executor)] if group is None else []
+        if group is not None:
+            members = [p for p in queue if id(p) not in done and in_group(p, group)]
+            done.update(id(p) for p in members)
+            found = _group_placements(state, group, members, options, cache, executor)
+        placements += [with_binding_state(p, recovery, state.cluster) for p in found]
         if progress is not None:
             progress(len(placements), len(queue))
     return placements
+
+
+def _group_placements(
+    state: ClusterState,
+    group: PodGroup,
+    members: list[Pod],
+    options: AllocateOptions,
+    cache: dict[tuple, Any],
+    executor: Executor | None,
+) -> list[Placement]:
+    """A topology-constrained PodGroup's pods, placed together in the best domain (:mod:`.group_placement`)."""
+    found, _, why = place_group(state, group, members, options, cache, executor, schedule_one)
+    if why:
+        return [Placement(pod, reason=summary(len(state.cluster.nodes), [], why)) for pod in members]
+    return found
 
 
 def with_binding_state(placement: Placement, recovery: Recovery, cluster: Cluster) -> Placement:
