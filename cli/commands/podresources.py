@@ -8,7 +8,13 @@ from typing import Any
 import click
 import yaml
 
-from drasat.cli.allocation_options import allocation_options, exit_on_error, names_option
+from drasat.cli.allocation_options import (
+    allocation_options,
+    binding_clock,
+    binding_options,
+    exit_on_error,
+    names_option,
+)
 from drasat.cli.inputs import in_namespace, input_options, namespace_options, read_inputs
 from drasat.cli.render.text import echo
 from drasat.models.errors import DrasatError
@@ -43,6 +49,7 @@ Examples:
     "--pods", metavar="NS/NAME,...", help="Pods to place and report, in this order (default: every pending pod)."
 )
 @allocation_options
+@binding_options
 @click.option(
     "-o",
     "--output",
@@ -66,6 +73,8 @@ def podresources(
     timeout: float,
     workers: int,
     cel_engine: str | None,
+    now: Any,
+    binding_timeout: float,
     output: str,
 ) -> None:
     """Predict the kubelet's PodResources report (pod-level cpu_ids and memory, each container's share,
@@ -73,7 +82,8 @@ def podresources(
     try:
         bundle = read_inputs(files, kubeconfig, context, filenames, output=output)
         chosen = in_namespace(pods, namespace, all_namespaces)
-        placements = _placements(bundle, chosen, feature_gates, (solver, objective, timeout, workers, cel_engine))
+        search = (solver, objective, timeout, workers, cel_engine)
+        placements = _placements(bundle, chosen, feature_gates, search, binding_clock(now, binding_timeout))
     except DrasatError as exc:
         exit_on_error(exc, False, timeout)
         return
@@ -93,7 +103,7 @@ def podresources(
         raise SystemExit(1)
 
 
-def _placements(bundle: Any, pods: str | None, feature_gates: str, search: tuple) -> list:
+def _placements(bundle: Any, pods: str | None, feature_gates: str, search: tuple, clock: Any) -> list:
     with importing():
         from drasat.solver import Features
         from drasat.solver.allocation.problem import refuse_unstorable
@@ -105,7 +115,7 @@ def _placements(bundle: Any, pods: str | None, feature_gates: str, search: tuple
         from drasat.solver.scheduling.pods import pending_pods, select_pods
     solver, objective, timeout, workers, cel_engine = search
     options = AllocateOptions(solver, objective, timeout, workers, SelectorEvaluator(cel_engine))
-    cluster = cluster_from_objects(list(bundle), Features.parse(feature_gates))
+    cluster = cluster_from_objects(list(bundle), Features.parse(feature_gates), clock)
     chosen = select_pods(cluster, names_option(pods) or []) if pods is not None else None
     refuse_unstorable_pods(cluster, pending_pods(cluster) if chosen is None else chosen, bundle.location_of)
     used = [*cluster.slices, *cluster.classes, *cluster.claims, *cluster.nodes, *cluster.topologies]

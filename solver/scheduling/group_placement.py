@@ -51,6 +51,7 @@ def constrained_group(cluster: Cluster, pod: Pod) -> PodGroup | None:
 
 
 def in_group(pod: Pod, group: PodGroup) -> bool:
+    """Whether the pod names this PodGroup (in its own namespace) in ``spec.schedulingGroup``."""
     ref = pod.spec.scheduling_group
     return ref is not None and ref.pod_group_name == group.name and namespace_of(pod) == namespace_of(group)
 

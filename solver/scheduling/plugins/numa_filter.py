@@ -21,7 +21,7 @@ def placed_devices(state: ClusterState, pc: PodClaims, allocations: dict[str, Al
     """The pod's devices with the pod claim naming them ("" for the extended-resource claim)."""
     out = []
     owners = {claim_key(u.claim): u for u in pc.uses}
-    chosen = {**{k: a for k, a in allocations.items()}}
+    chosen = dict(allocations)
     for use in pc.uses:
         key = claim_key(use.claim)
         if key not in chosen and use.claim.status and use.claim.status.allocation:
@@ -36,6 +36,7 @@ def placed_devices(state: ClusterState, pc: PodClaims, allocations: dict[str, Al
 
 
 def node_device_counts(state: ClusterState, node: str) -> dict[str, int]:
+    """The node's devices per driver and NUMA node (how narrow a device hint can be there)."""
     devices = state.nodes[node]
     return device_counts((s.spec.driver, d) for s in devices.slices for d in s.spec.devices)
 
