@@ -183,3 +183,12 @@ def test_a_bad_now_is_refused():
     result = drasat("schedule", "--now", "yesterday", str(FABRIC))
     assert result.exit_code == 2 and result.stdout == "" and "--now" in result.stderr
     assert "RFC 3339" in result.stderr
+
+
+def test_batch_placement_follows_the_same_binding_story(tmp_path):
+    path = _with(tmp_path, {FAILED: "True"})
+    result = drasat("schedule", "--batch", "-o", "json", "--now", "2026-12-02T18:01:00Z", path)
+    assert "the scheduler deallocated the claim (PostFilter)" in result.stderr
+    claim = _items(result)["trainer-gpu"]
+    assert claim["status"]["allocation"]["allocationTimestamp"] == "2026-12-02T18:01:00Z"  # stamped at --now
+    assert "gives up at 2026-12-02T18:11:00Z" in result.stderr and result.exit_code == 1

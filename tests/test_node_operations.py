@@ -139,3 +139,9 @@ def test_an_allocated_claim_that_skips_node_operations_keeps_its_pods_on_declari
     pending = drasat("schedule", "-o", "json", *GATE, _write(tmp_path, [*docs, shared]))
     assert pending.exit_code == 1
     assert "2 node(s) didn't declare DRAOptionalNodeOperations" in pending.stderr
+
+
+def test_batch_placement_respects_declared_features_too():
+    result = drasat("schedule", "--batch", "-o", "json", *GATE, str(INPUT))
+    assert result.exit_code == 0, result.stderr
+    assert _placed(result)[0] == {"app": "worker-1"}

@@ -131,6 +131,17 @@ def schedule(
     return placements
 
 
+def _stamped_claim(claim: ResourceClaim, placement: Placement, clock: BindingClock | None) -> ResourceClaim:
+    """A claim newly allocated by this placement, its allocationTimestamp at the clock's moment (any path that
+    made the allocation: one by one stamps it already, the joint model does not)."""
+    status = claim.status
+    if clock is None or status is None or status.allocation is None or claim_key(claim) not in placement.allocations:
+        return claim
+    return claim.model_copy(
+        update={"status": status.model_copy(update={"allocation": stamped(status.allocation, clock)})}
+    )
+
+
 def _group_placements(
     state: ClusterState,
     group: PodGroup,
@@ -152,6 +163,7 @@ def with_binding_state(placement: Placement, recovery: Recovery, cluster: Cluste
     placement.deallocated = recovery.deallocated.get(placement.label, [])
     if placement.node is None:
         return placement
+    placement.claims = [_stamped_claim(c, placement, cluster.clock) for c in placement.claims]
     placement.waiting = waiting_in_prebind(placement.claims, cluster)
     if placement.waiting:
         pod = placement.pod.model_copy()
