@@ -141,7 +141,11 @@ def test_an_allocated_claim_that_skips_node_operations_keeps_its_pods_on_declari
     assert "2 node(s) didn't declare DRAOptionalNodeOperations" in pending.stderr
 
 
-def test_batch_placement_respects_declared_features_too():
+def test_batch_placement_respects_declared_features_too(tmp_path):
     result = drasat("schedule", "--batch", "-o", "json", *GATE, str(INPUT))
     assert result.exit_code == 0, result.stderr
     assert _placed(result)[0] == {"app": "worker-1"}
+    gone = {"worker-1", "control-plane-resources-1"}
+    only_undeclared = [d for d in DOCS if d.get("metadata", {}).get("name") not in gone]
+    pending = drasat("schedule", "--batch", "-o", "json", *GATE, _write(tmp_path, only_undeclared))
+    assert pending.exit_code == 1 and "pod default/app is pending: 0/1 nodes are available" in pending.stderr
