@@ -185,3 +185,28 @@ def test_podresources_help_and_table(tmp_path):
     table = drasat("podresources", _write(tmp_path, _only("aligned-node", "pod")))
     assert table.exit_code == 0
     assert table.stdout.splitlines()[1].split() == ["default/trainer", "(pod)", "0-15", "8Gi@NUMA0", "-"]
+
+
+def test_pod_level_resources_are_the_pods_budget_with_a_shared_pool(tmp_path):
+    """Seed 004's table for pod scope: an exclusive (Guaranteed) container's own fields are "filled with the
+    container's dedicated subset" ("Заповнюється виділеною підмножиною контейнера") of the pod-level allocation;
+    a shared-pool container's are "empty" ("Порожньо"), which "avoids double counting" ("Уникає подвійного
+    підрахунку")."""
+    docs = _only("aligned-node", "pod")
+    pod = next(d for d in docs if d["kind"] == "Pod")
+    pod["spec"]["resources"] = {"requests": {"cpu": "12", "memory": "8Gi"}, "limits": {"cpu": "12", "memory": "8Gi"}}
+    pod["spec"]["containers"] = [
+        {
+            "name": "worker",
+            "image": "x",
+            "resources": {"requests": {"cpu": "4"}, "limits": {"cpu": "4"}, "claims": [{"name": "gpus"}]},
+        },
+        {"name": "sidecar", "image": "x"},
+    ]
+    result = drasat("podresources", "-o", "json", _write(tmp_path, docs))
+    assert result.exit_code == 0, result.stderr
+    entry = json.loads(result.stdout)["pod_resources"][0]
+    worker, sidecar = entry["containers"]
+    assert entry["cpu_ids"] == list(range(12)) and worker["cpu_ids"] == [0, 1, 2, 3]
+    assert "cpu_ids" not in sidecar and "memory" not in sidecar and "dynamic_resources" not in sidecar
+    assert [d["device_name"] for d in worker["dynamic_resources"][0]["claim_resources"]] == ["gpu-0", "gpu-1"]
