@@ -192,3 +192,8 @@ def test_batch_placement_follows_the_same_binding_story(tmp_path):
     claim = _items(result)["trainer-gpu"]
     assert claim["status"]["allocation"]["allocationTimestamp"] == "2026-12-02T18:01:00Z"  # stamped at --now
     assert "gives up at 2026-12-02T18:11:00Z" in result.stderr and result.exit_code == 1
+
+
+def test_the_table_marks_a_pod_waiting_in_prebind(tmp_path):
+    result = drasat("schedule", "-o", "table", "--now", "2026-12-02T18:05:00Z", _with(tmp_path, {PREPARED: "False"}))
+    assert "node-a (PreBind)" in result.stdout
