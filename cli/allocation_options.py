@@ -11,7 +11,7 @@ from drasat.cli.render.text import echo
 from drasat.models.errors import DrasatError
 from drasat.solver.allocation.options import Objective, Solver
 
-from .options import Seconds
+from .options import Seconds, Timestamp
 
 
 def choice_of(kind: type[Solver] | type[Objective]) -> dict[str, Any]:
@@ -147,3 +147,38 @@ def exit_on_error(exc: DrasatError, verbose: bool, timeout: float | None = None)
     for reason in getattr(exc, "reasons", []) if verbose else []:
         echo(f"  {reason}", err=True)
     sys.exit(exc.exit_code)
+
+
+NOW = click.option(
+    "--now",
+    type=Timestamp(),
+    default=None,
+    metavar="TIMESTAMP",
+    help="The moment the scheduler looks, e.g. 2026-12-02T18:00:00Z (default: the clock). Binding conditions: a "
+    "claim still waiting bindingTimeout after its status.allocation.allocationTimestamp has timed out; new "
+    "allocations are stamped with this moment. For reproducible what-ifs.",
+)
+BINDING_TIMEOUT = click.option(
+    "--binding-timeout",
+    type=Seconds(),
+    default=600.0,
+    show_default=True,
+    metavar="SECONDS",
+    help="DynamicResourcesArgs.bindingTimeout of kube-scheduler's configuration: how long PreBind waits for a "
+    "device's bindingConditions to become True before the claim is deallocated and the pod tried again.",
+)
+
+
+def binding_options(command: Callable[..., Any]) -> Callable[..., Any]:
+    """--now and --binding-timeout: when the scheduler looks, and how long it waits for binding conditions."""
+    return NOW(BINDING_TIMEOUT(command))
+
+
+def binding_clock(now: Any, binding_timeout: float) -> Any:
+    """The solver's BindingClock for --now and --binding-timeout (the wall clock without --now)."""
+    from datetime import timedelta
+
+    from drasat.solver.scheduling.plugins.binding_conditions import BindingClock
+
+    timeout = timedelta(seconds=binding_timeout)
+    return BindingClock(now, timeout) if now is not None else BindingClock.current(timeout)

@@ -25,6 +25,7 @@ COMMANDS = {
     "explain": "explain",
     "inventory": "inventory",
     "metadata": "metadata",
+    "podresources": "podresources",
     "pool-status": "pool_status",
     "schedule": "schedule",
     "solve": "solve",

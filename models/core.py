@@ -67,6 +67,8 @@ class NodeStatus(ApiModel):
 
     allocatable: dict[str, Quantity] = Field(default_factory=empty_dict)
     capacity: dict[str, Quantity] = Field(default_factory=empty_dict)
+    # Node Declared Features: what the kubelet supports (DRAOptionalNodeOperations, ...), sorted, unique.
+    declared_features: list[str] = Field(default_factory=empty_list)
 
 
 class Node(TypedObject):

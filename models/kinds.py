@@ -14,6 +14,7 @@ from .core import Namespace, Node, Pod, PodGroup
 from .meta import TypedObject
 from .pool_status_request import ResourcePoolStatusRequest
 from .resource import DeviceClass, DeviceTaintRule, ResourceClaim, ResourceClaimTemplate, ResourceSlice
+from .topology import KubeletConfiguration, NodeResourceTopology
 
 RESOURCE_GROUP = "resource.k8s.io"
 
@@ -51,6 +52,8 @@ KINDS: tuple[KindInfo, ...] = (
     KindInfo("", "Namespace", Namespace, "v1"),
     KindInfo("", "Pod", Pod, "v1", namespaced=True),
     KindInfo("scheduling.k8s.io", "PodGroup", PodGroup, "v1beta1", ("v1alpha3",), namespaced=True),
+    KindInfo("topology.node.k8s.io", "NodeResourceTopology", NodeResourceTopology, "v1alpha2"),
+    KindInfo("kubelet.config.k8s.io", "KubeletConfiguration", KubeletConfiguration, "v1beta1"),
 )
 
 _BY_GROUP_KIND = {(info.group, info.kind): info for info in KINDS}

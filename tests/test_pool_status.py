@@ -329,3 +329,19 @@ def test_an_unknown_taint_effect_is_refused():
         "DeviceTaintRule" in result.stderr
         and 'spec.taint.effect: "Bogus" is not a device taint effect' in result.stderr
     )
+
+
+def test_an_allocated_tainted_device_counts_as_allocated_and_as_unavailable():
+    """Issue 26 asked that such a device not be counted twice; the controller (calculatePoolStatus:
+    ``max(0, totalDevices - allocDeviceCount - unavailDevices)``) and the API's own field doc ("This equals
+    TotalDevices - AllocatedDevices - UnavailableDevices") count it in both, and so does drasat."""
+    text = Path(CLUSTER).read_text()
+    text = text.replace(
+        "deviceSelector: {driver: gpu.example.com, pool: node-a, device: gpu-3}",
+        "deviceSelector: {driver: gpu.example.com, pool: node-a, device: gpu-1}",
+    )  # the NoExecute rule now taints the allocated gpu-1 instead of the free gpu-3
+    bundle = load_paths(["-"], stdin=_stdin(text))
+    cluster = PoolInputs(bundle.of_kind(ResourceSlice), bundle.of_kind(ResourceClaim), bundle.of_kind(DeviceTaintRule))
+    node_a = pool_status(ResourcePoolStatusRequestSpec(driver="gpu.example.com", pool_name="node-a"), cluster).pools[0]
+    assert (node_a.total_devices, node_a.allocated_devices, node_a.unavailable_devices) == (4, 1, 2)
+    assert node_a.available_devices == 1  # gpu-0 and gpu-3 are free and untainted, yet 4 - 1 - 2 = 1

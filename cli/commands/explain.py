@@ -10,7 +10,15 @@ from typing import TYPE_CHECKING, Any
 import click
 import yaml
 
-from drasat.cli.allocation_options import ALLOW_INVALID, CEL_ENGINE, FEATURE_GATES, exit_on_error, names_option
+from drasat.cli.allocation_options import (
+    ALLOW_INVALID,
+    CEL_ENGINE,
+    FEATURE_GATES,
+    binding_clock,
+    binding_options,
+    exit_on_error,
+    names_option,
+)
 from drasat.cli.inputs import (
     in_namespace,
     input_options,
@@ -79,6 +87,7 @@ Examples:
     "(what would fix it takes at most 10 s of it).",
 )
 @CEL_ENGINE
+@binding_options
 @click.option(
     "-o",
     "--output",
@@ -100,6 +109,8 @@ def explain(
     feature_gates: str,
     timeout: float,
     cel_engine: str | None,
+    now: Any,
+    binding_timeout: float,
     output: str,
 ) -> None:
     """Explain why claims cannot be allocated together on a node.
@@ -128,10 +139,12 @@ def explain(
                 "--claims cannot be combined with --pods: a pod is explained with its own claims "
                 "(use `drasat solve --pods ... --claims ...` to allocate them together)"
             )
+        clock = binding_clock(now, binding_timeout)
         if pods is not None or (node is None and claims is None and _pods_over_nodes(bundle)):
-            per_pod = _explain_pods(bundle, pods, node, namespace, feature_gates, timeout, cel_engine, output)
+            per_pod = _explain_pods(bundle, pods, node, namespace, feature_gates, timeout, (cel_engine, clock), output)
             data: Any = {"kind": "PodExplanationList", "pods": [p.to_data() for p in per_pod]}
-            text, feasible = "\n".join(pod_text(p) for p in per_pod), all(p.feasible for p in per_pod)
+            text = "\n".join("\n".join([pod_text(p), *p.binding]) for p in per_pod)
+            feasible = all(p.feasible for p in per_pod)
         else:
             found = _explain(
                 bundle,
@@ -141,6 +154,7 @@ def explain(
                 feature_gates,
                 timeout,
                 cel_engine,
+                clock,
             )
             data = {"kind": "ClaimsExplanation", **found.to_data()}
             text, feasible = explanation_text(found), found.feasible
@@ -164,6 +178,7 @@ def _explain(
     feature_gates: str,
     timeout: float,
     cel_engine: str | None,
+    clock: Any = None,
 ) -> Explanation:
     with importing():
         from drasat.solver import Features
@@ -179,7 +194,10 @@ def _explain(
         features=Features.parse(feature_gates),
         locate=bundle.location_of,
         namespace=namespace,
+        clock=clock,
     )
+    for note in question.binding_notes:
+        echo(note, err=True)
     for pod, why in question.left_out:
         echo(f"pod {pod} is not explained: {why}", err=True)
     if not question.problem.claims:
@@ -200,7 +218,7 @@ def _explain_pods(
     namespace: str | None,
     feature_gates: str,
     timeout: float,
-    cel_engine: str | None,
+    engine_and_clock: tuple[str | None, Any],
     output: str,
 ) -> list[PodExplanation]:
     """Each pod as the scheduler judges it: over every node, or with ``node`` over that node alone (its own
@@ -213,7 +231,8 @@ def _explain_pods(
         from drasat.solver.scheduling.pod_inputs import refuse_unstorable_pods
         from drasat.solver.scheduling.pods import pending_pods, select_pods
 
-    cluster = cluster_from_objects(list(bundle), Features.parse(feature_gates))
+    cel_engine, clock = engine_and_clock
+    cluster = cluster_from_objects(list(bundle), Features.parse(feature_gates), clock)
     if node is not None and node not in {n.name for n in cluster.nodes}:
         raise InputError(f"--node {node}: no Node of that name in the input")
     if pods is not None:

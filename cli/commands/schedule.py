@@ -7,7 +7,14 @@ from typing import Any
 
 import click
 
-from drasat.cli.allocation_options import allocation_options, exit_on_error, names_option, parallel_options
+from drasat.cli.allocation_options import (
+    allocation_options,
+    binding_clock,
+    binding_options,
+    exit_on_error,
+    names_option,
+    parallel_options,
+)
 from drasat.cli.inputs import (
     in_namespace,
     input_options,
@@ -29,9 +36,11 @@ from ..startup import importing
 
 EPILOG = """\b
 Exit status: 0 every pod placed; 1 some pod stays pending (the scheduler's
-reason on stderr; the pods that were placed are still printed) or the time ran
-out; 2 invalid input, an unknown or already bound pod, or a CEL expression that
-does not compile.
+reason on stderr; the pods that were placed are still printed), waits in PreBind
+for a device's binding conditions (printed with its claims but without
+spec.nodeName, as the API holds it meanwhile) or the time ran out; 2 invalid
+input, an unknown or already bound pod, or a CEL expression that does not
+compile.
 
 \b
 Examples:
@@ -55,6 +64,7 @@ Examples:
 )
 @allocation_options
 @parallel_options
+@binding_options
 @click.option(
     "-o",
     "--output",
@@ -93,6 +103,8 @@ def schedule(
     percentage: int,
     processes: int,
     ray: str | None,
+    now: Any,
+    binding_timeout: float,
     output: str,
     output_state: str | None,
     batch: bool,
@@ -136,6 +148,7 @@ def schedule(
             output,
             verbose,
             batch,
+            binding_clock(now, binding_timeout),
         )
         if output_state:
             write_state(output_state, bundle, placed)
@@ -162,6 +175,7 @@ def _schedule(
     output,
     verbose,
     batch=False,
+    clock=None,
 ) -> tuple[str, int, list[dict[str, Any]]]:
     with importing():
         from drasat.solver import Features
@@ -176,14 +190,16 @@ def _schedule(
         options = AllocateOptions(  # checked first
             solver, objective, timeout, workers, SelectorEvaluator(cel_engine), percentage_of_nodes_to_score=percentage
         )
-    cluster = cluster_from_objects(list(bundle), Features.parse(feature_gates))
+    cluster = cluster_from_objects(list(bundle), Features.parse(feature_gates), clock)
     if not cluster.nodes:
         echo("warning: no Node objects in the input: no pod can be placed", err=True)
     chosen = _chosen_pods(cluster, pods, namespace)
     refuse_unstorable_pods(cluster, pending_pods(cluster) if chosen is None else chosen, bundle.location_of)
     refuse_uncountable_bound_pods(cluster, bundle.location_of)  # their requests are the nodes' load
     used = [*cluster.slices, *cluster.classes, *cluster.claims, *cluster.taint_rules, *cluster.nodes]
+    used += [*cluster.topologies, *cluster.kubelet_configs]
     refuse_unstorable(used, bundle.location_of)  # every node is a candidate: all of them are used
+    _controller_notes(cluster)
     started = time.monotonic()
     placements = _placed(cluster, chosen, options, parallel, output, batch)
     pending = _report(placements, objective, verbose)
@@ -193,9 +209,21 @@ def _schedule(
             err=True,
         )
     placed = [obj for p in placements if p.node is not None for obj in _objects(p)]
+    pending += [p for p in placements if p.waiting]  # not bound until their binding conditions are True
     if output in ("table", "wide"):
         return placement_table(placements, wide=output == "wide"), len(pending), placed
     return (render_list(placed, output) if placed else ""), len(pending), placed
+
+
+def _controller_notes(cluster) -> None:
+    """What the controllers did or cannot do before the scheduler looks: claims of finished pods released,
+    bound pods whose claims nothing will allocate."""
+    from drasat.solver.scheduling.claim_controller import release_finished, stranded_pods
+
+    for note in release_finished(cluster).notes:
+        echo(f"notice: {note}", err=True)
+    for note in stranded_pods(cluster):
+        echo(f"warning: {note}", err=True)
 
 
 def _chosen_pods(cluster, pods: str | None, namespace: str | None) -> list | None:
@@ -216,11 +244,21 @@ def _placed(cluster, chosen, options, parallel, output: str, batch: bool) -> lis
     progress bar on a terminal, on the executor ``--processes``/``--ray`` chose)."""
     if batch:
         from drasat.solver.batch.placement import schedule_batch
+        from drasat.solver.scheduling.one_by_one import with_binding_state
+        from drasat.solver.scheduling.plugins.binding_conditions import recover
+        from drasat.solver.scheduling.pods import pending_pods
 
+        if cluster.topologies:
+            echo(
+                "notice: --batch does not predict the kubelet's Topology Manager admission (NodeResourceTopology); "
+                "one by one does",
+                err=True,
+            )
+        recovery = recover(cluster, pending_pods(cluster) if chosen is None else chosen)
         with Status(output=output) as status, stopped_on_interrupt(lambda: None):
-            result = schedule_batch(cluster, chosen, options=options, progress=status.batch)
+            result = schedule_batch(recovery.cluster, chosen, options=options, progress=status.batch)
         echo(batch_summary_line(result.summary), err=True)
-        return result.placements
+        return [with_binding_state(p, recovery, recovery.cluster) for p in result.placements]
     with importing():
         from drasat.solver.scheduling.one_by_one import schedule as place
         from drasat.solver.scheduling.parallel import executor
@@ -233,8 +271,11 @@ def _placed(cluster, chosen, options, parallel, output: str, batch: bool) -> lis
 
 
 def _report(placements: list, objective: Objective, verbose: bool) -> list:
-    """What stderr says of the placements (nothing pending, answers cut short by time, each pending pod
-    and, with -v, why each node refused it); the pending placements."""
+    """What stderr says of the placements (nothing pending, answers cut short by time, claims deallocated
+    and pods waiting for binding conditions, each pending pod and, with -v, why each node refused it); the
+    pending placements."""
+    from drasat.solver.scheduling.plugins.binding_conditions import deallocation_note
+
     if not placements:
         echo("notice: no pending pods in the input (pods without spec.nodeName)", err=True)
     for p in placements:
@@ -244,6 +285,11 @@ def _report(placements: list, objective: Objective, verbose: bool) -> list:
                 f"allocation so far is kept (raise --timeout)",
                 err=True,
             )
+    for p in placements:
+        for verdict in p.deallocated:
+            echo(deallocation_note(p.label, verdict), err=True)
+        for verdict in p.waiting:
+            echo(f"pod {p.label} waits in PreBind on node {p.node}: {verdict.describe()}", err=True)
     pending = [p for p in placements if p.node is None]
     for p in pending:
         echo(f"pod {p.label} is pending: {p.reason}", err=True)

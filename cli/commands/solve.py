@@ -6,7 +6,13 @@ from typing import Any
 
 import click
 
-from drasat.cli.allocation_options import allocation_options, exit_on_error, names_option
+from drasat.cli.allocation_options import (
+    allocation_options,
+    binding_clock,
+    binding_options,
+    exit_on_error,
+    names_option,
+)
 from drasat.cli.inputs import (
     in_namespace,
     input_options,
@@ -69,6 +75,7 @@ Every device chosen, with kubectl's JSONPath:
     "claims and extended resources included), after those named by --claims.",
 )
 @allocation_options
+@binding_options
 @click.option(
     "-o",
     "--output",
@@ -98,6 +105,8 @@ def solve(
     timeout: float,
     workers: int,
     cel_engine: str | None,
+    now: Any,
+    binding_timeout: float,
     output: str,
     output_state: str | None,
     verbose: bool,
@@ -137,7 +146,7 @@ def solve(
             objective,
             timeout,
             workers,
-            cel_engine,
+            (cel_engine, binding_clock(now, binding_timeout)),
             verbose,
         )
         if output_state:
@@ -157,14 +166,14 @@ def solve(
 
 
 def _solve(
-    bundle, node, namespace, feature_gates, claims, pods, solver, objective, timeout, workers, cel_engine, verbose
+    bundle, node, namespace, feature_gates, claims, pods, solver, objective, timeout, workers, engine_clock, verbose
 ) -> tuple[list[dict[str, Any]], bool]:
     with importing():
         from drasat.solver import Features, allocate
-        from drasat.solver.allocation.problem import claim_key
         from drasat.solver.cel import SelectorEvaluator
         from drasat.solver.scheduling.pod_problem import pods_problem
 
+    cel_engine, clock = engine_clock
     objects = list(bundle)
     features = Features.parse(feature_gates)
     question = pods_problem(
@@ -175,10 +184,13 @@ def _solve(
         features=features,
         locate=bundle.location_of,
         namespace=namespace,
+        clock=clock,
     )
     problem = question.problem
     with importing():  # the CEL engine's modules; a bad engine is the one message, before any notice
         evaluator = SelectorEvaluator(cel_engine)
+    for note in question.binding_notes:
+        echo(note, err=True)
     _say_what_is_left(question, objects, claims, namespace)
     if not any(n.kind == "Node" for n in objects):
         echo(
@@ -204,19 +216,33 @@ def _solve(
             f"CP-SAT solves {s.cp_sat_solves}){notes}",
             err=True,
         )
+    allocated = _printed(question, answer.results, clock)
+    if not answer.stats.exact:
+        _check_best_so_far(problem, answer.results)
+    return allocated, answer.stats.exact
+
+
+def _printed(question: Any, results: Any, clock: Any) -> list[dict[str, Any]]:
+    """The allocated claims as the API would store them: each allocation stamped at --now, reserved for the
+    pods it is for; a claim whose devices have binding conditions is said to make its pod wait in PreBind."""
+    from drasat.solver.allocation.problem import claim_key
+    from drasat.solver.scheduling.plugins.binding_conditions import stamped, waiting_with
+
     allocated = []
-    for claim in problem.claims:
+    for claim in question.problem.claims:
         body = claim.to_api()
         body["apiVersion"] = "resource.k8s.io/v1"
         status = body.setdefault("status", {})
-        status["allocation"] = answer.results[claim_key(claim)].to_api()
+        allocation = stamped(results[claim_key(claim)], clock)
+        status["allocation"] = allocation.to_api()
+        wait = waiting_with(claim, allocation, clock, question.problem.features)
+        if wait is not None:
+            echo(f"notice: a pod using it waits in PreBind: {wait.describe()}", err=True)
         reserved = [r.to_api() for r in question.consumers.get(claim_key(claim), [])]
         if reserved:
             status["reservedFor"] = status.get("reservedFor", []) + reserved
         allocated.append(body)
-    if not answer.stats.exact:
-        _check_best_so_far(problem, answer.results)
-    return allocated, answer.stats.exact
+    return allocated
 
 
 def _check_best_so_far(problem: Any, results: Any) -> None:

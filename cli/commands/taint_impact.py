@@ -7,6 +7,7 @@ from typing import Any
 import click
 import yaml
 
+from drasat.cli.allocation_options import NOW
 from drasat.cli.inputs import in_namespace_only, input_options, namespace_options_with, read_inputs
 from drasat.cli.loading import input_limit
 from drasat.cli.render.text import echo
@@ -21,8 +22,11 @@ deviceClassName and CEL selectors as older versions wrote them; no
 deviceSelector selects nothing, an empty one (deviceSelector: {}) every device.
 A toleration with effect NoExecute in
 the claim's allocation with tolerationSeconds delays eviction (the shortest
-wins); one without prevents it. Only scheduled pods (spec.nodeName) that the
-claim's status.reservedFor lists are evicted, as the controller does.
+wins) from the taint's timeAdded (--now when the rule has none, as the API
+server stamps it); one without prevents it. Only scheduled pods (spec.nodeName)
+that the claim's status.reservedFor lists are evicted, as the controller does.
+The first line is worded as the controller words the rule's condition: None a
+dry run, NoExecute the pods pending eviction, NoSchedule no eviction at all.
 
 \b
 Exit status: 0 reported; 2 invalid input (a broken rule, an unknown DeviceClass,
@@ -42,6 +46,7 @@ EXTRA_FIELDS = ("deviceClassName", "selectors")
 @click.argument("rule_file", metavar="RULE.yaml")
 @input_options
 @namespace_options_with("Consider only the pods of this namespace (the devices are counted cluster-wide).")
+@NOW
 @click.option(
     "-o",
     "--output",
@@ -59,6 +64,7 @@ def taint_impact(
     filenames: tuple[str, ...],
     namespace: str | None,
     all_namespaces: bool,
+    now: Any,
     output: str,
 ) -> None:
     """Dry-run a DeviceTaintRule: devices it selects, and pods that NoExecute would evict.
@@ -67,12 +73,15 @@ def taint_impact(
     (read recursively) or - for stdin, holding ResourceSlices, ResourceClaims, Pods and
     DeviceClasses. With no FILE, or with --kubeconfig/--context, the live cluster is read (read-only).
     """
+    from datetime import UTC, datetime
+
     from drasat.models.core import Pod
     from drasat.models.resource import DeviceClass, ResourceClaim, ResourceSlice
     from drasat.solver.cel import SelectorEvaluator
     from drasat.solver.report.pool_usage import refuse_bad_taints
     from drasat.solver.report.taint_impact import taint_impact as impact_of
 
+    moment = now or datetime.now(UTC).replace(microsecond=0)
     rules = read_rules(rule_file)
     from drasat.models.live import Listed
 
@@ -81,15 +90,7 @@ def taint_impact(
     pods = in_namespace_only(bundle.of_kind(Pod), namespace, all_namespaces)
     refuse_bad_taints(bundle.of_kind(ResourceSlice), [], bundle.location_of)
     evaluator = SelectorEvaluator()
-    for rule, selector in rules:
-        for i, expression in enumerate(selector.cel):
-            try:
-                evaluator.compile(expression)
-            except InputError as exc:
-                raise InputError(
-                    f"{rule_file}: DeviceTaintRule/{rule.name}: spec.deviceSelector.selectors[{i}].cel."
-                    f"expression: {exc}"
-                ) from None
+    _refuse_bad_cel(rule_file, rules, bundle, evaluator)
     try:
         impacts = [
             impact_of(
@@ -101,19 +102,43 @@ def taint_impact(
                 pods,
                 bundle.of_kind(DeviceClass),
                 evaluator,
+                moment,
             )
             for rule, selector in rules
         ]
     except InputError as exc:  # the rule's deviceClassName names no DeviceClass: the rule file is at fault
         raise InputError(f"{rule_file}: {exc}") from None
     if output == "json":
-        echo(dump([_as_data(i) for i in impacts] if len(impacts) > 1 else _as_data(impacts[0]), "json"), nl=False)
+        data = [_as_data(i, moment) for i in impacts]
+        echo(dump(data if len(data) > 1 else data[0], "json"), nl=False)
         return
     for impact in impacts:
-        echo(f"DeviceTaintRule {impact.rule}: {impact.message()}")
+        echo(f"DeviceTaintRule {impact.rule}: {impact.message() or f'{impact.reason()} (no message)'}")
+        if impact.effect not in ("None", "NoExecute"):
+            echo(f"  no pod is evicted: a {impact.effect} taint only keeps new allocations off the devices")
+            continue
         for pod in impact.evicted:
-            delay = impact.delayed.get(pod)
-            echo(f"  would evict pod {pod}" + (f" after {delay} s (tolerationSeconds)" if delay else ""))
+            echo(f"  {'would evict' if impact.effect == 'None' else 'evicts'} pod {pod}{_when(impact, pod, moment)}")
+
+
+def _refuse_bad_cel(rule_file: str, rules: list[tuple[Any, Any]], bundle: Any, evaluator: Any) -> None:
+    """The CEL a rule runs — its own selectors (older API versions) and those of the DeviceClass it names —
+    refused where ``drasat validate`` refuses it: empty, too long, not compiling, too costly."""
+    from drasat.models.resource import DeviceClass
+    from drasat.solver.cel.validate import check_cel, expression_problem
+
+    problems = []
+    for rule, selector in rules:
+        for i, expression in enumerate(selector.cel):
+            problem = expression_problem(expression, evaluator)
+            if problem is not None:
+                at = f"spec.deviceSelector.selectors[{i}].cel.expression"
+                problems.append(InputProblem(Location(rule_file, None, "DeviceTaintRule", rule.name, at), problem))
+        for cls in bundle.of_kind(DeviceClass):
+            if cls.name == selector.device_class:
+                problems += check_cel(cls, bundle.location_of(cls) or Location(f"DeviceClass/{cls.name}"))
+    if problems:
+        raise InputError(problems)
 
 
 def read_rules(path: str) -> list[tuple[Any, Any]]:
@@ -200,7 +225,29 @@ def _selector(rule: Any, extra: tuple[str | None, tuple[str, ...]]) -> Any:
     )
 
 
-def _as_data(impact: Any) -> dict[str, Any]:
+def _when(impact: Any, pod: str, now: Any) -> str:
+    """When the controller deletes the pod, counted from the taint's timeAdded, as seen at ``now`` ("" for a
+    pod deleted as soon as the taint is added, when the rule has no timeAdded: that is now)."""
+    at = impact.eviction_time(pod)
+    delay = impact.delayed.get(pod)
+    if not delay and impact.added == now:
+        return ""
+    why = f"timeAdded + {delay} s tolerationSeconds" if delay else "timeAdded, no toleration delays it"
+    seconds = int((at - now).total_seconds())
+    stamp = at.strftime("%Y-%m-%dT%H:%M:%SZ")
+    return f" at {stamp} ({why}; " + (f"in {seconds} s)" if seconds > 0 else "due now)")
+
+
+def _as_data(impact: Any, now: Any) -> dict[str, Any]:
+    def evicted(pod: str) -> dict[str, Any]:
+        at = impact.eviction_time(pod)
+        return {
+            "pod": pod,
+            **({"afterSeconds": impact.delayed[pod]} if pod in impact.delayed else {}),
+            "evictionTime": at.strftime("%Y-%m-%dT%H:%M:%SZ"),
+            "dueInSeconds": max(0, int((at - now).total_seconds())),
+        }
+
     return {
         "rule": impact.rule,
         "publishedDevices": len(impact.published),
@@ -208,8 +255,7 @@ def _as_data(impact: Any) -> dict[str, Any]:
         "pods": len(impact.evicted),
         "namespaces": impact.namespaces,
         "devices": ["/".join(key) for key in impact.published],
-        "evictedPods": [
-            {"pod": p, **({"afterSeconds": impact.delayed[p]} if p in impact.delayed else {})} for p in impact.evicted
-        ],
+        "evictedPods": [evicted(p) for p in impact.evicted] if impact.effect in ("None", "NoExecute") else [],
+        "reason": impact.reason(),
         "message": impact.message(),
     }

@@ -18,6 +18,7 @@ def placement_table(placements: list[Any], wide: bool = False) -> str:
         if p.node is None:
             table.add_row(p.label, "(pending)", p.reason, *([""] * (len(columns) - 3)))
             continue
+        node = f"{p.node} (PreBind)" if getattr(p, "waiting", None) else p.node  # not bound until conditions hold
         rows = [
             (c.name, r)
             for c in p.claims
@@ -25,9 +26,9 @@ def placement_table(placements: list[Any], wide: bool = False) -> str:
         ]
         if wide:
             for claim, r in rows or [("", None)]:
-                table.add_row(p.label, p.node, claim, *((r.request, r.driver, r.pool, r.device) if r else [""] * 4))
+                table.add_row(p.label, node, claim, *((r.request, r.driver, r.pool, r.device) if r else [""] * 4))
         else:
-            table.add_row(p.label, p.node, ", ".join(f"{r.request}={r.device}" for _, r in rows))
+            table.add_row(p.label, node, ", ".join(f"{r.request}={r.device}" for _, r in rows))
     return table_text(table)
 
 

@@ -23,6 +23,7 @@ from drasat.models.errors import InputProblem, Location
 from drasat.models.meta import TypedObject
 from drasat.models.pool_status_request import ResourcePoolStatusRequest
 from drasat.models.resource import DeviceClass, DeviceTaintRule, ResourceClaim, ResourceClaimTemplate, ResourceSlice
+from drasat.models.topology import KubeletConfiguration, NodeResourceTopology
 
 from .claims import (
     check_device_class,
@@ -33,6 +34,7 @@ from .claims import (
 from .core_kinds import check_namespace, check_node, check_pod, check_pod_group, check_pool_status_request
 from .formats import Findings
 from .slices import check_resource_slice
+from .topology_kinds import check_kubelet_configuration, check_node_resource_topology
 
 Checker = Callable[[TypedObject, Location], list[InputProblem]]
 """An extra check: looks at one object (whose fields start at the location) and returns its problems."""
@@ -48,6 +50,8 @@ _RULES: dict[type[TypedObject], Callable[[Findings, Location, object], None]] = 
     Namespace: check_namespace,  # type: ignore[dict-item]
     Pod: check_pod,  # type: ignore[dict-item]
     PodGroup: check_pod_group,  # type: ignore[dict-item]
+    KubeletConfiguration: check_kubelet_configuration,  # type: ignore[dict-item]
+    NodeResourceTopology: check_node_resource_topology,  # type: ignore[dict-item]
 }
 _CHECKERS: list[Checker] = []
 

@@ -35,6 +35,7 @@ DEFAULTS: Mapping[str, bool] = {
     "DRAExtendedResource": True,
     "DRAWorkloadResourceClaims": False,
     "PodLevelResources": True,
+    "TopologyAwareWorkloadScheduling": False,  # KEP-5732 (PodGroup schedulingConstraints), as the workload API
 }
 _DEFAULT_GATES: Mapping[str, bool] = MappingProxyType(dict(DEFAULTS))  # read-only: every default Features shares it
 

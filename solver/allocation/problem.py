@@ -10,6 +10,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from drasat.models.core import Node
 from drasat.models.defaults import apply_defaults, status_defaults
 from drasat.models.errors import InputError, Location
 from drasat.models.loader import typed_objects
@@ -37,6 +38,18 @@ class NodeInfo:
 
     name: str
     labels: Mapping[str, str] = field(default_factory=dict)
+    # The Node's status.declaredFeatures; None when the input has no Node object (nothing is known).
+    declared_features: frozenset[str] | None = None
+
+    @classmethod
+    def of(cls, node: Node) -> NodeInfo:
+        """A Node object's name, labels and declared features."""
+        declared = node.status.declared_features if node.status else []
+        return cls(node.name, dict(node.metadata.labels), frozenset(declared))
+
+    def declares(self, feature: str) -> bool:
+        """Whether the node declares ``feature``; True when no Node object says otherwise."""
+        return self.declared_features is None or feature in self.declared_features
 
 
 @dataclass(frozen=True)
@@ -204,10 +217,10 @@ def _pick_node(nodes: Sequence, name: str | None) -> NodeInfo:
         if len(nodes) != 1:
             found = ", ".join(n.name for n in nodes) or "none"
             raise InputError(f"name the node to allocate for with --node (Node objects in the input: {found})")
-        return NodeInfo(nodes[0].name, dict(nodes[0].metadata.labels))
+        return NodeInfo.of(nodes[0])
     for n in nodes:
         if n.name == name:
-            return NodeInfo(n.name, dict(n.metadata.labels))
+            return NodeInfo.of(n)
     if nodes:
         raise InputError(f"unknown node {name!r}: the input has Node objects {', '.join(n.name for n in nodes)}")
     return NodeInfo(name, {})

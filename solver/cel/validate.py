@@ -35,7 +35,7 @@ from drasat.models.resource import (
     ResourceClaimTemplate,
 )
 from drasat.models.validation import register_checker
-from drasat.models.validation.formats import index
+from drasat.models.validation.formats import index, too_long
 
 from .analysis import MEMORY_GUARD
 from .cost import cost_problem
@@ -64,19 +64,28 @@ def check_cel(obj: TypedObject, where: Location) -> list[InputProblem]:
     evaluator = SelectorEvaluator()
     problems = []
     for expression in expressions:
-        try:
-            if expression.derived:
-                evaluator.compile_value(expression.text, lists=True)
-            else:
-                evaluator.compile(expression.text)
-        except CelCompileError as exc:
-            too_costly = cost_problem(expression.text) if MEMORY_GUARD in exc.detail else None
-            problems.append(InputProblem(expression.at, too_costly or message(exc.detail)))
-            continue
-        too_costly = cost_problem(expression.text)
-        if too_costly is not None:
-            problems.append(InputProblem(expression.at, too_costly))
+        problem = expression_problem(expression.text, evaluator, derived=expression.derived)
+        if problem is not None:
+            problems.append(InputProblem(expression.at, problem))
     return problems
+
+
+def expression_problem(text: str, evaluator: SelectorEvaluator, derived: bool = False) -> str | None:
+    """Why the API server refuses one CEL expression (empty, too long, does not compile, too costly); None when
+    it accepts it. Every command that takes CEL from its user refuses what ``drasat validate`` refuses."""
+    if not text:
+        return "a CEL expression is required and must not be empty"
+    if len(text.encode()) > MAX_EXPRESSION_BYTES:
+        return too_long(MAX_EXPRESSION_BYTES)
+    try:
+        if derived:
+            evaluator.compile_value(text, lists=True)
+        else:
+            evaluator.compile(text)
+    except CelCompileError as exc:
+        too_costly = cost_problem(text) if MEMORY_GUARD in exc.detail else None
+        return too_costly or message(exc.detail)
+    return cost_problem(text)
 
 
 def message(detail: str) -> str:

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
 from typing import Protocol
 
 from drasat.models.core import Pod
@@ -69,13 +70,25 @@ class Impact:
     allocated: int = 0
     evicted: list[str] = field(default_factory=list)  # namespace/name
     delayed: dict[str, int] = field(default_factory=dict)  # pod -> seconds its tolerations grant
+    effect: str = "None"  # the rule's taint effect: the controller words its condition by it
+    added: datetime | None = None  # the taint's timeAdded (the API server sets it when it is left out)
 
     @property
     def namespaces(self) -> int:
         return len({pod.split("/")[0] for pod in self.evicted})
 
+    def eviction_time(self, pod: str) -> datetime | None:
+        """When the controller deletes ``pod``: the taint's timeAdded plus the shortest tolerationSeconds
+        (claimEvictionTime), or None without a timeAdded."""
+        return None if self.added is None else self.added + timedelta(seconds=self.delayed.get(pod, 0))
+
     def message(self) -> str:
-        """Word for word the eviction controller's message for ``effect: None``."""
+        """Word for word the eviction controller's condition message for the rule's effect (pods evicted
+        since the controller started are not known offline, so that sentence never appears)."""
+        if self.effect == "NoExecute":
+            return self._pending_message()
+        if self.effect != "None":
+            return "Eviction only happens for the NoExecute effect."
         return (
             f"{_count(len(self.published), 'published device')} selected. "
             f"{_count(self.allocated, 'allocated device')} selected. "
@@ -84,6 +97,21 @@ class Impact:
             "if the effect was NoExecute. This information will not be updated again. "
             "Recreate the DeviceTaintRule to trigger an update."
         )
+
+    def reason(self) -> str:
+        """The condition's reason: NoEffect, PodsPendingEviction, NotStarted or OtherEffect."""
+        if self.effect == "None":
+            return "NoEffect"
+        if self.effect == "NoExecute":
+            return "PodsPendingEviction" if self.evicted else "NotStarted"
+        return "OtherEffect"
+
+    def _pending_message(self) -> str:
+        if not self.evicted:
+            return ""
+        pods = "1 pod needs" if len(self.evicted) == 1 else f"{len(self.evicted)} pods need"
+        where = "1 namespace" if self.namespaces == 1 else f"{self.namespaces} different namespaces"
+        return f"{pods} to be evicted in {where}."
 
 
 def _count(n: int, noun: str) -> str:
@@ -99,10 +127,13 @@ def taint_impact(
     pods: Sequence[Pod],
     classes: Sequence[DeviceClass],
     matcher: Matcher,
+    now: datetime | None = None,
 ) -> Impact:
-    """Which published and allocated devices the rule selects, and which pods NoExecute would evict."""
+    """Which published and allocated devices the rule selects, and which pods NoExecute would evict and when.
+    ``now`` stands for a timeAdded the rule leaves out (the API server stamps it on create)."""
     class_selectors = _class_selectors(name, selector, classes)
-    impact = Impact(name)
+    added = _time_added(name, taint) or now
+    impact = Impact(name, effect=taint.effect, added=added)
     published: dict[DeviceKey, Device] = {}
     for pool in gather_pools(slices):
         for _, device in pool.devices:
@@ -129,6 +160,18 @@ def taint_impact(
                     evicting[(claim.namespace, claim.name)] = _sooner(previous, delay)
     _pods(impact, pods, evicting, _reservations(claims))
     return impact
+
+
+def _time_added(name: str, taint: DeviceTaint) -> datetime | None:
+    if taint.time_added is None:
+        return None
+    try:
+        moment = datetime.fromisoformat(taint.time_added.replace("Z", "+00:00"))
+    except ValueError:
+        raise InputError(
+            f"DeviceTaintRule/{name}: spec.taint.timeAdded: {taint.time_added!r} is not an RFC 3339 timestamp"
+        ) from None
+    return moment if moment.tzinfo is not None else moment.replace(tzinfo=UTC)
 
 
 def _class_selectors(name: str, selector: RuleSelector, classes: Sequence[DeviceClass]) -> list[str]:

@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
+from typing import TYPE_CHECKING
 
 from drasat.models.core import Namespace, Node, Pod, PodGroup
 from drasat.models.loader import typed_objects
@@ -22,7 +23,11 @@ from drasat.models.resource import (
     ResourceClaimTemplate,
     ResourceSlice,
 )
+from drasat.models.topology import KubeletConfiguration, NodeResourceTopology
 from drasat.solver.allocation.features import Features
+
+if TYPE_CHECKING:
+    from .plugins.binding_conditions import BindingClock
 
 DEFAULT_NAMESPACE = "default"
 EXTENDED_CLASS_PREFIX = "deviceclass.resource.kubernetes.io/"
@@ -60,6 +65,11 @@ class Cluster:
     templates: Sequence[ResourceClaimTemplate] = ()
     taint_rules: Sequence[DeviceTaintRule] = ()
     features: Features = field(default_factory=Features)
+    # The kubelets' NUMA layouts and policies (the Topology Manager's admission is predicted with them).
+    topologies: Sequence[NodeResourceTopology] = ()
+    kubelet_configs: Sequence[KubeletConfiguration] = ()
+    # The moment the scheduler looks (binding conditions' timeouts): None is the wall clock when asked.
+    clock: BindingClock | None = None
 
     @cached_property
     def claims_by_key(self) -> dict[ObjectKey, ResourceClaim]:
@@ -108,7 +118,9 @@ class Cluster:
         return found
 
 
-def cluster_from_objects(objects: Sequence[object], features: Features | None = None) -> Cluster:
+def cluster_from_objects(
+    objects: Sequence[object], features: Features | None = None, clock: BindingClock | None = None
+) -> Cluster:
     """Sort loaded objects by kind into a Cluster (objects of other kinds are ignored)."""
     objects = typed_objects(objects)  # client objects and API JSON are read as files are
     by_kind: dict[str, list] = {}
@@ -125,4 +137,7 @@ def cluster_from_objects(objects: Sequence[object], features: Features | None = 
         templates=by_kind.get("ResourceClaimTemplate", []),
         taint_rules=by_kind.get("DeviceTaintRule", []),
         features=features or Features(),
+        topologies=by_kind.get("NodeResourceTopology", []),
+        kubelet_configs=by_kind.get("KubeletConfiguration", []),
+        clock=clock,
     )

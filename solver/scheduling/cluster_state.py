@@ -19,10 +19,12 @@ from drasat.models.resource import Device, ResourceClaim, ResourceSlice
 from drasat.solver.allocation.planning.inventory import Inventory, build_inventory
 from drasat.solver.allocation.planning.node_selectors import selector_matches
 from drasat.solver.allocation.problem import NodeInfo, Problem
+from drasat.solver.allocation.rules.node_operations import FEATURE as OPTIONAL_NODE_OPERATIONS
 
 from .cluster import Cluster, ObjectKey, key_of
 from .node_classes import NodeDevices, NodeSignature, PoolKey, Signatures, in_use_text, node_devices
 from .plugins.node_resources import Resources, pod_requests
+from .plugins.numa_layout import NumaLayout, layouts
 from .pods import finished
 from .sampling import Rotation, node_tree_order
 
@@ -75,6 +77,7 @@ class Snapshot:
     loads: dict[str, tuple[Resources, Resources, int]]
     in_use: dict[str, str]
     dra_failures: dict[tuple[str, str], str]
+    numa: dict[str, NumaLayout] = field(default_factory=dict)
 
 
 class ClusterState:
@@ -96,6 +99,12 @@ class ClusterState:
         self.rotation = Rotation(node_tree_order(cluster.nodes))
         self._inventories: dict[tuple[str, str], Inventory] = {}  # not part of snapshots: upstream never undoes it
         self.nodes = self._describe_nodes()
+        # Nodes with a NodeResourceTopology: their kubelet's NUMA cells, as pods take CPUs and memory.
+        self.numa: dict[str, NumaLayout] = {
+            name: layout
+            for name, layout in layouts(cluster.topologies, cluster.kubelet_configs).items()
+            if name in self.loads
+        }
         for claim in self.book.values():
             self._index(claim)
         self._pool_nodes: dict[PoolKey, list[NodeDevices]] = {}
@@ -118,7 +127,12 @@ class ClusterState:
             else:
                 others.append(s)
         keep_apart = bool(self.cluster.taint_rules)
-        return {n.name: node_devices(n.name, own[n.name], _reaching(n, others), keep_apart) for n in self.cluster.nodes}
+        return {
+            n.name: node_devices(
+                n.name, own[n.name], _reaching(n, others), keep_apart, NodeInfo.of(n).declares(OPTIONAL_NODE_OPERATIONS)
+            )
+            for n in self.cluster.nodes
+        }
 
     def _index(self, claim: ResourceClaim) -> set[PoolKey]:
         allocation = claim.status.allocation if claim.status else None
@@ -129,6 +143,11 @@ class ClusterState:
 
     def device(self, driver: str, pool: str, name: str) -> Device | None:
         return self._devices.get((driver, pool, name))
+
+    def numa_key(self, node: str) -> str:
+        """Equal for nodes whose kubelets answer alike ("" for a node without a NodeResourceTopology)."""
+        layout = self.numa.get(node)
+        return layout.key() if layout is not None else ""
 
     def filter_key(self, node: str) -> int:
         """Equal for nodes whose labels, taints and schedulability are equal (what the node filters read)."""
@@ -151,7 +170,7 @@ class ClusterState:
         allocated = {key_of(c): c for pool in devices.pools for c in self._by_pool.get(pool, {}).values()}
         n = self.loads[node].node
         return Problem(
-            node=NodeInfo(n.name, dict(n.metadata.labels)),
+            node=NodeInfo.of(n),
             slices=devices.slices,
             classes=self.cluster.classes,
             claims=claims,
@@ -191,6 +210,7 @@ class ClusterState:
             {name: (dict(load.used), dict(load.used_for_score), load.pods) for name, load in self.loads.items()},
             {name: node.in_use for name, node in self.nodes.items()},
             dict(self.dra_failures),
+            {name: layout.copy() for name, layout in self.numa.items()},
         )
 
     def restore(self, snapshot: Snapshot) -> None:
@@ -202,6 +222,7 @@ class ClusterState:
         for name, in_use in snapshot.in_use.items():
             self.nodes[name].in_use = in_use
         self.dra_failures = dict(snapshot.dra_failures)
+        self.numa = {name: layout.copy() for name, layout in snapshot.numa.items()}
 
     def bind(self, pod: Pod, node: str) -> None:
         """The pod runs on ``node``: its requests (with its DRA amounts) count there from now on."""

@@ -20,7 +20,7 @@ from drasat.models.resource import DeviceClaim, DeviceRequest, ExactDeviceReques
 
 from .cluster import Cluster, namespace_of
 from .plugins.node_resources import effective_requests
-from .pods import EXTENDED_CLAIM_ANNOTATION, generated_name, object_uid, owner_reference
+from .pods import EXTENDED_CLAIM_ANNOTATION, generated_name, generated_uid, object_uid, owner_reference
 
 Mapping_ = ContainerExtendedResourceRequest
 
@@ -101,6 +101,7 @@ def extended_claim(
         metadata=ObjectMeta(
             name=name,
             namespace=namespace_of(pod),
+            uid=generated_uid(f"{object_uid('Pod', pod)}/extended-resources"),
             annotations={EXTENDED_CLAIM_ANNOTATION: "true"},
             owner_references=[owner_reference(pod)],
         ),

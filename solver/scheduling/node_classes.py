@@ -45,10 +45,16 @@ def _slice_text(s: ResourceSlice, pool_rank: int, keep_pool_name: bool) -> str:
 
 
 def node_devices(
-    name: str, own: Sequence[ResourceSlice], reaching: Sequence[ResourceSlice], keep_apart: bool
+    name: str,
+    own: Sequence[ResourceSlice],
+    reaching: Sequence[ResourceSlice],
+    keep_apart: bool,
+    skips_node_operations: bool = False,
 ) -> NodeDevices:
     """The description of one node: ``own`` slices name it; ``reaching`` ones (``allNodes``, node selectors)
-    are shared with other nodes, so they are described by name and their pools' use is the same for all."""
+    are shared with other nodes, so they are described by name and their pools' use is the same for all.
+    ``skips_node_operations``: the node declares it can run devices that skip node operations (it matters
+    only with such slices)."""
     pools = sorted({(s.spec.driver, s.spec.pool.name) for s in [*own, *reaching]})
     rank = {pool: i for i, pool in enumerate(pools)}
     texts = []
@@ -58,6 +64,8 @@ def node_devices(
     texts.sort()
     shared = keep_apart or any(s.spec.per_device_node_selection for s in [*own, *reaching])
     static = json.dumps([[r, t] for r, _, t in texts])
+    if skips_node_operations and any(s.spec.skip_node_operations for s in [*own, *reaching]):
+        static = f"skips-node-operations|{static}"
     if shared:
         static = f"{name}|{static}"  # identity matters: never equal to another node's
     return NodeDevices(name, list(own) + list(reaching), pools, static, shared)

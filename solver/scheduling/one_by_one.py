@@ -21,6 +21,7 @@ from drasat.models.core import (
     NodeAllocatableResourceClaimStatus,
     Pod,
     PodExtendedResourceClaimStatus,
+    PodGroup,
     PodResourceClaimStatus,
     PodStatus,
 )
@@ -31,7 +32,9 @@ from drasat.solver.cel import SelectorEvaluator
 
 from .cluster import Cluster, label_of
 from .cluster_state import ClusterState, NodeLoad
+from .group_placement import constrained_group, in_group, place_group
 from .parallel import Executor
+from .plugins.binding_conditions import BindingClock, BindingVerdict, Recovery, recover, stamped, waiting_in_prebind
 from .plugins.dynamic_resources import (
     AllocateOptions,
     ClaimShape,
@@ -44,6 +47,8 @@ from .plugins.dynamic_resources import (
 )
 from .plugins.node_filters import REASON_DRA, REASON_PIN_CONFLICT, REASON_PINNED, filter_reasons, pinned_nodes, summary
 from .plugins.node_resources import Resources, insufficient, least_allocated, pod_requests
+from .plugins.numa_admission import Admission
+from .plugins.numa_filter import admitted_on, numa_refusal
 from .plugins.scores import (
     WEIGHT_BALANCED_ALLOCATION,
     WEIGHT_DYNAMIC_RESOURCES,
@@ -78,6 +83,11 @@ class Placement:
     allocations: dict[str, AllocationResult] = field(default_factory=dict)  # by claim_key, as allocate's results
     node_reasons: dict[str, list[str]] = field(default_factory=dict)
     exact: bool = True  # False: time ran out before the objective's answer on the node (the allocation is valid)
+    # Binding conditions: claims PostFilter deallocated before this attempt, and those PreBind waits for (then
+    # the pod is not bound yet: ``pod`` has no spec.nodeName, ``node`` is the node it waits on).
+    deallocated: list[BindingVerdict] = field(default_factory=list)
+    waiting: list[BindingVerdict] = field(default_factory=list)
+    admission: Admission | None = None  # the kubelet's predicted admission (nodes with a NodeResourceTopology)
 
     @property
     def label(self) -> str:
@@ -97,18 +107,71 @@ def schedule(
     With an ``executor`` of several workers (:mod:`parallel`), the allocations a pod's node classes still
     need are computed on its processes; the placements are the same as without. ``progress(done, total)``
     is called after each pod (the command line's progress bar)."""
-    state = ClusterState(cluster)
+    queue = pending_pods(cluster) if pods is None else list(pods)
+    recovery = recover(cluster, queue)
+    state = ClusterState(recovery.cluster)
     options = options or AllocateOptions()
     if options.evaluator is None:  # one CEL engine for the whole run: compiled selectors are kept
         options = replace(options, evaluator=SelectorEvaluator())
     cache: dict[tuple, Any] = {}  # devices verdicts and per-class outcomes, kept across pods
-    queue = pending_pods(cluster) if pods is None else list(pods)
-    placements = []
+    placements: list[Placement] = []
+    done: set[int] = set()
     for pod in queue:
-        placements.append(schedule_one(state, pod, options, cache, executor))
+        if id(pod) in done:
+            continue
+        group = constrained_group(cluster, pod)
+        found = [schedule_one(state, pod, options, cache, executor)] if group is None else []
+        if group is not None:
+            members = [p for p in queue if id(p) not in done and in_group(p, group)]
+            done.update(id(p) for p in members)
+            found = group_placements(state, group, members, options, cache, executor)
+        placements += [with_binding_state(p, recovery, state.cluster) for p in found]
         if progress is not None:
             progress(len(placements), len(queue))
     return placements
+
+
+def _stamped_claim(claim: ResourceClaim, placement: Placement, clock: BindingClock | None) -> ResourceClaim:
+    """A claim newly allocated by this placement, its allocationTimestamp at the clock's moment (any path that
+    made the allocation: one by one stamps it already, the joint model does not)."""
+    status = claim.status
+    if clock is None or status is None or status.allocation is None or claim_key(claim) not in placement.allocations:
+        return claim
+    return claim.model_copy(
+        update={"status": status.model_copy(update={"allocation": stamped(status.allocation, clock)})}
+    )
+
+
+def group_placements(
+    state: ClusterState,
+    group: PodGroup,
+    members: list[Pod],
+    options: AllocateOptions,
+    cache: dict[tuple, Any],
+    executor: Executor | None,
+) -> list[Placement]:
+    """A topology-constrained PodGroup's pods, placed together in the best domain (:mod:`.group_placement`)."""
+    found, _, why = place_group(state, group, members, options, cache, executor, schedule_one)
+    if why:
+        return [Placement(pod, reason=summary(len(state.cluster.nodes), [], why)) for pod in members]
+    return found
+
+
+def with_binding_state(placement: Placement, recovery: Recovery, cluster: Cluster) -> Placement:
+    """The placement with the claims deallocated for it and, when PreBind waits for binding conditions, the
+    pod as it stands meanwhile: assumed on its node (its resources count there) but not bound."""
+    placement.deallocated = recovery.deallocated.get(placement.label, [])
+    if placement.node is None:
+        return placement
+    placement.claims = [_stamped_claim(c, placement, cluster.clock) for c in placement.claims]
+    placement.waiting = waiting_in_prebind(placement.claims, cluster)
+    if placement.waiting:
+        pod = placement.pod.model_copy()
+        pod.spec = pod.spec.model_copy()
+        pod.spec.node_name = None
+        pod.spec.model_fields_set.discard("node_name")  # unset, not null: the API prints no nodeName
+        placement.pod = pod
+    return placement
 
 
 @dataclass
@@ -373,6 +436,7 @@ class _ClassKeys:
             state.filter_key(name),
             state.loads[name].key,
             state.signature(name),
+            state.numa_key(name),
         )
 
 
@@ -469,6 +533,9 @@ class _Devices:
             why = _fit(load, pc, pod_requests(pc.pod, verdict.statuses, pod_level=level))
             if why:
                 return _Outcome(why)
+        refused = numa_refusal(self.state, pc, node, verdict.allocations) if self.state.numa else []
+        if refused:
+            return _Outcome(refused)
         return replace(scored, verdict=verdict)
 
     def prefetch(self, keys: list[tuple], executor: Executor) -> None:
@@ -562,11 +629,14 @@ def _commit(
         verdict = _for_this_pod(state, pc, node, verdict) or dra_verdict(state, pc, node, options)
         if verdict.reasons:
             return None
-    claims = updated_claims(pc, verdict)
+    claims = updated_claims(pc, verdict, state.cluster.clock)
     pod = bound_pod(pc, node, verdict, claims)
+    admission = admitted_on(state, pc, node, verdict.allocations) if state.numa else None
     state.record(claims)
     state.bind(pod, node)
-    return Placement(pod, node, claims, problem=verdict.problem, allocations=verdict.allocations, exact=verdict.exact)
+    placement = Placement(pod, node, claims, problem=verdict.problem, allocations=verdict.allocations)
+    placement.exact, placement.admission = verdict.exact, admission
+    return placement
 
 
 def _for_this_pod(state: ClusterState, pc: PodClaims, node: str, verdict: DraVerdict) -> DraVerdict | None:
@@ -584,8 +654,9 @@ def _for_this_pod(state: ClusterState, pc: PodClaims, node: str, verdict: DraVer
     return replace(verdict, pod=pc.label, claims=claims, allocations=allocations, problem=state.problem(node, claims))
 
 
-def updated_claims(pc: PodClaims, verdict: DraVerdict) -> list[ResourceClaim]:
-    """Every claim of the pod with its allocation and the pod (or its group) in ``reservedFor``."""
+def updated_claims(pc: PodClaims, verdict: DraVerdict, clock: BindingClock | None = None) -> list[ResourceClaim]:
+    """Every claim of the pod with its allocation (stamped at ``clock``'s moment, when the scheduler stamps
+    allocations) and the pod (or its group) in ``reservedFor``."""
     out = []
     consumers = [(u.claim, u.consumer) for u in pc.uses]
     own = {claim_key(u.claim) for u in pc.uses}
@@ -596,7 +667,7 @@ def updated_claims(pc: PodClaims, verdict: DraVerdict) -> list[ResourceClaim]:
         status = updated.status.model_copy() if updated.status else ResourceClaimStatus()
         allocation = verdict.allocations.get(claim_key(claim))
         if allocation is not None:
-            status.allocation = allocation
+            status.allocation = stamped(allocation, clock)
         if not any(r.uid == consumer.uid for r in status.reserved_for):
             status.reserved_for = [*status.reserved_for, consumer.reference()]
         updated.status = status

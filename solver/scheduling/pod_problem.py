@@ -23,6 +23,8 @@ from drasat.solver.allocation.problem import Problem, chosen_claims, claim_key, 
 from .cluster import Cluster, ObjectKey, key_of, label_of
 from .cluster_state import allocatable_of
 from .extended import extended_claim
+from .plugins.binding_conditions import BindingClock, binding_verdict, recover
+from .plugins.dynamic_resources import REASON_NOT_ON_NODE
 from .plugins.node_resources import Resources
 from .pod_inputs import refuse_unstorable_pods
 from .pods import not_schedulable_now, pending_pods, pod_consumer, resolve_pod_claims, select_pods
@@ -35,6 +37,7 @@ class PodsProblem:
     problem: Problem
     consumers: dict[str, list[ResourceClaimConsumerReference]] = field(default_factory=dict)  # by claim_key
     left_out: list[tuple[str, str]] = field(default_factory=list)  # (pod, why) pending pods whose claims are not asked
+    binding_notes: list[str] = field(default_factory=list)  # claims deallocated for failed binding conditions
 
 
 def select_claims(cluster: Cluster, names: Sequence[str]) -> list[ResourceClaim]:
@@ -51,16 +54,18 @@ def pods_problem(
     features: Features,
     locate: Callable[[Any], Location | None] | None = None,
     namespace: str | None = None,
+    clock: BindingClock | None = None,
 ) -> PodsProblem:
     """The Problem ``drasat solve`` answers: pods' claims (all pending pods unless ``pods`` names some)
     plus the claims named; with neither Pods nor names, every pending claim. A pending pod that cannot have
     its claims (gated, a template missing) is left out with its reason, unless ``pods`` names it: one
     unrelated pod must not spoil the answer for the others. ``namespace`` limits the pending pods (or,
-    without Pods, the pending claims) taken by default to that namespace."""
+    without Pods, the pending claims) taken by default to that namespace. A pod's claim whose binding
+    conditions failed or timed out at ``clock`` is deallocated first, as the scheduler's PostFilter does."""
     from .cluster import cluster_from_objects
 
     base = problem_from_objects(objects, node=node, claims=[], features=features, locate=locate)
-    cluster = cluster_from_objects(objects, features)
+    cluster = cluster_from_objects(objects, features, clock)
     named = pods is not None
     if namespace is not None and pods is None and claims is None and not cluster.pods:
         claims = [
@@ -73,6 +78,12 @@ def pods_problem(
     refuse_unstorable_pods(cluster, chosen_pods, locate)
     if not cluster.pods and claims is None:
         return PodsProblem(problem_from_objects(objects, node=node, features=features, locate=locate))
+    recovery = recover(cluster, chosen_pods)
+    if recovery.keys:
+        cluster = recovery.cluster
+        now = {key_of(c): c for c in cluster.claims}  # released or deallocated claims replace their old selves
+        kept = [now[key_of(c)] for c in base.allocated if key_of(c) in now]
+        base = replace(base, allocated=[c for c in kept if c.status and c.status.allocation])
     wanted: dict[ObjectKey, ResourceClaim] = {key_of(c): c for c in select_claims(cluster, claims or [])}
     consumers: dict[str, list[ResourceClaimConsumerReference]] = {}
     left_out: list[tuple[str, str]] = []
@@ -90,7 +101,7 @@ def pods_problem(
                 consumers[claim_key(claim)].append(consumer)
     refuse_unstorable(list(wanted.values()), locate)  # claims chosen here, not by problem_from_objects
     problem = replace(base, claims=list(wanted.values()))
-    return PodsProblem(problem, consumers, left_out)
+    return PodsProblem(problem, consumers, left_out, recovery.notes())
 
 
 def _pod_claims(
@@ -103,6 +114,10 @@ def _pod_claims(
     pc = resolve_pod_claims(pod, cluster)
     if pc.unresolvable:
         return [], pc.unresolvable
+    for use in pc.uses:
+        verdict = binding_verdict(use.claim, cluster.clock, cluster.features)
+        if verdict.state.gives_up:  # still reserved for others: the scheduler cannot deallocate it
+            return [], f"{REASON_NOT_ON_NODE} ({verdict.describe()}; reserved for others)"
     found = [(u.claim, u.consumer.reference()) for u in pc.uses if not u.allocated]
     on_dra = {name: n for name, n in pc.extended.items() if not allocatable.get(name)}
     if on_dra:

@@ -112,6 +112,12 @@ def group_consumer(group: PodGroup) -> Consumer:
     return Consumer(SCHEDULING_GROUP, "podgroups", group.name, object_uid("PodGroup", group))
 
 
+def generated_uid(seed: str) -> str:
+    """The uid the API server gives a created object (random there; derived from ``seed`` here, so that the
+    same input gives the same answer). Metadata files and reservedFor entries name claims by it."""
+    return str(uuid.uuid5(uuid.NAMESPACE_URL, f"drasat:ResourceClaim/{seed}"))
+
+
 def generated_name(base: str, seed: str) -> str:
     """``generateName`` as the API server turns it into a name: the base cut to 58 characters, then five
     characters from its alphabet (derived from ``seed`` here, random there)."""
@@ -296,8 +302,13 @@ def _claim_from_template(
     meta = template.spec.metadata or ObjectMeta()
     annotations = dict(meta.annotations)
     annotations[POD_CLAIM_ANNOTATION] = pod_claim
+    kind = "PodGroup" if isinstance(owner, PodGroup) else "Pod"
     metadata = ObjectMeta(
-        name=name, namespace=namespace_of(owner), annotations=annotations, owner_references=[owner_reference(owner)]
+        name=name,
+        namespace=namespace_of(owner),
+        uid=generated_uid(f"{object_uid(kind, owner)}/{pod_claim}"),
+        annotations=annotations,
+        owner_references=[owner_reference(owner)],
     )
     if meta.labels:
         metadata.labels = dict(meta.labels)  # assigned only when present, so that output shows no empty map

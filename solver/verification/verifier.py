@@ -54,6 +54,8 @@ from .requests import (
     use_violations,
 )
 
+OPTIONAL_NODE_OPERATIONS = "DRAOptionalNodeOperations"  # a node declares it to run devices that skip them
+
 
 class SelectorMatcher(Protocol):
     """What the verifier needs of a CEL engine (``drasat.solver.cel.SelectorEvaluator`` fits)."""
@@ -281,6 +283,9 @@ def _resolve_device(world: World, res: DeviceRequestAllocationResult) -> SeenDev
         return f"its per-device node selector does not parse ({seen.node_error})"
     if not seen.on_node:
         return f"its per-device node selection excludes node {world.problem.node.name}"
+    node, skips = world.problem.node, seen.slice.spec.skip_node_operations
+    if skips and world.problem.features["DRAOptionalNodeOperations"] and not node.declares(OPTIONAL_NODE_OPERATIONS):
+        return f"its slice skips node operations, but node {node.name} does not declare {OPTIONAL_NODE_OPERATIONS}"
     return seen
 
 

@@ -15,6 +15,7 @@ from .capacity import ConsumableCapacity
 from .counters import Counters
 from .exclusivity import Exclusivity
 from .matching import AttributeConstraints
+from .node_operations import NodeOperations
 from .reachability import Reachability
 from .taints import Taints
 
@@ -22,6 +23,7 @@ RULES: tuple[Rule, ...] = (
     Exclusivity(),
     Reachability(),
     Counters(),
+    NodeOperations(),
     AttributeConstraints(),
     ConsumableCapacity(),
     Taints(),

@@ -22,16 +22,19 @@ from drasat.solver.allocation.options import CAPABILITIES, Objective, Solver, ch
 from drasat.solver.allocation.planning.inventory import Inventory
 from drasat.solver.allocation.planning.node_selectors import selector_matches
 from drasat.solver.allocation.problem import Problem, claim_key
+from drasat.solver.allocation.rules.node_operations import FEATURE as OPTIONAL_NODE_OPERATIONS
 from drasat.solver.cel import SelectorEvaluator
 from drasat.solver.scheduling.cluster_state import ClusterState
 from drasat.solver.scheduling.extended import extended_claim
 from drasat.solver.scheduling.pods import PodClaims
 
+from .binding_conditions import binding_verdict
 from .node_filters import REASON_DRA, node_info
 from .node_resources import claim_statuses, pod_level_violation
 
 FIRST_AVAILABLE_MAX = 8  # resourceapi.FirstAvailableDeviceRequestMaxSize: the DRA score of alternative i is 8 - i
 REASON_NOT_ON_NODE = "resourceclaim not available on the node"
+REASON_UNDECLARED = "node(s) didn't declare DRAOptionalNodeOperations, which a claim skipping node operations needs"
 
 
 @dataclass(frozen=True)
@@ -87,10 +90,23 @@ def claims_to_allocate(
     return claims + [claim], mappings
 
 
+def skips_node_operations(claim: ResourceClaim) -> bool:
+    """Whether the claim's allocation copied a slice's skipNodeOperations into some result."""
+    allocation = claim.status.allocation if claim.status else None
+    return allocation is not None and any(r.skip_node_operations for r in allocation.devices.results)
+
+
 def allocated_elsewhere(state: ClusterState, pc: PodClaims, node: str) -> list[str]:
-    """An allocated claim can only be used where its allocation's node selector allows."""
+    """An allocated claim can only be used where its allocation's node selector allows, and nowhere once its
+    binding conditions failed or timed out (Filter; PostFilter deallocates it when it can)."""
     info = node_info(state.loads[node].node)
+    cluster = state.cluster
     for use in pc.uses:
+        if use.allocated and binding_verdict(use.claim, cluster.clock, cluster.features).state.gives_up:
+            return [REASON_NOT_ON_NODE]
+        if use.allocated and skips_node_operations(use.claim) and cluster.features[OPTIONAL_NODE_OPERATIONS]:
+            if not info.declares(OPTIONAL_NODE_OPERATIONS):
+                return [REASON_UNDECLARED]
         selector = (
             use.claim.status.allocation.node_selector
             if use.allocated and use.claim.status and use.claim.status.allocation

@@ -30,8 +30,8 @@ REASON_PIN_CONFLICT = "pod affinity terms conflict"  # every term pins metadata.
 
 
 def node_info(node: Node) -> NodeInfo:
-    """The name and labels of a Node: what slice node selectors are matched against."""
-    return NodeInfo(node.name, dict(node.metadata.labels))
+    """The name, labels and declared features of a Node: what slice node selectors are matched against."""
+    return NodeInfo.of(node)
 
 
 def untolerated_taint(pod: Pod, node: Node) -> Taint | None:
