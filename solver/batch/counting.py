@@ -66,16 +66,22 @@ class CountingModel:
 
 
 def build_counting_model(
-    state: ClusterState, queue: Queue, evaluator: SelectorEvaluator, budget: Budget, *, pack: bool = False
+    state: ClusterState,
+    queue: Queue,
+    evaluator: SelectorEvaluator,
+    budget: Budget,
+    *,
+    pack: bool = False,
+    nodes: Sequence[str] | None = None,
 ) -> CountingModel:
-    """The counting model of ``queue`` over the cluster's nodes whose devices are their own. With ``pack``, ties
-    between equally many pods go first to the answer using the fewest untouched nodes (no pod, no device in
-    use yet: they stay whole for what comes next), then the fewest nodes."""
+    """The counting model of ``queue`` over the cluster's nodes (or ``nodes`` only) whose devices are their own.
+    With ``pack``, ties between equally many pods go first to the answer using the fewest untouched nodes (no
+    pod, no device in use yet: they stay whole for what comes next), then the fewest nodes."""
     model = cp_model.CpModel()
     counting = CountingModel(model, {}, {}, {}, {}, [])
     level = state.cluster.features["PodLevelResources"]
     requests = {c.index: pod_requests(c.representative.pod, pod_level=level) for c in queue.classes}
-    for node in sorted(n.name for n in state.cluster.nodes):
+    for node in sorted(n.name for n in state.cluster.nodes) if nodes is None else sorted(nodes):
         if budget.over():
             counting.skipped.append(f"{node}: the time ran out while the model was built")
             continue
