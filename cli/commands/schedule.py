@@ -9,7 +9,7 @@ import click
 
 from drasat.cli.allocation_options import allocation_options, exit_on_error, names_option, parallel_options
 from drasat.cli.inputs import in_namespace, input_options, namespace_options, read_inputs
-from drasat.cli.interrupt import stopped_on_interrupt
+from drasat.cli.interrupt import halted_on_first_interrupt, stopped_on_interrupt
 from drasat.cli.output_state import state_option, write_state
 from drasat.cli.progress import Bar, Status
 from drasat.cli.render.kubectl import OutputFormat, render_list
@@ -208,8 +208,8 @@ def _placed(cluster, chosen, options, parallel, output: str, batch: bool) -> lis
     if batch:
         from drasat.solver.batch.placement import schedule_batch
 
-        with Status(output=output) as status, stopped_on_interrupt(lambda: None):
-            result = schedule_batch(cluster, chosen, options=options, progress=status.batch)
+        with Status(output=output) as status, halted_on_first_interrupt() as halt:
+            result = schedule_batch(cluster, chosen, options=options, progress=status.batch, halt=halt)
         echo(batch_summary_line(result.summary), err=True)
         return result.placements
     with importing():

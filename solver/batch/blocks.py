@@ -100,7 +100,7 @@ def place_in_blocks(
         left = remaining(queue, placed, min(1.0, SLACK * len(block) / nodes_left))
         if not left.classes:
             break
-        if budget.over():
+        if not budget.searching():
             budget.cut(f"the joint model: {len(blocks) - i} of {len(blocks)} blocks of nodes not reached")
             break
         until = time.monotonic() + max(0.0, fill_starts - time.monotonic()) * len(block) / nodes_left
@@ -127,7 +127,7 @@ def _block(
     _count(tally, counting)
     # A build that took the block's share still gets a short search (the blocks after it get less).
     until = min(budget.ends, max(until, time.monotonic() + LEAST_SEARCH))
-    search = start_search(counting, until, options, progress)
+    search = start_search(counting, until, options, progress, budget.halt)
     outcome = decode_rounds(state, queue, counting, search, options, budget, until)
     tally.outcomes.append(outcome)
     return commit(state, outcome.decoded)

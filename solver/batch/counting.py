@@ -82,7 +82,7 @@ def build_counting_model(
     level = state.cluster.features["PodLevelResources"]
     requests = {c.index: pod_requests(c.representative.pod, pod_level=level) for c in queue.classes}
     for node in sorted(n.name for n in state.cluster.nodes) if nodes is None else sorted(nodes):
-        if budget.over():
+        if not budget.searching():
             counting.skipped.append(f"{node}: the time ran out while the model was built")
             continue
         if not all(s.spec.node_name == node for s in state.nodes[node].slices):

@@ -22,6 +22,7 @@ that strands capacity (kubernetes#138765). The joint placement decides all pendi
 
 from __future__ import annotations
 
+import threading
 import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
@@ -103,23 +104,30 @@ def schedule_batch(
     *,
     options: AllocateOptions | None = None,
     progress: Progress | None = None,
+    halt: threading.Event | None = None,
 ) -> BatchResult:
     """Place ``pods`` (default: every pending pod) jointly; see the module docstring. ``options.time_limit``
-    bounds the whole run; ``progress(placed, bound, seconds_left)`` hears of each better answer.
+    bounds the whole run; ``progress(placed, bound, seconds_left)`` hears of each better answer. Setting
+    ``halt`` (from another thread: Ctrl-C) ends the searching early: the best answer found so far is decoded,
+    verified and returned, its summary saying so.
 
     Python's cyclic collector is paused for the run: building the model walks tens of thousands of long-lived
     objects, and each collection re-examined the whole cluster (a third of the build on 200 nodes)."""
     with collector_paused():
-        return _schedule_batch(cluster, pods, options, progress)
+        return _schedule_batch(cluster, pods, options, progress, halt)
 
 
 def _schedule_batch(
-    cluster: Cluster, pods: Sequence[Pod] | None, options: AllocateOptions | None, progress: Progress | None
+    cluster: Cluster,
+    pods: Sequence[Pod] | None,
+    options: AllocateOptions | None,
+    progress: Progress | None,
+    halt: threading.Event | None,
 ) -> BatchResult:
     started = time.monotonic()
     options = options or AllocateOptions()
     check_options(options.solver, options.objective, options.time_limit, batch=True)
-    budget = Budget.of(options.time_limit)  # the run's clock: reading the queue counts too
+    budget = Budget.of(options.time_limit, halt)  # the run's clock: reading the queue counts too
     if options.evaluator is None:
         options = replace(options, evaluator=SelectorEvaluator())
     state = ClusterState(cluster)
@@ -160,7 +168,7 @@ def _whole(
     pack = CAPABILITIES[options.objective].packs
     counting = build_counting_model(state, queue, options.evaluator, budget, pack=pack)
     _describe(summary, counting.nodes.values(), counting.skipped)
-    search = start_search(counting, budget.ends, options, progress)
+    search = start_search(counting, budget.ends, options, progress, budget.halt)
     whole = counting.complete and not queue.loose  # the model's proven optimum is then the cluster's
     ends = search_ends(budget.ends)
     baseline, stopped = _baseline(state, queue, pending, options, cache, budget, ends, lambda: whole and search.proven)
@@ -214,7 +222,7 @@ def _baseline(
     """The queue placed as the scheduler places it, until ``ends`` or until ``unbeatable()`` (the joint model
     proved its answer the cluster's optimum): the placements, and whether the proof stopped it (then what it
     had not reached is no cut of time, and goes unsaid)."""
-    own = Budget(ends, [], stop=unbeatable)
+    own = Budget(ends, [], stop=lambda: unbeatable() or budget.halted)
     placements, _ = scheduler_baseline(state, queue, pending, options, cache, own)
     stopped = unbeatable()
     if not stopped:
@@ -258,7 +266,7 @@ def _finish(
     options: AllocateOptions,
 ) -> None:
     summary.notes += [
-        f"time ran out (--timeout {options.time_limit:g} s for the whole run): {what}" for what in budget.cut_short
+        f"{budget.why} (--timeout {options.time_limit:g} s for the whole run): {what}" for what in budget.cut_short
     ]
     summary.placed = sum(1 for p in placements if p.node)
     summary.placed_jointly = len(placed)

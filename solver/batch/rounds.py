@@ -9,6 +9,7 @@ nodes, the last one-by-one pass) sees it.
 
 from __future__ import annotations
 
+import threading
 import time
 from dataclasses import dataclass, field
 
@@ -35,10 +36,14 @@ def search_ends(until: float) -> float:
 
 
 def start_search(
-    counting: CountingModel, until: float, options: AllocateOptions, progress: Progress | None = None
+    counting: CountingModel,
+    until: float,
+    options: AllocateOptions,
+    progress: Progress | None = None,
+    halt: threading.Event | None = None,
 ) -> Search:
-    """The model's search, started in its own thread, to end in time for decoding before ``until``."""
-    return Search(counting, search_ends(until), workers=options.workers, progress=progress).start()
+    """The model's search, started in its own thread, to end in time for decoding before ``until`` (or ``halt``)."""
+    return Search(counting, search_ends(until), workers=options.workers, progress=progress, halt=halt).start()
 
 
 @dataclass
@@ -76,7 +81,7 @@ def decode_rounds(
 ) -> Outcome:
     """The search's counts decoded node by node; nodes refusing their mix cut, and searched again (a few rounds,
     before ``until``): the last round's nodes that still refuse give their pods back."""
-    allocator = NodeAllocator(state, options, budget)
+    allocator = NodeAllocator(state, options, budget.finishing())
     outcome = Outcome()
     for round_ in range(1, ROUNDS + 1):
         found = search.result()
@@ -87,13 +92,13 @@ def decode_rounds(
         outcome.solutions += found.solutions
         outcome.decoded = allocate_nodes(state, queue, assign(queue, found), allocator, counting, search.value)
         refused = outcome.decoded.refused
-        if not refused or round_ == ROUNDS or budget.over() or time.monotonic() >= until:
+        if not refused or round_ == ROUNDS or not budget.searching() or time.monotonic() >= until:
             break
         for node, mix in refused.items():
             cut(counting, node, mix)
             outcome.cuts += 1
         hint(counting, found, refused)
-        search = start_search(counting, until, options)
+        search = start_search(counting, until, options, halt=budget.halt)
     return outcome
 
 

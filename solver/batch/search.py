@@ -20,6 +20,7 @@ from .counting import CountingModel, tie_weights, weights
 
 Progress = Callable[[int, int | None, float], None]  # pods placed, bound (None: not known yet), seconds left
 SEED = 1
+HALT_POLL = 0.1  # seconds between looks at the caller's halt
 TIE_EFFORT = 1.0  # CP-SAT's deterministic time (about seconds) for breaking ties in the queue's order
 
 
@@ -74,11 +75,20 @@ def read(counting: CountingModel, value: Callable[[cp_model.IntVar], int]) -> Co
 class Search:
     """The counting model solved in a background thread until ``ends``, a :meth:`stop`, or a proof."""
 
-    def __init__(self, counting: CountingModel, ends: float, *, workers: int = 1, progress: Progress | None = None):
-        self.counting, self.ends = counting, ends
+    def __init__(
+        self,
+        counting: CountingModel,
+        ends: float,
+        *,
+        workers: int = 1,
+        progress: Progress | None = None,
+        halt: threading.Event | None = None,
+    ):
+        self.counting, self.ends, self.halt = counting, ends, halt
         self.solver = cp_model.CpSolver()
         self.solver.parameters.num_workers = max(1, workers)
         self.solver.parameters.random_seed = SEED
+        self.solver.parameters.catch_sigint_signal = False  # Ctrl-C belongs to the caller (see ``halt``)
         # CP-SAT's default linearization (level 1): level 2 proved 100 over-subscribed nodes twice as fast but
         # found no full answer for 500 nodes whose pods all fit in 40 s, where level 1 proves it in ~10 s.
         self._reader = _Reader(counting, progress, ends)
@@ -112,14 +122,26 @@ class Search:
         return best
 
     def _run(self) -> None:
+        if self.halt is not None:
+            threading.Thread(target=self._watch, name="drasat-batch-halt", daemon=True).start()
         try:
             if self._most_pods():
                 self._ties()
         finally:
             self._done.set()
 
+    def _watch(self) -> None:
+        """Stops CP-SAT once ``halt`` is set (CP-SAT hears no Python signal): polled, as an Event has no callback."""
+        assert self.halt is not None
+        while not self._done.wait(HALT_POLL):
+            if self.halt.is_set():
+                self.stop()
+                return
+
     def _left(self) -> float:
-        return max(0.01, self.ends - time.monotonic())
+        """Seconds the next solve may take (the least CP-SAT accepts, once halted)."""
+        halted = self.halt is not None and self.halt.is_set()
+        return 0.01 if halted else max(0.01, self.ends - time.monotonic())
 
     def _solve(self, model: cp_model.CpModel, effort: float | None = None) -> cp_model.CpSolverStatus:
         parameters = self.solver.parameters
