@@ -14,6 +14,7 @@ the model's objective is lexicographic by priority; a gang is placed within one 
 from __future__ import annotations
 
 import gc
+import threading
 import time
 from dataclasses import dataclass, field
 from math import ceil
@@ -90,8 +91,10 @@ def place_in_blocks(
     evaluator: SelectorEvaluator,
     budget: Budget,
     progress: Progress | None,
+    gate: threading.Event | None = None,
 ) -> tuple[dict[PodKey, Placement], Tally]:
-    """Every block's model in turn, each committed to ``state``: the pods placed, and the tally."""
+    """Every block's model in turn, each committed to ``state``: the pods placed, and the tally. ``gate`` is
+    opened while each block's search runs (and closed after), for a pass running beside the blocks."""
     blocks = blocks_of(sorted(n.name for n in state.cluster.nodes))
     tally, placed = Tally(blocks=len(blocks)), {}
     fill_starts = budget.ends - FILL_SHARE * budget.left()
@@ -105,7 +108,7 @@ def place_in_blocks(
             break
         until = time.monotonic() + max(0.0, fill_starts - time.monotonic()) * len(block) / nodes_left
         heard = _shifted(progress, placed, budget)
-        placed.update(_block(state, left, block, options, evaluator, budget, until, heard, tally))
+        placed.update(_block(state, left, block, options, evaluator, budget, until, heard, tally, gate))
         tally.blocks_done += 1
         gc.collect(0)  # the block's model is garbage now; with the collector paused it would stay
     return placed, tally
@@ -121,6 +124,7 @@ def _block(
     until: float,
     progress: Progress | None,
     tally: Tally,
+    gate: threading.Event | None,
 ) -> dict[PodKey, Placement]:
     """One block: its model built over ``nodes``, searched until ``until`` (less decoding's share), committed."""
     counting = build_counting_model(state, queue, evaluator, budget, pack=True, nodes=nodes)
@@ -128,6 +132,10 @@ def _block(
     # A build that took the block's share still gets a short search (the blocks after it get less).
     until = min(budget.ends, max(until, time.monotonic() + LEAST_SEARCH))
     search = start_search(counting, until, options, progress, budget.halt)
+    if gate is not None:  # the scheduler-order pass runs while CP-SAT searches
+        gate.set()
+        search.wait()
+        gate.clear()
     outcome = decode_rounds(state, queue, counting, search, options, budget, until)
     tally.outcomes.append(outcome)
     return commit(state, outcome.decoded)

@@ -29,6 +29,9 @@ class Budget:
     stop: Callable[[], bool] | None = None  # asked with the clock: whether the stage may stop now anyway
     # Set by the caller (Ctrl-C): searching stops, the best answer found is decoded and returned.
     halt: threading.Event | None = None
+    # A stage running beside the main one in another thread waits here, between its steps, while the main one
+    # needs the interpreter (Python runs one thread at a time): it runs while CP-SAT searches.
+    gate: threading.Event | None = None
 
     @classmethod
     def of(cls, seconds: float, halt: threading.Event | None = None) -> Budget:
@@ -60,6 +63,8 @@ class Budget:
         return max(0.0, self.ends - time.monotonic())
 
     def over(self) -> bool:
+        if self.gate is not None:
+            self.gate.wait()
         return time.monotonic() >= self.ends or (self.stop is not None and self.stop())
 
     def options(self, options: AllocateOptions) -> AllocateOptions:

@@ -38,6 +38,7 @@ from drasat.solver.scheduling.one_by_one import Placement
 from drasat.solver.scheduling.plugins.dynamic_resources import AllocateOptions
 from drasat.solver.scheduling.pods import pending_pods
 
+from .beside import Beside
 from .blocks import BLOCK_NODES, SINGLE_MODEL_NODES, place_in_blocks
 from .budget import Budget
 from .counting import build_counting_model
@@ -136,8 +137,7 @@ def _schedule_batch(
     summary = BatchSummary(pods=len(pending), pod_classes=len(queue.classes), gangs=len(queue.gangs))
     cache: dict[tuple, Any] = {}  # the scheduler's, shared by every one-by-one pass
     if len(cluster.nodes) > SINGLE_MODEL_NODES:
-        placed, checks = _blocks(state, queue, options, budget, progress, summary)
-        baseline: list[Placement] | None = None
+        placed, checks, baseline = _blocks(state, queue, pending, options, budget, progress, summary)
     else:
         placed, checks, baseline = _whole(state, queue, pending, options, cache, budget, progress, summary)
     # What the model left out, and loose pods, one by one: they get the scheduler's own reasons where none fits.
@@ -182,14 +182,20 @@ def _whole(
 def _blocks(
     state: ClusterState,
     queue: Queue,
+    pending: list[Pod],
     options: AllocateOptions,
     budget: Budget,
     progress: Progress | None,
     summary: BatchSummary,
-) -> tuple[dict[PodKey, Placement], dict[str, NodeCheck]]:
-    """A big cluster block by block (``blocks``): the pods placed, committed to ``state``, and the nodes' checks."""
+) -> tuple[dict[PodKey, Placement], dict[str, NodeCheck], list[Placement] | None]:
+    """A big cluster block by block (``blocks``), the scheduler-order pass beside the searches (``beside``): the
+    pods placed, committed to ``state``, the nodes' checks, and the pass's answer to compare with."""
     assert options.evaluator is not None
-    placed, tally = place_in_blocks(state, queue, options, options.evaluator, budget, progress)
+    beside = Beside(state.cluster, queue, pending, options, budget).start()
+    try:
+        placed, tally = place_in_blocks(state, queue, options, options.evaluator, budget, progress, beside.gate)
+    finally:
+        baseline = beside.stop()
     summary.notes.append(
         f"{len(state.cluster.nodes)} nodes: one model per block of about {BLOCK_NODES} nodes, each with the pods "
         f"the blocks before it left ({tally.blocks_done} of {tally.blocks} blocks searched); no bound is proven"
@@ -197,7 +203,7 @@ def _blocks(
     _describe(summary, [], tally.skipped, relaxed=tally.relaxed, counted=tally.nodes_counted)
     _outcomes(summary, tally.outcomes, budget)
     checks = {node: check for o in tally.outcomes for node, check in o.decoded.checks.items()}
-    return placed, checks
+    return placed, checks, baseline
 
 
 def _outcomes(summary: BatchSummary, outcomes: list[Outcome], budget: Budget) -> None:

@@ -113,6 +113,10 @@ class Search:
         """A variable's value in the best solution found (once the search has ended)."""
         return int(self.solver.value(var))
 
+    def wait(self) -> None:
+        """Until the search ends."""
+        self._thread.join()
+
     def result(self) -> Counts | None:
         """The best counts found (waits for the search to end)."""
         self._thread.join()
