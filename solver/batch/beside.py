@@ -4,7 +4,8 @@ On a big cluster (``blocks``) the main thread builds and decodes one block after
 CP-SAT searches each block in C++ without Python's lock; so the queue placed as the scheduler places
 it (``passes.scheduler_baseline``) runs in a thread of its own, on its own copy of the cluster
 state, and only while a search runs (``Budget.gate``): it takes the interpreter when the main
-thread has nothing to do. When the blocks are done it stops where it is; whichever answer places
+thread has nothing to do. When the blocks are done it runs on alone while the time allows (the
+last one-by-one pass keeps its share), then stops where it is; whichever answer places
 more pods, priority by priority, is kept — so a myopic block order never costs pods that the
 scheduler's own order, as far as it got, placed.
 """
@@ -12,6 +13,7 @@ scheduler's own order, as far as it got, placed.
 from __future__ import annotations
 
 import threading
+import time
 from typing import Any
 
 from drasat.models.core import Pod
@@ -41,11 +43,12 @@ class Beside:
         self._thread.start()
         return self
 
-    def stop(self) -> list[Placement] | None:
-        """The pass stopped where it is: its placements (the pods it had not reached pending), None if it never
-        began."""
-        self._finished.set()
+    def stop(self, until: float) -> list[Placement] | None:
+        """The pass run on alone until it ends or until ``until`` (the main thread has nothing else to do), then
+        stopped where it is: its placements (the pods it had not reached pending), None if it never began."""
         self.gate.set()
+        self._thread.join(max(0.0, until - time.monotonic()))
+        self._finished.set()
         self._thread.join()
         if self._failure is not None:
             raise self._failure

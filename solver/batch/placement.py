@@ -39,7 +39,7 @@ from drasat.solver.scheduling.plugins.dynamic_resources import AllocateOptions
 from drasat.solver.scheduling.pods import pending_pods
 
 from .beside import Beside
-from .blocks import BLOCK_NODES, SINGLE_MODEL_NODES, place_in_blocks
+from .blocks import BLOCK_NODES, FILL_SHARE, SINGLE_MODEL_NODES, place_in_blocks, remaining
 from .budget import Budget
 from .counting import build_counting_model
 from .lifted import CountedNode
@@ -192,10 +192,13 @@ def _blocks(
     pods placed, committed to ``state``, the nodes' checks, and the pass's answer to compare with."""
     assert options.evaluator is not None
     beside = Beside(state.cluster, queue, pending, options, budget).start()
+    placed: dict[PodKey, Placement] = {}
     try:
         placed, tally = place_in_blocks(state, queue, options, options.evaluator, budget, progress, beside.gate)
     finally:
-        baseline = beside.stop()
+        # Every pod the model could count placed: the pass cannot do better, and is stopped at once.
+        unbeatable = placed and not remaining(queue, placed).classes
+        baseline = beside.stop(time.monotonic() if unbeatable else budget.ends - FILL_SHARE * budget.left())
     summary.notes.append(
         f"{len(state.cluster.nodes)} nodes: one model per block of about {BLOCK_NODES} nodes, each with the pods "
         f"the blocks before it left ({tally.blocks_done} of {tally.blocks} blocks searched); no bound is proven"
