@@ -96,7 +96,7 @@ def place_in_blocks(
     """Every block's model in turn, each committed to ``state``: the pods placed, and the tally. ``gate`` is
     opened while each block's search runs (and closed after), for a pass running beside the blocks."""
     blocks = blocks_of(sorted(n.name for n in state.cluster.nodes))
-    tally, placed = Tally(blocks=len(blocks)), {}
+    tally, placed = Tally(blocks=len(blocks)), dict[PodKey, Placement]()
     fill_starts = budget.ends - FILL_SHARE * budget.left()
     for i, block in enumerate(blocks):
         nodes_left = sum(len(b) for b in blocks[i:])
