@@ -59,6 +59,7 @@ def test_first_ctrl_c_prints_the_best_answer_so_far(cluster: Path) -> None:
     out, err = process.communicate(timeout=120)
     assert "drasat: stopping: the best answer so far follows" in err, err
     assert process.returncode in (0, 1), err  # 1: some pods pending, as ever
+    assert out, err[-3000:]
     listed = json.loads(out)
     placed = [i for i in listed["items"] if i.get("kind") == "Pod" and i["spec"].get("nodeName")]
     assert placed, err
