@@ -95,6 +95,9 @@ class Search:
         self._done = threading.Event()
         self._proven = False
         self._bound: int | None = None
+        # The values of the last solve that found a solution: the one the best counts come from (a later solve
+        # cut short by time, the tie-break's or a priority level's, leaves the solver without values).
+        self._solution: list[int] = []
         self._thread = threading.Thread(target=self._run, name="drasat-batch-search", daemon=True)
 
     def start(self) -> Search:
@@ -111,7 +114,8 @@ class Search:
 
     def value(self, var: cp_model.IntVar) -> int:
         """A variable's value in the best solution found (once the search has ended)."""
-        return int(self.solver.value(var))
+        index = var.index
+        return self._solution[index] if index >= 0 else 1 - self._solution[-index - 1]
 
     def wait(self) -> None:
         """Until the search ends."""
@@ -151,7 +155,10 @@ class Search:
         parameters = self.solver.parameters
         parameters.max_time_in_seconds = self._left()
         parameters.max_deterministic_time = effort if effort is not None else float("inf")
-        return self.solver.solve(model, self._reader)
+        status = self.solver.solve(model, self._reader)
+        if status in (cp_model.OPTIMAL, cp_model.FEASIBLE):
+            self._solution = list(self.solver.response_proto.solution)
+        return status
 
     def _most_pods(self) -> bool:
         """The most pods, priority by priority: one weighted solve, or one per level where weights would not
@@ -186,18 +193,17 @@ class Search:
         return proven
 
     def _ties(self) -> None:
-        """Among the answers with the proven most pods, the one the queue's order prefers (earlier classes,
-        then earlier gangs), searched with a fixed effort: deterministic, and never fewer pods."""
+        """Among the answers with the proven most pods, the one running more gangs whole, then the one the
+        queue's order prefers (earlier classes), searched with a fixed effort: deterministic, and never fewer pods."""
         counting, best = self.counting, self._reader.best
         if not counting.tie_breaks or best is None:
             return
         model = counting.model.clone()
         for _, expr, _ in counting.levels:
             model.add(expr >= round(self.solver.value(expr)))
-        model.clear_hints()
-        for node, counted in counting.nodes.items():
-            for p, var in counted.pods.items():
-                model.add_hint(var, best.on_node.get(node, {}).get(p, 0))
+        model.clear_hints()  # the whole best solution: a complete hint, so the first answer is at hand at once
+        for i, value in enumerate(self._solution):
+            model.add_hint(model.get_int_var_from_proto_index(i), value)
         scale = tie_weights(counting)
         model.maximize(sum(w * expr for w, (expr, _) in zip(scale, counting.tie_breaks)))
         self._solve(model, effort=TIE_EFFORT)
