@@ -74,7 +74,7 @@ import sys
 import tempfile
 import time
 from collections import Counter
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -124,6 +124,7 @@ class Row:
     checks: str = ""
     note: str = ""
     load: float = 0.0  # the machine's 1-minute load average when the method ended (2 cores: above 2 is shared)
+    trace: list[tuple[float, int]] = field(default_factory=list)  # batch: (seconds, pods placed) per better answer
 
 
 def _rss_mb() -> float:
@@ -187,7 +188,12 @@ def _library(method: str, size: Size, timeout: float) -> Row:
         checks = [(p.problem, p.allocations) for p in placements if p.problem is not None]
     else:
         options = AllocateOptions() if method == "batch" else AllocateOptions(time_limit=timeout)
-        result = schedule_batch(cluster, pending, options=options)
+        trace: list[tuple[float, int]] = []
+
+        def heard(placed: int, _bound: int | None, _left: float) -> None:
+            trace.append((time.perf_counter() - started, placed))
+
+        result = schedule_batch(cluster, pending, options=options, progress=heard)
         seconds, placements = time.perf_counter() - started, result.placements
         jointly = {pod for c in result.nodes for pod in c.pods}
         checks = [(c.problem, c.allocations) for c in result.nodes]
@@ -202,17 +208,13 @@ def _library(method: str, size: Size, timeout: float) -> Row:
         )
     rss = _rss_mb()
     placed, whole, gangs = _outcome(f, {p.pod.name: p.node for p in placements})
-    return Row(
-        method,
-        placed,
-        whole,
-        gangs,
-        seconds,
-        rss,
-        input_mb,
-        f"{_verified(checks)}, {_count_check(f, placements)}",
-        note,
+    row = Row(
+        method, placed, whole, gangs, seconds, rss, input_mb, f"{_verified(checks)}, {_count_check(f, placements)}"
     )
+    row.note = note
+    if method != "one-by-one":
+        row.trace = [*trace, (seconds, placed)]
+    return row
 
 
 def _witness_check(f: Fleet, best: Optimum, most: int = 500) -> str:
@@ -432,6 +434,28 @@ def table(results: list[tuple[Size, list[Row]]], timeout: float) -> Table:
     return out
 
 
+def plot(results: list[tuple[Size, list[Row]]], path: str) -> None:
+    """Pods placed over time by each batch run, beside the optimum and one-by-one's count (needs matplotlib)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    figure, axes = plt.subplots(1, len(results), figsize=(5 * len(results), 4), squeeze=False)
+    for ax, (size, rows) in zip(axes[0], results):
+        for r in rows:
+            if r.trace:
+                ax.step([0.0] + [t for t, _ in r.trace], [0] + [n for _, n in r.trace], where="post", label=r.method)
+            elif r.method in ("optimum", "one-by-one") and r.placed:
+                ax.axhline(r.placed, linestyle="--" if r.method == "optimum" else ":", label=f"{r.method} {r.placed}")
+        ax.set_title(f"{size.nodes} nodes, {size.pods} pods, {size.gangs} gangs")
+        ax.set_xlabel("seconds")
+        ax.set_ylabel("pods placed")
+        ax.legend(loc="lower right")
+    figure.tight_layout()
+    figure.savefig(path)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", default="10,100", help="node counts (frag_cluster.PRESETS) or NODES/PODS/GANGS")
@@ -441,6 +465,7 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--kill-after", type=float, default=900.0, help="stop a method after this many seconds")
     parser.add_argument("--yaml-dir", help="where the command line's input files go (default: a temporary folder)")
+    parser.add_argument("--plot", metavar="FILE.png", help="pods placed over time per batch run (needs matplotlib)")
     args = parser.parse_args()
     methods = [m for m in args.methods.split(",") if not (args.skip_batch and m in BATCH_METHODS)]
     if unknown := set(methods) - set(METHODS):
@@ -452,6 +477,14 @@ def main() -> None:
             size = _size(text, args.seed)
             results.append((size, measure(size, methods, args.timeout, args.kill_after, folder)))
     Console(width=190).print(table(results, args.timeout))
+    overruns = [(size, r) for size, rows in results for r in rows if r.method == "batch-timeout" and r.seconds]
+    for size, r in overruns:
+        print(
+            f"--timeout {args.timeout:g} at {size.nodes} nodes: the call took {r.seconds:.2f} s, overrun "
+            f"{(r.seconds - args.timeout) / args.timeout:+.1%} (target < 10 %)"
+        )
+    if args.plot:
+        plot(results, args.plot)
 
 
 if __name__ == "__main__":

@@ -9,6 +9,10 @@ with :func:`stopped_on_interrupt` (worker processes, a Ray instance started here
 ends the process. ``os._exit`` runs no ``finally`` and no ``atexit``: without that
 registration, worker processes would be left running for ever.
 
+A long search may ask for a gentler first Ctrl-C (:func:`halted_on_first_interrupt`): within it the
+first SIGINT only sets an event — the search stops and its best answer so far is printed, saying it
+is not proven — and a second Ctrl-C (or SIGTERM, SIGHUP) ends the run as above.
+
 SIGTERM (what ``kill``, a container runtime or systemd send) and SIGHUP (the terminal went away) end the
 run the same way; Python's default for them ends the process on the spot, leaving the workers and the
 temporary files behind. The exit status is the shell's for a process ended by that signal: 130 for
@@ -38,6 +42,8 @@ _LOCK = threading.Lock()
 _STOPS: list[Callable[[], None]] = []
 STOP_WAIT = 5.0  # seconds the stops may take before the process ends anyway (a Ray shutdown can hang)
 _INTERRUPTED = threading.Event()
+_HALTS: list[threading.Event] = []  # the events a first Ctrl-C sets instead of ending the run
+HALTING = b"drasat: stopping: the best answer so far follows (Ctrl-C again to quit at once)\n"
 _exit_code = EXIT_INTERRUPTED  # 128 + the signal that ended the run
 
 
@@ -58,6 +64,8 @@ def _watch(read_end: int) -> None:
     while number is None:
         received = os.read(read_end, 64)
         number = next((n for n in received if n in ENDING), None if received else int(signal.SIGINT))
+        if number == signal.SIGINT and _halt_first():
+            number = None
     _exit_code = 128 + number
     _INTERRUPTED.set()
     remove_partial_outputs()
@@ -88,6 +96,31 @@ def stopped_on_interrupt(stop: Callable[[], None]) -> Iterator[None]:
     finally:
         with _LOCK:
             _STOPS.remove(stop)
+
+
+@contextmanager
+def halted_on_first_interrupt() -> Iterator[threading.Event]:
+    """Within the block, the first Ctrl-C sets the event yielded (the caller's search stops and reports its best
+    so far) instead of ending the process; another Ctrl-C, SIGTERM or SIGHUP ends it as ever."""
+    halt = threading.Event()
+    with _LOCK:
+        _HALTS.append(halt)
+    try:
+        yield halt
+    finally:
+        with _LOCK:
+            _HALTS.remove(halt)
+
+
+def _halt_first() -> bool:
+    """Set the innermost unset halt, saying so on stderr; False when there is none (the run ends)."""
+    with _LOCK:
+        halt = next((h for h in reversed(_HALTS) if not h.is_set()), None)
+    if halt is None:
+        return False
+    halt.set()
+    os.write(2, HALTING)
+    return True
 
 
 def _run_stops() -> None:

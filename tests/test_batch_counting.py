@@ -140,7 +140,7 @@ def test_a_gang_runs_once_min_count_of_its_pods_fit():
 def test_a_search_that_finds_nothing_in_time_keeps_the_schedulers_answer(monkeypatch):
     """With the joint model's search made to find nothing, the answer is one by one's, and the summary
     says that time cut the joint model short."""
-    from drasat.solver.batch import placement
+    from drasat.solver.batch import rounds
 
     class Nothing:
         def __init__(self, *args: Any, **kwargs: Any) -> None:
@@ -155,7 +155,7 @@ def test_a_search_that_finds_nothing_in_time_keeps_the_schedulers_answer(monkeyp
         def value(self, var: Any) -> int:
             return 0
 
-    monkeypatch.setattr(placement, "Search", Nothing)
+    monkeypatch.setattr(rounds, "Search", Nothing)
     docs = [
         device_class(GPU, GPU),
         _template("one", [_exactly("gpu", GPU)], []),

@@ -23,7 +23,7 @@ from drasat.cli.inputs import (
     scheduling_needs,
     told_as_validate,
 )
-from drasat.cli.interrupt import stopped_on_interrupt
+from drasat.cli.interrupt import halted_on_first_interrupt, stopped_on_interrupt
 from drasat.cli.output_state import state_option, write_state
 from drasat.cli.progress import Bar, Status
 from drasat.cli.render.kubectl import OutputFormat, render_list
@@ -255,8 +255,8 @@ def _placed(cluster, chosen, options, parallel, output: str, batch: bool) -> lis
                 err=True,
             )
         recovery = recover(cluster, pending_pods(cluster) if chosen is None else chosen)
-        with Status(output=output) as status, stopped_on_interrupt(lambda: None):
-            result = schedule_batch(recovery.cluster, chosen, options=options, progress=status.batch)
+        with Status(output=output) as status, halted_on_first_interrupt() as halt:
+            result = schedule_batch(recovery.cluster, chosen, options=options, progress=status.batch, halt=halt)
         echo(batch_summary_line(result.summary), err=True)
         return [with_binding_state(p, recovery, recovery.cluster) for p in result.placements]
     with importing():

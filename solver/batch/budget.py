@@ -9,6 +9,7 @@ what it cut short; the summary's notes carry those lines.
 
 from __future__ import annotations
 
+import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
@@ -26,10 +27,32 @@ class Budget:
     ends: float
     cut_short: list[str] = field(default_factory=list)
     stop: Callable[[], bool] | None = None  # asked with the clock: whether the stage may stop now anyway
+    # Set by the caller (Ctrl-C): searching stops, the best answer found is decoded and returned.
+    halt: threading.Event | None = None
+    # A stage running beside the main one in another thread waits here, between its steps, while the main one
+    # needs the interpreter (Python runs one thread at a time): it runs while CP-SAT searches.
+    gate: threading.Event | None = None
 
     @classmethod
-    def of(cls, seconds: float) -> Budget:
-        return cls(time.monotonic() + seconds)
+    def of(cls, seconds: float, halt: threading.Event | None = None) -> Budget:
+        return cls(time.monotonic() + seconds, halt=halt)
+
+    @property
+    def halted(self) -> bool:
+        return self.halt is not None and self.halt.is_set()
+
+    def searching(self) -> bool:
+        """Whether a stage may go on searching for better: the time is not over and no halt was asked."""
+        return not self.over() and not self.halted
+
+    def finishing(self) -> Budget:
+        """This budget for making the best answer real (decoding, allocating it): a halt does not stop that."""
+        return Budget(self.ends, self.cut_short, self.stop)
+
+    @property
+    def why(self) -> str:
+        """What cut a stage short, as the notes say it."""
+        return "stopped (Ctrl-C)" if self.halted else "time ran out"
 
     def part(self, fraction: float) -> Budget:
         """A budget ending once ``fraction`` of the time left is spent (or at this one's end); its notes are
@@ -40,6 +63,8 @@ class Budget:
         return max(0.0, self.ends - time.monotonic())
 
     def over(self) -> bool:
+        if self.gate is not None:
+            self.gate.wait()
         return time.monotonic() >= self.ends or (self.stop is not None and self.stop())
 
     def options(self, options: AllocateOptions) -> AllocateOptions:

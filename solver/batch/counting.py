@@ -46,8 +46,9 @@ class CountingModel:
     members: dict[tuple[int, int], cp_model.IntVar]  # (gang, pod class) -> its pods placed
     levels: list[tuple[int, cp_model.LinearExpr, int]]  # priority, pods placed at it, pods pending at it
     skipped: list[str] = field(default_factory=list)  # nodes left out, and why (for the summary)
-    # Below the levels, lexicographically: pods of classes earlier in the queue, then gangs earlier in it
-    # (ties go where the scheduler's queue would put them); each with the most it can be.
+    # Below the levels, lexicographically: with pack, nodes kept whole; then gangs whole (earlier ones first),
+    # then pods of classes earlier in the queue (ties go where the scheduler's queue would put them); each with
+    # the most it can be.
     tie_breaks: list[tuple[cp_model.LinearExpr, int]] = field(default_factory=list)
 
     @property
@@ -66,17 +67,23 @@ class CountingModel:
 
 
 def build_counting_model(
-    state: ClusterState, queue: Queue, evaluator: SelectorEvaluator, budget: Budget, *, pack: bool = False
+    state: ClusterState,
+    queue: Queue,
+    evaluator: SelectorEvaluator,
+    budget: Budget,
+    *,
+    pack: bool = False,
+    nodes: Sequence[str] | None = None,
 ) -> CountingModel:
-    """The counting model of ``queue`` over the cluster's nodes whose devices are their own. With ``pack``, ties
-    between equally many pods go first to the answer using the fewest untouched nodes (no pod, no device in
-    use yet: they stay whole for what comes next), then the fewest nodes."""
+    """The counting model of ``queue`` over the cluster's nodes (or ``nodes`` only) whose devices are their own.
+    With ``pack``, ties between equally many pods go first to the answer using the fewest untouched nodes (no
+    pod, no device in use yet: they stay whole for what comes next), then the fewest nodes."""
     model = cp_model.CpModel()
     counting = CountingModel(model, {}, {}, {}, {}, [])
     level = state.cluster.features["PodLevelResources"]
     requests = {c.index: pod_requests(c.representative.pod, pod_level=level) for c in queue.classes}
-    for node in sorted(n.name for n in state.cluster.nodes):
-        if budget.over():
+    for node in sorted(n.name for n in state.cluster.nodes) if nodes is None else sorted(nodes):
+        if not budget.searching():
             counting.skipped.append(f"{node}: the time ran out while the model was built")
             continue
         if not all(s.spec.node_name == node for s in state.nodes[node].slices):
@@ -172,8 +179,14 @@ def _totals(counting: CountingModel, queue: Queue) -> None:
 
 
 def _tie_breaks(counting: CountingModel, queue: Queue) -> None:
-    """Earlier classes (by their first pod's place in the queue), then earlier gangs, weigh more."""
+    """More gangs whole (earlier ones weigh more: a gang runs only whole, so among answers with as many pods, the
+    one running more of them), then earlier classes (by their first pod's place in the queue)."""
     classes, gangs = queue.classes, queue.gangs
+    if gangs:
+        by_gang = cp_model.LinearExpr.weighted_sum(
+            [counting.gangs[g.index] for g in gangs], [len(gangs) - r for r in range(len(gangs))]
+        )
+        counting.tie_breaks.append((by_gang, len(gangs) * (len(gangs) + 1) // 2))
     placed = {
         cls.index: counting.singles[cls.index] + sum(var for (_, p), var in counting.members.items() if p == cls.index)
         for cls in classes
@@ -183,11 +196,6 @@ def _tie_breaks(counting: CountingModel, queue: Queue) -> None:
     )
     most = sum((len(classes) - rank) * len(cls.members) for rank, cls in enumerate(classes))
     counting.tie_breaks.append((by_class, most))
-    if gangs:
-        by_gang = cp_model.LinearExpr.weighted_sum(
-            [counting.gangs[g.index] for g in gangs], [len(gangs) - r for r in range(len(gangs))]
-        )
-        counting.tie_breaks.append((by_gang, len(gangs) * (len(gangs) + 1) // 2))
 
 
 def weights(counting: CountingModel) -> list[int] | None:

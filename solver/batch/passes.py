@@ -28,6 +28,7 @@ from .budget import Budget
 from .pod_classes import PodKey, Queue, pod_key, priority_of
 
 NOT_TRIED = "not tried: the batch's time limit (--timeout) ran out first"
+HALTED = "not tried: the batch was stopped (Ctrl-C) first"
 
 
 def scheduler_baseline(
@@ -124,8 +125,8 @@ def one_by_one(
     for pod in pending:
         if pod_key(pod) in out:
             continue
-        if budget is not None and budget.over():
-            out[pod_key(pod)] = Placement(pod, reason=NOT_TRIED)
+        if budget is not None and not budget.searching():
+            out[pod_key(pod)] = Placement(pod, reason=HALTED if budget.halted else NOT_TRIED)
             untried += 1
             continue
         if budget is not None:

@@ -22,32 +22,32 @@ that strands capacity (kubernetes#138765). The joint placement decides all pendi
 
 from __future__ import annotations
 
+import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
 from drasat.models.collector import collector_paused
 from drasat.models.core import Pod
 from drasat.solver.allocation.options import CAPABILITIES, check_options
-from drasat.solver.allocation.problem import claim_key
 from drasat.solver.cel import SelectorEvaluator
 from drasat.solver.scheduling.cluster import Cluster, label_of
 from drasat.solver.scheduling.cluster_state import ClusterState
-from drasat.solver.scheduling.one_by_one import Placement, bound_pod, updated_claims
-from drasat.solver.scheduling.plugins.dynamic_resources import AllocateOptions, DraVerdict, claim_shape, dra_score
-from drasat.solver.scheduling.pods import PodClaims, pending_pods
+from drasat.solver.scheduling.one_by_one import Placement
+from drasat.solver.scheduling.plugins.dynamic_resources import AllocateOptions
+from drasat.solver.scheduling.pods import pending_pods
 
+from .beside import Beside
+from .blocks import BLOCK_NODES, FILL_SHARE, SINGLE_MODEL_NODES, place_in_blocks, remaining
 from .budget import Budget
-from .counting import CountingModel, build_counting_model
-from .decode import Decoded, allocate_nodes, assign, cut, hint
-from .nodes import NodeAllocator, NodeCheck
+from .counting import build_counting_model
+from .lifted import CountedNode
+from .nodes import NodeCheck
 from .passes import better, group_of, one_by_one, scheduler_baseline
-from .pod_classes import PodKey, Queue, pod_key, sort_queue
-from .search import Counts, Progress, Search
-
-DECODE_SHARE = 0.25  # of the time left once the model is built, kept for decoding, allocating and the last pass
-ROUNDS = 4  # searches at most: the first, then again after nodes refused the mixes of a relaxed count
+from .pod_classes import PodKey, Queue, sort_queue
+from .rounds import Outcome, commit, decode_rounds, search_ends, start_search
+from .search import Progress
 
 
 @dataclass
@@ -105,53 +105,117 @@ def schedule_batch(
     *,
     options: AllocateOptions | None = None,
     progress: Progress | None = None,
+    halt: threading.Event | None = None,
 ) -> BatchResult:
     """Place ``pods`` (default: every pending pod) jointly; see the module docstring. ``options.time_limit``
-    bounds the whole run; ``progress(placed, bound, seconds_left)`` hears of each better answer.
+    bounds the whole run; ``progress(placed, bound, seconds_left)`` hears of each better answer. Setting
+    ``halt`` (from another thread: Ctrl-C) ends the searching early: the best answer found so far is decoded,
+    verified and returned, its summary saying so.
 
     Python's cyclic collector is paused for the run: building the model walks tens of thousands of long-lived
     objects, and each collection re-examined the whole cluster (a third of the build on 200 nodes)."""
     with collector_paused():
-        return _schedule_batch(cluster, pods, options, progress)
+        return _schedule_batch(cluster, pods, options, progress, halt)
 
 
 def _schedule_batch(
-    cluster: Cluster, pods: Sequence[Pod] | None, options: AllocateOptions | None, progress: Progress | None
+    cluster: Cluster,
+    pods: Sequence[Pod] | None,
+    options: AllocateOptions | None,
+    progress: Progress | None,
+    halt: threading.Event | None,
 ) -> BatchResult:
     started = time.monotonic()
     options = options or AllocateOptions()
     check_options(options.solver, options.objective, options.time_limit, batch=True)
-    check_options(options.solver, options.objective, options.time_limit, batch=True)
+    budget = Budget.of(options.time_limit, halt)  # the run's clock: reading the queue counts too
     if options.evaluator is None:
         options = replace(options, evaluator=SelectorEvaluator())
     state = ClusterState(cluster)
     pending = list(pending_pods(cluster) if pods is None else pods)
     queue = sort_queue(cluster, pending, state.book)
     summary = BatchSummary(pods=len(pending), pod_classes=len(queue.classes), gangs=len(queue.gangs))
-    budget = Budget.of(options.time_limit)
-    assert options.evaluator is not None
-    counting = build_counting_model(state, queue, options.evaluator, budget, pack=CAPABILITIES[options.objective].packs)
-    _describe(summary, counting)
-    ends = budget.ends - DECODE_SHARE * budget.left()
-    search = Search(counting, ends, workers=options.workers, progress=progress).start()
     cache: dict[tuple, Any] = {}  # the scheduler's, shared by every one-by-one pass
-    whole = counting.complete and not queue.loose  # the model's proven optimum is then the cluster's
-    baseline, stopped = _baseline(state, queue, pending, options, cache, budget, ends, lambda: whole and search.proven)
-    decoded, counts = _decoded(state, queue, counting, search, options, summary, budget)
-    placed = _commit(state, decoded)
+    if len(cluster.nodes) > SINGLE_MODEL_NODES:
+        placed, checks, baseline = _blocks(state, queue, pending, options, budget, progress, summary)
+    else:
+        placed, checks, baseline = _whole(state, queue, pending, options, cache, budget, progress, summary)
     # What the model left out, and loose pods, one by one: they get the scheduler's own reasons where none fits.
     placements = one_by_one(state, queue, pending, placed, options, cache, budget=budget)
-    if stopped:
-        baseline = placements
-    checks = decoded.checks
-    if better(baseline, placements):
+    if baseline is not None and better(baseline, placements):
         summary.notes.append("one by one places more pods by priority than the joint model found: its answer is kept")
         placements, checks, placed = baseline, {}, {}
-    _finish(summary, queue, pending, placements, placed, counts, budget, options)
+    _finish(summary, queue, pending, placements, placed, budget, options)
     summary.nodes_verified = len(checks)
     summary.nodes_carried = sum(1 for c in checks.values() if c.carried)
     summary.seconds = time.monotonic() - started
     return BatchResult(placements, list(checks.values()), summary)
+
+
+def _whole(
+    state: ClusterState,
+    queue: Queue,
+    pending: list[Pod],
+    options: AllocateOptions,
+    cache: dict[tuple, Any],
+    budget: Budget,
+    progress: Progress | None,
+    summary: BatchSummary,
+) -> tuple[dict[PodKey, Placement], dict[str, NodeCheck], list[Placement] | None]:
+    """One model for the whole cluster, the scheduler-order pass beside its search: the pods it placed (committed
+    to ``state``), its nodes' checks, and the baseline to compare with (None: the model proved it unbeatable)."""
+    assert options.evaluator is not None
+    pack = CAPABILITIES[options.objective].packs
+    counting = build_counting_model(state, queue, options.evaluator, budget, pack=pack)
+    _describe(summary, counting.nodes.values(), counting.skipped)
+    search = start_search(counting, budget.ends, options, progress, budget.halt)
+    whole = counting.complete and not queue.loose  # the model's proven optimum is then the cluster's
+    ends = search_ends(budget.ends)
+    baseline, stopped = _baseline(state, queue, pending, options, cache, budget, ends, lambda: whole and search.proven)
+    outcome = decode_rounds(state, queue, counting, search, options, budget, budget.ends)
+    _outcomes(summary, [outcome], budget)
+    if outcome.counts is not None:
+        summary.bound, summary.proven = outcome.counts.bound, outcome.counts.proven
+    return commit(state, outcome.decoded), outcome.decoded.checks, None if stopped else baseline
+
+
+def _blocks(
+    state: ClusterState,
+    queue: Queue,
+    pending: list[Pod],
+    options: AllocateOptions,
+    budget: Budget,
+    progress: Progress | None,
+    summary: BatchSummary,
+) -> tuple[dict[PodKey, Placement], dict[str, NodeCheck], list[Placement] | None]:
+    """A big cluster block by block (``blocks``), the scheduler-order pass beside the searches (``beside``): the
+    pods placed, committed to ``state``, the nodes' checks, and the pass's answer to compare with."""
+    assert options.evaluator is not None
+    beside = Beside(state.cluster, queue, pending, options, budget).start()
+    placed: dict[PodKey, Placement] = {}
+    try:
+        placed, tally = place_in_blocks(state, queue, options, options.evaluator, budget, progress, beside.gate)
+    finally:
+        # Every pod the model could count placed: the pass cannot do better, and is stopped at once.
+        unbeatable = placed and not remaining(queue, placed).classes
+        baseline = beside.stop(time.monotonic() if unbeatable else budget.ends - FILL_SHARE * budget.left())
+    summary.notes.append(
+        f"{len(state.cluster.nodes)} nodes: one model per block of about {BLOCK_NODES} nodes, each with the pods "
+        f"the blocks before it left ({tally.blocks_done} of {tally.blocks} blocks searched); no bound is proven"
+    )
+    _describe(summary, [], tally.skipped, relaxed=tally.relaxed, counted=tally.nodes_counted)
+    _outcomes(summary, tally.outcomes, budget)
+    checks = {node: check for o in tally.outcomes for node, check in o.decoded.checks.items()}
+    return placed, checks, baseline
+
+
+def _outcomes(summary: BatchSummary, outcomes: list[Outcome], budget: Budget) -> None:
+    summary.rounds = sum(o.rounds for o in outcomes)
+    summary.solutions = sum(o.solutions for o in outcomes)
+    for outcome in outcomes:
+        summary.notes.extend(n for n in outcome.notes() if n not in summary.notes)
+    if any(o.counts is None for o in outcomes):
+        budget.cut("the joint model found no answer in time: the pods are placed one by one")
 
 
 def _baseline(
@@ -167,7 +231,7 @@ def _baseline(
     """The queue placed as the scheduler places it, until ``ends`` or until ``unbeatable()`` (the joint model
     proved its answer the cluster's optimum): the placements, and whether the proof stopped it (then what it
     had not reached is no cut of time, and goes unsaid)."""
-    own = Budget(ends, [], stop=unbeatable)
+    own = Budget(ends, [], stop=lambda: unbeatable() or budget.halted)
     placements, _ = scheduler_baseline(state, queue, pending, options, cache, own)
     stopped = unbeatable()
     if not stopped:
@@ -175,92 +239,30 @@ def _baseline(
     return placements, stopped
 
 
-def _describe(summary: BatchSummary, counting: CountingModel) -> None:
-    summary.nodes_counted = len(counting.nodes)
-    relaxed = [n for n in counting.nodes.values() if not n.exact]
+def _describe(
+    summary: BatchSummary,
+    nodes: Iterable[CountedNode],
+    skipped: list[str],
+    *,
+    relaxed: dict[str, list[str]] | None = None,
+    counted: int | None = None,
+) -> None:
+    """The model's reach in the summary: nodes counted, nodes with rules relaxed, nodes left out."""
+    nodes = list(nodes)
+    relaxed = relaxed if relaxed is not None else {n.node: n.relaxed for n in nodes if not n.exact}
+    summary.nodes_counted = counted if counted is not None else len(nodes)
     summary.nodes_relaxed = len(relaxed)
     if relaxed:
-        what = sorted({r for n in relaxed for r in n.relaxed})
+        what = sorted({r for rules in relaxed.values() for r in rules})
         summary.notes.append(
             f"{len(relaxed)} nodes counted with rules relaxed ({'; '.join(what)}): their answers are checked by "
             "allocating, and a refused mix is cut from the model"
         )
-    shared = [s for s in counting.skipped if "shared" in s]
+    shared = [s for s in skipped if "shared" in s]
     if shared:
         summary.notes.append(
             f"{len(shared)} nodes reach shared device pools: only the one-by-one pass places pods there"
         )
-
-
-def _decoded(
-    state: ClusterState,
-    queue: Queue,
-    counting: CountingModel,
-    search: Search,
-    options: AllocateOptions,
-    summary: BatchSummary,
-    budget: Budget,
-) -> tuple[Decoded, Counts | None]:
-    """The search's counts decoded node by node; nodes refusing their mix cut, and searched again (a few rounds,
-    while time is left): the last round's nodes that still refuse give their pods back."""
-    allocator = NodeAllocator(state, options, budget)
-    decoded, counts, cuts = Decoded(), None, 0
-    for round_ in range(1, ROUNDS + 1):
-        found = search.result()
-        summary.rounds = round_
-        if found is None:
-            budget.cut("the joint model found no answer in time: the pods are placed one by one")
-            break
-        counts = found
-        summary.solutions += found.solutions
-        decoded = allocate_nodes(state, queue, assign(queue, found), allocator, counting, search.value)
-        if not decoded.refused or round_ == ROUNDS or budget.over():
-            break
-        for node, mix in decoded.refused.items():
-            cut(counting, node, mix)
-            cuts += 1
-        hint(counting, found, decoded.refused)
-        ends = budget.ends - DECODE_SHARE * budget.left()
-        search = Search(counting, ends, workers=options.workers).start()
-    if cuts:
-        summary.notes.append(
-            f"{cuts} time{'s' * (cuts != 1)} a node could not allocate the mix the model gave it: the mix was cut "
-            "from the model and the model searched again"
-        )
-    if decoded.refused:
-        summary.notes.append(
-            f"{len(decoded.refused)} nodes could not allocate the mix the model gave them; their pods go back"
-        )
-    return decoded, counts
-
-
-def _commit(state: ClusterState, decoded: Decoded) -> dict[PodKey, Placement]:
-    """Bind every jointly placed pod: its claims allocated and reserved, its pod status written."""
-    placed: dict[PodKey, Placement] = {}
-    for node in sorted(decoded.checks):
-        check = decoded.checks[node]
-        for pc in decoded.assignment[node]:
-            placed[pod_key(pc.pod)] = _bound(state, pc, node, check)
-    return placed
-
-
-def _bound(state: ClusterState, pc: PodClaims, node: str, check: NodeCheck) -> Placement:
-    shape = claim_shape(state, pc, node)
-    allocations = {claim_key(c): check.allocation(pc.label, claim_key(c)) for c in shape.claims}
-    verdict = DraVerdict(
-        node,
-        pc.label,
-        claims=shape.claims,
-        allocations=allocations,
-        problem=check.problem,
-        score=dra_score(shape.claims, allocations),
-        mappings=shape.mappings,
-    )
-    claims = updated_claims(pc, verdict)
-    pod = bound_pod(pc, node, verdict, claims)
-    state.record(claims)
-    state.bind(pod, node)
-    return Placement(pod, node, claims, problem=check.problem, allocations=check.allocations)
 
 
 def _finish(
@@ -269,17 +271,14 @@ def _finish(
     pending: list[Pod],
     placements: list[Placement],
     placed: dict[PodKey, Placement],
-    counts: Counts | None,
     budget: Budget,
     options: AllocateOptions,
 ) -> None:
     summary.notes += [
-        f"time ran out (--timeout {options.time_limit:g} s for the whole run): {what}" for what in budget.cut_short
+        f"{budget.why} (--timeout {options.time_limit:g} s for the whole run): {what}" for what in budget.cut_short
     ]
     summary.placed = sum(1 for p in placements if p.node)
     summary.placed_jointly = len(placed)
-    if counts is not None:
-        summary.bound, summary.proven = counts.bound, counts.proven
     on_node = {p.label for p in placements if p.node}
     summary.gangs_complete = sum(1 for g in queue.gangs if all(pc.label in on_node for pc in g.members))
     summary.gangs += len(queue.loose_gangs)

@@ -20,6 +20,7 @@ from .counting import CountingModel, tie_weights, weights
 
 Progress = Callable[[int, int | None, float], None]  # pods placed, bound (None: not known yet), seconds left
 SEED = 1
+HALT_POLL = 0.1  # seconds between looks at the caller's halt
 TIE_EFFORT = 1.0  # CP-SAT's deterministic time (about seconds) for breaking ties in the queue's order
 
 
@@ -74,17 +75,29 @@ def read(counting: CountingModel, value: Callable[[cp_model.IntVar], int]) -> Co
 class Search:
     """The counting model solved in a background thread until ``ends``, a :meth:`stop`, or a proof."""
 
-    def __init__(self, counting: CountingModel, ends: float, *, workers: int = 1, progress: Progress | None = None):
-        self.counting, self.ends = counting, ends
+    def __init__(
+        self,
+        counting: CountingModel,
+        ends: float,
+        *,
+        workers: int = 1,
+        progress: Progress | None = None,
+        halt: threading.Event | None = None,
+    ):
+        self.counting, self.ends, self.halt = counting, ends, halt
         self.solver = cp_model.CpSolver()
         self.solver.parameters.num_workers = max(1, workers)
         self.solver.parameters.random_seed = SEED
+        self.solver.parameters.catch_sigint_signal = False  # Ctrl-C belongs to the caller (see ``halt``)
         # CP-SAT's default linearization (level 1): level 2 proved 100 over-subscribed nodes twice as fast but
         # found no full answer for 500 nodes whose pods all fit in 40 s, where level 1 proves it in ~10 s.
         self._reader = _Reader(counting, progress, ends)
         self._done = threading.Event()
         self._proven = False
         self._bound: int | None = None
+        # The values of the last solve that found a solution: the one the best counts come from (a later solve
+        # cut short by time, the tie-break's or a priority level's, leaves the solver without values).
+        self._solution: list[int] = []
         self._thread = threading.Thread(target=self._run, name="drasat-batch-search", daemon=True)
 
     def start(self) -> Search:
@@ -101,7 +114,12 @@ class Search:
 
     def value(self, var: cp_model.IntVar) -> int:
         """A variable's value in the best solution found (once the search has ended)."""
-        return int(self.solver.value(var))
+        index = var.index
+        return self._solution[index] if index >= 0 else 1 - self._solution[-index - 1]
+
+    def wait(self) -> None:
+        """Until the search ends."""
+        self._thread.join()
 
     def result(self) -> Counts | None:
         """The best counts found (waits for the search to end)."""
@@ -112,20 +130,35 @@ class Search:
         return best
 
     def _run(self) -> None:
+        if self.halt is not None:
+            threading.Thread(target=self._watch, name="drasat-batch-halt", daemon=True).start()
         try:
             if self._most_pods():
                 self._ties()
         finally:
             self._done.set()
 
+    def _watch(self) -> None:
+        """Stops CP-SAT once ``halt`` is set (CP-SAT hears no Python signal): polled, as an Event has no callback."""
+        assert self.halt is not None
+        while not self._done.wait(HALT_POLL):
+            if self.halt.is_set():
+                self.stop()
+                return
+
     def _left(self) -> float:
-        return max(0.01, self.ends - time.monotonic())
+        """Seconds the next solve may take (the least CP-SAT accepts, once halted)."""
+        halted = self.halt is not None and self.halt.is_set()
+        return 0.01 if halted else max(0.01, self.ends - time.monotonic())
 
     def _solve(self, model: cp_model.CpModel, effort: float | None = None) -> cp_model.CpSolverStatus:
         parameters = self.solver.parameters
         parameters.max_time_in_seconds = self._left()
         parameters.max_deterministic_time = effort if effort is not None else float("inf")
-        return self.solver.solve(model, self._reader)
+        status = self.solver.solve(model, self._reader)
+        if status in (cp_model.OPTIMAL, cp_model.FEASIBLE):
+            self._solution = list(self.solver.response_proto.solution)
+        return status
 
     def _most_pods(self) -> bool:
         """The most pods, priority by priority: one weighted solve, or one per level where weights would not
@@ -160,18 +193,17 @@ class Search:
         return proven
 
     def _ties(self) -> None:
-        """Among the answers with the proven most pods, the one the queue's order prefers (earlier classes,
-        then earlier gangs), searched with a fixed effort: deterministic, and never fewer pods."""
+        """Among the answers with the proven most pods, the one running more gangs whole, then the one the
+        queue's order prefers (earlier classes), searched with a fixed effort: deterministic, and never fewer pods."""
         counting, best = self.counting, self._reader.best
         if not counting.tie_breaks or best is None:
             return
         model = counting.model.clone()
         for _, expr, _ in counting.levels:
             model.add(expr >= round(self.solver.value(expr)))
-        model.clear_hints()
-        for node, counted in counting.nodes.items():
-            for p, var in counted.pods.items():
-                model.add_hint(var, best.on_node.get(node, {}).get(p, 0))
+        model.clear_hints()  # the whole best solution: a complete hint, so the first answer is at hand at once
+        for i, value in enumerate(self._solution):
+            model.add_hint(model.get_int_var_from_proto_index(i), value)
         scale = tie_weights(counting)
         model.maximize(sum(w * expr for w, (expr, _) in zip(scale, counting.tie_breaks)))
         self._solve(model, effort=TIE_EFFORT)

@@ -68,6 +68,7 @@ def max_allocatable(candidates: Sequence[Candidate], state: CounterState, *, tim
     _post_compatibility(model, fitting, pick, state)
     model.maximize(sum(pick.values()))
     solver = cp_model.CpSolver()
+    solver.parameters.catch_sigint_signal = False  # Ctrl-C belongs to the caller (drasat exits 130)
     solver.parameters.max_time_in_seconds = time_limit
     solver.parameters.num_workers = 1
     status = solver.solve(model)
