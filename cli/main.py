@@ -21,6 +21,7 @@ from .startup import importing
 COMMANDS = {
     "compare": "compare",
     "explain": "explain",
+    "fit": "fit",
     "inventory": "inventory",
     "metadata": "metadata",
     "pool-status": "pool_status",

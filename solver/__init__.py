@@ -36,6 +36,8 @@ _EXPORTS = {
     "explain_pods": "scheduling.pod_explanation",
     "BatchResult": "batch.placement",
     "schedule_batch": "batch.placement",
+    "FitResult": "capacity.fit",
+    "fit_workload": "capacity.fit",
     "Comparison": "report.comparison",
     "compare": "report.comparison",
     "pool_status": "report.pool_status",
