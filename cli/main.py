@@ -25,6 +25,7 @@ COMMANDS = {
     "inventory": "inventory",
     "metadata": "metadata",
     "pool-status": "pool_status",
+    "scale-up": "scale_up",
     "schedule": "schedule",
     "solve": "solve",
     "taint-impact": "taint_impact",

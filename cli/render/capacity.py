@@ -43,3 +43,42 @@ def fit_table(result: Any) -> str:
         text = ", ".join(f"{name}={n}" for name, n in sets.items())
         table.add_row(node, str(sum(sets.values())), text, ", ".join(devices.get(node, [])))
     return str(table_text(table))
+
+
+def _by_template(counts: dict[str, int]) -> str:
+    return ", ".join(f"{name}×{n}" for name, n in sorted(counts.items())) or "none"
+
+
+def scale_up_headline(result: Any) -> str:
+    """Nodes to add, their cost and standing; and what first-fit-decreasing would add."""
+    added = len(result.added)
+    head = (
+        f"scale-up: add {added} node{'s' * (added != 1)} ({_by_template(result.per_template())}), cost {result.cost:g}"
+    )
+    if result.proven:
+        head += ", proven optimal"
+    elif result.cost_bound is not None:
+        head += f", not proven: no answer costs less than {result.cost_bound:g}"
+    else:
+        head += ", not proven"
+    if result.pending:
+        head += f"; {len(result.pending)} pods fit nowhere"
+    ffd = result.ffd
+    if ffd is not None:
+        counts = {t: len(v) for t, v in ffd.nodes.items()}
+        left = f", {len(ffd.pending)} pods left pending" if ffd.pending else ""
+        head += (
+            f"\nfirst-fit-decreasing (cluster-autoscaler's estimator) would add {ffd.added} ({_by_template(counts)}), "
+            f"cost {ffd.cost:g}{left}"
+        )
+    return head
+
+
+def scale_up_table(result: Any) -> str:
+    """One row per node added: its template and the pods it takes."""
+    table = TextTable()
+    for column in ("node", "template", "pods"):
+        table.add_column(column, overflow="fold")
+    for a in result.added:
+        table.add_row(a.node, a.template, ", ".join(a.pods))
+    return str(table_text(table)) if result.added else ""
