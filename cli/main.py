@@ -25,6 +25,7 @@ COMMANDS = {
     "inventory": "inventory",
     "metadata": "metadata",
     "pool-status": "pool_status",
+    "preempt": "preempt",
     "scale-up": "scale_up",
     "schedule": "schedule",
     "solve": "solve",

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 
 from .core import Namespace, Node, Pod, PodGroup
 from .meta import TypedObject
+from .policy import PodDisruptionBudget
 from .pool_status_request import ResourcePoolStatusRequest
 from .resource import DeviceClass, DeviceTaintRule, ResourceClaim, ResourceClaimTemplate, ResourceSlice
 
@@ -51,6 +52,7 @@ KINDS: tuple[KindInfo, ...] = (
     KindInfo("", "Namespace", Namespace, "v1"),
     KindInfo("", "Pod", Pod, "v1", namespaced=True),
     KindInfo("scheduling.k8s.io", "PodGroup", PodGroup, "v1beta1", ("v1alpha3",), namespaced=True),
+    KindInfo("policy", "PodDisruptionBudget", PodDisruptionBudget, "v1", namespaced=True),
 )
 
 _BY_GROUP_KIND = {(info.group, info.kind): info for info in KINDS}

@@ -42,6 +42,8 @@ _EXPORTS = {
     "scale_up": "capacity.scale_up",
     "NodeTemplate": "capacity.templates",
     "node_templates": "capacity.templates",
+    "PreemptResult": "capacity.preempt",
+    "preempt": "capacity.preempt",
     "Comparison": "report.comparison",
     "compare": "report.comparison",
     "pool_status": "report.pool_status",

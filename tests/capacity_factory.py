@@ -64,7 +64,9 @@ def partitioned_node(name: str, gpus: int = 1, cpu: str = "8", taken: tuple[tupl
     return out
 
 
-def running(node: str, device: str, profile: str, priority: int = 0, pod_name: str | None = None) -> list:
+def running(
+    node: str, device: str, profile: str, priority: int = 0, pod_name: str | None = None, labels: dict | None = None
+) -> list:
     """A running pod on ``node`` holding ``device`` through an allocated claim of its own."""
     name = pod_name or f"run-{node}-{device}"
     uid = f"uid-{name}"
@@ -88,7 +90,7 @@ def running(node: str, device: str, profile: str, priority: int = 0, pod_name: s
     pod = {
         "apiVersion": "v1",
         "kind": "Pod",
-        "metadata": {"name": name, "namespace": "default", "uid": uid},
+        "metadata": {"name": name, "namespace": "default", "uid": uid, "labels": labels or {}},
         "spec": {
             "nodeName": node,
             "priority": priority,

@@ -82,3 +82,28 @@ def scale_up_table(result: Any) -> str:
     for a in result.added:
         table.add_row(a.node, a.template, ", ".join(a.pods))
     return str(table_text(table)) if result.added else ""
+
+
+def _victims_line(who: str, victims: Any) -> str:
+    if victims is None:
+        return f"{who}: no victims"
+    pods = ", ".join(f"{label} (priority {p})" for label, p in zip(victims.labels(), victims.priorities()))
+    broken = f"; {victims.violations} PodDisruptionBudget breaks" if victims.violations else ""
+    return f"{who}: evict on {victims.node}: {pods}{broken}"
+
+
+def preempt_text(result: Any) -> str:
+    """kube-scheduler's victims, the fewest, and why they differ: a few lines."""
+    if result.fits_now is not None:
+        return f"preempt: {result.pod} fits on {result.fits_now} without evicting anything\n"
+    if result.kubernetes is None and result.fewest is None:
+        return f"preempt: no eviction of lower-priority pods makes {result.pod} fit\n"
+    proof = "proven" if result.proven else "not proven: the time ran out"
+    lines = [
+        f"preempt: {result.pod} (priority {result.priority})",
+        _victims_line("kube-scheduler", result.kubernetes),
+        _victims_line(f"fewest ({proof})", result.fewest),
+    ]
+    if result.why:
+        lines.append(f"why: {result.why}")
+    return "\n".join(lines) + "\n"

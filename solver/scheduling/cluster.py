@@ -15,6 +15,7 @@ from functools import cached_property
 
 from drasat.models.core import Namespace, Node, Pod, PodGroup
 from drasat.models.loader import typed_objects
+from drasat.models.policy import PodDisruptionBudget
 from drasat.models.resource import (
     DeviceClass,
     DeviceTaintRule,
@@ -60,6 +61,7 @@ class Cluster:
     templates: Sequence[ResourceClaimTemplate] = ()
     taint_rules: Sequence[DeviceTaintRule] = ()
     features: Features = field(default_factory=Features)
+    disruption_budgets: Sequence[PodDisruptionBudget] = ()  # read by preemption only
 
     @cached_property
     def claims_by_key(self) -> dict[ObjectKey, ResourceClaim]:
@@ -125,4 +127,5 @@ def cluster_from_objects(objects: Sequence[object], features: Features | None = 
         templates=by_kind.get("ResourceClaimTemplate", []),
         taint_rules=by_kind.get("DeviceTaintRule", []),
         features=features or Features(),
+        disruption_budgets=by_kind.get("PodDisruptionBudget", []),
     )
