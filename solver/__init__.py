@@ -44,6 +44,8 @@ _EXPORTS = {
     "node_templates": "capacity.templates",
     "PreemptResult": "capacity.preempt",
     "preempt": "capacity.preempt",
+    "DefragResult": "capacity.defrag",
+    "defrag": "capacity.defrag",
     "Comparison": "report.comparison",
     "compare": "report.comparison",
     "pool_status": "report.pool_status",

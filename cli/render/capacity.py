@@ -107,3 +107,16 @@ def preempt_text(result: Any) -> str:
     if result.why:
         lines.append(f"why: {result.why}")
     return "\n".join(lines) + "\n"
+
+
+def defrag_text(result: Any) -> str:
+    """The plan's headline, then its steps in order."""
+    b, a = result.before, result.after
+    proof = "proven" if result.proven else "not proven: the time ran out"
+    lines = [
+        f"defrag: {len(result.moves)} move{'s' * (len(result.moves) != 1)}; whole devices free {b.whole} -> {a.whole}; "
+        f"largest free GPU share, summed over nodes, {float(b.largest):g} -> {float(a.largest):g}; {proof}"
+    ]
+    for i, m in enumerate(result.moves, 1):
+        lines.append(f"{i}. move {m.pod} from {m.source} ({', '.join(m.before)}) to {m.target} ({', '.join(m.after)})")
+    return "\n".join(lines) + "\n"

@@ -151,7 +151,7 @@ class _Simulation:
             self.cluster,
             nodes=[n for n in self.cluster.nodes if n.name == node],
             pods=[p for p in self.cluster.pods if p.spec.node_name == node and key_of(p) not in evicted],
-            claims=[_released(c, gone) for c in self.cluster.claims],
+            claims=[released(c, gone) for c in self.cluster.claims],
         )
         return schedule_one(ClusterState(view), self.pod, self.options, {}).node is not None
 
@@ -170,7 +170,7 @@ class _Simulation:
         return Victims(node, sorted(victims, key=lambda p: (-priority_of(p), _start(p))), violations)
 
 
-def _released(claim: ResourceClaim, gone: set[str]) -> ResourceClaim:
+def released(claim: ResourceClaim, gone: set[str]) -> ResourceClaim:
     """The claim once the evicted pods are gone: their reservations dropped; deallocated when nobody is left."""
     status = claim.status
     if status is None or not any(r.uid in gone for r in status.reserved_for):
