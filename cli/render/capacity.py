@@ -67,6 +67,7 @@ def scale_up_headline(result: Any) -> str:
     if ffd is not None:
         counts = {t: len(v) for t, v in ffd.nodes.items()}
         left = f", {len(ffd.pending)} pods left pending" if ffd.pending else ""
+        left += " (cut by --timeout: the estimate is partial)" if ffd.cut else ""
         head += (
             f"\nfirst-fit-decreasing (cluster-autoscaler's estimator) would add {ffd.added} ({_by_template(counts)}), "
             f"cost {ffd.cost:g}{left}"

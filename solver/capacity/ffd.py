@@ -14,6 +14,7 @@ on what is still pending, while they help.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
@@ -40,6 +41,7 @@ class Estimate:
     placed: dict[str, str] = field(default_factory=dict)  # pod -> node (existing or new)
     pending: list[str] = field(default_factory=list)
     cost: float = 0.0
+    cut: bool = False  # the time limit stopped it: pods it had not reached are in ``pending``
 
     @property
     def added(self) -> int:
@@ -51,6 +53,7 @@ class Estimate:
             "cost": self.cost,
             "templates": {t: len(v) for t, v in self.nodes.items()},
             "pending": self.pending,
+            "cutByTimeout": self.cut,
         }
 
 
@@ -59,21 +62,28 @@ def estimate(cluster: Cluster, templates: Sequence[NodeTemplate], max_nodes: int
     from .scale_up import with_copies
 
     grown, _ = with_copies(cluster, templates)
+    ends = time.monotonic() + options.time_limit
     state = ClusterState(grown)
     cache: dict[tuple, Any] = {}
     existing = [n.name for n in cluster.nodes]
     out = Estimate()
     left = []
     for pod in pending_pods(cluster):
+        if time.monotonic() > ends:
+            out.cut = True
+            left.append(pod)
+            continue
         p = schedule_one(state, pinned(pod, existing), options, cache) if existing else None
         if p is not None and p.node:
             out.placed[label_of(pod)] = p.node
         else:
             left.append(pod)
     used = {t.name: 0 for t in templates}
-    while left and sum(used.values()) < max_nodes:
-        best = _best_loop(state, grown, templates, left, used, max_nodes - sum(used.values()), options, cache)
+    while left and sum(used.values()) < max_nodes and not out.cut:
+        packing = (ends, options, cache)
+        best = _best_loop(state, grown, templates, left, used, max_nodes - sum(used.values()), packing)
         if best is None:
+            out.cut = time.monotonic() > ends
             break
         template, nodes, placed = best
         out.nodes.setdefault(template.name, []).extend(nodes)
@@ -92,8 +102,7 @@ def _best_loop(
     left: list[Pod],
     used: dict[str, int],
     room: int,
-    options: AllocateOptions,
-    cache: dict[tuple, Any],
+    packing: tuple[float, AllocateOptions, dict[tuple, Any]],
 ) -> tuple[NodeTemplate, list[str], dict[str, str]] | None:
     """One loop of cluster-autoscaler: every template estimated on a fork of the state; the one helping the most
     pods (then the cheapest) is kept, its placements applied to the state."""
@@ -103,7 +112,10 @@ def _best_loop(
         most = min(t.max_count - used[t.name], room)
         if most <= 0:
             continue
-        nodes, placed = _one_template(state, grown, t, left, used[t.name], most, options, cache)
+        nodes, placed, cut = _one_template(state, grown, t, left, used[t.name], most, packing)
+        if cut:
+            state.restore(start)
+            return None
         key = (len(placed), -float(t.cost) * len(nodes))
         if placed and (best is None or key > best[0]):
             best = (key, t, nodes, placed, state.snapshot())
@@ -121,20 +133,19 @@ def _one_template(
     pods: list[Pod],
     first: int,
     most: int,
-    options: AllocateOptions,
-    cache: dict[tuple, Any],
-) -> tuple[list[str], dict[str, str]]:
+    packing: tuple[float, AllocateOptions, dict[tuple, Any]],
+) -> tuple[list[str], dict[str, str], bool]:
     """The estimator for one template: copies ``first`` .. ``first + most - 1`` are its new nodes. Returns the
-    new nodes that took pods, and where each pod went."""
+    new nodes that took pods, where each pod went, and whether the time limit cut it."""
     queue = sort_queue(grown, pods, state.book)
     groups: dict[Any, list[Pod]] = {}
     for pod in pods:
         groups.setdefault(queue.class_of.get(pod_key(pod), label_of(pod)), []).append(pod)
     allocatable = allocatable_of(template.node)
-    packer = _Packer(state, template, first, most, options, cache)
+    packer = _Packer(state, template, first, most, packing)
     for group in sorted(groups.values(), key=lambda g: -_score(g[0], allocatable)):
         packer.on_new_nodes(packer.on_added_nodes(group))
-    return packer.with_pods, packer.placed
+    return packer.with_pods, packer.placed, packer.cut
 
 
 class _Packer:
@@ -146,17 +157,21 @@ class _Packer:
         template: NodeTemplate,
         first: int,
         most: int,
-        options: AllocateOptions,
-        cache: dict[tuple, Any],
+        packing: tuple[float, AllocateOptions, dict[tuple, Any]],
     ) -> None:
         self.state, self.template, self.first, self.most = state, template, first, most
-        self.options, self.cache = options, cache
+        self.ends, self.options, self.cache = packing
+        self.cut = False
         self.new: list[str] = []
         self.with_pods: list[str] = []
         self.placed: dict[str, str] = {}
 
     def fits(self, pod: Pod, names: list[str]) -> bool:
-        """Whether the scheduler places the pod on one of ``names`` (it is then bound there)."""
+        """Whether the scheduler places the pod on one of ``names`` (it is then bound there); after the time
+        limit, no pod is placed any more."""
+        if time.monotonic() > self.ends:
+            self.cut = True
+            return False
         p = schedule_one(self.state, pinned(pod, names), self.options, self.cache)
         if p.node:
             self.placed[label_of(pod)] = p.node

@@ -6,7 +6,8 @@ a template may add (up to its maximum count) present as a node whose pods count 
 *opened*: most pods placed first (all of them when they can fit), then the least total cost, then the
 fewest nodes; copies of one template open in order (no two answers differ only by which copy is
 used). The answer is decoded and verified as ``schedule --batch``'s is. Beside it, ``ffd`` says what
-the first-fit-decreasing estimator would add on the same input.
+the first-fit-decreasing estimator would add on the same input; it runs first, and its answer is the
+search's starting point (a hint), so that the model starts where cluster-autoscaler ends.
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ from drasat.solver.allocation.options import check_options
 from drasat.solver.batch.budget import Budget
 from drasat.solver.batch.counting import CountingModel, build_counting_model
 from drasat.solver.batch.nodes import NodeCheck
-from drasat.solver.batch.pod_classes import sort_queue
+from drasat.solver.batch.pod_classes import Queue, sort_queue
 from drasat.solver.cel import SelectorEvaluator
 from drasat.solver.scheduling.cluster import Cluster, label_of
 from drasat.solver.scheduling.cluster_state import ClusterState
@@ -35,7 +36,7 @@ from .counted import Solved, Standing, devices_text, pod_devices, solve_counted
 from .ffd import Estimate, estimate
 from .templates import NodeTemplate
 
-MODEL_SHARE = 0.7  # of the time, for the model (the rest: the first-fit-decreasing estimate beside it)
+FFD_SHARE = 0.5  # of the time, for the first-fit-decreasing estimate (run first: its answer seeds the model)
 
 
 @dataclass
@@ -99,17 +100,23 @@ def scale_up(
         options = replace(options, evaluator=SelectorEvaluator())
     with collector_paused():
         started = time.monotonic()
-        budget = Budget.of(options.time_limit * (MODEL_SHARE if compare else 1.0))
-        result = _scale_up(cluster, templates, max_nodes, options, budget)
+        ffd = None
         if compare:
-            left = max(0.1, options.time_limit - (time.monotonic() - started))
-            result.ffd = estimate(cluster, templates, max_nodes, replace(options, time_limit=left))
+            ffd = estimate(cluster, templates, max_nodes, replace(options, time_limit=FFD_SHARE * options.time_limit))
+        budget = Budget.of(max(0.1, options.time_limit - (time.monotonic() - started)))
+        result = _scale_up(cluster, templates, max_nodes, options, budget, ffd)
+        result.ffd = ffd
         result.standing.seconds = time.monotonic() - started
         return result
 
 
 def _scale_up(
-    cluster: Cluster, templates: Sequence[NodeTemplate], max_nodes: int, options: AllocateOptions, budget: Budget
+    cluster: Cluster,
+    templates: Sequence[NodeTemplate],
+    max_nodes: int,
+    options: AllocateOptions,
+    budget: Budget,
+    ffd: Estimate | None,
 ) -> ScaleUpResult:
     pending = pending_pods(cluster)
     grown, copy_of = with_copies(cluster, templates)
@@ -118,6 +125,8 @@ def _scale_up(
     assert options.evaluator is not None
     counting = build_counting_model(state, queue, options.evaluator, budget)
     costs = _objective(counting, templates, copy_of, max_nodes, sum(len(c.members) for c in queue.classes))
+    if ffd is not None:
+        _hint(counting, queue, ffd, costs)
     solved = solve_counted(state, lambda counts: queue, counting, options, budget)
     if queue.loose:
         solved.standing.proven = False
@@ -176,6 +185,26 @@ def _objective(
     model.maximize(pods_weight * counting.placed_expr() - weight * cost - sum(opened.values()))
     del pods
     return _Costs(scale, opened, weight, pods_weight)
+
+
+def _hint(counting: CountingModel, queue: Queue, ffd: Estimate, costs: _Costs) -> None:
+    """Start the search from first-fit-decreasing's answer (its pods per node and class, its nodes opened): the
+    model then begins where cluster-autoscaler ends, and only improves on it."""
+    class_of = {pc.label: cls.index for cls in queue.classes for pc in cls.members}
+    per_node: dict[str, dict[int, int]] = {}
+    for pod, node in ffd.placed.items():
+        index = class_of.get(pod)
+        if index is not None:
+            per_node.setdefault(node, {}).setdefault(index, 0)
+            per_node[node][index] += 1
+    model = counting.model
+    model.clear_hints()
+    for node, counted in counting.nodes.items():
+        for p, var in counted.pods.items():
+            model.add_hint(var, per_node.get(node, {}).get(p, 0))
+    opened = {n for nodes in ffd.nodes.values() for n in nodes}
+    for name, var in costs.opened.items():
+        model.add_hint(var, name in opened)
 
 
 def _result(
