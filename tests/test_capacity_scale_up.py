@@ -256,3 +256,26 @@ def test_a_bad_cost_flag_exits_2(tmp_path: Any) -> None:
     for flag in (["--cost", "big"], ["--cost", "big=-1"], ["--max-count", "nope=2"]):
         result = CliRunner().invoke(cli, ["scale-up", "--node-template", template, *flag, cluster])
         assert result.exit_code == 2 and result.stdout == "", (flag, result.output)
+
+
+def test_a_gang_is_placed_whole_or_not_at_all() -> None:
+    """Two whole-GPU pods in a gang PodGroup, one GPU a template node: two nodes, or with one node allowed none
+    of the gang (one pod alone would not run)."""
+    from .capacity_factory import classes_and_templates, partitioned_node, pending_pod
+
+    group = {
+        "apiVersion": "scheduling.k8s.io/v1beta1",
+        "kind": "PodGroup",
+        "metadata": {"name": "train", "namespace": "default"},
+        "spec": {"schedulingPolicy": {"gang": {"minCount": 2}}},
+    }
+    pods = [{**pending_pod(f"t{i}", "full")} for i in range(2)]
+    for p in pods:
+        p["spec"]["schedulingGroup"] = {"podGroupName": "train"}
+    cluster = make_cluster(*classes_and_templates(), group, *pods)
+    templates = _templates(*classes_and_templates(), *partitioned_node("gpu-node"))
+    both = scale_up(cluster, templates, max_nodes=3)
+    assert (len(both.added), both.pending, both.proven) == (2, [], True)
+    _checked(both)
+    one = scale_up(cluster, templates, max_nodes=1)
+    assert (one.added, sorted(one.pending)) == ([], ["default/t0", "default/t1"])

@@ -61,6 +61,10 @@ def scale_up_headline(result: Any) -> str:
         head += f", not proven: no answer costs less than {result.cost_bound:g}"
     else:
         head += ", not proven"
+    new = {a.node for a in result.added}
+    existing = sum(1 for node, _ in result.placed.values() if node not in new)
+    if existing:
+        head += f"; {existing} pending pod{'s' * (existing != 1)} fit on existing nodes"
     if result.pending:
         head += f"; {len(result.pending)} pods fit nowhere"
     ffd = result.ffd
