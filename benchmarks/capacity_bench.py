@@ -77,7 +77,7 @@ def scale_up_row(nodes: int, timeout: float, max_nodes: int) -> str:
         standing = "not proven, no bound"
     ffd = result.ffd
     ffd_text = f"FFD {ffd.added} (+{len(ffd.pending)} left)" if ffd else "FFD -"
-    left = f", {len(result.pending)} pods fit nowhere" if result.pending else ""
+    left = f", {len(result.pending)} pods not placed" if result.pending else ""
     return (
         f"{nodes:>6}  scale-up {pods}p {len(result.added):>5} nodes{left}  {ffd_text:<18} {seconds:>8.1f} s  {standing}"
     )

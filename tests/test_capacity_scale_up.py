@@ -279,3 +279,20 @@ def test_a_gang_is_placed_whole_or_not_at_all() -> None:
     _checked(both)
     one = scale_up(cluster, templates, max_nodes=1)
     assert (one.added, sorted(one.pending)) == ([], ["default/t0", "default/t1"])
+
+
+def test_when_the_model_is_cut_short_first_fit_decreasings_answer_is_kept_and_verified() -> None:
+    """The model's answer, as if time had cut it at four nodes: the estimate's three nodes win, not proven."""
+    from dataclasses import replace
+
+    from drasat.solver.capacity.scale_up import Added, _better, _from_estimate
+
+    docs = [*[pod(f"p{i}", requests={"cpu": str(c)}) for i, c in enumerate(BIN_PACKING)]]
+    result = scale_up(make_cluster(*docs), _templates(node("big", cpu="9")), max_nodes=4)
+    assert result.ffd is not None and not _better(result.ffd, result)
+    worse = replace(result, added=[*result.added, Added("big-new-2", "big"), Added("big-new-3", "big")], cost=4.0)
+    assert _better(result.ffd, worse)
+    kept = _from_estimate(result.ffd, worse)
+    assert (len(kept.added), kept.cost, kept.proven, len(kept.placed)) == (3, 3.0, False, 6)
+    assert "first-fit-decreasing's" in kept.standing.notes[-1]
+    _checked(kept)

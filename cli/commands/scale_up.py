@@ -126,7 +126,12 @@ def scale_up(
         echo(report_text(result.to_data(), output), nl=False)
         echo(scale_up_headline(result), err=True)
     for pod in result.pending:
-        echo(f"pod {pod} fits nowhere, even with the nodes the templates may add", err=True)
+        why = (
+            "fits nowhere, even with the nodes the templates may add"
+            if result.proven
+            else "is not placed (the time ran out: not proven that it cannot fit)"
+        )
+        echo(f"pod {pod} {why}", err=True)
     for note in result.standing.notes:
         echo(f"note: {note}", err=True)
     if result.pending:

@@ -66,7 +66,7 @@ def scale_up_headline(result: Any) -> str:
     if existing:
         head += f"; {existing} pending pod{'s' * (existing != 1)} fit on existing nodes"
     if result.pending:
-        head += f"; {len(result.pending)} pods fit nowhere"
+        head += f"; {len(result.pending)} pods {'fit nowhere' if result.proven else 'not placed'}"
     ffd = result.ffd
     if ffd is not None:
         counts = {t: len(v) for t, v in ffd.nodes.items()}

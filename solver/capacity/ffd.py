@@ -25,7 +25,7 @@ from drasat.models.meta import NodeSelector, NodeSelectorRequirement, NodeSelect
 from drasat.solver.batch.pod_classes import pod_key, sort_queue
 from drasat.solver.scheduling.cluster import Cluster, label_of
 from drasat.solver.scheduling.cluster_state import ClusterState, allocatable_of
-from drasat.solver.scheduling.one_by_one import schedule_one
+from drasat.solver.scheduling.one_by_one import Placement, schedule_one
 from drasat.solver.scheduling.plugins.dynamic_resources import AllocateOptions
 from drasat.solver.scheduling.plugins.node_resources import pod_requests
 from drasat.solver.scheduling.pods import pending_pods
@@ -38,7 +38,7 @@ class Estimate:
     """The estimator's answer: nodes per template (in the loops' order), where each pod went, what is left."""
 
     nodes: dict[str, list[str]] = field(default_factory=dict)  # template -> new nodes holding pods
-    placed: dict[str, str] = field(default_factory=dict)  # pod -> node (existing or new)
+    placed: dict[str, Placement] = field(default_factory=dict)  # pod -> its placement (existing node or new)
     pending: list[str] = field(default_factory=list)
     cost: float = 0.0
     cut: bool = False  # the time limit stopped it: pods it had not reached are in ``pending``
@@ -59,25 +59,27 @@ class Estimate:
 
 def estimate(cluster: Cluster, templates: Sequence[NodeTemplate], max_nodes: int, options: AllocateOptions) -> Estimate:
     """First fit decreasing over the templates, loop by loop (see the module docstring)."""
+    from .fit import committed
     from .scale_up import with_copies
 
-    grown, _ = with_copies(cluster, templates)
     ends = time.monotonic() + options.time_limit
-    state = ClusterState(grown)
     cache: dict[tuple, Any] = {}
-    existing = [n.name for n in cluster.nodes]
     out = Estimate()
-    left = []
+    left, first = [], []
+    state = ClusterState(cluster)  # the existing nodes alone: the scheduler's pass, unpinned
     for pod in pending_pods(cluster):
         if time.monotonic() > ends:
             out.cut = True
             left.append(pod)
             continue
-        p = schedule_one(state, pinned(pod, existing), options, cache) if existing else None
-        if p is not None and p.node:
-            out.placed[label_of(pod)] = p.node
+        p = schedule_one(state, pod, options, cache)
+        if p.node:
+            out.placed[label_of(pod)] = p
+            first.append(p)
         else:
             left.append(pod)
+    grown, _ = with_copies(committed(cluster, first), templates)
+    state = ClusterState(grown)
     used = {t.name: 0 for t in templates}
     while left and sum(used.values()) < max_nodes and not out.cut:
         packing = (ends, options, cache)
@@ -103,11 +105,11 @@ def _best_loop(
     used: dict[str, int],
     room: int,
     packing: tuple[float, AllocateOptions, dict[tuple, Any]],
-) -> tuple[NodeTemplate, list[str], dict[str, str]] | None:
+) -> tuple[NodeTemplate, list[str], dict[str, Placement]] | None:
     """One loop of cluster-autoscaler: every template estimated on a fork of the state; the one helping the most
     pods (then the cheapest) is kept, its placements applied to the state."""
     start = state.snapshot()
-    best: tuple[tuple[int, float], NodeTemplate, list[str], dict[str, str], Any] | None = None
+    best: tuple[tuple[int, float], NodeTemplate, list[str], dict[str, Placement], Any] | None = None
     for t in templates:
         most = min(t.max_count - used[t.name], room)
         if most <= 0:
@@ -134,7 +136,7 @@ def _one_template(
     first: int,
     most: int,
     packing: tuple[float, AllocateOptions, dict[tuple, Any]],
-) -> tuple[list[str], dict[str, str], bool]:
+) -> tuple[list[str], dict[str, Placement], bool]:
     """The estimator for one template: copies ``first`` .. ``first + most - 1`` are its new nodes. Returns the
     new nodes that took pods, where each pod went, and whether the time limit cut it."""
     queue = sort_queue(grown, pods, state.book)
@@ -164,7 +166,7 @@ class _Packer:
         self.cut = False
         self.new: list[str] = []
         self.with_pods: list[str] = []
-        self.placed: dict[str, str] = {}
+        self.placed: dict[str, Placement] = {}
 
     def fits(self, pod: Pod, names: list[str]) -> bool:
         """Whether the scheduler places the pod on one of ``names`` (it is then bound there); after the time
@@ -174,7 +176,7 @@ class _Packer:
             return False
         p = schedule_one(self.state, pinned(pod, names), self.options, self.cache)
         if p.node:
-            self.placed[label_of(pod)] = p.node
+            self.placed[label_of(pod)] = p
             if p.node not in self.with_pods:
                 self.with_pods.append(p.node)
         return p.node is not None

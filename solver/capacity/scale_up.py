@@ -29,6 +29,7 @@ from drasat.solver.batch.pod_classes import Queue, sort_queue
 from drasat.solver.cel import SelectorEvaluator
 from drasat.solver.scheduling.cluster import Cluster, label_of
 from drasat.solver.scheduling.cluster_state import ClusterState
+from drasat.solver.scheduling.one_by_one import Placement
 from drasat.solver.scheduling.plugins.dynamic_resources import AllocateOptions
 from drasat.solver.scheduling.pods import pending_pods
 
@@ -54,10 +55,10 @@ class ScaleUpResult:
     cost: float
     cost_bound: float | None  # no answer costs less than this (CP-SAT's bound; None: not known)
     placed: dict[str, tuple[str, list[str]]]  # pod -> (node, devices): every pod the answer places
-    pending: list[str]  # pods that fit nowhere, even with every copy allowed
+    pending: list[str]  # pods the answer leaves pending (with ``proven``: they fit nowhere, even with every copy)
     ffd: Estimate | None
     standing: Standing
-    checks: list[NodeCheck] = field(default_factory=list)
+    checks: list[NodeCheck | Placement] = field(default_factory=list)  # each answer's problem and allocations
 
     @property
     def proven(self) -> bool:
@@ -106,6 +107,8 @@ def scale_up(
         budget = Budget.of(max(0.1, options.time_limit - (time.monotonic() - started)))
         result = _scale_up(cluster, templates, max_nodes, options, budget, ffd)
         result.ffd = ffd
+        if ffd is not None and not ffd.cut and not ffd.pending and _better(ffd, result):
+            result = _from_estimate(ffd, result)
         result.standing.seconds = time.monotonic() - started
         return result
 
@@ -187,12 +190,45 @@ def _objective(
     return _Costs(scale, opened, weight, pods_weight)
 
 
+def _better(ffd: Estimate, result: ScaleUpResult) -> bool:
+    """Whether first-fit-decreasing's answer beats the model's (more pods placed, then less cost, then nodes):
+    the model's search was cut short before it found as good an answer. Asked only of an estimate placing
+    every pending pod (it ignores gangs: a partial one may split one)."""
+    return (len(ffd.placed), -ffd.cost, -ffd.added) > (len(result.placed), -result.cost, -len(result.added))
+
+
+def _from_estimate(ffd: Estimate, model: ScaleUpResult) -> ScaleUpResult:
+    """First-fit-decreasing's answer as the result, each placement verified; the model's bound kept."""
+    added: dict[str, Added] = {}
+    template_of = {node: t for t, nodes in ffd.nodes.items() for node in nodes}
+    placed = {}
+    for pod, p in ffd.placed.items():
+        node = p.node or ""
+        placed[pod] = (node, devices_text(p.allocations))
+        if node in template_of:
+            added.setdefault(node, Added(node, template_of[node])).pods.append(pod)
+    standing = model.standing
+    standing.proven = False
+    standing.notes.append(
+        "the model found no answer as good as first-fit-decreasing's within --timeout: that answer is kept"
+    )
+    checks: list[NodeCheck | Placement] = [p for p in ffd.placed.values() if p.problem is not None]
+    return ScaleUpResult(
+        sorted(added.values(), key=_node_order), ffd.cost, model.cost_bound, placed, ffd.pending, ffd, standing, checks
+    )
+
+
+def _node_order(a: Added) -> tuple[str, int]:
+    return (a.template, int(a.node.rsplit("-", 1)[1]))
+
+
 def _hint(counting: CountingModel, queue: Queue, ffd: Estimate, costs: _Costs) -> None:
     """Start the search from first-fit-decreasing's answer (its pods per node and class, its nodes opened): the
     model then begins where cluster-autoscaler ends, and only improves on it."""
     class_of = {pc.label: cls.index for cls in queue.classes for pc in cls.members}
     per_node: dict[str, dict[int, int]] = {}
-    for pod, node in ffd.placed.items():
+    for pod, placement in ffd.placed.items():
+        node = placement.node or ""
         index = class_of.get(pod)
         if index is not None:
             per_node.setdefault(node, {}).setdefault(index, 0)
@@ -226,6 +262,6 @@ def _result(
         bound = max(0.0, ceil(most / costs.weight - 1e-9) / costs.scale)
     if standing.proven and len(placed) < len(pending) and solved.counts and solved.counts.placed != len(placed):
         standing.proven = False
-    ordered = sorted(added.values(), key=lambda a: (a.template, int(a.node.rsplit("-", 1)[1])))
+    ordered = sorted(added.values(), key=_node_order)
     left = [label_of(p) for p in pending if label_of(p) not in placed]
     return ScaleUpResult(ordered, cost, bound, placed, left, None, standing, list(decoded.checks.values()))
