@@ -39,6 +39,8 @@ class PodSet:
 
 @dataclass(frozen=True)
 class Workload:
+    """A workload's pod sets: one copy of it is every pod set with its count."""
+
     kind: str
     name: str
     namespace: str

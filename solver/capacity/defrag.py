@@ -64,6 +64,8 @@ class Move:
 
 @dataclass
 class DefragResult:
+    """The plan's moves in order, the state's worth before and after, and whether every plan was tried."""
+
     moves: list[Move]
     before: Score
     after: Score

@@ -53,6 +53,8 @@ class FitPod:
 
 @dataclass
 class FitResult:
+    """How many copies fit (whole, devices verified), where, and how that stands against CP-SAT's bound."""
+
     workload: str
     wanted: int | None  # --replicas (None: as many as fit)
     copies: int  # whole copies placed, devices verified

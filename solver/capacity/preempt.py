@@ -64,6 +64,8 @@ class Victims:
 
 @dataclass
 class PreemptResult:
+    """kube-scheduler's victims and the fewest, side by side, and why they differ."""
+
     pod: str
     priority: int
     fits_now: str | None = None  # a node where the pod fits without evicting anything

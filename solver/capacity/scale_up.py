@@ -51,6 +51,9 @@ class Added:
 
 @dataclass
 class ScaleUpResult:
+    """The nodes to add, where each pending pod goes, what stays pending, the cost and its bound, and
+    first-fit-decreasing's estimate beside it."""
+
     added: list[Added]
     cost: float
     cost_bound: float | None  # no answer costs less than this (CP-SAT's bound; None: not known)

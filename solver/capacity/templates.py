@@ -28,6 +28,8 @@ Locate = Callable[[Any], Location | None]
 
 @dataclass(frozen=True)
 class NodeTemplate:
+    """A Node and its slices that may be added, at ``cost`` each, ``max_count`` copies at most."""
+
     node: Node
     slices: list[ResourceSlice]
     cost: Fraction
