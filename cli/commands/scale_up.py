@@ -17,9 +17,9 @@ from .fit import OUTPUT
 
 EPILOG = """\b
 Exit status: 0 every pending pod fits with the nodes added (or with none);
-1 some pod fits nowhere even so (listed on stderr), or the time ran out before
-any answer; 2 invalid input (a template slice naming another node, a bad cost
-or count).
+1 some pod is left pending (listed on stderr: fits nowhere, or the time ran
+out first); 2 invalid input (a template slice naming another node, a bad
+cost or count).
 
 \b
 Template cost and count: annotations on the template's Node,
@@ -31,7 +31,8 @@ max-count --max-nodes.
 Examples:
   drasat scale-up --node-template gpu-node.yaml cluster/
   drasat scale-up --node-template a100.yaml --node-template h100.yaml \\
-      --cost a100-template=1 --cost h100-template=3 --max-nodes 20 -o yaml cluster/
+      --cost a100-template=1 --cost h100-template=3 --max-nodes 20 \\
+      -o yaml cluster/
 """
 
 
