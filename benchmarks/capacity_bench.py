@@ -8,6 +8,19 @@ built in memory (``load_objects``), so the seconds exclude reading YAML; each ro
 ``--timeout`` (the answer is then the best so far, and the row says so).
 
 Run ``python benchmarks/capacity_bench.py --sizes 100,500 [--timeout 60] [--max-nodes 40] [--skip-scale-up]``.
+
+Measured on the 2-core machine (shared with other work), 2 December 2026, seed 1, ``--max-nodes 40``:
+
+     nodes  what                answer                  seconds   standing
+       100  fit quarter     1971 replicas                     2.4 s  proven
+       100  scale-up 2000p    14 nodes  FFD 15 (+0 left)       51.5 s  gap 14 nodes (bound 0)
+       500  fit quarter     9883 replicas                    20.7 s  proven
+       500  scale-up 4000p     0 nodes, 4000 pods not placed  FFD 0 (+2790 left)     58.9 s  not proven, no bound
+    (--timeout 300)
+       500  scale-up 4000p     0 nodes  FFD 0 (+0 left)       254.4 s  gap 0 nodes (bound 0)
+
+The last row is proven since (no pod left, no node added: nothing is cheaper). CP-SAT's cost bound stays 0
+where nodes are added: the relaxation opens a fraction of a node, so such answers are not proven.
 """
 
 from __future__ import annotations

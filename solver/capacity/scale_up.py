@@ -112,6 +112,8 @@ def scale_up(
         result.ffd = ffd
         if ffd is not None and not ffd.cut and not ffd.pending and _better(ffd, result):
             result = _from_estimate(ffd, result)
+        if not result.pending and not result.added:
+            result.standing.proven = True  # every pod placed without a new node: nothing is cheaper
         result.standing.seconds = time.monotonic() - started
         return result
 
