@@ -236,6 +236,15 @@ def test_bad_input_exits_2_naming_file_object_and_field_with_nothing_on_stdout(
     assert "workload.yaml" in result.stderr and where in result.stderr
 
 
+def test_with_pending_on_the_command_line_and_zero_replicas(tmp_path: Any) -> None:
+    docs = [*partitioned_node("a"), pending_pod("p0", "quarter"), pending_pod("p1", "quarter")]
+    w, c = _files(tmp_path, deployment("web", "quarter"), *docs)
+    runner = CliRunner()
+    data = json.loads(runner.invoke(cli, ["fit", "--with-pending", "-o", "json", w, c]).stdout)
+    assert (data["fit"], data["pendingPlaced"], data["pending"]) == (2, 2, 2)
+    assert runner.invoke(cli, ["fit", "--replicas", "0", w, c]).exit_code == 0
+
+
 def test_huge_replicas_are_refused(tmp_path: Any) -> None:
     w, c = _files(tmp_path, deployment("web", "half"), *partitioned_node("a"))
     result = CliRunner().invoke(cli, ["fit", "--replicas", "100000000", w, c])

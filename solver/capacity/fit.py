@@ -73,7 +73,7 @@ class FitResult:
     @property
     def fits(self) -> bool:
         """What the exit status says: the copies asked for all fit (without a number: at least one)."""
-        return self.copies >= (self.wanted or 1)
+        return self.copies >= (1 if self.wanted is None else self.wanted)
 
     def to_data(self) -> dict[str, Any]:
         return {
@@ -128,6 +128,11 @@ def _fit(
     for pod_set, rep in zip(workload.pod_sets, reps):
         need[queue.class_of[pod_key(rep)]] += pod_set.count
     most = replicas if replicas is not None else _most_copies(state, workload.pods_per_copy)
+    if most == 0:  # none asked for, or no node has room for a pod: nothing to count
+        why = "no copies asked for" if replicas == 0 else "no node has room for another pod (allocatable pods)"
+        result = FitResult(workload.label, replicas, 0, workload.pods_per_copy, 0, Standing(True, notes=[why]))
+        result.pending = pending
+        return result
     model_queue = Queue(
         [PodClass(c.index, c.priority, c.members[:1] * (need[c.index] * most)) for c in queue.classes],
         [],
