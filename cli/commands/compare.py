@@ -10,7 +10,7 @@ import click
 import yaml
 
 from drasat.cli.allocation_options import ALLOW_INVALID, CEL_ENGINE, FEATURE_GATES, WORKERS, choice_of, names_option
-from drasat.cli.inputs import input_options, read_inputs
+from drasat.cli.inputs import input_options, read_inputs, scheduling_needs, told_as_validate
 from drasat.cli.options import Seconds
 from drasat.cli.render.tables import comparison_table
 from drasat.cli.render.text import echo
@@ -23,7 +23,8 @@ if TYPE_CHECKING:
 
 EPILOG = """\b
 Exit status: 0 the comparison was made (whatever either side's verdict: read
-it in the output); 2 invalid input, unknown node or claim.
+it in the output); 2 invalid input, unknown node or claim, or an input both
+searches refuse (a claim naming a DeviceClass that is not there).
 
 \b
 Examples:
@@ -106,8 +107,11 @@ def compare(
     FILE is read as by `drasat solve` (files, directories, - for stdin); with
     --kubeconfig/--context the cluster's objects are read too.
     """
+    bundle = None
     try:
-        bundle = read_inputs(files, kubeconfig, context, filenames)
+        bundle = read_inputs(
+            files, kubeconfig, context, filenames, needs=scheduling_needs(pods_mode or pods is not None)
+        )
         if pods_mode:
             from .compare_schedule import compare_schedule
 
@@ -118,6 +122,7 @@ def compare(
             result = _compare(bundle, node, feature_gates, claims, pods, objective, timeout, workers, cel_engine)
             data, table = result.to_data(), comparison_table(result)
     except DrasatError as exc:
+        exc = told_as_validate(exc, bundle)
         echo(f"error: {exc}", err=True)
         sys.exit(exc.exit_code)
     if output == "json":
@@ -140,7 +145,9 @@ def _compare(
     cel_engine: str | None,
 ) -> Comparison:
     """The question `drasat solve` would answer for these options, put to both searches."""
+    from drasat.models.errors import AllocationError
     from drasat.solver import Features
+    from drasat.solver.report.comparison import ERROR
     from drasat.solver.report.comparison import compare as run_compare
     from drasat.solver.scheduling.pod_problem import pods_problem
 
@@ -155,4 +162,9 @@ def _compare(
     for pod, why in question.left_out:
         echo(f"pod {pod} is not allocated: {why}", err=True)
     problem = question.problem
-    return run_compare(problem, objective=objective, time_limit=timeout, workers=workers, cel_engine=cel_engine)
+    result = run_compare(problem, objective=objective, time_limit=timeout, workers=workers, cel_engine=cel_engine)
+    if result.greedy.verdict == ERROR and result.cp_sat.verdict == ERROR:
+        # both refuse the input in the allocator's words (a DeviceClass that is not there): that is bad
+        # input, as `drasat solve` says it, not two identical choices
+        raise AllocationError(result.greedy.message)
+    return result

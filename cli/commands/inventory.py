@@ -6,11 +6,11 @@ from typing import Any
 
 import click
 
-from drasat.cli.loading import max_input_size_option
+from drasat.cli.inputs import CLUSTER_SCOPED, in_namespace_only, input_options, namespace_options_with, read_inputs
 from drasat.cli.progress import Bar
 from drasat.cli.render.tables import TextTable, table_text
 from drasat.cli.render.text import echo, rendered
-from drasat.cli.reporting import dump, exits_on_error, load_bundle
+from drasat.cli.reporting import dump, exits_on_error
 from drasat.models.quantity import Quantity
 
 EPILOG = """\b
@@ -34,8 +34,8 @@ Examples:
 
 
 @click.command(epilog=EPILOG)
-@click.argument("files", nargs=-1, required=True, metavar="FILE...")
-@max_input_size_option
+@input_options
+@namespace_options_with(CLUSTER_SCOPED)
 @click.option("--node", metavar="NAME", help="Show only this node.")
 @click.option(
     "--default-partition-type-attribute",
@@ -56,23 +56,37 @@ Examples:
     "html_file",
     metavar="FILE",
     type=click.Path(dir_okay=False),
-    help="Write the allocation map, one self-contained HTML page, to FILE instead.",
+    help="Write the allocation map, one self-contained HTML page, to FILE instead (- for stdout; the folder "
+    "must exist).",
 )
 @exits_on_error
 def inventory(
-    files: tuple[str, ...], node: str | None, default_attribute: str | None, output: str, html_file: str | None
+    files: tuple[str, ...],
+    kubeconfig: str | None,
+    context: str | None,
+    filenames: tuple[str, ...],
+    namespace: str | None,
+    all_namespaces: bool,
+    node: str | None,
+    default_attribute: str | None,
+    output: str,
+    html_file: str | None,
 ) -> None:
     """Show every DRA device per node: free, allocated, shared, tainted or blocked by counters.
 
     FILE is a YAML or JSON file, a directory (read recursively) or - for stdin, holding
     ResourceSlices, ResourceClaims (allocated ones hold devices) and DeviceTaintRules.
+    With no FILE, or with --kubeconfig/--context, the live cluster is read (read-only).
     """
+    from drasat.models.live import Listed
     from drasat.models.resource import DeviceTaintRule, ResourceClaim, ResourceSlice
     from drasat.solver.report.device_states import node_reports
     from drasat.solver.report.pool_status import PoolInputs
     from drasat.solver.report.pool_usage import refuse_bad_taints
 
-    bundle = load_bundle(files)
+    in_namespace_only([], namespace, all_namespaces)  # -n and -A together are refused, as everywhere
+    needs = {Listed.RESOURCE_SLICES, Listed.RESOURCE_CLAIMS, Listed.DEVICE_TAINT_RULES}
+    bundle = read_inputs(files, kubeconfig, context, filenames, output=output, needs=needs)
     refuse_bad_taints(bundle.of_kind(ResourceSlice), bundle.of_kind(DeviceTaintRule), bundle.location_of)
     cluster = PoolInputs(bundle.of_kind(ResourceSlice), bundle.of_kind(ResourceClaim), bundle.of_kind(DeviceTaintRule))
     with Bar("reading pools", output=output) as bar:
@@ -84,8 +98,9 @@ def inventory(
     if html_file is not None:
         from drasat.cli.render.html import write_map
 
-        write_map(reports, html_file)
-        echo(f"wrote {html_file}: {sum(len(r.devices) for r in reports)} devices on {len(reports)} nodes", err=True)
+        write_map(reports, html_file)  # "-": the page on stdout
+        if html_file != "-":
+            echo(f"wrote {html_file}: {sum(len(r.devices) for r in reports)} devices on {len(reports)} nodes", err=True)
         return
     if output == "json":
         echo(dump([as_data(r) for r in reports], "json"), nl=False)
