@@ -22,11 +22,15 @@ from .startup import importing
 COMMANDS = {
     "compare": "compare",
     "completion": "completion",
+    "defrag": "defrag",
     "explain": "explain",
+    "fit": "fit",
     "inventory": "inventory",
     "metadata": "metadata",
     "podresources": "podresources",
     "pool-status": "pool_status",
+    "preempt": "preempt",
+    "scale-up": "scale_up",
     "schedule": "schedule",
     "solve": "solve",
     "taint-impact": "taint_impact",
@@ -98,6 +102,10 @@ Examples:
   drasat inventory --html map.html cluster/              every device's state, as a table or a page
   drasat taint-impact rule.yaml cluster/                 what a DeviceTaintRule would evict
   drasat metadata --out meta/ cluster/                   the device metadata files drivers write
+  drasat fit deployment.yaml cluster/                    how many replicas fit now, and where
+  drasat scale-up --node-template node.yaml cluster/     the fewest nodes to add for the pending pods
+  drasat preempt default/urgent cluster/                 what to evict so that a pod fits
+  drasat defrag --moves 2 cluster/                       moves that free whole GPUs
 
 Run `drasat COMMAND --help` for each command's options and exit codes.
 Ctrl-C stops any command at once: exit 130, one line on stderr, no output file left half-written.

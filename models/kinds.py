@@ -12,6 +12,7 @@ from dataclasses import dataclass
 
 from .core import Namespace, Node, Pod, PodGroup
 from .meta import TypedObject
+from .policy import PodDisruptionBudget
 from .pool_status_request import ResourcePoolStatusRequest
 from .resource import DeviceClass, DeviceTaintRule, ResourceClaim, ResourceClaimTemplate, ResourceSlice
 from .topology import KubeletConfiguration, NodeResourceTopology
@@ -54,6 +55,7 @@ KINDS: tuple[KindInfo, ...] = (
     KindInfo("scheduling.k8s.io", "PodGroup", PodGroup, "v1beta1", ("v1alpha3",), namespaced=True),
     KindInfo("topology.node.k8s.io", "NodeResourceTopology", NodeResourceTopology, "v1alpha2"),
     KindInfo("kubelet.config.k8s.io", "KubeletConfiguration", KubeletConfiguration, "v1beta1"),
+    KindInfo("policy", "PodDisruptionBudget", PodDisruptionBudget, "v1", namespaced=True),
 )
 
 _BY_GROUP_KIND = {(info.group, info.kind): info for info in KINDS}

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 
 from drasat.models.core import Namespace, Node, Pod, PodGroup
 from drasat.models.loader import typed_objects
+from drasat.models.policy import PodDisruptionBudget
 from drasat.models.resource import (
     DeviceClass,
     DeviceTaintRule,
@@ -70,6 +71,7 @@ class Cluster:
     kubelet_configs: Sequence[KubeletConfiguration] = ()
     # The moment the scheduler looks (binding conditions' timeouts): None is the wall clock when asked.
     clock: BindingClock | None = None
+    disruption_budgets: Sequence[PodDisruptionBudget] = ()  # read by preemption only
 
     @cached_property
     def claims_by_key(self) -> dict[ObjectKey, ResourceClaim]:
@@ -140,4 +142,5 @@ def cluster_from_objects(
         topologies=by_kind.get("NodeResourceTopology", []),
         kubelet_configs=by_kind.get("KubeletConfiguration", []),
         clock=clock,
+        disruption_budgets=by_kind.get("PodDisruptionBudget", []),
     )
