@@ -12,7 +12,7 @@ import yaml
 from drasat.cli.allocation_options import ALLOW_INVALID, CEL_ENGINE, FEATURE_GATES, WORKERS, choice_of, names_option
 from drasat.cli.inputs import input_options, read_inputs
 from drasat.cli.options import Seconds
-from drasat.cli.render.tables import comparison_table
+from drasat.cli.render.allocation import comparison_table
 from drasat.cli.render.text import echo
 from drasat.models.errors import DrasatError
 from drasat.solver.allocation.options import Objective

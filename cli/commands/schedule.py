@@ -12,7 +12,7 @@ from drasat.cli.inputs import in_namespace, input_options, namespace_options, re
 from drasat.cli.interrupt import stopped_on_interrupt
 from drasat.cli.output_state import state_option, write_state
 from drasat.cli.progress import Bar, Status
-from drasat.cli.render.kubectl import OutputFormat, render_list
+from drasat.cli.render.kubectl import forms_epilog, output_options, render_list
 from drasat.cli.render.schedule import batch_summary_line, placement_table
 from drasat.cli.render.text import echo
 from drasat.models.errors import DrasatError
@@ -37,7 +37,7 @@ Examples:
 """
 
 
-@click.command(epilog=EPILOG)
+@click.command(epilog=EPILOG + "\n" + forms_epilog("the placed Pods and their ResourceClaims"))
 @input_options
 @namespace_options
 @click.option(
@@ -48,15 +48,11 @@ Examples:
 )
 @allocation_options
 @parallel_options
-@click.option(
-    "-o",
-    "--output",
-    type=OutputFormat(("table", "wide")),
-    default="yaml",
-    show_default=True,
-    help="yaml/json: a v1 List of the placed pods and their claims; name: pod/NAME and "
-    "resourceclaim.resource.k8s.io/NAME; jsonpath=TEMPLATE: kubectl's JSONPath template over that "
-    "List; table: one line per pod; wide: one line per device.",
+@output_options(
+    ("table", "wide"),
+    "yaml",
+    "yaml/json: a v1 List of the placed pods and their claims; table: one line per pod (node, devices); "
+    "wide: one line per device, with claim, driver and pool, and why a pod is pending.",
 )
 @state_option
 @click.option(

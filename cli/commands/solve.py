@@ -9,8 +9,8 @@ import click
 from drasat.cli.allocation_options import allocation_options, exit_on_error, names_option
 from drasat.cli.inputs import in_namespace, input_options, namespace_options, read_inputs
 from drasat.cli.output_state import state_option, write_state
-from drasat.cli.render.kubectl import OutputFormat, render_list
-from drasat.cli.render.tables import allocation_table
+from drasat.cli.render.allocation import allocation_table
+from drasat.cli.render.kubectl import forms_epilog, output_options, render_list
 from drasat.cli.render.text import echo
 from drasat.models.errors import DrasatError, InternalError, Unschedulable
 from drasat.solver.allocation.options import Objective, Solver
@@ -39,7 +39,7 @@ Examples:
 """
 
 
-@click.command(epilog=EPILOG)
+@click.command(epilog=EPILOG + "\n" + forms_epilog("the allocated ResourceClaims"))
 @input_options
 @namespace_options
 @click.option("--node", metavar="NAME", help="Node to allocate for (default: the only Node in the input).")
@@ -57,16 +57,11 @@ Examples:
     "claims and extended resources included), after those named by --claims.",
 )
 @allocation_options
-@click.option(
-    "-o",
-    "--output",
-    type=OutputFormat(("table", "wide")),
-    default="yaml",
-    show_default=True,
-    help="yaml/json: a v1 List of the allocated ResourceClaims; name: resourceclaim.resource.k8s.io/NAME "
-    "per claim; jsonpath=TEMPLATE: kubectl's JSONPath template over that List, e.g. "
-    "'jsonpath={.items[*].status.allocation.devices.results[*].device}'; table: a summary for people; "
-    "wide: the table with share IDs, consumed capacity, conditions and node selector in columns.",
+@output_options(
+    ("table", "wide"),
+    "yaml",
+    "yaml/json: a v1 List of the allocated ResourceClaims; table: one line per device (claim, request, "
+    "device); wide: with driver, pool, share ID, consumed capacity, conditions and node selector.",
 )
 @state_option
 @click.option("-v", "--verbose", is_flag=True, help="Print how the answer was found, or why there is none, on stderr.")

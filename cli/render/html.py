@@ -152,7 +152,7 @@ def shorten(name: str, room: int) -> str:
 
 
 def _device_box(device: Any, x: int, y: int, width: int) -> str:
-    from drasat.cli.commands.inventory import detail
+    from drasat.cli.render.inventory import detail
 
     hover = f"{device.driver}/{device.pool}/{device.name}: {device.state}"
     why = detail(device)

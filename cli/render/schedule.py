@@ -1,4 +1,4 @@
-"""Human rendering of placements (rich tables), kept apart from the schedule command's logic."""
+"""Tables of placements (schedule) and of one by one beside batch (compare --schedule), kubectl's form."""
 
 from __future__ import annotations
 
@@ -9,14 +9,19 @@ from .text import rendered
 
 
 def placement_table(placements: list[Any], wide: bool = False) -> str:
-    """One row per pod (node and devices, or why it is pending); ``wide``: one row per device with its claim."""
-    table = TextTable(title="Placement", show_lines=False)
-    columns = ("pod", "node", "claim", "request", "driver", "pool", "device") if wide else ("pod", "node", "devices")
+    """One row per pod: its node and devices, or ``<pending>`` (why is on stderr); ``wide``: one row per
+    device with its claim, driver and pool, and the reason of a pending pod in a column of its own."""
+    table = TextTable(title="Placement")
+    columns = (
+        ("pod", "node", "claim", "request", "driver", "pool", "device", "reason")
+        if wide
+        else ("pod", "node", "devices")
+    )
     for column in columns:
-        table.add_column(column, overflow="fold")
+        table.add_column(column)
     for p in placements:
         if p.node is None:
-            table.add_row(p.label, "(pending)", p.reason, *([""] * (len(columns) - 3)))
+            table.add_row(p.label, PENDING, *([""] * (len(columns) - 3)), p.reason if wide else "")
             continue
         rows = [
             (c.name, r)
@@ -27,8 +32,13 @@ def placement_table(placements: list[Any], wide: bool = False) -> str:
             for claim, r in rows or [("", None)]:
                 table.add_row(p.label, p.node, claim, *((r.request, r.driver, r.pool, r.device) if r else [""] * 4))
         else:
-            table.add_row(p.label, p.node, ", ".join(f"{r.request}={r.device}" for _, r in rows))
+            table.add_row(p.label, p.node, ",".join(f"{r.request}={r.device}" for _, r in rows) or "<none>")
     return table_text(table)
+
+
+PENDING = "<pending>"
+"""The node of a pod left pending (kubectl prints ``<none>`` for a pod no node was chosen for; the word says
+more, and the scheduler's reason is on stderr, or in ``-o wide``'s REASON column)."""
 
 
 def batch_summary_line(summary: Any) -> str:
