@@ -2,19 +2,19 @@
 
 from __future__ import annotations
 
-import json
 import sys
 from typing import TYPE_CHECKING
 
 import click
-import yaml
 
 from drasat.cli.allocation_options import ALLOW_INVALID, CEL_ENGINE, FEATURE_GATES, WORKERS, choice_of, names_option
 from drasat.cli.inputs import input_options, read_inputs
 from drasat.cli.options import Seconds
 from drasat.cli.render.allocation import comparison_table
+from drasat.cli.render.html import html_option
+from drasat.cli.render.kubectl import forms_epilog, output_options, render_list, report_object
 from drasat.cli.render.text import echo
-from drasat.models.errors import DrasatError
+from drasat.models.errors import DrasatError, InputError
 from drasat.solver.allocation.options import Objective
 
 if TYPE_CHECKING:
@@ -34,7 +34,7 @@ Examples:
 """
 
 
-@click.command(epilog=EPILOG)
+@click.command(epilog=EPILOG + "\n" + forms_epilog("one comparison object"))
 @input_options
 @ALLOW_INVALID
 @click.option("--node", metavar="NAME", help="Node to allocate for (default: the only Node in the input).")
@@ -72,13 +72,15 @@ Examples:
     "kube-scheduler) with `drasat schedule --batch`: pods placed, gangs complete, devices and counter sets "
     "touched, whole devices left free, largest free partition per node type, wall time, pods that differ.",
 )
-@click.option(
-    "-o",
-    "--output",
-    type=click.Choice(["table", "json", "yaml"]),
-    default="table",
-    show_default=True,
-    help="table: side by side for people; json/yaml: the same as data.",
+@output_options(
+    ("table", "wide"),
+    "table",
+    "table: side by side for people (wide: with the search statistics); yaml/json: the same as data, one "
+    "object of kind AllocationComparison (ScheduleComparison with --schedule).",
+)
+@html_option(
+    "With --schedule: also write the allocation map to FILE, with the placements one by one beside batch "
+    "and the pods left pending with their reasons."
 )
 def compare(
     files: tuple[str, ...],
@@ -95,6 +97,7 @@ def compare(
     cel_engine: str | None,
     pods_mode: bool,
     output: str,
+    html_file: str | None,
 ) -> None:
     """Compare Kubernetes' greedy allocation with CP-SAT's on the same claims.
 
@@ -107,25 +110,29 @@ def compare(
     --kubeconfig/--context the cluster's objects are read too.
     """
     try:
+        if html_file is not None and not pods_mode:
+            raise InputError(
+                "--html draws the placements of --schedule: add --schedule (or use `drasat inventory --html`)"
+            )
         bundle = read_inputs(files, kubeconfig, context, filenames)
         if pods_mode:
             from .compare_schedule import compare_schedule
 
             data, table = compare_schedule(
-                bundle, node, claims, pods, feature_gates, objective, timeout, workers, cel_engine
+                bundle, node, claims, pods, feature_gates, objective, timeout, workers, cel_engine, html_file
             )
+            item = report_object("ScheduleComparison", "schedule", data)
         else:
             result = _compare(bundle, node, feature_gates, claims, pods, objective, timeout, workers, cel_engine)
-            data, table = result.to_data(), comparison_table(result)
+            data, table = result.to_data(), comparison_table(result, wide=output == "wide")
+            item = report_object("AllocationComparison", result.node, data)
     except DrasatError as exc:
         echo(f"error: {exc}", err=True)
         sys.exit(exc.exit_code)
-    if output == "json":
-        echo(json.dumps(data, indent=2))
-    elif output == "yaml":
-        echo(yaml.safe_dump(data, sort_keys=False), nl=False)
-    else:
+    if output in ("table", "wide"):
         echo(table, nl=False)
+    else:
+        echo(render_list([item], output, single=True), nl=False)
 
 
 def _compare(

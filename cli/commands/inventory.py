@@ -6,6 +6,7 @@ import click
 
 from drasat.cli.loading import max_input_size_option
 from drasat.cli.progress import Bar
+from drasat.cli.render.html import html_option
 from drasat.cli.render.inventory import as_data, detail, inventory_item, inventory_tables
 from drasat.cli.render.kubectl import forms_epilog, output_options, render_list
 from drasat.cli.render.text import echo
@@ -51,12 +52,10 @@ Examples:
     "request that still fits; wide: with driver, pool, the state's reason, taints and counter sets; yaml/json: a v1 List of one "
     "NodeInventory per node.",
 )
-@click.option(
-    "--html",
-    "html_file",
-    metavar="FILE",
-    type=click.Path(dir_okay=False),
-    help="Write the allocation map, one self-contained HTML page, to FILE instead.",
+@html_option(
+    "Write the allocation map to FILE instead: one self-contained HTML page (a fleet summary, a card per "
+    "node, every device in a table, filters by node and state); with Pods and Nodes in the input, the pending "
+    "pods that could go on each node."
 )
 @exits_on_error
 def inventory(
@@ -82,9 +81,10 @@ def inventory(
 
         raise InputError(f"--node: no device or counter set of any ResourceSlice is on node {node!r}")
     if html_file is not None:
-        from drasat.cli.render.html import write_map
+        from drasat.cli.render.html import MapExtras, write_map
+        from drasat.cli.render.map_data import pods_that_fit
 
-        write_map(reports, html_file)
+        write_map(reports, html_file, MapExtras(fitting=pods_that_fit(list(bundle))))
         echo(f"wrote {html_file}: {sum(len(r.devices) for r in reports)} devices on {len(reports)} nodes", err=True)
         return
     if output in ("table", "wide"):

@@ -12,6 +12,7 @@ from drasat.cli.inputs import in_namespace, input_options, namespace_options, re
 from drasat.cli.interrupt import stopped_on_interrupt
 from drasat.cli.output_state import state_option, write_state
 from drasat.cli.progress import Bar, Status
+from drasat.cli.render.html import html_option
 from drasat.cli.render.kubectl import forms_epilog, output_options, render_list
 from drasat.cli.render.schedule import batch_summary_line, placement_table
 from drasat.cli.render.text import echo
@@ -55,6 +56,11 @@ Examples:
     "wide: one line per device, with claim, driver and pool, and why a pod is pending.",
 )
 @state_option
+@html_option(
+    "Also write the allocation map after this placement to FILE: the cluster's devices as the pods leave "
+    "them, the placements, and the pods left pending with the scheduler's reasons (see `drasat inventory "
+    "--html`)."
+)
 @click.option(
     "--batch",
     is_flag=True,
@@ -84,6 +90,7 @@ def schedule(
     ray: str | None,
     output: str,
     output_state: str | None,
+    html_file: str | None,
     batch: bool,
     verbose: bool,
 ) -> None:
@@ -124,6 +131,7 @@ def schedule(
             output,
             verbose,
             batch,
+            html_file=html_file,
         )
         if output_state:
             write_state(output_state, bundle, placed)
@@ -150,6 +158,7 @@ def _schedule(
     output,
     verbose,
     batch=False,
+    html_file=None,
 ) -> tuple[str, int, list[dict[str, Any]]]:
     with importing():
         from drasat.solver import Features
@@ -174,6 +183,8 @@ def _schedule(
     started = time.monotonic()
     placements = _placed(cluster, chosen, options, parallel, output, batch)
     pending = _report(placements, objective, verbose)
+    if html_file is not None:
+        _write_map(html_file, cluster, placements, "batch" if batch else "one-by-one")
     if verbose:
         echo(
             f"{len(placements) - len(pending)}/{len(placements)} pods placed in {time.monotonic() - started:.2f} s",
@@ -183,6 +194,16 @@ def _schedule(
     if output in ("table", "wide"):
         return placement_table(placements, wide=output == "wide"), len(pending), placed
     return (render_list(placed, output) if placed else ""), len(pending), placed
+
+
+def _write_map(path: str, cluster, placements: list, method: str) -> None:
+    """The allocation map of the cluster as the placements leave it, with the placements beside it."""
+    from drasat.cli.render.html import MapExtras, PlacedSide, write_map
+    from drasat.cli.render.map_data import reports_after
+
+    reports = reports_after(cluster, placements)
+    write_map(reports, path, MapExtras(sides=[PlacedSide(method, placements)]))
+    echo(f"wrote {path}: {sum(len(r.devices) for r in reports)} devices on {len(reports)} nodes", err=True)
 
 
 def _chosen_pods(cluster, pods: str | None, namespace: str | None) -> list | None:

@@ -15,9 +15,6 @@ from drasat.models.quantity import Quantity
 from .tables import TextTable, table_text
 from .text import rendered
 
-API_VERSION = "drasat/v1alpha1"
-"""The apiVersion of drasat's report objects (no API server serves them: they are drasat's output)."""
-
 
 def amount(value: Quantity) -> str:
     return str(value)
@@ -112,7 +109,9 @@ COUNTER_COLUMNS = (
 def inventory_item(report: Any) -> dict[str, Any]:
     """A node report as a kubectl-like object (kind NodeInventory, metadata.name the node), for -o json|yaml|
     name|jsonpath|custom-columns."""
-    return {"apiVersion": API_VERSION, "kind": "NodeInventory", "metadata": {"name": report.node}, **as_data(report)}
+    from .kubectl import report_object
+
+    return report_object("NodeInventory", report.node, as_data(report))
 
 
 def as_data(report: Any) -> dict[str, Any]:

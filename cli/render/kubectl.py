@@ -122,6 +122,16 @@ def render_list(items: list[dict[str, Any]], output: str, *, single: bool = Fals
     return _expand(_parse(output.partition("=")[2]), listing)
 
 
+REPORT_API_VERSION = "drasat/v1alpha1"
+"""The apiVersion of drasat's report objects (no API server serves them: they are drasat's answers, shaped
+as kubectl's objects so that ``-o name``, ``jsonpath`` and ``custom-columns`` read them as any other)."""
+
+
+def report_object(kind: str, name: str, data: dict[str, Any]) -> dict[str, Any]:
+    """``data`` as a kubectl-like object: apiVersion, kind, metadata.name, then its own fields."""
+    return {"apiVersion": REPORT_API_VERSION, "kind": kind, "metadata": {"name": name}, **data}
+
+
 def resource_name(item: dict[str, Any]) -> str:
     """``kind.group/name`` as ``kubectl get -o name`` spells it: pod/web-0, resourceclaim.resource.k8s.io/gpu."""
     kind = str(item.get("kind", "")).lower()

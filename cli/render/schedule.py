@@ -85,10 +85,11 @@ def schedule_comparison_table(comparison: Any) -> str:
         ("counter sets touched", str(one.usage.counter_sets_touched), str(batch.usage.counter_sets_touched)),
         ("whole devices free", str(one.usage.whole_devices_free), str(batch.usage.whole_devices_free)),
     ]
-    for node_type in one.usage.largest_free:
+    types = list(one.usage.largest_free)
+    for number, node_type in enumerate(types, 1):
         rows.append(
             (
-                f"largest free partition ({node_type})",
+                f"largest free (node type {number})" if len(types) > 1 else "largest free partition",
                 str(one.usage.largest_free[node_type]),
                 str(batch.usage.largest_free.get(node_type, "-")),
             )
@@ -97,8 +98,12 @@ def schedule_comparison_table(comparison: Any) -> str:
     rows.append(("wall time", f"{one.seconds:.2f} s", f"{batch.seconds:.2f} s"))
     for row in rows:
         table.add_row(*row)
+    legend = [f"node type {n}: {t}\n" if len(types) > 1 else f"node type: {t}\n" for n, t in enumerate(types, 1)]
     if comparison.differences:
         return rendered(
-            table_text(table), "Pods placed differently:\n", *(f"  {line}\n" for line in comparison.differences)
+            table_text(table),
+            *legend,
+            "Pods placed differently:\n",
+            *(f"  {line}\n" for line in comparison.differences),
         )
-    return rendered(table_text(table), "Every pod has the same outcome.\n")
+    return rendered(table_text(table), *legend, "Every pod has the same outcome.\n")
