@@ -132,11 +132,26 @@ def report_object(kind: str, name: str, data: dict[str, Any]) -> dict[str, Any]:
     return {"apiVersion": REPORT_API_VERSION, "kind": kind, "metadata": {"name": name}, **data}
 
 
+_GROUPS = {
+    kind: "resource.k8s.io"
+    for kind in (
+        "ResourceClaim",
+        "ResourceClaimTemplate",
+        "ResourceSlice",
+        "DeviceClass",
+        "DeviceTaintRule",
+        "ResourcePoolStatusRequest",
+    )
+}
+"""The API group of kinds an object may come without apiVersion for (as kubectl finds it by the kind)."""
+
+
 def resource_name(item: dict[str, Any]) -> str:
     """``kind.group/name`` as ``kubectl get -o name`` spells it: pod/web-0, resourceclaim.resource.k8s.io/gpu."""
-    kind = str(item.get("kind", "")).lower()
+    kind = str(item.get("kind", ""))
     api_version = str(item.get("apiVersion", ""))
-    group = api_version.split("/")[0] if "/" in api_version else ""
+    group = api_version.split("/")[0] if "/" in api_version else _GROUPS.get(kind, "")
+    kind = kind.lower()
     return f"{kind}{'.' + group if group else ''}/{(item.get('metadata') or {}).get('name', '')}"
 
 
