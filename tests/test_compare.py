@@ -98,7 +98,9 @@ def test_cli_table_json_and_yaml() -> None:
     table = run("--node", "gpu-node-1", EXAMPLES)
     assert table.exit_code == 0, table.stderr
     rows = [line.split() for line in table.stdout.splitlines()]
-    assert "identical choices" in table.stdout and ["default/trainer-0-gpu-and-nic-kmq86", "gpu", "gpu-0", "gpu-0"] in rows
+    assert (
+        "identical choices" in table.stdout and ["default/trainer-0-gpu-and-nic-kmq86", "gpu", "gpu-0", "gpu-0"] in rows
+    )
     assert ["CLAIM", "REQUEST", "GREEDY", "CP-SAT"] in rows and "SEARCH" not in table.stdout.upper()
     assert "search" in run("--node", "gpu-node-1", "-o", "wide", EXAMPLES).stdout
     named = run("--node", "gpu-node-1", "--claims", "single-gpu,two-gpus", EXAMPLES)
@@ -107,7 +109,10 @@ def test_cli_table_json_and_yaml() -> None:
     as_json = run("--node", "gpu-node-1", "-o", "json", EXAMPLES)
     data = json.loads(as_json.stdout)
     assert data["kind"] == "AllocationComparison" and data["metadata"] == {"name": "gpu-node-1"}
-    assert run("--node", "gpu-node-1", "-o", "name", EXAMPLES).stdout == "allocationcomparison.drasat/gpu-node-1\n"
+    assert run("--node", "gpu-node-1", "-o", "name", EXAMPLES).stdout == (
+        "resourceclaim.resource.k8s.io/trainer-0-gpu-and-nic-kmq86\n"
+        "resourceclaim.resource.k8s.io/notebook-0-extended-resources-vqtlt\n"
+    )
     assert data["identical"] is True and data["node"] == "gpu-node-1"
     assert data["greedy"]["verdict"] == data["cpSat"]["verdict"] == "allocated"
     as_yaml = yaml.safe_load(run("--node", "gpu-node-1", "-o", "yaml", EXAMPLES).stdout)

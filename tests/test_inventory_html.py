@@ -217,7 +217,9 @@ def test_rows_show_what_tells_partitions_apart_never_a_word_cut():
             "gpu.example.com", "node-a", f"gpu-0-1g-at-{i}", "free", partition_type="1g", counter_sets=["gpu-0"]
         )
         for i in range(3)
-    ] + [DeviceReport("gpu.example.com", "node-a", "gpu-0-7g.80gb", "free", partition_type="7g", counter_sets=["gpu-0"])]
+    ] + [
+        DeviceReport("gpu.example.com", "node-a", "gpu-0-7g.80gb", "free", partition_type="7g", counter_sets=["gpu-0"])
+    ]
     text = render_map([NodeReport("node-a", devices=devices)])
     drawn = re.findall(r'<span class="device \w+" data-device="[^"]+"[^>]*>([^<]*)</span>', text)
     assert drawn == ["0", "1", "2", "gpu-0-7g.80gb"]  # after the shared "gpu-0-1g-at-"; a lone name whole

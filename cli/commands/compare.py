@@ -34,7 +34,7 @@ Examples:
 """
 
 
-@click.command(epilog=EPILOG + "\n" + forms_epilog("one comparison object"))
+@click.command(epilog=EPILOG + "\n" + forms_epilog("one comparison object (-o name: the claims or pods compared)"))
 @input_options
 @ALLOW_INVALID
 @click.option("--node", metavar="NAME", help="Node to allocate for (default: the only Node in the input).")
@@ -76,7 +76,8 @@ Examples:
     ("table", "wide"),
     "table",
     "table: side by side for people (wide: with the search statistics); yaml/json: the same as data, one "
-    "object of kind AllocationComparison (ScheduleComparison with --schedule).",
+    "object of kind AllocationComparison (ScheduleComparison with --schedule); name: the claims (or pods) "
+    "compared.",
 )
 @html_option(
     "With --schedule: also write the allocation map to FILE, with the placements one by one beside batch "
@@ -118,19 +119,24 @@ def compare(
         if pods_mode:
             from .compare_schedule import compare_schedule
 
-            data, table = compare_schedule(
+            data, table, pods_compared = compare_schedule(
                 bundle, node, claims, pods, feature_gates, objective, timeout, workers, cel_engine, html_file
             )
             item = report_object("ScheduleComparison", "schedule", data)
+            about = [("Pod", pod) for pod in pods_compared]
         else:
             result = _compare(bundle, node, feature_gates, claims, pods, objective, timeout, workers, cel_engine)
             data, table = result.to_data(), comparison_table(result, wide=output == "wide")
             item = report_object("AllocationComparison", result.node, data)
+            about = [("ResourceClaim", claim) for claim in result.claims]
     except DrasatError as exc:
         echo(f"error: {exc}", err=True)
         sys.exit(exc.exit_code)
     if output in ("table", "wide"):
         echo(table, nl=False)
+    elif output == "name":  # what was compared, as kubectl names objects (without namespace)
+        names = [{"kind": kind, "metadata": {"name": name.rsplit("/", 1)[-1]}} for kind, name in about]
+        echo(render_list(names, output), nl=False)
     else:
         echo(render_list([item], output, single=True), nl=False)
 

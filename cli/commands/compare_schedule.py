@@ -25,8 +25,9 @@ def compare_schedule(
     workers: int,
     cel_engine: str | None,
     html_file: str | None = None,
-) -> tuple[dict[str, Any], str]:
-    """The comparison as data and as a table; --node and --claims belong to the claims comparison."""
+) -> tuple[dict[str, Any], str, list[str]]:
+    """The comparison as data and as a table, and the pods compared (``ns/name``); --node and --claims belong
+    to the claims comparison."""
     from drasat.solver import Features
     from drasat.solver.cel import SelectorEvaluator
     from drasat.solver.report.schedule_comparison import compare_schedules
@@ -49,7 +50,7 @@ def compare_schedule(
     result = compare_schedules(cluster, chosen, options=options)
     if html_file is not None:
         _write_map(html_file, cluster, result)
-    return result.to_data(), schedule_comparison_table(result)
+    return result.to_data(), schedule_comparison_table(result), list(result.one_by_one.nodes)
 
 
 def _write_map(path: str, cluster: Any, result: Any) -> None:

@@ -8,8 +8,9 @@ import click
 import yaml
 
 from drasat.cli.loading import input_limit, max_input_size_option
+from drasat.cli.render.kubectl import LIST_FORMS, render_data, report_object, report_output_option
 from drasat.cli.render.text import echo
-from drasat.cli.reporting import dump, exits_on_error, load_bundle
+from drasat.cli.reporting import exits_on_error, load_bundle
 from drasat.models.errors import InputError, InputProblem, Location
 
 EPILOG = """\b
@@ -41,13 +42,10 @@ EXTRA_FIELDS = ("deviceClassName", "selectors")
 @click.argument("rule_file", metavar="RULE.yaml")
 @click.argument("files", nargs=-1, required=True, metavar="FILE...")
 @max_input_size_option
-@click.option(
-    "-o",
-    "--output",
-    type=click.Choice(["text", "json"]),
-    default="text",
-    show_default=True,
-    help="text: the condition message and the pods; json: the numbers, devices and pods as data.",
+@report_output_option(
+    ("text",),
+    "text: the condition message and the pods; json/yaml: the numbers, devices and pods as data, one "
+    "DeviceTaintRuleImpact per rule (a v1 List for several); name: the pods NoExecute would evict, pod/NAME.",
 )
 @exits_on_error
 def taint_impact(rule_file: str, files: tuple[str, ...], output: str) -> None:
@@ -92,8 +90,11 @@ def taint_impact(rule_file: str, files: tuple[str, ...], output: str) -> None:
         ]
     except InputError as exc:  # the rule's deviceClassName names no DeviceClass: the rule file is at fault
         raise InputError(f"{rule_file}: {exc}") from None
-    if output == "json":
-        echo(dump([_as_data(i) for i in impacts] if len(impacts) > 1 else _as_data(impacts[0]), "json"), nl=False)
+    if output in LIST_FORMS:
+        items = [report_object("DeviceTaintRuleImpact", i.rule, _as_data(i)) for i in impacts]
+        data = items[0] if len(items) == 1 else {"apiVersion": "v1", "kind": "List", "items": items}
+        evicted = [{"kind": "Pod", "metadata": {"name": pod.rsplit("/", 1)[-1]}} for i in impacts for pod in i.evicted]
+        echo(render_data(data, output, evicted), nl=False)
         return
     for impact in impacts:
         echo(f"DeviceTaintRule {impact.rule}: {impact.message()}")

@@ -9,13 +9,13 @@ with the verdict; notices (skipped kinds, conversions) go to stderr.
 from __future__ import annotations
 
 import importlib
-import json
 import sys
 from typing import Any
 
 import click
 
 from drasat.cli.loading import input_limit, max_input_size_option
+from drasat.cli.render.kubectl import LIST_FORMS, render_data, report_output_option
 from drasat.cli.render.text import echo, rendered, secho, styled
 from drasat.models.bundle import Loaded
 from drasat.models.errors import DrasatError, InputProblem, Location
@@ -62,13 +62,10 @@ Examples:
 @click.argument("files", nargs=-1, required=True, metavar="FILE...")
 @max_input_size_option
 @click.option("-q", "--quiet", is_flag=True, help="Print only objects with problems, and the summary.")
-@click.option(
-    "-o",
-    "--output",
-    type=click.Choice(["text", "json"]),
-    default="text",
-    show_default=True,
-    help="text: a verdict per object for people; json: the same as data, for CI.",
+@report_output_option(
+    ("text",),
+    "text: a verdict per object for people; json/yaml: the same as data, for CI (each object with its file, "
+    "document, kind and name, unreadable ones too); name: kind.group/NAME of each object read.",
 )
 def validate(files: tuple[str, ...], quiet: bool, output: str) -> None:
     """Check Kubernetes objects the way the API server would, and say what is wrong.
@@ -94,8 +91,9 @@ def validate(files: tuple[str, ...], quiet: bool, output: str) -> None:
     invalid = sum(1 for entry, problems in verdicts if isinstance(entry, Loaded) and problems)
     valid = sum(1 for entry, _ in verdicts if isinstance(entry, Loaded)) - invalid
     unreadable = sum(1 for entry in bundle.entries if isinstance(entry, InputProblem))
-    if output == "json":
-        echo(json.dumps(_as_data(verdicts, valid, invalid, unreadable), indent=2))
+    if output in LIST_FORMS:
+        data = _as_data(verdicts, valid, invalid, unreadable)
+        echo(render_data(data, output, [_object_of(r) for r in data["objects"] if r["name"]]), nl=False)
     else:
         _report(verdicts, quiet)
         echo(_summary(valid, invalid, unreadable))
@@ -132,6 +130,8 @@ def _as_data(verdicts: list[Verdict], valid: int, invalid: int, unreadable: int)
             records.append(
                 {
                     **_place(entry.location),
+                    "kind": entry.location.kind,
+                    "name": entry.location.name,
                     "valid": False,
                     "readable": False,
                     "problems": [{"field": entry.location.path, "message": entry.message}],
@@ -154,6 +154,10 @@ def _as_data(verdicts: list[Verdict], valid: int, invalid: int, unreadable: int)
         "objects": records,
         "summary": {"valid": valid, "invalid": invalid, "unreadable": unreadable},
     }
+
+
+def _object_of(record: dict[str, Any]) -> dict[str, Any]:
+    return {"kind": record["kind"] or "", "metadata": {"name": record["name"].rsplit("/", 1)[-1]}}  # no namespace
 
 
 def _place(location: Location) -> dict[str, Any]:

@@ -52,7 +52,7 @@ def inventory_tables(reports: Sequence[Any], *, wide: bool = False) -> str:
                 ",".join(d.taints),
                 ",".join(d.counter_sets),
             )
-    parts = [table_text(devices, wide=wide)]
+    parts: list[str] = [table_text(devices, wide=wide)]
     counters = [(r.node, c) for r in reports for c in r.counters]
     if counters:
         table = TextTable(title="Counters")

@@ -84,6 +84,28 @@ def output_options(tables: tuple[str, ...], default: str, help: str) -> Callable
     return decorate
 
 
+def report_output_option(texts: tuple[str, ...], help: str) -> Callable[[F], F]:
+    """``-o/--output`` of a command whose answer is one report (validate, explain, taint-impact): its text
+    form(s), then ``yaml``, ``json`` (the report as data) and ``name`` (kind.group/NAME of what it is about)."""
+    return click.option(
+        "-o",
+        "--output",
+        type=click.Choice([*texts, *LIST_FORMS]),
+        default=texts[0],
+        show_default=True,
+        help=help,
+    )
+
+
+def render_data(data: Any, output: str, names: list[dict[str, Any]]) -> str:
+    """A report in ``output`` (yaml, json, or name: one line per object in ``names``, as :func:`resource_name`)."""
+    if output == "json":
+        return json.dumps(data, indent=2) + "\n"
+    if output == "yaml":
+        return yaml.safe_dump(data, sort_keys=False)
+    return "".join(f"{resource_name(item)}\n" for item in names)
+
+
 def forms_epilog(objects: str) -> str:
     """The epilog paragraph that teaches kubectl's output forms (kept out of the option's help: click would
     wrap ``custom-columns`` at its hyphen). ``objects``: what the List holds, e.g. "the allocated claims"."""
@@ -185,7 +207,10 @@ def _columns(spec: str) -> list[tuple[str, str]]:
             path = path[1:-1]
         if not path.startswith((".", "[")):
             path = "." + path
-        columns.append((header, _compiled_text(path)))
+        try:
+            columns.append((header, _compiled_text(path)))
+        except InputError as exc:
+            raise InputError(f"custom-columns: column {header}: {exc}") from None
     return columns
 
 
