@@ -263,12 +263,14 @@ def _placements(sides: Sequence[PlacedSide]) -> str:
         node = next((p.node for p in outcome.values() if p.node), "")
         rows.append(
             f'<tr data-node="{html.escape(node or "")}">'
-            + "".join(f'<td class="{"reason" if i % 2 == 0 and i else ""}">{c}</td>' for i, c in enumerate(cells))
+            + "".join(
+                f'<td class="reason">{c}</td>' if i % 2 == 0 and i else f"<td>{c}</td>" for i, c in enumerate(cells)
+            )
             + "</tr>"
         )
     pending = [
         f'<tr data-node=""><td>{html.escape(p.label)}</td><td>{html.escape(side.method)}</td>'
-        f'<td class="reason">{html.escape(p.reason)}</td></tr>'
+        f'<td class="reason">{html.escape(p.reason)}{_node_reasons(p)}</td></tr>'
         for side in sides
         for p in side.placements
         if p.node is None
@@ -277,6 +279,17 @@ def _placements(sides: Sequence[PlacedSide]) -> str:
     if pending:
         text += "<h2>Pending pods</h2>" + _table(["Pod", "Method", "Reason"], pending, "pending")
     return text
+
+
+def _node_reasons(placement: Any) -> str:
+    """Why each node refused a pending pod, folded (the scheduler's per-node reasons, as ``schedule -v``)."""
+    reasons = getattr(placement, "node_reasons", None) or {}
+    if not reasons:
+        return ""
+    items = "".join(
+        f"<li>{html.escape(node)}: {html.escape('; '.join(why))}</li>" for node, why in sorted(reasons.items())
+    )
+    return f"<details><summary>per node</summary><ul>{items}</ul></details>"
 
 
 def _devices(placement: Any) -> str:

@@ -78,7 +78,7 @@ def output_options(tables: tuple[str, ...], default: str, help: str) -> Callable
             default=default,
             show_default=True,
             metavar="FORMAT",
-            help=help + " Or yaml, json, name, jsonpath=TEMPLATE, custom-columns=SPEC: see below.",
+            help=help + " Also name, jsonpath=TEMPLATE and custom-columns=SPEC (see below).",
         )(function)
 
     return decorate

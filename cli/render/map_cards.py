@@ -114,9 +114,8 @@ def _group(label: str, devices: list[Any], counters: list[Any], report: Any, hov
     bars = "".join(_bar(b) for b in counter_bars(counters))
     rows: dict[str, list[Any]] = {}
     for device in devices:
-        rows.setdefault(device.partition_type or ("whole" if counters or device.counter_sets else ""), []).append(
-            device
-        )
+        kind = device.partition_type or ("whole" if counters or device.counter_sets else "")
+        rows.setdefault(kind or f"driver:{device.driver}", []).append(device)  # loose devices: a row per driver
     body = "".join(_row(kind, members, report, hover) for kind, members in rows.items())
     return (
         f'<div class="group" data-group="{html.escape(label)}"><div class="head">'
