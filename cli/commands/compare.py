@@ -132,9 +132,14 @@ def compare(
     except DrasatError as exc:
         echo(f"error: {exc}", err=True)
         sys.exit(exc.exit_code)
+    _print(output, table, item, about)
+
+
+def _print(output: str, table: str, item: dict, about: list[tuple[str, str]]) -> None:
+    """The table, the comparison object in a kubectl form, or (-o name) what was compared, without namespace."""
     if output in ("table", "wide"):
         echo(table, nl=False)
-    elif output == "name":  # what was compared, as kubectl names objects (without namespace)
+    elif output == "name":
         names = [{"kind": kind, "metadata": {"name": name.rsplit("/", 1)[-1]}} for kind, name in about]
         echo(render_list(names, output), nl=False)
     else:

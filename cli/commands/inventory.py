@@ -15,13 +15,15 @@ from drasat.cli.reporting import exits_on_error, load_bundle
 __all__ = ["as_data", "detail", "inventory"]
 
 EPILOG = """\b
-Device states: free; allocated (to which claim); shared (a device that allows
-multiple allocations, with its shares, one per allocation result, and the capacity
-left, never below zero); tainted (NoSchedule
-or NoExecute, its own taint or a DeviceTaintRule's); blocked (free, but the shared
-counters it needs are used up, or compatibility groups exclude it); incomplete (its
-pool is missing slices). Each node ends with a fragmentation line: the largest
-request of each partition type that still fits, computed exactly.
+Device states: free; allocated (to which claim); shared (a device that
+allows multiple allocations: its shares, one per allocation result, and
+the capacity left, never below zero); tainted (NoSchedule or NoExecute,
+its own taint or a DeviceTaintRule's); blocked (free, but the shared
+counters it needs are used up, or compatibility groups exclude it);
+incomplete (its pool is missing slices). After the devices: the counters
+used and left, then per node and driver the largest request of each
+partition type that still fits (computed exactly) and the whole devices
+free.
 
 \b
 Exit status: 0 printed (or the page written); 2 invalid input.
