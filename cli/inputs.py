@@ -7,16 +7,19 @@ stand in for) what the cluster holds.
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import Any, TypeVar
+from collections.abc import Callable, Collection
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
 
 from drasat.cli.render.text import echo
 from drasat.models.bundle import Bundle
-from drasat.models.errors import InputError
+from drasat.models.errors import DrasatError, InputError, SelectorError
 
 from .loading import load_bundle, max_input_size_option
+
+if TYPE_CHECKING:
+    from drasat.models.live import Listed
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -47,7 +50,8 @@ def input_options(function: F) -> F:
         "--kubeconfig",
         metavar="PATH",
         type=click.Path(dir_okay=False),
-        help="Read the cluster this kubeconfig points at (default context unless --context); "
+        help="Read the cluster this kubeconfig points at (its current context unless --context). With no FILE "
+        "at all the cluster is read anyway, from $KUBECONFIG or ~/.kube/config, as kubectl does; "
         "needs pip install 'drasat[cluster]'.",
     )(function)
     return click.argument("files", nargs=-1, metavar="[FILE...]")(function)
@@ -60,54 +64,112 @@ def read_inputs(
     filenames: tuple[str, ...] = (),
     *,
     output: str | None = None,
+    needs: Collection[Listed] | None = None,
+    keep_problems: bool = False,
 ) -> Bundle:
-    """The objects of the cluster (with ``--kubeconfig``/``--context``) and then of the files, as one
-    bundle that knows where each object came from; any problem raises InputError. A live read shows
-    a progress bar on a terminal unless ``output`` is for tools."""
+    """The objects of the cluster and then of the files, as one bundle that knows where each object came
+    from; any problem raises InputError (unless ``keep_problems``: validate reports them itself).
+
+    The cluster is read with ``--kubeconfig``/``--context``, or when no FILE is given at all: then, as
+    kubectl does, the current context of ``$KUBECONFIG`` or ``~/.kube/config``. ``needs`` are the kinds
+    the command cannot do without (default: what an allocation needs); one the credentials may not list
+    is an error. Files that hold no object at all are an error too ("no objects passed to solve", as
+    kubectl says), never an empty answer. A live read shows a progress bar on a terminal unless
+    ``output`` is for tools."""
     files = (*files, *filenames)
     if files.count("-") > 1:
         raise InputError("standard input (-) is given more than once; it can be read only once")
-    if not files and kubeconfig is None and context is None:
-        raise InputError(
-            "nothing to read: give FILE... (a file, a directory, or - for stdin), "
-            "or --kubeconfig/--context to read a live cluster"
-        )
     bundle = Bundle()
-    if kubeconfig is not None or context is not None:
-        from drasat.models.live import read_cluster
-
-        from .progress import Bar
-
-        with Bar("reading the cluster", output=output) as bar:
-            live = read_cluster(kubeconfig, context, progress=bar.update)
-        for notice in live.notices:
-            echo(f"notice: {notice}", err=True)
-        if live.problems:
-            raise InputError(live.problems)
-        bundle.extend(live)
+    if kubeconfig is not None or context is not None or not files:
+        bundle.extend(_read_live(kubeconfig, context, output, needs, bool(files), keep_problems))
     if files:
-        bundle.extend(load_bundle(files))
-    if bundle.problems:  # the same object in the cluster and in a file, read as two
+        from_files = load_bundle(files, keep_problems=keep_problems)
+        if not from_files.entries:
+            raise InputError(f"no objects passed to {_command_name()}")
+        bundle.extend(from_files)
+    if bundle.problems and not keep_problems:  # the same object in the cluster and in a file, read as two
         raise InputError(bundle.problems)
     return bundle
 
 
-def namespace_options(function: F) -> F:
-    """``-n/--namespace`` and ``-A/--all-namespaces``, as kubectl spells them."""
-    function = click.option(
-        "-A",
-        "--all-namespaces",
-        is_flag=True,
-        help="Consider pending pods and claims of every namespace (the default).",
-    )(function)
-    return click.option(
-        "-n",
-        "--namespace",
-        metavar="NS",
-        help="Consider only the pending pods and claims of this namespace (objects of every namespace "
-        "still count as the cluster's state); bare names in --pods/--claims are taken "
-        "from it.",
-    )(function)
+def _read_live(
+    kubeconfig: str | None,
+    context: str | None,
+    output: str | None,
+    needs: Collection[Listed] | None,
+    files: bool,
+    keep_problems: bool,
+) -> Bundle:
+    from drasat.models.live import ALLOCATION_NEEDS, default_kubeconfig, read_cluster
+
+    from .progress import Bar
+
+    if kubeconfig is None and context is None and not files and default_kubeconfig() is None:
+        raise InputError(
+            "nothing to read: give FILE... (a file, a directory, or - for stdin), or a cluster to read: "
+            "--kubeconfig PATH, $KUBECONFIG or ~/.kube/config (none of them is there)"
+        )
+    with Bar("reading the cluster", output=output) as bar:
+        live = read_cluster(
+            kubeconfig, context, progress=bar.update, needs=ALLOCATION_NEEDS if needs is None else needs
+        )
+    for notice in live.notices:
+        echo(f"notice: {notice}", err=True)
+    if live.problems and not keep_problems:
+        raise InputError(live.problems)
+    live.notices = []  # said already
+    return live
+
+
+def scheduling_needs(pods_asked: bool) -> Collection[Listed] | None:
+    """What a command that allocates needs listed: with pods asked about (``schedule``, ``--pods``), pods,
+    the nodes they go to and the templates of their claims too — without them "no pending pods" would be
+    an answer about credentials, not about the cluster."""
+    from drasat.models.live import ALLOCATION_NEEDS, Listed
+
+    if not pods_asked:
+        return ALLOCATION_NEEDS
+    return ALLOCATION_NEEDS | {Listed.PODS, Listed.NODES, Listed.RESOURCE_CLAIM_TEMPLATES}
+
+
+def _command_name() -> str:
+    """The running subcommand's name (``solve``), for messages in kubectl's words."""
+    context = click.get_current_context(silent=True)
+    return context.info_name or "drasat" if context is not None else "drasat"
+
+
+PENDING_IN_NAMESPACE = (
+    "Consider only the pending pods and claims of this namespace (objects of every namespace still count as the "
+    "cluster's state); bare names in --pods/--claims are taken from it."
+)
+CLUSTER_SCOPED = (
+    "Accepted as kubectl does for cluster-scoped kinds: devices and their pools belong to no namespace, and the "
+    "allocated claims of every namespace hold them."
+)
+
+
+def namespace_options_with(namespace_help: str, all_help: str = "Every namespace (the default).") -> Callable[[F], F]:
+    """``-n/--namespace`` and ``-A/--all-namespaces``, as kubectl spells them, with what they mean to the
+    command."""
+
+    def decorate(function: F) -> F:
+        function = click.option("-A", "--all-namespaces", is_flag=True, help=all_help)(function)
+        return click.option("-n", "--namespace", metavar="NS", help=namespace_help)(function)
+
+    return decorate
+
+
+namespace_options = namespace_options_with(
+    PENDING_IN_NAMESPACE, "Consider pending pods and claims of every namespace (the default)."
+)
+"""The allocation commands' ``-n``/``-A``: which pending pods and claims are asked about."""
+
+
+def in_namespace_only(objects: list[Any], namespace: str | None, all_namespaces: bool) -> list[Any]:
+    """``objects`` of ``namespace`` (all of them without one)."""
+    if namespace is not None and all_namespaces:
+        raise InputError("-n/--namespace and -A/--all-namespaces exclude each other")
+    return objects if namespace is None else [o for o in objects if o.namespace == namespace]
 
 
 def in_namespace(names: str | None, namespace: str | None, all_namespaces: bool) -> str | None:
@@ -117,3 +179,30 @@ def in_namespace(names: str | None, namespace: str | None, all_namespaces: bool)
     if names is None or namespace is None:
         return names
     return ",".join(n.strip() if "/" in n else f"{namespace}/{n.strip()}" for n in names.split(",") if n.strip())
+
+
+def told_as_validate(exc: DrasatError, bundle: Bundle | None) -> DrasatError:
+    """A CEL compile error an allocation met, told as ``drasat validate`` tells it: the file, the object and
+    the field of the expression (the solver, which never reads files, can name only the claim or class).
+    Any other error is returned as it is."""
+    if not isinstance(exc, SelectorError) or bundle is None:
+        return exc
+    from drasat.solver.cel.validate import check_cel
+
+    text = str(exc)
+    problems = [
+        problem
+        for loaded in bundle.objects
+        if _named_in(loaded.obj, text)
+        for problem in check_cel(loaded.obj, loaded.location)
+    ]
+    return InputError(problems) if problems else exc
+
+
+def _named_in(obj: Any, text: str) -> bool:
+    """Whether an allocation's error is about ``obj`` (it names a claim by namespace/name, a class by name)."""
+    if obj.kind == "DeviceClass":
+        return f"class {obj.name}:" in text
+    if obj.kind in ("ResourceClaim", "ResourceClaimTemplate"):
+        return f"claim {obj.namespace}/{obj.name}" in text or f"template {obj.namespace}/{obj.name}" in text
+    return False

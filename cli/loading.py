@@ -37,14 +37,16 @@ def input_limit() -> int:
     return int(context.meta.get(_LIMIT, MAX_INPUT_BYTES)) if context is not None else MAX_INPUT_BYTES
 
 
-def load_bundle(files: tuple[str, ...] | list[str]) -> Bundle:
-    """Everything in ``files`` with where each object came from; notices go to stderr; a problem raises InputError."""
+def load_bundle(files: tuple[str, ...] | list[str], *, keep_problems: bool = False) -> Bundle:
+    """Everything in ``files`` with where each object came from; notices go to stderr; a problem raises
+    InputError (unless ``keep_problems``: the bundle holds them)."""
     from drasat.models.loader import load_paths
 
     bundle = load_paths(list(files), stdin=sys.stdin, max_bytes=input_limit())
     for notice in bundle.notices:
         echo(f"notice: {notice}", err=True)
-    if bundle.problems:
+    bundle.notices = []  # said already
+    if bundle.problems and not keep_problems:
         raise InputError(bundle.problems)
     return bundle
 

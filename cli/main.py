@@ -7,6 +7,7 @@ turns drasat's errors into messages and exit codes (never a traceback).
 from __future__ import annotations
 
 import importlib
+import re
 import sys
 import warnings
 from typing import Any
@@ -20,6 +21,7 @@ from .startup import importing
 
 COMMANDS = {
     "compare": "compare",
+    "completion": "completion",
     "explain": "explain",
     "inventory": "inventory",
     "metadata": "metadata",
@@ -35,7 +37,26 @@ engines, rendering) is imported only when that command runs (click's lazily load
 modules know nothing of this group."""
 
 
+class _Context(click.Context):
+    """Help in the name drasat was run by: ``kubectl drasat`` as a kubectl plugin, in the examples too."""
+
+    def get_help(self) -> str:
+        return as_run(super().get_help(), self.find_root().info_name or "drasat")
+
+
+def as_run(text: str, program: str) -> str:
+    """``text`` with ``drasat`` as ``program`` where a command line starts (``drasat solve``, ``drasat
+    COMMAND``); prose (``drasat's verifier``), ``drasat[cluster]`` and paths stay."""
+    if program == "drasat" or not program.endswith(" drasat"):  # as drasat (or a test runner's name)
+        return text
+    # completion's script completes `drasat` itself (kubectl completes its plugins on its own)
+    words = "|".join(re.escape(name) for name in (*COMMANDS, "COMMAND", "-") if name != "completion")
+    return re.sub(rf"(?<![\w./\[-])(?<!kubectl )drasat(?= (?:{words})\b)", program, text)
+
+
 class _LazyGroup(click.Group):
+    context_class = _Context
+
     def list_commands(self, ctx: click.Context) -> list[str]:
         return sorted(set(super().list_commands(ctx)) | set(COMMANDS))
 
@@ -44,7 +65,9 @@ class _LazyGroup(click.Group):
             module_name = COMMANDS[name]
             with importing():
                 module = importlib.import_module(f"{__package__}.commands.{module_name}")
-            self.add_command(getattr(module, module_name), name)
+            command = getattr(module, module_name)
+            command.context_class = _Context
+            self.add_command(command, name)
         return super().get_command(ctx, name)
 
 

@@ -27,9 +27,16 @@ def state_option(function: Any) -> Any:
         "--output-state",
         metavar="FILE",
         type=click.Path(dir_okay=False),
+        callback=_not_stdout,
         help="Also write the whole input with this run's results merged in (YAML, or JSON for "
-        "*.json), to feed the next what-if run.",
+        "*.json), to feed the next what-if run; its folder must exist.",
     )(function)
+
+
+def _not_stdout(_ctx: click.Context, _param: click.Parameter, value: str | None) -> str | None:
+    if value == "-":
+        raise click.BadParameter("standard output carries the answer already: give a file name")
+    return value
 
 
 def write_state(path: str, inputs: Iterable[Any], results: list[dict[str, Any]]) -> None:

@@ -50,11 +50,19 @@ def dump(data: Any, output: str) -> str:
 def write_atomically(path: str, text: str) -> None:
     """Write to a temporary name in the same folder, then rename over ``path``: never a half-written
     file, even on Ctrl-C (:mod:`.interrupt` removes an unfinished one); a path that cannot be written
-    is bad input (exit 2)."""
+    is bad input (exit 2). ``-`` is standard output, as kubectl reads it, never a file named ``-``.
+
+    No folder is created: a missing one is most often a typo, and writing there would put the output
+    where the user did not look (nothing is written outside the path the user gave)."""
     from .interrupt import write_atomically as write
 
+    if path == "-":
+        echo(text, nl=False)
+        return
+    folder = os.path.dirname(path) or "."
+    if not os.path.isdir(folder):
+        raise InputError(f"cannot write {path}: there is no folder {folder} (drasat creates none)")
     try:
-        os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
         write(path, text)
     except OSError as exc:
         raise InputError(f"cannot write {path}: {exc.strerror or exc}") from None

@@ -46,13 +46,14 @@ _UNUSUAL = (  # matched on "\n" + text; each match's last character lies in what
     r":(?<=[\s\[\{,]:)(?:[\s,\]\}]|$)",  # an empty key (PyYAML refuses some that yaml-rs reads)
     r"\n[ \t?:-]{256}",  # a line indented that deep: nesting near the limits (yaml-rs crashes far beyond)
 )
-"""Without a match (and with only simple flow collections, three levels at most: :data:`_SIMPLE_FLOW`) a
+"""Without a match (and with only simple flow collections, three levels at most: :func:`_simple_flow`) a
 document's block nesting needs indentation: it nests less than about 520 levels, within both parsers'
 limits (libyaml's 1,000), so depth cannot tell them apart."""
 _FLOW_STARTS = (r"\[(?<=[\s,\[\{]\[)(?![ \t]*\])", r"\{(?<=[\s,\[\{]\{)(?![ \t]*\})")
 """Where a flow collection that is not empty may start."""
 
 
+@cache
 def _simple_flow() -> re.Pattern[str]:
     """A flow collection on one line, as PyYAML and Go's YAML printers write small ones (``{value: '1'}``,
     ``[gpu, nic]``, ``{a: {b: c}}``, three levels at most): entries after ``, ``, values after ``: ``, keys
@@ -68,7 +69,6 @@ def _simple_flow() -> re.Pattern[str]:
     return re.compile(level + r"(?=[ \t]*\n|[ \t]*$|[ \t]+#)")
 
 
-_SIMPLE_FLOW = _simple_flow()
 _IF_PRESENT = {"\t": r"\n[ ]*\t", "?": r"\n[ \t]*\?(?:[ \t]|\n|$)"}  # a tab in the indentation; a complex key
 _BREAKS = r"[\x85\u2028\u2029]"  # line breaks YAML 1.1 knows and 1.2 does not (CR: no fast path at all)
 _PRINTABLE_ASCII = bytes(range(0x20, 0x7F)) + b"\t\n"
@@ -178,13 +178,14 @@ def _census(text: str) -> tuple[list[int], bool]:
 
 
 def _complex_flows(lines: str) -> list[int]:
-    """Offsets (in text) of the flow collections that are not simple (:data:`_SIMPLE_FLOW`); one inside a
+    """Offsets (in text) of the flow collections that are not simple (:func:`_simple_flow`); one inside a
     simple one is simple too."""
     found, covered = [], -1
+    simple_flow = _simple_flow()  # compiled at the first big input, not at every start (small inputs never)
     for at in sorted(m.start() for pattern in _FLOW_STARTS for m in re.finditer(pattern, lines)):
         if at < covered:
             continue
-        simple = _SIMPLE_FLOW.match(lines, at)
+        simple = simple_flow.match(lines, at)
         if simple is None:
             found.append(at - 1)
         else:

@@ -8,62 +8,97 @@ page's JSON exactly as the API server sent it (``_preload_content=False``), thro
 the same loader as files. The client's own model classes are not used: they refuse
 inputs the API server accepts (a bare number as a quantity, for one).
 
-What cannot be listed is said, never passed over silently: a kind drasat cannot do
-without (slices, classes, claims) stops the read with an :class:`InputError`; the
-others become a notice and the answer is computed without them.
+What cannot be listed is said, never passed over silently: a kind the command cannot
+do without (slices, classes and claims for an allocation; pods for ``schedule``) stops
+the read with an :class:`InputError`; the others become a notice and the answer is
+computed without them. resource.k8s.io is read at the newest version the server
+serves (v1, else v1beta2, else v1beta1) and converted to v1 as files of those
+versions are.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+import os
+import re
+from collections.abc import Callable, Collection
 from dataclasses import dataclass
+from enum import StrEnum
 from typing import Any
 
 from .bundle import Bundle
 from .errors import InputError, InputProblem, Location
-from .loader import add_data
 
 PAGE_SIZE = 500
 REQUEST_TIMEOUT = 30.0  # seconds per list call: a cluster that does not answer is reported, not waited for
+DEFAULT_KUBECONFIG = "~/.kube/config"
+
+
+class Listed(StrEnum):
+    """A kind drasat lists, named by its plural as kubectl names it (``kubectl get resourceslices``)."""
+
+    NODES = "nodes"
+    NAMESPACES = "namespaces"
+    PODS = "pods"
+    DEVICE_CLASSES = "deviceclasses"
+    RESOURCE_SLICES = "resourceslices"
+    RESOURCE_CLAIMS = "resourceclaims"
+    RESOURCE_CLAIM_TEMPLATES = "resourceclaimtemplates"
+    DEVICE_TAINT_RULES = "devicetaintrules"
+    POD_GROUPS = "podgroups"
+
+
+ALLOCATION_NEEDS = frozenset({Listed.DEVICE_CLASSES, Listed.RESOURCE_SLICES, Listed.RESOURCE_CLAIMS})
+"""What any allocation cannot do without: the default of :func:`read_cluster`."""
 
 
 @dataclass(frozen=True)
 class Source:
     """One kind to list: the client API class and method, in the order of preference of versions."""
 
-    what: str  # plural, as kubectl names it
+    what: Listed
     calls: tuple[tuple[str, str], ...]  # (API class, list method); later ones if earlier are not served
-    required: bool = False
     params: tuple[tuple[str, str], ...] = ()  # extra query parameters (field selectors)
+    gated: bool = False  # behind a feature gate: a cluster that does not serve it holds none, needed or not
+
+
+RESOURCE_VERSIONS = ("ResourceV1Api", "ResourceV1beta2Api", "ResourceV1beta1Api")
+"""resource.k8s.io, newest first: a cluster serving only an older version is read at it, and its objects are
+converted to v1 as an older version's files are."""
+
+
+def _resource(what: Listed, method: str) -> Source:
+    return Source(what, tuple((api, method) for api in RESOURCE_VERSIONS))
 
 
 SOURCES = (
-    Source("nodes", (("CoreV1Api", "list_node"),)),
-    Source("namespaces", (("CoreV1Api", "list_namespace"),)),
+    Source(Listed.NODES, (("CoreV1Api", "list_node"),)),
+    Source(Listed.NAMESPACES, (("CoreV1Api", "list_namespace"),)),
     Source(
-        "pods",
+        Listed.PODS,
         (("CoreV1Api", "list_pod_for_all_namespaces"),),
         params=(("field_selector", "status.phase!=Succeeded,status.phase!=Failed"),),
     ),
-    Source("deviceclasses", (("ResourceV1Api", "list_device_class"),), required=True),
-    Source("resourceslices", (("ResourceV1Api", "list_resource_slice"),), required=True),
-    Source("resourceclaims", (("ResourceV1Api", "list_resource_claim_for_all_namespaces"),), required=True),
-    Source("resourceclaimtemplates", (("ResourceV1Api", "list_resource_claim_template_for_all_namespaces"),)),
+    _resource(Listed.DEVICE_CLASSES, "list_device_class"),
+    _resource(Listed.RESOURCE_SLICES, "list_resource_slice"),
+    _resource(Listed.RESOURCE_CLAIMS, "list_resource_claim_for_all_namespaces"),
+    _resource(Listed.RESOURCE_CLAIM_TEMPLATES, "list_resource_claim_template_for_all_namespaces"),
     Source(
-        "devicetaintrules",
+        Listed.DEVICE_TAINT_RULES,
         (
             ("ResourceV1Api", "list_device_taint_rule"),
             ("ResourceV1beta2Api", "list_device_taint_rule"),
             ("ResourceV1alpha3Api", "list_device_taint_rule"),
         ),
+        gated=True,
     ),
     Source(
-        "podgroups",
+        Listed.POD_GROUPS,
         (
             ("SchedulingV1beta1Api", "list_pod_group_for_all_namespaces"),
             ("SchedulingV1alpha3Api", "list_pod_group_for_all_namespaces"),
         ),
+        gated=True,
     ),
 )
 
@@ -74,11 +109,17 @@ def read_cluster(
     *,
     page_size: int = PAGE_SIZE,
     progress: Callable[[int, int, str], None] | None = None,
+    needs: Collection[Listed] = ALLOCATION_NEEDS,
 ) -> Bundle:
     """Every object drasat uses from the cluster that ``kubeconfig``/``context`` point at.
 
-    Raises :class:`InputError` when the client is not installed, the configuration is
-    unusable, the cluster cannot be reached, or a required kind cannot be listed.
+    Without ``kubeconfig``, the kubeconfig kubectl would use: ``$KUBECONFIG`` (a list of files, merged as
+    kubectl merges them), else ``~/.kube/config``; without ``context``, its current context.
+    Raises :class:`InputError` when the client is not installed, the configuration is unusable, the
+    cluster cannot be reached, or a kind of ``needs`` (what the asking command cannot do without: an
+    answer without it would be wrong, not smaller) cannot be listed — forbidden to these credentials, or
+    not served at any version (a kind behind a feature gate excepted: where it is not served, none exist).
+    Any other kind that cannot be listed is a notice.
     ``progress(done, total, kind)`` is called before each kind is listed (the progress bar).
     """
     client = _api_client(kubeconfig, context)
@@ -87,11 +128,22 @@ def read_cluster(
     for done, source in enumerate(SOURCES):
         if progress is not None:
             progress(done, len(SOURCES), source.what)
-        _read_source(client, source, where, page_size, bundle)
+        _read_source(client, source, where, page_size, bundle, source.what in needs)
     return bundle
 
 
+def default_kubeconfig() -> str | None:
+    """The kubeconfig kubectl reads when given none: ``$KUBECONFIG`` if set, else ``~/.kube/config`` if it
+    exists; None when neither is there (so that "nothing to read" can say so)."""
+    listed = os.environ.get("KUBECONFIG", "")
+    if any(part for part in listed.split(os.pathsep)):
+        return listed
+    path = os.path.expanduser(DEFAULT_KUBECONFIG)
+    return path if os.path.exists(path) else None
+
+
 def _api_client(kubeconfig: str | None, context: str | None) -> Any:
+    kubeconfig = kubeconfig or default_kubeconfig() or os.path.expanduser(DEFAULT_KUBECONFIG)
     try:
         from kubernetes import config
         from kubernetes.config.config_exception import ConfigException
@@ -104,9 +156,11 @@ def _api_client(kubeconfig: str | None, context: str | None) -> Any:
         raise InputError(f"cannot use {named}{f' (context {context})' if context else ''}: {exc}") from None
 
 
-def _read_source(client: Any, source: Source, where: str, page_size: int, bundle: Bundle) -> None:
+def _read_source(client: Any, source: Source, where: str, page_size: int, bundle: Bundle, needed: bool) -> None:
     """Add every page of one kind; fall back to older API versions the cluster serves instead."""
     from kubernetes import client as k8s
+
+    from .loader import add_data
 
     for version, (api_class, method) in enumerate(source.calls):
         lister = getattr(getattr(k8s, api_class)(client), method)
@@ -115,7 +169,7 @@ def _read_source(client: Any, source: Source, where: str, page_size: int, bundle
         except k8s.ApiException as exc:
             if exc.status == 404 and version + 1 < len(source.calls):
                 continue  # this version is not served: try the next one
-            _refused(source, where, exc, bundle)
+            _refused(source, where, exc, bundle, needed)
             return
         except Exception as exc:  # noqa: BLE001  (urllib3 connection errors and the like)
             raise InputError(f"{where}: cannot list {source.what}: {_short(exc)}") from None
@@ -137,16 +191,24 @@ def _pages(lister: Any, params: dict[str, str], page_size: int) -> Any:
             return
 
 
-def _refused(source: Source, where: str, exc: Any, bundle: Bundle) -> None:
+def _refused(source: Source, where: str, exc: Any, bundle: Bundle, needed: bool) -> None:
     reason = f"{exc.status} {exc.reason}".strip()
     detail = _api_message(exc)
     text = f"cannot list {source.what} ({reason}{': ' + detail if detail else ''})"
-    if source.required:
-        raise InputError([InputProblem(Location(where), text)])
     if exc.status == 404:
-        bundle.notices.append(f"{where}: the cluster does not serve {source.what}; read without them")
+        text = f"the cluster does not serve {source.what} (tried {_versions(source)})"
+    if needed and not (exc.status == 404 and source.gated):
+        raise InputError([InputProblem(Location(where), f"{text}, which this command needs")])
+    if exc.status == 404:
+        bundle.notices.append(f"{where}: {text}; read without them")
     else:
         bundle.notices.append(f"{where}: {text}; the answer is computed without them")
+
+
+def _versions(source: Source) -> str:
+    """The API versions tried, as kubectl names them: ``ResourceV1beta2Api`` is v1beta2."""
+    names = [re.sub(r"^(Core|Resource|Scheduling)|Api$", "", api).lower() for api, _ in source.calls]
+    return ", ".join(names)
 
 
 def _api_message(exc: Any) -> str:

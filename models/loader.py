@@ -81,9 +81,13 @@ def add_data(bundle: Bundle, data: Any, name: str, index: int = 0) -> None:
     _add_documents(bundle, iter([Document(index, data)]), name, owned=False)
 
 
-def load_objects(items: Iterable[Any], name: str = "<objects>") -> Bundle:
+def load_objects(items: Iterable[Any], name: str = "<objects>", *, strict: bool = False) -> Bundle:
     """Objects held in memory, checked as files are: drasat's own models, API JSON as dicts, and the
-    official kubernetes client's model objects or their ``to_dict()`` (see :mod:`.client_objects`)."""
+    official kubernetes client's model objects or their ``to_dict()`` (see :mod:`.client_objects`).
+
+    An object that cannot be read is a problem in the bundle (``bundle.problems``), left out of its
+    objects; with ``strict`` it raises :class:`InputError` naming every such object instead, so that a
+    caller who does not look at the problems never computes with fewer objects than it passed."""
     from .client_objects import wire_form
     from .meta import TypedObject
 
@@ -99,6 +103,8 @@ def load_objects(items: Iterable[Any], name: str = "<objects>") -> Bundle:
                 bundle.add_problem(InputProblem(Location(name, index), problem.message))
             continue
         add_data(bundle, data, name, index)
+    if strict and bundle.problems:
+        raise InputError(bundle.problems)
     return bundle
 
 
@@ -111,10 +117,7 @@ def typed_objects(items: Iterable[Any], name: str = "<objects>") -> list[Any]:
     items = list(items)
     if all(isinstance(item, TypedObject) for item in items):
         return items
-    bundle = load_objects(items, name)
-    if bundle.problems:
-        raise InputError(bundle.problems)
-    return [loaded.obj for loaded in bundle.objects]
+    return [loaded.obj for loaded in load_objects(items, name, strict=True).objects]
 
 
 def manifest_files(directory: str) -> list[str]:

@@ -35,15 +35,26 @@ _EXPORTS = {
     "PodExplanation": "scheduling.pod_explanation",
     "explain_pods": "scheduling.pod_explanation",
     "BatchResult": "batch.placement",
+    "BatchSummary": "batch.placement",
     "schedule_batch": "batch.placement",
     "Comparison": "report.comparison",
     "compare": "report.comparison",
+    "PoolInputs": "report.pool_status",
     "pool_status": "report.pool_status",
+    "answer_pool_status_request": "report.pool_status",
+    "NodeReport": "report.device_states",
+    "DeviceReport": "report.device_states",
+    "CounterReport": "report.device_states",
     "node_reports": "report.device_states",
+    "RuleSelector": "report.taint_impact",
+    "Impact": "report.taint_impact",
     "taint_impact": "report.taint_impact",
     "load_paths": "drasat.models.loader",
     "load_objects": "drasat.models.loader",
 }
+
+_RENAMED = {"answer_pool_status_request": "answer"}
+"""Public names that differ from the module's own (``answer`` says little outside its module)."""
 
 __all__ = sorted(_EXPORTS)
 
@@ -57,5 +68,12 @@ def __getattr__(name: str) -> Any:
     if name in _EXPORTS:
         where = _EXPORTS[name]
         module = importlib.import_module(where if where.startswith("drasat.") else f"{__name__}.{where}")
-        return getattr(module, name)
+        return getattr(module, _RENAMED.get(name, name))
+    if name == "__version__":
+        from importlib.metadata import PackageNotFoundError, version
+
+        try:
+            return version("drasat")
+        except PackageNotFoundError:  # a source tree that was not installed
+            return "unknown"
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -8,7 +8,8 @@ from typing import Any
 from drasat.models.loader import load_text
 from drasat.solver import Features
 from drasat.solver.allocation.problem import Problem, problem_from_objects
-from drasat.solver.explanation.explain import Explanation, _core
+from drasat.solver.explanation.conflicts import core as _core
+from drasat.solver.explanation.explain import Explanation
 
 NODE = (Path(__file__).parent / "data" / "explain" / "node.yaml").read_text()
 

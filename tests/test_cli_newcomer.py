@@ -142,6 +142,10 @@ def test_claims_can_be_named_with_their_namespace(tmp_path: Path) -> None:
 
 def test_an_input_with_nothing_to_allocate_says_so(tmp_path: Path) -> None:
     (tmp_path / "empty.yaml").write_text("")
+    result = drasat("solve", "--node", "gpu-node-1", str(tmp_path))  # no object at all: kubectl's words
+    assert result.exit_code == 2 and result.stdout == ""
+    assert result.stderr == "error: no objects passed to solve\n"
+    (tmp_path / "class.yaml").write_text("apiVersion: resource.k8s.io/v1\nkind: DeviceClass\nmetadata: {name: c}\n")
     result = drasat("solve", "--node", "gpu-node-1", str(tmp_path))
     assert result.exit_code == 0 and yaml.safe_load(result.stdout)["items"] == []
     assert "notice: nothing to allocate: the input has no ResourceClaim without status.allocation" in result.stderr
@@ -150,5 +154,6 @@ def test_an_input_with_nothing_to_allocate_says_so(tmp_path: Path) -> None:
 def test_verbose_success_is_one_tidy_line() -> None:
     result = drasat("solve", "--node", "gpu-node-1", "-v", EXAMPLES)
     assert result.exit_code == 0
-    (line,) = result.stderr.splitlines()
+    notice, line = result.stderr.splitlines()  # the pending claims no pod uses, then how it was solved
+    assert notice.startswith("notice: 3 pending claims no pending pod uses are left alone")
     assert line.startswith("solved by ") and not line.rstrip().endswith(";")

@@ -8,122 +8,31 @@ real client and the real wire format are exercised — no mock of the client its
 from __future__ import annotations
 
 import json
-import threading
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
-from urllib.parse import parse_qs, urlparse
 
 import pytest
 
 from drasat.models.errors import InputError
-from drasat.models.kinds import info_for
 from drasat.models.live import read_cluster
 from drasat.models.loader import load_paths
 
+from .loopback_api import EXAMPLES, Server, serve
+
 pytest.importorskip("kubernetes", reason="the kubernetes client (drasat[cluster]) is not installed")
-
-EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
-
-
-def _collections() -> dict[str, dict[str, Any]]:
-    """API path -> list response, built from the example files (items without kind, as the server sends)."""
-    out: dict[str, dict[str, Any]] = {}
-    for loaded in load_paths([str(EXAMPLES)]).objects:
-        body = loaded.obj.to_api()
-        info = info_for(type(loaded.obj))
-        prefix = f"/apis/{info.group}/{info.version}" if info.group else f"/api/{info.version}"
-        plural = info.kind.lower() + ("es" if info.kind.endswith("s") else "s")
-        path = f"{prefix}/{plural}"
-        listing = out.setdefault(
-            path, {"kind": f"{info.kind}List", "apiVersion": body["apiVersion"], "metadata": {}, "items": []}
-        )
-        listing["items"].append({k: v for k, v in body.items() if k not in ("apiVersion", "kind")})
-    return out
-
-
-class _Server(ThreadingHTTPServer):
-    collections: dict[str, dict[str, Any]]
-    status: dict[str, int]
-    requests: list[str]
-
-
-class _Handler(BaseHTTPRequestHandler):
-    server: _Server
-
-    def do_GET(self) -> None:  # noqa: N802  (http.server's naming)
-        url = urlparse(self.path)
-        self.server.requests.append(self.path)
-        query = parse_qs(url.query)
-        status = self.server.status.get(url.path)
-        if status is None and url.path in self.server.collections:
-            self._send(200, self._page(self.server.collections[url.path], query))
-        else:
-            code = status or 404
-            self._send(
-                code,
-                {
-                    "kind": "Status",
-                    "apiVersion": "v1",
-                    "status": "Failure",
-                    "code": code,
-                    "reason": "Forbidden" if code == 403 else "NotFound",
-                    "message": f"{url.path} is {'forbidden' if code == 403 else 'not found'}",
-                },
-            )
-
-    @staticmethod
-    def _page(listing: dict[str, Any], query: dict[str, list[str]]) -> dict[str, Any]:
-        limit = int(query.get("limit", ["0"])[0]) or len(listing["items"])
-        start = int(query.get("continue", ["0"])[0])
-        items = listing["items"][start : start + limit]
-        more = start + limit < len(listing["items"])
-        return {**listing, "metadata": {"continue": str(start + limit)} if more else {}, "items": items}
-
-    def _send(self, code: int, body: dict[str, Any]) -> None:
-        data = json.dumps(body).encode()
-        self.send_response(code)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(data)))
-        self.end_headers()
-        self.wfile.write(data)
-
-    def log_message(self, *args: Any) -> None:
-        pass
 
 
 @pytest.fixture
-def api_server(tmp_path: Path) -> Iterator[tuple[_Server, str]]:
-    server = _Server(("127.0.0.1", 0), _Handler)
-    server.collections, server.status, server.requests = _collections(), {}, []
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    kubeconfig = tmp_path / "kubeconfig"
-    kubeconfig.write_text(
-        json.dumps(
-            {
-                "apiVersion": "v1",
-                "kind": "Config",
-                "current-context": "loopback",
-                "clusters": [{"name": "loopback", "cluster": {"server": f"http://127.0.0.1:{server.server_port}"}}],
-                "users": [{"name": "reader", "user": {"token": "t"}}],
-                "contexts": [{"name": "loopback", "context": {"cluster": "loopback", "user": "reader"}}],
-            }
-        )
-    )
-    try:
-        yield server, str(kubeconfig)
-    finally:
-        server.shutdown()
-        server.server_close()
+def api_server(tmp_path: Path) -> Iterator[tuple[Server, str]]:
+    yield from serve(tmp_path)
 
 
 def _names(objects: list[Any]) -> set[tuple[str, str]]:
     return {(type(o).__name__, f"{o.namespace or ''}/{o.name}") for o in objects}
 
 
-def test_reads_every_kind_page_by_page_as_the_files_give_it(api_server: tuple[_Server, str]) -> None:
+def test_reads_every_kind_page_by_page_as_the_files_give_it(api_server: tuple[Server, str]) -> None:
     server, kubeconfig = api_server
     bundle = read_cluster(kubeconfig, "loopback", page_size=1)
     assert bundle.problems == []
@@ -139,7 +48,7 @@ def test_reads_every_kind_page_by_page_as_the_files_give_it(api_server: tuple[_S
     assert pods and "fieldSelector=status.phase" in pods[0]
 
 
-def test_an_optional_kind_that_is_forbidden_is_a_notice(api_server: tuple[_Server, str]) -> None:
+def test_an_optional_kind_that_is_forbidden_is_a_notice(api_server: tuple[Server, str]) -> None:
     server, kubeconfig = api_server
     server.status["/apis/resource.k8s.io/v1/devicetaintrules"] = 403
     bundle = read_cluster(kubeconfig)
@@ -148,14 +57,14 @@ def test_an_optional_kind_that_is_forbidden_is_a_notice(api_server: tuple[_Serve
     assert any("does not serve podgroups" in n for n in bundle.notices)  # neither version is served here
 
 
-def test_a_required_kind_that_is_forbidden_stops_the_read(api_server: tuple[_Server, str]) -> None:
+def test_a_required_kind_that_is_forbidden_stops_the_read(api_server: tuple[Server, str]) -> None:
     server, kubeconfig = api_server
     server.status["/apis/resource.k8s.io/v1/resourceslices"] = 403
     with pytest.raises(InputError, match="cannot list resourceslices \\(403 Forbidden"):
         read_cluster(kubeconfig)
 
 
-def test_an_unusable_kubeconfig_or_context_is_an_input_error(api_server: tuple[_Server, str], tmp_path: Path) -> None:
+def test_an_unusable_kubeconfig_or_context_is_an_input_error(api_server: tuple[Server, str], tmp_path: Path) -> None:
     _, kubeconfig = api_server
     with pytest.raises(InputError, match="context nope"):
         read_cluster(kubeconfig, "nope")
@@ -181,7 +90,7 @@ def test_a_cluster_that_does_not_answer_is_an_input_error(tmp_path: Path) -> Non
         read_cluster(str(kubeconfig))
 
 
-def test_compare_reads_the_cluster_like_the_files(api_server: tuple[_Server, str]) -> None:
+def test_compare_reads_the_cluster_like_the_files(api_server: tuple[Server, str]) -> None:
     from click.testing import CliRunner
 
     from drasat.cli.main import cli, load_all_commands

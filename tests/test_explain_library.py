@@ -11,6 +11,7 @@ from click.testing import CliRunner
 from drasat.cli.main import cli, load_all_commands
 from drasat.models.errors import SolveTimeout, Unschedulable
 from drasat.solver import allocate
+from drasat.solver.explanation import conflicts as conflicts_module
 from drasat.solver.explanation import explain as explanation_module
 from drasat.solver.explanation.explain import Explanation, explain
 
@@ -49,7 +50,7 @@ def test_a_two_member_conflict_is_shrunk_to_a_minimal_one() -> None:
 
 def test_the_shrinking_drops_members_a_first_core_holds_needlessly(monkeypatch: pytest.MonkeyPatch) -> None:
     """Whatever core CP-SAT names first (here: every rule instance), the deletion loop ends minimal."""
-    real = explanation_module._core
+    real = conflicts_module.core
     first = [True]
 
     def every_assumption_first(model: object, assumptions: list[object], deadline: float) -> list[object] | None:
@@ -59,7 +60,7 @@ def test_the_shrinking_drops_members_a_first_core_holds_needlessly(monkeypatch: 
             return list(assumptions)
         return core
 
-    monkeypatch.setattr(explanation_module, "_core", every_assumption_first)
+    monkeypatch.setattr(conflicts_module, "core", every_assumption_first)
     p = problem(MULTI)
     found = explain(p)
     assert len(found.conflict_rules) == 2 and found.minimal
@@ -73,7 +74,7 @@ def _out_of_time(*_: object) -> None:
 def test_a_timeout_after_the_funnel_keeps_the_funnel_and_says_what_ran_out(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(explanation_module, "_minimal_conflict", _out_of_time)
+    monkeypatch.setattr(explanation_module, "find_conflicts", _out_of_time)
     found = explain(problem(TWO))
     assert not found.feasible and len(found.funnel) == 2 and not found.conflict_rules
     assert found.timed_out == "the search for a minimal conflict ran out of time (raise --timeout)"
@@ -89,7 +90,7 @@ def test_a_timeout_after_the_funnel_keeps_the_funnel_and_says_what_ran_out(
 def test_time_running_out_while_shrinking_keeps_the_conflict_found_and_says_it_is_not_minimal(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    real = explanation_module._core
+    real = conflicts_module.core
     calls = [0]
 
     def once(model: object, assumptions: list[object], deadline: float) -> list[object] | None:
@@ -98,7 +99,7 @@ def test_time_running_out_while_shrinking_keeps_the_conflict_found_and_says_it_i
             _out_of_time()
         return real(model, assumptions, deadline)  # type: ignore[arg-type]
 
-    monkeypatch.setattr(explanation_module, "_core", once)
+    monkeypatch.setattr(conflicts_module, "core", once)
     found = explain(problem(MULTI))
     assert found.conflict_rules and not found.minimal and not found.timed_out
     assert any("time ran out before the set was shrunk" in line for line in found.summary())

@@ -67,8 +67,16 @@ def test_without_node_or_pods_every_pending_pod_is_judged_over_every_node() -> N
     lines = [line for line in result.stdout.splitlines() if line.startswith("pod ")]
     assert lines == [
         "pod default/trainer-0: schedulable: node gpu-node-1 would be chosen",
-        "pod default/notebook-0: schedulable: node gpu-node-1 would be chosen",
-    ]  # each against the input
+        "pod default/notebook-0: schedulable: node gpu-node-2 would be chosen "
+        "(in the queue's order, after 1 pod placed before it)",
+    ]  # each in the state the queue leaves it: where drasat schedule puts it
+    scheduled = CliRunner().invoke(cli, ["schedule", "-o", "json", str(ROOT / "examples")])
+    nodes = {
+        item["metadata"]["name"]: item["spec"]["nodeName"]
+        for item in json.loads(scheduled.stdout)["items"]
+        if item["kind"] == "Pod"
+    }
+    assert nodes == {"trainer-0": "gpu-node-1", "notebook-0": "gpu-node-2"}
 
 
 def test_pods_on_one_node_get_that_node_s_own_verdict_and_none_is_dropped() -> None:

@@ -22,6 +22,8 @@ UNSCHEDULABLE = [
 ENDINGS = (
     "cause: too few candidates for ",
     "dropping any one of them would let the claims fit",
+    "independent conflicts stand in the way",
+    "(without any one of them the others hold",
     "but this rule cannot hold:",
 )
 

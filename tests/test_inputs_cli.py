@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
 from click.testing import CliRunner, Result
 
 from drasat.cli.main import cli, load_all_commands
@@ -49,13 +50,16 @@ def test_filename_options_add_to_file_arguments() -> None:
     assert devices[0] == devices[1] == devices[2] and devices[0]
 
 
-def test_stdin_twice_and_nothing_at_all_are_refused() -> None:
+def test_stdin_twice_and_nothing_at_all_are_refused(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    monkeypatch.setenv("HOME", str(tmp_path))  # no ~/.kube/config, no $KUBECONFIG: no cluster to read either
+    monkeypatch.delenv("KUBECONFIG", raising=False)
     twice = run("compare", "-", "-f", "-", stdin="")
     assert twice.exit_code == 2 and twice.stdout == ""
     assert "standard input (-) is given more than once" in twice.stderr
     nothing = run("compare")
     assert nothing.exit_code == 2 and nothing.stdout == ""
     assert "nothing to read: give FILE..." in nothing.stderr
+    assert "--kubeconfig PATH, $KUBECONFIG or ~/.kube/config (none of them is there)" in nothing.stderr
 
 
 def test_kubectl_plugin_entry_point_names_itself_kubectl_drasat() -> None:

@@ -629,8 +629,8 @@ CASES: list[tuple[str, str, Edits, str, str]] = [
         "pod requests within limits",
         "pod",
         {'spec.containers[0].resources.requests["cpu"]': "3"},
-        "spec.containers[0].resources.requests[cpu]",
-        "must not be more than the limit 2",
+        "spec.containers[0].resources.requests",  # Kubernetes' field.Invalid(reqPath, ...): the map, not the key
+        'Invalid value: "3": must be less than or equal to cpu limit of 2',
     ),
     ("pod node name", "pod", {"spec.nodeName": "Node 1"}, "spec.nodeName", "must be a DNS subdomain"),
     (

@@ -55,6 +55,8 @@ def test_solve_on_the_readme_example_imports_only_what_it_needs() -> None:
         "drasat.solver.explanation.explain": "all allocated",
         "drasat.solver.cel.cost": "no selector ran out of cel-cpp's budget",
         "google.protobuf.descriptor_pb2": "the check environment's messages come serialized",
+        "kubernetes": "files are read, not a cluster",
+        "jsonpath_ng": "no -o jsonpath",
     }
     assert {name: why for name, why in unneeded.items() if name in modules} == {}
 

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 import click
 
 from drasat.cli.allocation_options import ALLOW_INVALID, CEL_ENGINE, FEATURE_GATES, WORKERS, choice_of, names_option
-from drasat.cli.inputs import input_options, read_inputs
+from drasat.cli.inputs import input_options, read_inputs, scheduling_needs, told_as_validate
 from drasat.cli.options import Seconds
 from drasat.cli.render.allocation import comparison_table
 from drasat.cli.render.html import html_option
@@ -23,7 +23,8 @@ if TYPE_CHECKING:
 
 EPILOG = """\b
 Exit status: 0 the comparison was made (whatever either side's verdict: read
-it in the output); 2 invalid input, unknown node or claim.
+it in the output); 2 invalid input, unknown node or claim, or an input both
+searches refuse (a claim naming a DeviceClass that is not there).
 
 \b
 Examples:
@@ -110,12 +111,15 @@ def compare(
     FILE is read as by `drasat solve` (files, directories, - for stdin); with
     --kubeconfig/--context the cluster's objects are read too.
     """
+    bundle = None
     try:
         if html_file is not None and not pods_mode:
             raise InputError(
                 "--html draws the placements of --schedule: add --schedule (or use `drasat inventory --html`)"
             )
-        bundle = read_inputs(files, kubeconfig, context, filenames)
+        bundle = read_inputs(
+            files, kubeconfig, context, filenames, needs=scheduling_needs(pods_mode or pods is not None)
+        )
         if pods_mode:
             from .compare_schedule import compare_schedule
 
@@ -130,6 +134,7 @@ def compare(
             item = report_object("AllocationComparison", result.node, data)
             about = [("ResourceClaim", claim) for claim in result.claims]
     except DrasatError as exc:
+        exc = told_as_validate(exc, bundle)
         echo(f"error: {exc}", err=True)
         sys.exit(exc.exit_code)
     _print(output, table, item, about)
@@ -158,7 +163,9 @@ def _compare(
     cel_engine: str | None,
 ) -> Comparison:
     """The question `drasat solve` would answer for these options, put to both searches."""
+    from drasat.models.errors import AllocationError
     from drasat.solver import Features
+    from drasat.solver.report.comparison import ERROR
     from drasat.solver.report.comparison import compare as run_compare
     from drasat.solver.scheduling.pod_problem import pods_problem
 
@@ -173,4 +180,9 @@ def _compare(
     for pod, why in question.left_out:
         echo(f"pod {pod} is not allocated: {why}", err=True)
     problem = question.problem
-    return run_compare(problem, objective=objective, time_limit=timeout, workers=workers, cel_engine=cel_engine)
+    result = run_compare(problem, objective=objective, time_limit=timeout, workers=workers, cel_engine=cel_engine)
+    if result.greedy.verdict == ERROR and result.cp_sat.verdict == ERROR:
+        # both refuse the input in the allocator's words (a DeviceClass that is not there): that is bad
+        # input, as `drasat solve` says it, not two identical choices
+        raise AllocationError(result.greedy.message)
+    return result

@@ -4,14 +4,21 @@ from __future__ import annotations
 
 import json
 import sys
-from dataclasses import replace
+import time
 from typing import TYPE_CHECKING, Any
 
 import click
 import yaml
 
 from drasat.cli.allocation_options import ALLOW_INVALID, CEL_ENGINE, FEATURE_GATES, exit_on_error, names_option
-from drasat.cli.inputs import in_namespace, input_options, namespace_options, read_inputs
+from drasat.cli.inputs import (
+    in_namespace,
+    input_options,
+    namespace_options,
+    read_inputs,
+    scheduling_needs,
+    told_as_validate,
+)
 from drasat.cli.options import Seconds
 from drasat.cli.progress import Bar
 from drasat.cli.render.explain import explanation_text, pod_text
@@ -20,6 +27,8 @@ from drasat.cli.render.text import echo
 from drasat.models.errors import DrasatError, InputError
 
 from ..startup import importing
+
+BATCH_SHARE = 0.5  # of the time left once the pods are explained, for the joint placement of a pending pod
 
 if TYPE_CHECKING:
     from drasat.models.bundle import Bundle
@@ -55,8 +64,10 @@ Examples:
     "--pods",
     metavar="NS/NAME,...",
     help="Explain these Pods as the scheduler judges them, each "
-    "against the input as it is: over every node (its summary line, then the devices per class of "
-    "nodes), or with --node over that node alone. Not with --claims.",
+    "in the state its queue leaves it (the pending pods before it placed, as drasat schedule places them): "
+    "over every node (its summary line, then the devices per class of nodes), or with --node over that "
+    "node alone; a pod left pending names the pods that took its room, and says whether "
+    "`drasat schedule --batch` would place it. Not with --claims.",
 )
 @FEATURE_GATES
 @click.option(
@@ -98,16 +109,21 @@ def explain(
     First the funnel: for each request and alternative, how many devices the
     node offers it and what removed the others (selectors, node selection,
     pools, taints, devices in use, ...), naming a few devices per reason. A
-    request with too few candidates is the cause. Otherwise, the conflict: a
-    minimal set of DRA rule instances (a device allocated once, a claim's
-    matchAttribute, a counter set, a device's capacity) that cannot hold
-    together — dropping any one of them would let the claims fit — each with
-    its numbers. Then what would fix it, where cheap: the largest count that
+    request with too few candidates is the cause. Otherwise, the conflicts:
+    each a minimal set of DRA rule instances (a device allocated once, a
+    claim's matchAttribute, a counter set, a device's capacity) that cannot
+    hold together, each member with its numbers. Every independent conflict is
+    named (all of them must be resolved), and "dropping it lets the claims
+    fit" is said only where a solve showed it. Then what would fix it, where
+    cheap: the largest count that
     fits, the allocated claim whose release makes it fit, the feature gate to
     turn on. Claims that fit are shown with the devices solve would choose.
     """
+    bundle = None
     try:
-        bundle = read_inputs(files, kubeconfig, context, filenames, output=output)
+        bundle = read_inputs(
+            files, kubeconfig, context, filenames, output=output, needs=scheduling_needs(pods is not None)
+        )
         pods = in_namespace(pods, namespace, all_namespaces)
         if pods is not None and claims is not None:
             raise InputError(
@@ -131,7 +147,7 @@ def explain(
             data = {"kind": "ClaimsExplanation", **found.to_data()}
             text, feasible = explanation_text(found), found.feasible
     except DrasatError as exc:
-        exit_on_error(exc, False, timeout)
+        exit_on_error(told_as_validate(exc, bundle), False, timeout)
         return
     if output == "json":
         echo(json.dumps(data, indent=2))
@@ -210,10 +226,8 @@ def _explain_pods(
         from drasat.solver.scheduling.pods import pending_pods, select_pods
 
     cluster = cluster_from_objects(list(bundle), Features.parse(feature_gates))
-    if node is not None:
-        if node not in {n.name for n in cluster.nodes}:
-            raise InputError(f"--node {node}: no Node of that name in the input")
-        cluster = replace(cluster, nodes=[n for n in cluster.nodes if n.name == node])
+    if node is not None and node not in {n.name for n in cluster.nodes}:
+        raise InputError(f"--node {node}: no Node of that name in the input")
     if pods is not None:
         chosen = select_pods(cluster, names_option(pods) or [])
     else:  # every pending pod (of the namespace), as drasat schedule takes them
@@ -221,7 +235,22 @@ def _explain_pods(
     refuse_unstorable_pods(cluster, chosen, bundle.location_of)
     if not chosen:
         raise InputError("nothing to explain: no pending pod" + (f" in namespace {namespace}" if namespace else ""))
+    started = time.monotonic()
+    evaluator = SelectorEvaluator(cel_engine)
     with Bar("explaining pods", output=output) as bar:
-        return explain_pods(
-            cluster, chosen, evaluator=SelectorEvaluator(cel_engine), time_limit=timeout, progress=bar.update
-        )
+        found = explain_pods(cluster, chosen, evaluator=evaluator, time_limit=timeout, progress=bar.update, node=node)
+    if any(p.queue is not None and p.queue.alone is not None for p in found):  # the queue is why: would --batch?
+        _joint(cluster, found, evaluator, max(timeout - (time.monotonic() - started), 0.0) * BATCH_SHARE)
+    return found
+
+
+def _joint(cluster: Any, found: list[PodExplanation], evaluator: Any, seconds: float) -> None:
+    """Where ``schedule --batch`` puts each pod left pending: every pending pod placed jointly, as that command
+    places them, within the time left."""
+    from drasat.solver.batch.placement import schedule_batch
+    from drasat.solver.scheduling.plugins.dynamic_resources import AllocateOptions
+    from drasat.solver.scheduling.pod_explanation import with_batch
+
+    seconds = max(seconds, 0.1)  # what is left: --timeout bounds the whole command (an answer unproven then says so)
+    result = schedule_batch(cluster, options=AllocateOptions(time_limit=seconds, evaluator=evaluator))
+    with_batch(found, result.placements, result.summary.proven, seconds)

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import click
 
-from drasat.cli.loading import max_input_size_option
+from drasat.cli.inputs import CLUSTER_SCOPED, in_namespace_only, input_options, namespace_options_with, read_inputs
 from drasat.cli.progress import Bar
 from drasat.cli.render.html import html_option
 from drasat.cli.render.inventory import as_data, detail, inventory_item, inventory_tables
 from drasat.cli.render.kubectl import forms_epilog, output_options, render_list
 from drasat.cli.render.text import echo
-from drasat.cli.reporting import exits_on_error, load_bundle
+from drasat.cli.reporting import exits_on_error
 
 __all__ = ["as_data", "detail", "inventory"]
 
@@ -38,8 +38,8 @@ Examples:
 
 
 @click.command(epilog=EPILOG + "\n" + forms_epilog("NodeInventory objects, one per node"))
-@click.argument("files", nargs=-1, required=True, metavar="FILE...")
-@max_input_size_option
+@input_options
+@namespace_options_with(CLUSTER_SCOPED)
 @click.option("--node", metavar="NAME", help="Show only this node.")
 @click.option(
     "--default-partition-type-attribute",
@@ -55,25 +55,39 @@ Examples:
     "NodeInventory per node.",
 )
 @html_option(
-    "Write the allocation map to FILE instead: one self-contained HTML page (a fleet summary, a card per "
-    "node, every device in a table, filters by node and state); with Pods and Nodes in the input, the pending "
-    "pods that could go on each node."
+    "Write the allocation map to FILE instead (- for stdout; the folder must exist): one self-contained HTML "
+    "page (a fleet summary, a card per node, every device in a table, filters by node and state); with Pods "
+    "and Nodes in the input, the pending pods that could go on each node.",
+    to_stdout=True,
 )
 @exits_on_error
 def inventory(
-    files: tuple[str, ...], node: str | None, default_attribute: str | None, output: str, html_file: str | None
+    files: tuple[str, ...],
+    kubeconfig: str | None,
+    context: str | None,
+    filenames: tuple[str, ...],
+    namespace: str | None,
+    all_namespaces: bool,
+    node: str | None,
+    default_attribute: str | None,
+    output: str,
+    html_file: str | None,
 ) -> None:
     """Show every DRA device per node: free, allocated, shared, tainted or blocked by counters.
 
     FILE is a YAML or JSON file, a directory (read recursively) or - for stdin, holding
     ResourceSlices, ResourceClaims (allocated ones hold devices) and DeviceTaintRules.
+    With no FILE, or with --kubeconfig/--context, the live cluster is read (read-only).
     """
+    from drasat.models.live import Listed
     from drasat.models.resource import DeviceTaintRule, ResourceClaim, ResourceSlice
     from drasat.solver.report.device_states import node_reports
     from drasat.solver.report.pool_status import PoolInputs
     from drasat.solver.report.pool_usage import refuse_bad_taints
 
-    bundle = load_bundle(files)
+    in_namespace_only([], namespace, all_namespaces)  # -n and -A together are refused, as everywhere
+    needs = {Listed.RESOURCE_SLICES, Listed.RESOURCE_CLAIMS, Listed.DEVICE_TAINT_RULES}
+    bundle = read_inputs(files, kubeconfig, context, filenames, output=output, needs=needs)
     refuse_bad_taints(bundle.of_kind(ResourceSlice), bundle.of_kind(DeviceTaintRule), bundle.location_of)
     cluster = PoolInputs(bundle.of_kind(ResourceSlice), bundle.of_kind(ResourceClaim), bundle.of_kind(DeviceTaintRule))
     with Bar("reading pools", output=output) as bar:
@@ -86,8 +100,9 @@ def inventory(
         from drasat.cli.render.html import MapExtras, write_map
         from drasat.cli.render.map_data import pods_that_fit
 
-        write_map(reports, html_file, MapExtras(fitting=pods_that_fit(list(bundle))))
-        echo(f"wrote {html_file}: {sum(len(r.devices) for r in reports)} devices on {len(reports)} nodes", err=True)
+        write_map(reports, html_file, MapExtras(fitting=pods_that_fit(list(bundle))))  # "-": the page on stdout
+        if html_file != "-":
+            echo(f"wrote {html_file}: {sum(len(r.devices) for r in reports)} devices on {len(reports)} nodes", err=True)
         return
     if output in ("table", "wide"):
         echo(inventory_tables(reports, wide=output == "wide"), nl=False)

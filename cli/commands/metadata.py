@@ -8,9 +8,9 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from drasat.cli.loading import max_input_size_option
+from drasat.cli.inputs import in_namespace_only, input_options, namespace_options_with, read_inputs
 from drasat.cli.render.text import echo
-from drasat.cli.reporting import exits_on_error, load_bundle, write_atomically
+from drasat.cli.reporting import exits_on_error, write_atomically
 from drasat.models.errors import InputError
 
 if TYPE_CHECKING:
@@ -45,15 +45,15 @@ Examples:
 
 
 @click.command(epilog=EPILOG)
-@click.argument("files", nargs=-1, required=True, metavar="FILE...")
-@max_input_size_option
+@input_options
+@namespace_options_with("Only the claims of this namespace; a bare --claim NAME is taken from it.")
 @click.option(
     "--out",
     "out_dir",
     required=True,
     metavar="DIR",
     type=click.Path(file_okay=False),
-    help="Folder to write the metadata files into (created if missing).",
+    help="Folder to write the metadata files into (created if missing, inside a folder that exists).",
 )
 @click.option(
     "--claim",
@@ -63,26 +63,49 @@ Examples:
     help="Only this allocated claim (repeatable); default: every allocated claim.",
 )
 @exits_on_error
-def metadata(files: tuple[str, ...], out_dir: str, claim_names: tuple[str, ...]) -> None:
+def metadata(
+    files: tuple[str, ...],
+    kubeconfig: str | None,
+    context: str | None,
+    filenames: tuple[str, ...],
+    namespace: str | None,
+    all_namespaces: bool,
+    out_dir: str,
+    claim_names: tuple[str, ...],
+) -> None:
     """Write the device metadata files drivers would write for allocated ResourceClaims.
 
     FILE is a YAML or JSON file, a directory (read recursively) or - for stdin, holding
     allocated ResourceClaims, the ResourceSlices of their devices and, optionally, Pods.
+    With no FILE, or with --kubeconfig/--context, the live cluster is read (read-only).
     """
     from drasat.models.core import Pod
+    from drasat.models.live import Listed
     from drasat.models.resource import ResourceClaim, ResourceSlice
     from drasat.solver.report.metadata import metadata_files
 
-    bundle = load_bundle(files)
-    claims = _chosen(bundle.of_kind(ResourceClaim), claim_names)
+    needs = {Listed.RESOURCE_SLICES, Listed.RESOURCE_CLAIMS, Listed.PODS}  # pods decide where each file goes
+    bundle = read_inputs(files, kubeconfig, context, filenames, needs=needs)
+    claims = in_namespace_only(bundle.of_kind(ResourceClaim), namespace, all_namespaces)
+    named = tuple(n if "/" in n or namespace is None else f"{namespace}/{n}" for n in claim_names)
+    claims = _chosen(claims, named)
     made = metadata_files(claims, bundle.of_kind(ResourceSlice), bundle.of_kind(Pod), bundle.location_of)
     targets = [_inside(out_dir, entry) for entry in made]  # every path checked before anything is written
+    _check_parent(out_dir)
     for entry, target in zip(made, targets):
+        os.makedirs(os.path.dirname(target), exist_ok=True)  # the protocol's tree below --out, and no further up
         write_atomically(target, stream(entry.objects))
     for target in targets:
         echo(target)
     if not made:
         echo("notice: no allocated ResourceClaim in the input: nothing written", err=True)
+
+
+def _check_parent(out_dir: str) -> None:
+    """--out may be a new folder, but in one that exists: a typo in its parent is not made into folders."""
+    parent = os.path.dirname(os.path.abspath(out_dir))
+    if not os.path.isdir(out_dir) and not os.path.isdir(parent):
+        raise InputError(f"--out {out_dir}: there is no folder {os.path.dirname(out_dir)} (drasat creates none)")
 
 
 def _inside(out_dir: str, entry: MetadataFile) -> str:

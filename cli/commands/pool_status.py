@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import click
 
-from drasat.cli.loading import max_input_size_option
+from drasat.cli.inputs import CLUSTER_SCOPED, in_namespace_only, input_options, namespace_options_with, read_inputs
 from drasat.cli.render.kubectl import forms_epilog, output_options, render_list
 from drasat.cli.render.pools import pools_table
 from drasat.cli.render.text import echo
-from drasat.cli.reporting import exits_on_error, load_bundle
+from drasat.cli.reporting import exits_on_error
 from drasat.models.errors import InputError
 from drasat.models.meta import ObjectMeta
 from drasat.models.pool_status_request import (
@@ -40,8 +40,8 @@ Examples:
 
 
 @click.command("pool-status", epilog=EPILOG + "\n" + forms_epilog("the answered ResourcePoolStatusRequests"))
-@click.argument("files", nargs=-1, required=True, metavar="FILE...")
-@max_input_size_option
+@input_options
+@namespace_options_with(CLUSTER_SCOPED)
 @click.option("--driver", metavar="NAME", help="Driver whose pools to report (instead of a request in the input).")
 @click.option("--pool", "pool_name", metavar="NAME", help="Report only this pool.")
 @click.option("--limit", type=int, metavar="N", help=f"Report at most N pools (default 100, at most {LIMIT_MAX}).")
@@ -62,6 +62,11 @@ Examples:
 @exits_on_error
 def pool_status(
     files: tuple[str, ...],
+    kubeconfig: str | None,
+    context: str | None,
+    filenames: tuple[str, ...],
+    namespace: str | None,
+    all_namespaces: bool,
     driver: str | None,
     pool_name: str | None,
     limit: int | None,
@@ -72,12 +77,16 @@ def pool_status(
 
     FILE is a YAML or JSON file, a directory (read recursively) or - for stdin, holding
     ResourceSlices, ResourceClaims (allocated ones count as in use) and DeviceTaintRules.
+    With no FILE, or with --kubeconfig/--context, the live cluster is read (read-only).
     """
+    from drasat.models.live import Listed
     from drasat.models.resource import DeviceTaintRule, ResourceClaim, ResourceSlice
     from drasat.solver.report.pool_status import PoolInputs, answer
     from drasat.solver.report.pool_usage import refuse_bad_taints
 
-    bundle = load_bundle(files)
+    in_namespace_only([], namespace, all_namespaces)  # -n and -A together are refused, as everywhere
+    needs = {Listed.RESOURCE_SLICES, Listed.RESOURCE_CLAIMS, Listed.DEVICE_TAINT_RULES}
+    bundle = read_inputs(files, kubeconfig, context, filenames, output=output, needs=needs)
     requests = _requests(bundle, driver, pool_name, limit, default_attribute)
     refuse_bad_taints(bundle.of_kind(ResourceSlice), bundle.of_kind(DeviceTaintRule), bundle.location_of)
     cluster = PoolInputs(bundle.of_kind(ResourceSlice), bundle.of_kind(ResourceClaim), bundle.of_kind(DeviceTaintRule))

@@ -8,7 +8,14 @@ from typing import Any
 import click
 
 from drasat.cli.allocation_options import allocation_options, exit_on_error, names_option, parallel_options
-from drasat.cli.inputs import in_namespace, input_options, namespace_options, read_inputs
+from drasat.cli.inputs import (
+    in_namespace,
+    input_options,
+    namespace_options,
+    read_inputs,
+    scheduling_needs,
+    told_as_validate,
+)
 from drasat.cli.interrupt import stopped_on_interrupt
 from drasat.cli.output_state import state_option, write_state
 from drasat.cli.progress import Bar, Status
@@ -114,8 +121,9 @@ def schedule(
     cluster's objects are read (read-only) and files add to them. --output-state
     writes the whole input with the placed pods and their claims merged in.
     """
+    bundle = None
     try:
-        bundle = read_inputs(files, kubeconfig, context, filenames, output=output)
+        bundle = read_inputs(files, kubeconfig, context, filenames, output=output, needs=scheduling_needs(True))
         pods = in_namespace(pods, namespace, all_namespaces)
         text, pending, placed = _schedule(
             bundle,
@@ -136,7 +144,7 @@ def schedule(
         if output_state:
             write_state(output_state, bundle, placed)
     except DrasatError as exc:
-        exit_on_error(exc, verbose, timeout)
+        exit_on_error(told_as_validate(exc, bundle), verbose, timeout)
         return
     if text:
         echo(text, nl=not text.endswith("\n"))
@@ -166,7 +174,7 @@ def _schedule(
         from drasat.solver.cel import SelectorEvaluator
         from drasat.solver.scheduling.cluster import cluster_from_objects
         from drasat.solver.scheduling.plugins.dynamic_resources import AllocateOptions
-        from drasat.solver.scheduling.pod_inputs import refuse_unstorable_pods
+        from drasat.solver.scheduling.pod_inputs import refuse_uncountable_bound_pods, refuse_unstorable_pods
         from drasat.solver.scheduling.pods import pending_pods
 
         cel_engine, percentage = engine_and_percentage
@@ -178,6 +186,7 @@ def _schedule(
         echo("warning: no Node objects in the input: no pod can be placed", err=True)
     chosen = _chosen_pods(cluster, pods, namespace)
     refuse_unstorable_pods(cluster, pending_pods(cluster) if chosen is None else chosen, bundle.location_of)
+    refuse_uncountable_bound_pods(cluster, bundle.location_of)  # their requests are the nodes' load
     used = [*cluster.slices, *cluster.classes, *cluster.claims, *cluster.taint_rules, *cluster.nodes]
     refuse_unstorable(used, bundle.location_of)  # every node is a candidate: all of them are used
     started = time.monotonic()

@@ -7,7 +7,14 @@ from typing import Any
 import click
 
 from drasat.cli.allocation_options import allocation_options, exit_on_error, names_option
-from drasat.cli.inputs import in_namespace, input_options, namespace_options, read_inputs
+from drasat.cli.inputs import (
+    in_namespace,
+    input_options,
+    namespace_options,
+    read_inputs,
+    scheduling_needs,
+    told_as_validate,
+)
 from drasat.cli.output_state import state_option, write_state
 from drasat.cli.render.allocation import allocation_table
 from drasat.cli.render.kubectl import forms_epilog, output_options, render_list
@@ -36,6 +43,11 @@ Examples:
       | drasat solve --node worker-3 -o table -
   drasat solve --claims train,infer --objective prioritized-list cluster.yaml
   drasat solve --node gpu-node-1 --pods default/trainer-0 examples/
+
+\b
+Every device chosen, with kubectl's JSONPath:
+  drasat solve --node gpu-node-1 examples/ -o \\
+      'jsonpath={.items[*].status.allocation.devices.results[*].device}'
 """
 
 
@@ -103,8 +115,11 @@ def solve(
     --output-state also writes the whole input with them merged in (nothing when no
     allocation exists).
     """
+    bundle = None
     try:
-        bundle = read_inputs(files, kubeconfig, context, filenames, output=output)
+        bundle = read_inputs(
+            files, kubeconfig, context, filenames, output=output, needs=scheduling_needs(pods is not None)
+        )
         claims, pods = in_namespace(claims, namespace, all_namespaces), in_namespace(pods, namespace, all_namespaces)
         allocated, exact = _solve(
             bundle,
@@ -123,7 +138,7 @@ def solve(
         if output_state:
             write_state(output_state, bundle, allocated)
     except DrasatError as exc:
-        exit_on_error(exc, verbose, timeout)
+        exit_on_error(told_as_validate(exc, bundle), verbose, timeout)
         return
     text = render(allocated, output)
     echo(text, nl=not text.endswith("\n"))
@@ -157,18 +172,15 @@ def _solve(
         namespace=namespace,
     )
     problem = question.problem
-    for pod, why in question.left_out:
-        echo(f"pod {pod} is not allocated: {why}", err=True)
-    if not problem.claims:
-        echo(f"notice: nothing to allocate: {_nothing_because(objects, claims)}", err=True)
+    with importing():  # the CEL engine's modules; a bad engine is the one message, before any notice
+        evaluator = SelectorEvaluator(cel_engine)
+    _say_what_is_left(question, objects, claims, namespace)
     if not any(n.kind == "Node" for n in objects):
         echo(
             f"warning: no Node objects in the input: node {problem.node.name} has no labels, "
             "so slices selected by node labels do not match",
             err=True,
         )
-    with importing():  # the CEL engine's modules
-        evaluator = SelectorEvaluator(cel_engine)
     try:
         answer = allocate(
             problem, solver=solver, objective=objective, time_limit=timeout, workers=workers, evaluator=evaluator
@@ -209,6 +221,39 @@ def _check_best_so_far(problem: Any, results: Any) -> None:
     problems = verify(problem, results)
     if problems:
         raise InternalError("the allocation found before the time limit does not verify: " + "; ".join(problems))
+
+
+def _say_what_is_left(question: Any, objects: list, claims: str | None, namespace: str | None) -> None:
+    """Pods not allocated and why, nothing to allocate and why, pending claims left alone: all on stderr."""
+    from drasat.solver.allocation.problem import claim_key
+
+    for pod, why in question.left_out:
+        echo(f"pod {pod} is not allocated: {why}", err=True)
+    if not question.problem.claims:
+        echo(f"notice: nothing to allocate: {_nothing_because(objects, claims)}", err=True)
+    if claims is None:
+        _say_left_alone(objects, {claim_key(c) for c in question.problem.claims}, namespace)
+
+
+def _say_left_alone(objects: list, chosen: set[str], namespace: str | None) -> None:
+    """Pending claims that pending pods' claims pushed aside, named on stderr: never skipped silently."""
+    from drasat.solver.allocation.problem import claim_key
+
+    left = [
+        claim_key(o)
+        for o in objects
+        if o.kind == "ResourceClaim"
+        and (o.status is None or o.status.allocation is None)
+        and (namespace is None or o.namespace == namespace)
+        and claim_key(o) not in chosen
+    ]
+    if left:
+        echo(
+            f"notice: {len(left)} pending claim{'s' if len(left) != 1 else ''} no pending pod uses "
+            f"{'are' if len(left) != 1 else 'is'} left alone (name them with --claims to allocate them): "
+            f"{', '.join(left)}",
+            err=True,
+        )
 
 
 def _nothing_because(objects: list, claims: str | None) -> str:

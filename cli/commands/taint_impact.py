@@ -7,10 +7,11 @@ from typing import Any
 import click
 import yaml
 
-from drasat.cli.loading import input_limit, max_input_size_option
+from drasat.cli.inputs import in_namespace_only, input_options, namespace_options_with, read_inputs
+from drasat.cli.loading import input_limit
 from drasat.cli.render.kubectl import LIST_FORMS, render_data, report_object, report_output_option
 from drasat.cli.render.text import echo
-from drasat.cli.reporting import exits_on_error, load_bundle
+from drasat.cli.reporting import exits_on_error
 from drasat.models.errors import InputError, InputProblem, Location
 
 EPILOG = """\b
@@ -40,20 +41,29 @@ EXTRA_FIELDS = ("deviceClassName", "selectors")
 
 @click.command("taint-impact", epilog=EPILOG)
 @click.argument("rule_file", metavar="RULE.yaml")
-@click.argument("files", nargs=-1, required=True, metavar="FILE...")
-@max_input_size_option
+@input_options
+@namespace_options_with("Consider only the pods of this namespace (the devices are counted cluster-wide).")
 @report_output_option(
     ("text",),
     "text: the condition message and the pods; json/yaml: the numbers, devices and pods as data, one "
     "DeviceTaintRuleImpact per rule (a v1 List for several); name: the pods NoExecute would evict, pod/NAME.",
 )
 @exits_on_error
-def taint_impact(rule_file: str, files: tuple[str, ...], output: str) -> None:
+def taint_impact(
+    rule_file: str,
+    files: tuple[str, ...],
+    kubeconfig: str | None,
+    context: str | None,
+    filenames: tuple[str, ...],
+    namespace: str | None,
+    all_namespaces: bool,
+    output: str,
+) -> None:
     """Dry-run a DeviceTaintRule: devices it selects, and pods that NoExecute would evict.
 
     RULE.yaml holds one or more DeviceTaintRules. FILE is a YAML or JSON file, a directory
     (read recursively) or - for stdin, holding ResourceSlices, ResourceClaims, Pods and
-    DeviceClasses.
+    DeviceClasses. With no FILE, or with --kubeconfig/--context, the live cluster is read (read-only).
     """
     from drasat.models.core import Pod
     from drasat.models.resource import DeviceClass, ResourceClaim, ResourceSlice
@@ -62,7 +72,11 @@ def taint_impact(rule_file: str, files: tuple[str, ...], output: str) -> None:
     from drasat.solver.report.taint_impact import taint_impact as impact_of
 
     rules = read_rules(rule_file)
-    bundle = load_bundle(files)
+    from drasat.models.live import Listed
+
+    needs = {Listed.RESOURCE_SLICES, Listed.RESOURCE_CLAIMS, Listed.PODS, Listed.DEVICE_CLASSES}
+    bundle = read_inputs(files, kubeconfig, context, filenames, output=output, needs=needs)
+    pods = in_namespace_only(bundle.of_kind(Pod), namespace, all_namespaces)
     refuse_bad_taints(bundle.of_kind(ResourceSlice), [], bundle.location_of)
     evaluator = SelectorEvaluator()
     for rule, selector in rules:
@@ -82,7 +96,7 @@ def taint_impact(rule_file: str, files: tuple[str, ...], output: str) -> None:
                 rule.spec.taint,
                 bundle.of_kind(ResourceSlice),
                 bundle.of_kind(ResourceClaim),
-                bundle.of_kind(Pod),
+                pods,
                 bundle.of_kind(DeviceClass),
                 evaluator,
             )

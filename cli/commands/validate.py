@@ -9,17 +9,16 @@ with the verdict; notices (skipped kinds, conversions) go to stderr.
 from __future__ import annotations
 
 import importlib
-import sys
 from typing import Any
 
 import click
 
-from drasat.cli.loading import input_limit, max_input_size_option
+from drasat.cli.inputs import in_namespace_only, input_options, namespace_options_with, read_inputs
 from drasat.cli.render.kubectl import LIST_FORMS, render_data, report_output_option
 from drasat.cli.render.text import echo, rendered, secho, styled
+from drasat.cli.reporting import exits_on_error
 from drasat.models.bundle import Loaded
 from drasat.models.errors import DrasatError, InputProblem, Location
-from drasat.models.loader import load_paths
 from drasat.models.validation import validate_object
 from drasat.models.validation.admin_access import AdminAccessViolation, admin_access_unchecked, admin_access_violations
 
@@ -59,38 +58,51 @@ Examples:
 
 
 @click.command(epilog=EPILOG)
-@click.argument("files", nargs=-1, required=True, metavar="FILE...")
-@max_input_size_option
+@input_options
+@namespace_options_with("Check only the objects of this namespace, and the cluster-scoped ones.")
 @click.option("-q", "--quiet", is_flag=True, help="Print only objects with problems, and the summary.")
 @report_output_option(
     ("text",),
     "text: a verdict per object for people; json/yaml: the same as data, for CI (each object with its file, "
     "document, kind and name, unreadable ones too); name: kind.group/NAME of each object read.",
 )
-def validate(files: tuple[str, ...], quiet: bool, output: str) -> None:
+@exits_on_error
+def validate(
+    files: tuple[str, ...],
+    kubeconfig: str | None,
+    context: str | None,
+    filenames: tuple[str, ...],
+    namespace: str | None,
+    all_namespaces: bool,
+    quiet: bool,
+    output: str,
+) -> None:
     """Check Kubernetes objects the way the API server would, and say what is wrong.
 
     FILE is a YAML or JSON file (multi-document, List kinds and `kubectl get -o yaml`
     output are fine), a directory (read recursively: *.yaml, *.yml, *.json), or - for
     stdin. Each object is printed as "ok" or followed by its problems, each naming the
-    file, the document (counted from 0), the object and the field.
+    file, the document (counted from 0), the object and the field. With no FILE, or with
+    --kubeconfig/--context, the live cluster's objects are checked (read-only).
     """
+    from drasat.models.live import ALLOCATION_NEEDS
+
     _import_checkers()
     _check_cel_engine()
-    bundle = load_paths(list(files), stdin=sys.stdin, max_bytes=input_limit())
-    for notice in bundle.notices:
-        echo(f"notice: {notice}", err=True)
+    in_namespace_only([], namespace, all_namespaces)
+    bundle = read_inputs(files, kubeconfig, context, filenames, needs=ALLOCATION_NEEDS, keep_problems=True)
+    entries = [e for e in bundle.entries if not isinstance(e, Loaded) or _in_namespace(e.obj, namespace)]
     objects = [entry.obj for entry in bundle.objects]
     unchecked = admin_access_unchecked(objects)
     if unchecked is not None:
         echo(f"warning: {unchecked}", err=True)
     violations = admin_access_violations(objects)
     verdicts: list[Verdict] = [
-        (entry, _problems(entry, violations)) if isinstance(entry, Loaded) else (entry, []) for entry in bundle.entries
+        (entry, _problems(entry, violations)) if isinstance(entry, Loaded) else (entry, []) for entry in entries
     ]
     invalid = sum(1 for entry, problems in verdicts if isinstance(entry, Loaded) and problems)
     valid = sum(1 for entry, _ in verdicts if isinstance(entry, Loaded)) - invalid
-    unreadable = sum(1 for entry in bundle.entries if isinstance(entry, InputProblem))
+    unreadable = sum(1 for entry in entries if isinstance(entry, InputProblem))
     if output in LIST_FORMS:
         data = _as_data(verdicts, valid, invalid, unreadable)
         echo(render_data(data, output, [_object_of(r) for r in data["objects"] if r["name"]]), nl=False)
@@ -101,6 +113,12 @@ def validate(files: tuple[str, ...], quiet: bool, output: str) -> None:
 
 
 Verdict = tuple[Loaded | InputProblem, list[InputProblem]]
+
+
+def _in_namespace(obj: Any, namespace: str | None) -> bool:
+    from drasat.models.kinds import is_namespaced
+
+    return namespace is None or not is_namespaced(obj) or obj.namespace == namespace
 
 
 def _report(verdicts: list[Verdict], quiet: bool) -> None:

@@ -301,13 +301,18 @@ def _devices(placement: Any) -> str:
     return ", ".join(results)
 
 
-def html_option(help: str) -> Any:
-    """``--html FILE``: the page goes to a file (never stdout: ``-`` is refused, not a file named ``-``)."""
+def html_option(help: str, *, to_stdout: bool = False) -> Any:
+    """``--html FILE``. Where the page is the command's whole output (``inventory --html``, ``to_stdout``),
+    ``-`` is standard output, as kubectl reads it; where the page is written beside the answer on stdout
+    (``schedule``, ``compare --schedule``), ``-`` is refused as ``--output-state -`` is: the two would
+    interleave. Never a file named ``-``."""
     import click
 
     def refuse_stdout(_ctx: click.Context, _param: click.Parameter, value: str | None) -> str | None:
-        if value == "-":
-            raise click.BadParameter("the map is a file to open in a browser: give a path such as map.html, not -")
+        if value == "-" and not to_stdout:
+            raise click.BadParameter(
+                "standard output carries the answer already: give a file name such as map.html, not -"
+            )
         return value
 
     return click.option(

@@ -42,6 +42,7 @@ from .formats import (
     key,
     show,
 )
+from .pod_resources import check_requirements
 
 NODE_TAINT_EFFECTS = ("NoSchedule", "PreferNoSchedule", "NoExecute")
 MAX_POOL_STATUS_CONDITIONS = 8
@@ -77,7 +78,10 @@ def check_pod(out: Findings, where: Location, obj: Pod) -> None:
         _check_pod_toleration(out, index(at.child("tolerations"), i), toleration)
     claims = _check_claim_sources(out, at.child("resourceClaims"), spec.resource_claims)
     _check_containers(out, at, spec, claims)
+    if spec.overhead:
+        check_requirements(out, at.child("overhead"), spec.overhead, {}, container=False)
     if spec.resources is not None:
+        check_requirements(out, at.child("resources"), spec.resources.limits, spec.resources.requests, container=False)
         for i, claim in enumerate(spec.resources.claims):
             _check_claim_use(out, index(at.child("resources.claims"), i), claim.name, claims)
     if spec.scheduling_group is not None and spec.scheduling_group.pod_group_name is not None:
@@ -165,10 +169,8 @@ def _check_container(out: Findings, at: Location, container: Container, claims: 
         return
     for i, claim in enumerate(container.resources.claims):
         _check_claim_use(out, index(at.child("resources.claims"), i), claim.name, claims)
-    for name, limit in container.resources.limits.items():
-        request = container.resources.requests.get(name)
-        if request is not None and request > limit:
-            out.add(key(at.child("resources.requests"), name), f"{request} must not be more than the limit {limit}")
+    resources = container.resources
+    check_requirements(out, at.child("resources"), resources.limits, resources.requests, container=True)
     check_unique(
         out,
         at.child("resources.claims"),

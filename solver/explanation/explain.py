@@ -6,12 +6,14 @@ Kubernetes answers "cannot allocate all claims". drasat answers in three steps:
    offers it, and what removed the others, naming the selector, the node selection, the pool,
    the taint, the claim holding a device, the counter left, the gate. A request none of whose
    alternatives has the devices it needs is the cause, and nothing more needs to be said.
-2. **The conflict**, when every request has enough candidates on its own: each DRA rule
+2. **The conflicts**, when every request has enough candidates on its own: each DRA rule
    instance of the CP-SAT model (one device's exclusivity, one constraint of one claim,
    one counter set, one device's capacity) carries an assumption literal. CP-SAT names a
    sufficient set of them for infeasibility; that set is then shrunk one member at a
    time until dropping any member makes the rest feasible — a minimal conflict, each member
-   said with its numbers (:mod:`.conflict_detail`).
+   said with its numbers (:mod:`.conflict_detail`). Its members relaxed, the next conflict is
+   searched for, until the rest holds: every independent conflict is named, and "dropping this
+   lets the claims fit" is said only where a solve showed it (:mod:`.conflicts`, :mod:`.wording`).
 3. **What would fix it** (:mod:`.fixes`): the largest count that fits, the one allocated
    claim whose release makes it fit, the feature gate to turn on.
 
@@ -34,11 +36,14 @@ from drasat.solver.allocation.rules.base import Assumption
 from drasat.solver.cel import SelectorEvaluator
 
 from .conflict_detail import detail
+from .conflicts import Conflicts, core, find_conflicts
 from .fixes import Fix, find_fixes
 from .funnel import Funnel, Removal, funnel_of, gate_named
+from .wording import conflict_blocks, conflict_closing, conflict_intro
 
 __all__ = [
     "Choice",
+    "Conflict",
     "ConflictRule",
     "Explanation",
     "Fix",
@@ -66,6 +71,7 @@ class ConflictRule:
     constraint: int | None = None
     counter_set: str | None = None
     requests: tuple[str, ...] = ()  # the requests a constraint covers
+    alone: bool | None = None  # dropping it alone (every other rule instance kept) lets the claims fit; None: unchecked
 
     @property
     def sentence(self) -> str:
@@ -79,6 +85,7 @@ class ConflictRule:
             "constraint": self.constraint,
             "counterSet": self.counter_set,
             "requests": list(self.requests) or None,
+            "droppingAloneFits": self.alone,
         }
         return {
             "rule": self.rule,
@@ -86,6 +93,18 @@ class ConflictRule:
             **({"detail": self.detail} if self.detail else {}),
             **{k: v for k, v in ids.items() if v is not None},
         }
+
+
+@dataclass(frozen=True)
+class Conflict:
+    """One independent conflict: rule instances that cannot hold together, whatever else is dropped."""
+
+    rules: list[ConflictRule]
+    minimal: bool = True  # False: time ran out while shrinking it (every member is still needed? unknown)
+
+    def to_data(self) -> dict[str, Any]:
+        """The conflict as JSON-ready data."""
+        return {"rules": [rule.to_data() for rule in self.rules], "minimal": self.minimal}
 
 
 @dataclass(frozen=True)
@@ -108,12 +127,14 @@ class Explanation:
     feasible: bool
     funnel: list[Funnel]
     short: list[tuple[str, str]] = field(default_factory=list)  # (claim, request): no alternative can be met
-    conflict_rules: list[ConflictRule] = field(default_factory=list)
+    conflicts: list[Conflict] = field(default_factory=list)  # independent: each must be resolved
+    complete: bool = True  # every independent conflict found: dropping all their members lets the claims fit
+    stopped: str = ""  # why the search for conflicts ended before every one was surely found
+    together: list[ConflictRule] = field(default_factory=list)  # one per conflict, dropped together: fits (checked)
     fixes: list[Fix] = field(default_factory=list)
     choice: list[Choice] = field(default_factory=list)  # feasible: the devices allocate picks
     exact: bool = True  # False: time ran out before the choice was surely the first-fit one
     timed_out: str = ""  # which search ran out of time, in words ("": none did)
-    minimal: bool = True  # False: time ran out while shrinking the conflict (every member is still needed? unknown)
 
     @property
     def short_requests(self) -> list[str]:
@@ -121,9 +142,19 @@ class Explanation:
         return [f"claim {claim}, request {request}" for claim, request in self.short]
 
     @property
+    def conflict_rules(self) -> list[ConflictRule]:
+        """The rule instances of every conflict, in order."""
+        return [rule for conflict in self.conflicts for rule in conflict.rules]
+
+    @property
     def conflict(self) -> list[str]:
-        """The conflict's rule instances, each in one sentence."""
+        """The conflicts' rule instances, each in one sentence."""
         return [rule.sentence for rule in self.conflict_rules]
+
+    @property
+    def minimal(self) -> bool:
+        """Whether every conflict was shrunk to a minimal one (time may run out first)."""
+        return all(conflict.minimal for conflict in self.conflicts)
 
     def summary(self) -> list[str]:
         """The explanation in a few lines (``solve -v``, ``Unschedulable.reasons``): the alternatives
@@ -139,7 +170,9 @@ class Explanation:
         if self.short_requests:
             lines.append("cause: too few candidates for " + "; ".join(self.short_requests))
         elif self.conflict:
-            lines.append(f"{conflict_header(self)}: " + "; ".join(self.conflict))
+            lines.extend(line for line in [conflict_intro(self)] if line)
+            lines.extend(f"{head}: " + "; ".join(members) for head, members in conflict_blocks(self))
+            lines.extend(conflict_closing(self))
         elif self.timed_out:
             lines.append(self.timed_out)
         elif not self.feasible:
@@ -156,6 +189,10 @@ class Explanation:
             "feasible": self.feasible,
             "shortRequests": [{"claim": c, "request": r} for c, r in self.short],
             "conflict": [rule.to_data() for rule in self.conflict_rules],
+            "conflicts": [conflict.to_data() for conflict in self.conflicts],
+            **({"conflictsComplete": self.complete} if self.conflicts else {}),
+            **({"conflictsStopped": self.stopped} if self.stopped else {}),
+            **({"dropTogether": [rule.meaning for rule in self.together]} if self.together else {}),
             "fixes": [fix.to_data() for fix in self.fixes],
             "choice": [c.to_data() for c in self.choice],
             "exact": self.exact,
@@ -163,20 +200,6 @@ class Explanation:
             **({} if self.minimal else {"conflictMinimal": False}),
             "funnel": [f.to_data() for f in self.funnel],
         }
-
-
-def conflict_header(found: Explanation) -> str:
-    """The words before a conflict's members: one rule alone (a claim's own constraint) is said as such,
-    and a conflict time did not let shrink is not called minimal."""
-    if len(found.conflict_rules) == 1:
-        head = "every request has candidates enough on its own, but this rule cannot hold"
-    else:
-        head = "every request has candidates enough on its own; these cannot all hold together"
-    if not found.minimal:
-        return head + " (time ran out before the set was shrunk to a minimal one; raise --timeout)"
-    if len(found.conflict_rules) == 1:
-        return head
-    return head + " (dropping any one of them would let the claims fit)"
 
 
 def explain(
@@ -211,14 +234,14 @@ def explain(
 
         model = build_model(inv, plans)
         try:
-            conflict, found.minimal = _minimal_conflict(model, deadline)
+            conflicts = find_conflicts(model, deadline)
         except SolveTimeout:
             found.timed_out = "the search for a minimal conflict ran out of time (raise --timeout)"
             return found
-        if conflict is None:
+        if conflicts is None:
             raise refused  # not a matter of fitting: Kubernetes' own error, met mid-search
-        found.conflict_rules = [_rule(inv, plans, a) for a in conflict] or [ConflictRule("requests", OWN_LIMIT)]
-        involved = _involved(plans, conflict)
+        _record(found, inv, plans, conflicts)
+        involved = _involved(plans, [a for members in conflicts.cores for a in members])
     hinted = frozenset(gate for rule in found.conflict_rules if (gate := gate_named(rule.detail)))
     found.fixes = find_fixes(problem, inv, plans, found.funnel, involved, ev, _feasible_plans, deadline, hinted)
     return found
@@ -250,7 +273,22 @@ def _allocate(problem: Problem, found: Explanation, ev: SelectorEvaluator, deadl
     return None
 
 
-def _rule(inv: Inventory, plans: list[ClaimPlan], a: Assumption) -> ConflictRule:
+def _record(found: Explanation, inv: Inventory, plans: list[ClaimPlan], conflicts: Conflicts) -> None:
+    """The conflicts found, each member in words with what the solves confirmed about dropping it."""
+    for members, minimal in zip(conflicts.cores, conflicts.minimal):
+        rules = [_rule(inv, plans, a, conflicts.alone.get(a.literal.index)) for a in members]
+        found.conflicts.append(Conflict(rules or [ConflictRule("requests", OWN_LIMIT)], minimal))
+    found.complete, found.stopped = conflicts.complete, conflicts.stopped
+    chosen = {a.literal.index for a in conflicts.together}
+    found.together = [
+        rule
+        for members, conflict in zip(conflicts.cores, found.conflicts)
+        for a, rule in zip(members, conflict.rules)
+        if a.literal.index in chosen
+    ]
+
+
+def _rule(inv: Inventory, plans: list[ClaimPlan], a: Assumption, alone: bool | None = None) -> ConflictRule:
     counter_set = "/".join(a.counter_set) if a.counter_set else None
     claim = plans[a.claim].label if a.claim is not None else None
     requests: tuple[str, ...] = ()
@@ -258,7 +296,7 @@ def _rule(inv: Inventory, plans: list[ClaimPlan], a: Assumption) -> ConflictRule
         plan = plans[a.claim]
         covered = next(c for c in plan.constraints if c.index == a.constraint)
         requests = tuple(alt.result_name for alt in plan.alternatives() if covered.applies(alt))
-    return ConflictRule(a.rule, a.meaning, detail(inv, plans, a), claim, a.constraint, counter_set, requests)
+    return ConflictRule(a.rule, a.meaning, detail(inv, plans, a), claim, a.constraint, counter_set, requests, alone)
 
 
 def _involved(plans: list[ClaimPlan], conflict: list[Assumption]) -> set[tuple[int, int]]:
@@ -271,46 +309,4 @@ def _feasible_plans(inv: Inventory, plans: list[ClaimPlan], deadline: float) -> 
     from drasat.solver.allocation.cp_sat.model import build_model
 
     model = build_model(inv, plans)
-    return _core(model, list(model.assumptions), deadline) is None
-
-
-def _minimal_conflict(model: Any, deadline: float) -> tuple[list[Any] | None, bool]:
-    """None when every rule instance can hold together; else a set of them that cannot, and whether
-    it is minimal (time may run out while shrinking it: the set found so far is still a conflict)."""
-    assumptions = list(model.assumptions)
-    core = _core(model, assumptions, deadline)
-    if core is None:
-        return None, True
-    for member in list(core):  # deletion: keep a member only if the rest would be feasible without it
-        if member not in core:
-            continue  # an earlier, smaller core already left it out
-        trial = [a for a in core if a is not member]
-        try:
-            smaller = _core(model, trial, deadline)
-        except SolveTimeout:
-            return core, False
-        if smaller is not None:
-            core = [a for a in trial if a in smaller]
-    return core, True
-
-
-def _core(model: Any, assumptions: list[Any], deadline: float) -> list[Any] | None:
-    """None when the model is feasible under ``assumptions``; else a subset CP-SAT says suffices."""
-    from ortools.sat.python import cp_model
-
-    remaining = deadline - time.monotonic()
-    if remaining <= 0:
-        raise SolveTimeout("the time limit was reached while looking for a minimal conflict (raise --timeout)")
-    model.model.clear_assumptions()
-    model.model.add_assumptions([a.literal for a in assumptions])
-    solver = cp_model.CpSolver()
-    solver.parameters.num_workers = 1  # cores of assumptions come from the sequential search
-    solver.parameters.max_time_in_seconds = remaining
-    status = solver.solve(model.model)
-    model.model.clear_assumptions()
-    if status in (cp_model.OPTIMAL, cp_model.FEASIBLE):
-        return None
-    if status != cp_model.INFEASIBLE:
-        raise SolveTimeout("the time limit was reached while looking for a minimal conflict (raise --timeout)")
-    chosen = set(solver.sufficient_assumptions_for_infeasibility())
-    return [a for a in assumptions if a.literal.index in chosen]
+    return core(model, list(model.assumptions), deadline) is None

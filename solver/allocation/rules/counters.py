@@ -180,7 +180,46 @@ class Counters(Rule):
             if d.pool_key == (driver, pool)
             and any(use.counter_set == counter_set for use in d.device.consumes_counters)
         )
-        return _counters_left(inv, member.counter_set) + wanted_by(plans, drawing)
+        groups = _groups_apart(inv, plans, member.counter_set, drawing) if inv.features.compatibility_groups else ""
+        return _counters_left(inv, member.counter_set) + wanted_by(plans, drawing) + groups
+
+
+def _groups_apart(inv: Inventory, plans: list[ClaimPlan], key: SetKey, drawing: tuple[int, ...]) -> str:
+    """The compatibility groups the requests can draw on the set with (each request whose candidates there share
+    one list of groups), those already in use, and the pairs of them that do not intersect ("" when no device
+    drawing on the set names a group)."""
+    counter_set = key[2]
+    of = {d: _groups_on(inv.devices[d], counter_set) for d in drawing}
+    if not any(of.values()):
+        return ""
+    said = [(groups, "in use") for groups in inv.pool(key[:2]).allocated_groups.get(counter_set, [])]
+    for plan in plans:
+        for alt in plan.alternatives():
+            found = {of[d] for d in alt.candidates if d in of}
+            if len(found) == 1:
+                said.append((next(iter(found)), f"claim {plan.label} request {alt.result_name}"))
+    shown = ", ".join(f"{who} {_group_words(groups)}" for groups, who in said[:SHOWN_VALUES])
+    apart = sorted(
+        {
+            f"{_group_words(a)} and {_group_words(b)}"
+            for i, (a, _) in enumerate(said)
+            for b, _ in said[i + 1 :]
+            if not compatible([a, b])
+        }
+    )
+    text = f"; compatibility groups here: {shown}" if shown else ""
+    return text + (f"; {', '.join(apart[:SHOWN_VALUES])} do not intersect" if apart else "")
+
+
+def _groups_on(dev: InventoryDevice, counter_set: str) -> frozenset[str]:
+    return next(
+        (frozenset(u.compatibility_groups or ()) for u in dev.device.consumes_counters if u.counter_set == counter_set),
+        frozenset(),
+    )
+
+
+def _group_words(groups: frozenset[str]) -> str:
+    return "{" + ", ".join(sorted(groups)) + "}" if groups else "no group"
 
 
 def _counters_left(inv: Inventory, key: SetKey) -> str:

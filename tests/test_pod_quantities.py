@@ -1,0 +1,125 @@
+"""A Pod's requests and limits checked as the API server checks them, through every command that reads Pods.
+
+Issue 24, item 2: ``nvidia.com/gpu: "99999999999999999999"`` was a pydantic traceback (exit 1) from
+solve/schedule/explain/compare, ``"1.5"`` and ``"-1"`` were scheduled, and validate called them valid.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner, Result
+
+from drasat.cli.main import cli, load_all_commands
+
+from .helpers_models import REPO
+
+load_all_commands()
+EXAMPLES = str(REPO / "examples")
+
+POD = """\
+apiVersion: v1
+kind: Pod
+metadata: {{name: p, namespace: default}}
+spec:
+  containers:
+  - name: c
+    image: x
+    resources:
+      requests: {{{requests}}}
+      limits: {{{limits}}}
+"""
+
+BAD = {
+    "99999999999999999999": 'Invalid value: "99999999999999999999": must be at most 9223372036854775807',
+    "9223372036854775808": 'Invalid value: "9223372036854775808": must be at most 9223372036854775807',
+    "1e19": 'Invalid value: "10e18": must be at most 9223372036854775807',
+    "1.5": 'Invalid value: "1500m": must be an integer',
+    "-1": 'Invalid value: "-1": must be greater than or equal to 0',
+}
+COMMANDS = {
+    "validate": ["validate"],
+    "solve": ["solve", "--node", "gpu-node-2", "--pods", "default/p"],
+    "schedule": ["schedule", "-o", "table"],
+    "schedule --batch": ["schedule", "--batch", "-o", "table"],
+    "explain": ["explain", "--pods", "default/p"],
+    "compare": ["compare", "--node", "gpu-node-2", "--pods", "default/p"],
+    "compare --schedule": ["compare", "--schedule"],
+}
+
+
+def run(args: list[str], *files: str) -> Result:
+    return CliRunner().invoke(cli, [*args, *files])
+
+
+def _pod(tmp_path: Path, requests: str, limits: str) -> str:
+    path = tmp_path / "pod.yaml"
+    path.write_text(POD.format(requests=requests, limits=limits))
+    return str(path)
+
+
+@pytest.mark.parametrize("value", list(BAD))
+@pytest.mark.parametrize("command", list(COMMANDS))
+def test_every_command_refuses_a_quantity_the_api_server_or_the_scheduler_cannot_take(
+    tmp_path: Path, command: str, value: str
+) -> None:
+    pod = _pod(tmp_path, f'example.com/gpu: "{value}"', f'example.com/gpu: "{value}"')
+    result = run(COMMANDS[command], EXAMPLES, pod)
+    assert result.exit_code == 2, result.output
+    field = "spec.containers[0].resources.requests[example.com/gpu]"
+    out = result.stdout if command == "validate" else result.stderr
+    assert f"{pod}[0]: Pod/default/p: {field}: {BAD[value]}" in out
+    assert "Traceback" not in result.output and "pydantic" not in result.output
+    if command != "validate":
+        assert result.stdout == ""
+
+
+def test_requests_and_limits_follow_kubernetes_overcommit_rules(tmp_path: Path) -> None:
+    pod = _pod(
+        tmp_path,
+        'example.com/gpu: "1", cpu: "2", nvidia.com/gpu: "1", memory: 1Gi',
+        'example.com/gpu: "2", cpu: "1", memory: 2Gi',
+    )
+    result = run(["validate"], pod)
+    assert result.exit_code == 2
+    at = f"{pod}[0]: Pod/default/p: spec.containers[0].resources"
+    assert f'{at}.requests: Invalid value: "1": must be equal to example.com/gpu limit of 2' in result.stdout
+    assert f'{at}.requests: Invalid value: "2": must be less than or equal to cpu limit of 1' in result.stdout
+    limit_missing = "Required value: Limit must be set for non overcommitable resources (nvidia.com/gpu is requested)"
+    assert f"{at}.limits: {limit_missing}" in result.stdout
+    assert "memory" not in result.stdout  # a request below its limit is fine for memory (overcommit allowed)
+
+
+def test_whole_valid_quantities_pass_and_cpu_is_counted_in_thousandths(tmp_path: Path) -> None:
+    fits = _pod(tmp_path, 'example.com/gpu: "2", cpu: "9223372036854775", memory: 1.5Gi', 'example.com/gpu: "2"')
+    result = run(["validate"], fits)
+    assert result.exit_code == 0, result.output
+    too_many = _pod(tmp_path, 'cpu: "9223372036854776"', "")  # 9223372036854776000m does not fit
+    result = run(["validate"], too_many)
+    assert result.exit_code == 2
+    assert (
+        'requests[cpu]: Invalid value: "9223372036854776": must be at most 9223372036854775807m '
+        "(kube-scheduler counts cpu in 64-bit integers)" in result.stdout
+    )
+
+
+def test_a_container_resource_must_be_standard_or_extended(tmp_path: Path) -> None:
+    pod = _pod(tmp_path, 'gpus: "1"', "")
+    result = run(["validate"], pod)
+    assert result.exit_code == 2
+    assert 'requests[gpus]: Invalid value: "gpus": must be a standard resource for containers' in result.stdout
+
+
+@pytest.mark.parametrize("command", [["schedule", "-o", "table"], ["schedule", "--batch"], ["compare", "--schedule"]])
+def test_a_bound_pod_whose_requests_cannot_be_counted_is_refused_too(tmp_path: Path, command: list[str]) -> None:
+    """A pod on a node is that node's load: a request kube-scheduler cannot count would make it any number."""
+    text = POD.format(
+        requests='example.com/gpu: "9223372036854775808"', limits='example.com/gpu: "9223372036854775808"'
+    )
+    pod = tmp_path / "bound.yaml"
+    pod.write_text(text.replace("spec:\n", "spec:\n  nodeName: gpu-node-2\n", 1))
+    result = run(command, EXAMPLES, str(pod))
+    assert result.exit_code == 2 and result.stdout == "", result.output
+    field = "spec.containers[0].resources.requests[example.com/gpu]"
+    assert f"{pod}[0]: Pod/default/p: {field}: {BAD['9223372036854775808']}" in result.stderr
