@@ -249,8 +249,15 @@ def _add_document(bundle: Bundle, data: Any, where: Location, reading: _Reading)
         return
     api_version, kind = data.get("apiVersion"), data.get("kind")
     if not isinstance(api_version, str) or not isinstance(kind, str) or not api_version or not kind:
+        said = Location(  # what the document says of itself, for a report to name it (validate -o json)
+            where.file,
+            where.document,
+            kind if isinstance(kind, str) and kind else None,
+            _display_name(data),
+            where.path,
+        )
         bundle.add_problem(
-            InputProblem(where, "is not a Kubernetes object: apiVersion and kind must both be given as text")
+            InputProblem(said, "is not a Kubernetes object: apiVersion and kind must both be given as text")
         )
         return
     item_kind = _list_item_kind(api_version, kind, data)

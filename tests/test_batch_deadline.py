@@ -77,7 +77,7 @@ def test_the_command_line_keeps_the_answer_so_far_and_says_what_time_cut(clock):
     out = CliRunner().invoke(
         cli, ["schedule", "--batch", "--timeout", "1", "-o", "table", str(OWN / "batch-gang-whole-or-half.yaml")]
     )
-    pending = out.stdout.count("(pending)")
+    pending = out.stdout.count("<pending>")
     assert out.exit_code == (1 if pending else 0), out.stderr
     assert "time ran out (--timeout 1 s for the whole run)" in out.stderr
     assert out.stdout.count("\n") >= 3 and "Traceback" not in out.stderr  # the header and both pods, as found

@@ -57,10 +57,10 @@ def test_solve_allocates_both_and_prints_each_in_its_namespace() -> None:
     assert sorted(answer) == ["a/c", "b/c"] and verify(_problem(), answer) == []
     assert [len(answer[k].devices.results) for k in ("a/c", "b/c")] == [2, 1]
     table = drasat("solve", "-o", "table", stdin=TWO)
-    assert [line.split()[:4] for line in table.stdout.splitlines()[1:] if "gpu-" in line] == [
-        ["a/c", "gpu", "gpu.example.com", "node-1"],
-        ["a/c", "gpu", "gpu.example.com", "node-1"],
-        ["b/c", "gpu", "gpu.example.com", "node-1"],
+    assert [line.split()[:2] for line in table.stdout.splitlines()[1:] if "gpu-" in line] == [
+        ["a/c", "gpu"],
+        ["a/c", "gpu"],
+        ["b/c", "gpu"],
     ]
 
 
@@ -104,5 +104,5 @@ def test_compare_sets_both_claims_side_by_side() -> None:
     sides = compare(p)
     assert verify(p, sides.greedy.results) == [] and verify(p, sides.cp_sat.results) == []
     table = drasat("compare", stdin=TWO).stdout
-    assert any(line.startswith("a/c / gpu ") for line in table.splitlines())
-    assert any(line.startswith("b/c / gpu ") for line in table.splitlines())
+    assert any(line.split()[:2] == ["a/c", "gpu"] for line in table.splitlines())
+    assert any(line.split()[:2] == ["b/c", "gpu"] for line in table.splitlines())

@@ -22,7 +22,9 @@ def run(*args: str, stdin: str | None = None):
 def nodes(*args: str, stdin: str | None = None) -> dict:
     result = run("-o", "json", "--default-partition-type-attribute", PROFILE, *args, stdin=stdin)
     assert result.exit_code == 0, result.stderr
-    return {n["node"]: n for n in json.loads(result.stdout)}
+    listing = json.loads(result.stdout)
+    assert listing["kind"] == "List" and {i["kind"] for i in listing["items"]} <= {"NodeInventory"}
+    return {n["metadata"]["name"]: n for n in listing["items"]}
 
 
 def device(report: dict, name: str) -> dict:
@@ -85,9 +87,12 @@ def test_counters_used_and_left_and_fragmentation_line():
 def test_table_and_wide_output_for_one_node():
     table = run("--node", "node-a", CLUSTER)
     assert table.exit_code == 0 and "default/train" in table.stdout and "node-b" not in table.stdout
-    assert "free whole devices: gpu.example.com 1" in table.stdout
+    fits = table.stdout.split("\n\n")[-1].splitlines()
+    assert fits[0].split() == ["NODE", "DRIVER", "LARGEST", "FIT", "FREE", "WHOLE"]
+    assert fits[1].split() == ["node-a", "gpu.example.com", "<none>", "1"]
+    assert "COUNTER SETS" not in table.stdout and "REASON" not in table.stdout
     wide = run("-o", "wide", "--node", "worker-1", "--default-partition-type-attribute", PROFILE, CLUSTER)
-    assert "COUNTER SETS" in wide.stdout and "1g×6, 2g×3, 7g×0" in wide.stdout
+    assert "COUNTER SETS" in wide.stdout and "1g×6,2g×3,7g×0" in wide.stdout
 
 
 @pytest.mark.parametrize(
@@ -137,7 +142,7 @@ INVENTORY_DATA = Path(__file__).parent / "data" / "inventory"
 
 
 def test_shares_are_counted_per_allocation_result_not_per_claim():
-    result = run(str(INVENTORY_DATA / "three-shares-one-claim.yaml"))
+    result = run("-o", "wide", str(INVENTORY_DATA / "three-shares-one-claim.yaml"))
     assert result.exit_code == 0, result.stderr
     assert "3 shares: a/s1; bandwidth 4Gi left" in result.stdout
     nic = device(nodes(str(INVENTORY_DATA / "three-shares-one-claim.yaml"))["node-c"], "nic-0")
@@ -154,7 +159,7 @@ def test_free_whole_devices_count_overlapping_partitions_by_exact_headroom():
     they overlap, and with 1g-at-6 allocated at most six more (the other 1g) fit together."""
     result = run("-o", "json", CLUSTER)
     assert result.exit_code == 0, result.stderr
-    worker = {n["node"]: n for n in json.loads(result.stdout)}["worker-1"]
+    worker = {n["metadata"]["name"]: n for n in json.loads(result.stdout)["items"]}["worker-1"]
     assert worker["freeWholeDevices"] == {"gpu.example.com": 6}
 
 

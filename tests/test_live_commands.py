@@ -174,3 +174,23 @@ def test_namespace_options_of_the_reporting_commands(api_server: tuple[Server, s
     assert result.exit_code == 0 and "no allocated ResourceClaim" in result.stderr
     both = run("inventory", "-n", "default", "-A", "--kubeconfig", kubeconfig)
     assert both.exit_code == 2 and "exclude each other" in both.stderr
+
+
+def test_the_map_and_the_kubectl_forms_from_the_cluster(api_server: tuple[Server, str], tmp_path: Path) -> None:
+    """The allocation map and the kubectl output forms (a List, -o name, custom-columns) of a live read are
+    those of the files: where the objects come from changes nothing in what is drawn or printed."""
+    _, kubeconfig = api_server
+    page = _same_from_cluster_and_files(kubeconfig, "inventory", "--html", "-")
+    assert page.stdout.startswith("<!DOCTYPE html>") and 'data-state="free"' in page.stdout
+    listing = json.loads(_same_from_cluster_and_files(kubeconfig, "inventory", "-o", "json").stdout)
+    assert listing["kind"] == "List" and {i["kind"] for i in listing["items"]} == {"NodeInventory"}
+    names = _same_from_cluster_and_files(kubeconfig, "inventory", "-o", "name").stdout.split()
+    assert names == [f"nodeinventory.drasat/{i['metadata']['name']}" for i in listing["items"]] and names
+    columns = _same_from_cluster_and_files(kubeconfig, "schedule", "-o", "custom-columns=POD:.metadata.name")
+    assert columns.stdout.splitlines()[:2] == ["POD", "trainer-0"]
+    for side in ("live", "files"):
+        (tmp_path / side).mkdir()
+    live = run("schedule", "--html", str(tmp_path / "live" / "map.html"), "--kubeconfig", kubeconfig)
+    files = run("schedule", "--html", str(tmp_path / "files" / "map.html"), str(EXAMPLES))
+    assert live.exit_code == files.exit_code, live.stderr
+    assert (tmp_path / "live" / "map.html").read_text() == (tmp_path / "files" / "map.html").read_text()

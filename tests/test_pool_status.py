@@ -197,7 +197,7 @@ def test_flags_and_table_output():
         CLUSTER,
     )
     assert result.exit_code == 0, result.stderr
-    assert "2g 3/5" in result.stdout and "worker-1" in result.stdout
+    assert result.stdout.splitlines()[1].split() == ["worker-1", "13", "1", "12", "1g=6/7,2g=3/5,7g=0/1"]
 
 
 def test_two_requests_give_a_list():

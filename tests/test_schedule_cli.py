@@ -41,7 +41,7 @@ def test_example_pods_are_placed_as_the_library_places_them_and_verified():
 
 def test_table_and_wide_show_nodes_and_devices():
     table = drasat("schedule", "-o", "table", EXAMPLES)
-    assert table.exit_code == 0 and "trainer-0" in table.stdout and "gpu=gpu-0, nic=nic-0" in table.stdout
+    assert table.exit_code == 0 and "trainer-0" in table.stdout and "gpu=gpu-0,nic=nic-0" in table.stdout
     wide = drasat("schedule", "-o", "wide", EXAMPLES)
     assert wide.exit_code == 0 and "nic.example.com" in wide.stdout and "trainer-0-gpu-and-nic-" in wide.stdout
 

@@ -78,7 +78,7 @@ def test_the_serialized_check_messages_are_the_ones_check_file_builds() -> None:
     assert check_file().SerializeToString() == CHECK_FILE
 
 
-def test_a_text_table_on_a_terminal_is_the_rich_table() -> None:
+def test_a_text_table_prints_as_a_rich_table_does() -> None:
     ours, theirs = TextTable(title="Allocation"), Table(title="Allocation", show_lines=False)
     for table in (ours, theirs):
         table.add_column("claim")

@@ -51,6 +51,14 @@ COMMANDS = {
     "compare": ["compare", "--node", "gpu-node-1"],
     "inventory": ["inventory"],
     "inventory wide": ["inventory", "-o", "wide"],
+    "inventory custom-columns": ["inventory", "-o", "custom-columns=NODE:.metadata.name,DEVICES:.devices[*].name"],
+    "inventory name": ["inventory", "-o", "name"],
+    "solve custom-columns": ["solve", "--node", "gpu-node-1", "-o", "custom-columns=NAME:.metadata.name"],
+    "compare wide": ["compare", "--node", "gpu-node-1", "-o", "wide"],
+    "compare name": ["compare", "--node", "gpu-node-1", "-o", "name"],
+    "explain name": ["explain", "--node", "gpu-node-1", "-o", "name"],
+    "validate name": ["validate", "-o", "name"],
+    "pool-status wide": ["pool-status", "--driver", "gpu.example.com", "-o", "wide"],
     "pool-status": ["pool-status", "--driver", "gpu.example.com", "-o", "table"],
     "taint-impact": ["taint-impact", "RULE"],
     "metadata": ["metadata", "--out", "OUT"],
@@ -85,7 +93,9 @@ def test_no_control_character_reaches_the_output(tmp_path: Path, command: str) -
         assert RAW.findall(stream) == [], stream
 
 
-@pytest.mark.parametrize("command", ["validate", "inventory", "taint-impact", "solve table", "schedule table"])
+@pytest.mark.parametrize(
+    "command", ["validate", "inventory", "inventory custom-columns", "taint-impact", "solve table", "schedule table"]
+)
 def test_the_names_are_shown_escaped(tmp_path: Path, command: str) -> None:
     """Not dropped: the user still sees which name it is, in a form that can be searched for."""
     folder = hostile(tmp_path)

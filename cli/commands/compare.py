@@ -2,19 +2,19 @@
 
 from __future__ import annotations
 
-import json
 import sys
 from typing import TYPE_CHECKING
 
 import click
-import yaml
 
 from drasat.cli.allocation_options import ALLOW_INVALID, CEL_ENGINE, FEATURE_GATES, WORKERS, choice_of, names_option
 from drasat.cli.inputs import input_options, read_inputs, scheduling_needs, told_as_validate
 from drasat.cli.options import Seconds
-from drasat.cli.render.tables import comparison_table
+from drasat.cli.render.allocation import comparison_table
+from drasat.cli.render.html import html_option
+from drasat.cli.render.kubectl import forms_epilog, output_options, render_list, report_object
 from drasat.cli.render.text import echo
-from drasat.models.errors import DrasatError
+from drasat.models.errors import DrasatError, InputError
 from drasat.solver.allocation.options import Objective
 
 if TYPE_CHECKING:
@@ -35,7 +35,7 @@ Examples:
 """
 
 
-@click.command(epilog=EPILOG)
+@click.command(epilog=EPILOG + "\n" + forms_epilog("one comparison object (-o name: the claims or pods compared)"))
 @input_options
 @ALLOW_INVALID
 @click.option("--node", metavar="NAME", help="Node to allocate for (default: the only Node in the input).")
@@ -73,13 +73,16 @@ Examples:
     "kube-scheduler) with `drasat schedule --batch`: pods placed, gangs complete, devices and counter sets "
     "touched, whole devices left free, largest free partition per node type, wall time, pods that differ.",
 )
-@click.option(
-    "-o",
-    "--output",
-    type=click.Choice(["table", "json", "yaml"]),
-    default="table",
-    show_default=True,
-    help="table: side by side for people; json/yaml: the same as data.",
+@output_options(
+    ("table", "wide"),
+    "table",
+    "table: side by side for people (wide: with the search statistics); yaml/json: the same as data, one "
+    "object of kind AllocationComparison (ScheduleComparison with --schedule); name: the claims (or pods) "
+    "compared.",
+)
+@html_option(
+    "With --schedule: also write the allocation map to FILE, with the placements one by one beside batch "
+    "and the pods left pending with their reasons."
 )
 def compare(
     files: tuple[str, ...],
@@ -96,6 +99,7 @@ def compare(
     cel_engine: str | None,
     pods_mode: bool,
     output: str,
+    html_file: str | None,
 ) -> None:
     """Compare Kubernetes' greedy allocation with CP-SAT's on the same claims.
 
@@ -109,28 +113,42 @@ def compare(
     """
     bundle = None
     try:
+        if html_file is not None and not pods_mode:
+            raise InputError(
+                "--html draws the placements of --schedule: add --schedule (or use `drasat inventory --html`)"
+            )
         bundle = read_inputs(
             files, kubeconfig, context, filenames, needs=scheduling_needs(pods_mode or pods is not None)
         )
         if pods_mode:
             from .compare_schedule import compare_schedule
 
-            data, table = compare_schedule(
-                bundle, node, claims, pods, feature_gates, objective, timeout, workers, cel_engine
+            data, table, pods_compared = compare_schedule(
+                bundle, node, claims, pods, feature_gates, objective, timeout, workers, cel_engine, html_file
             )
+            item = report_object("ScheduleComparison", "schedule", data)
+            about = [("Pod", pod) for pod in pods_compared]
         else:
             result = _compare(bundle, node, feature_gates, claims, pods, objective, timeout, workers, cel_engine)
-            data, table = result.to_data(), comparison_table(result)
+            data, table = result.to_data(), comparison_table(result, wide=output == "wide")
+            item = report_object("AllocationComparison", result.node, data)
+            about = [("ResourceClaim", claim) for claim in result.claims]
     except DrasatError as exc:
         exc = told_as_validate(exc, bundle)
         echo(f"error: {exc}", err=True)
         sys.exit(exc.exit_code)
-    if output == "json":
-        echo(json.dumps(data, indent=2))
-    elif output == "yaml":
-        echo(yaml.safe_dump(data, sort_keys=False), nl=False)
-    else:
+    _print(output, table, item, about)
+
+
+def _print(output: str, table: str, item: dict, about: list[tuple[str, str]]) -> None:
+    """The table, the comparison object in a kubectl form, or (-o name) what was compared, without namespace."""
+    if output in ("table", "wide"):
         echo(table, nl=False)
+    elif output == "name":
+        names = [{"kind": kind, "metadata": {"name": name.rsplit("/", 1)[-1]}} for kind, name in about]
+        echo(render_list(names, output), nl=False)
+    else:
+        echo(render_list([item], output, single=True), nl=False)
 
 
 def _compare(

@@ -24,8 +24,10 @@ def compare_schedule(
     timeout: float,
     workers: int,
     cel_engine: str | None,
-) -> tuple[dict[str, Any], str]:
-    """The comparison as data and as a table; --node and --claims belong to the claims comparison."""
+    html_file: str | None = None,
+) -> tuple[dict[str, Any], str, list[str]]:
+    """The comparison as data and as a table, and the pods compared (``ns/name``); --node and --claims belong
+    to the claims comparison."""
     from drasat.solver import Features
     from drasat.solver.cel import SelectorEvaluator
     from drasat.solver.report.schedule_comparison import compare_schedules
@@ -47,4 +49,17 @@ def compare_schedule(
         echo("notice: no pending pods in the input (pods without spec.nodeName)", err=True)
     options = AllocateOptions(Solver.CP_SAT, objective, timeout, workers, SelectorEvaluator(cel_engine))
     result = compare_schedules(cluster, chosen, options=options)
-    return result.to_data(), schedule_comparison_table(result)
+    if html_file is not None:
+        _write_map(html_file, cluster, result)
+    return result.to_data(), schedule_comparison_table(result), list(result.one_by_one.nodes)
+
+
+def _write_map(path: str, cluster: Any, result: Any) -> None:
+    """The map of the cluster as it is, with both placements beside it (each its own answer)."""
+    from drasat.cli.render.html import MapExtras, PlacedSide, write_map
+    from drasat.cli.render.map_data import reports_after
+
+    reports = reports_after(cluster, [])
+    sides = [PlacedSide(s.method, s.placements) for s in (result.one_by_one, result.batch)]
+    write_map(reports, path, MapExtras(sides=sides))
+    echo(f"wrote {path}: {sum(len(r.devices) for r in reports)} devices on {len(reports)} nodes", err=True)

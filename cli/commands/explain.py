@@ -30,6 +30,7 @@ from drasat.cli.inputs import (
 from drasat.cli.options import Seconds
 from drasat.cli.progress import Bar
 from drasat.cli.render.explain import explanation_text, pod_text
+from drasat.cli.render.kubectl import render_data
 from drasat.cli.render.text import echo
 from drasat.models.errors import DrasatError, InputError
 
@@ -91,10 +92,11 @@ Examples:
 @click.option(
     "-o",
     "--output",
-    type=click.Choice(["text", "json", "yaml"]),
+    type=click.Choice(["text", "json", "yaml", "name"]),
     default="text",
     show_default=True,
-    help="text for people; json or yaml: the same as data.",
+    help="text for people; json or yaml: the same as data; name: pod/NAME (or resourceclaim.resource.k8s.io/NAME) "
+    "of each pod or claim explained.",
 )
 def explain(
     files: tuple[str, ...],
@@ -165,9 +167,19 @@ def explain(
         echo(json.dumps(data, indent=2))
     elif output == "yaml":
         echo(yaml.safe_dump(data, sort_keys=False), nl=False)
+    elif output == "name":
+        echo(render_data(data, output, _explained(data)), nl=False)
     else:
         echo(text)
     sys.exit(0 if feasible else 1)
+
+
+def _explained(data: dict[str, Any]) -> list[dict[str, Any]]:
+    """The pods or claims an explanation is about, as objects for ``-o name`` (kubectl's: without namespace)."""
+    if data["kind"] == "PodExplanationList":
+        return [{"kind": "Pod", "metadata": {"name": p["pod"].rsplit("/", 1)[-1]}} for p in data["pods"]]
+    claims = dict.fromkeys(f["claim"] for f in data.get("funnel", []))
+    return [{"kind": "ResourceClaim", "metadata": {"name": c.rsplit("/", 1)[-1]}} for c in claims]
 
 
 def _explain(

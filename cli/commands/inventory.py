@@ -2,25 +2,28 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 import click
 
 from drasat.cli.inputs import CLUSTER_SCOPED, in_namespace_only, input_options, namespace_options_with, read_inputs
 from drasat.cli.progress import Bar
-from drasat.cli.render.tables import TextTable, table_text
-from drasat.cli.render.text import echo, rendered
-from drasat.cli.reporting import dump, exits_on_error
-from drasat.models.quantity import Quantity
+from drasat.cli.render.html import html_option
+from drasat.cli.render.inventory import as_data, detail, inventory_item, inventory_tables
+from drasat.cli.render.kubectl import forms_epilog, output_options, render_list
+from drasat.cli.render.text import echo
+from drasat.cli.reporting import exits_on_error
+
+__all__ = ["as_data", "detail", "inventory"]
 
 EPILOG = """\b
-Device states: free; allocated (to which claim); shared (a device that allows
-multiple allocations, with its shares, one per allocation result, and the capacity
-left, never below zero); tainted (NoSchedule
-or NoExecute, its own taint or a DeviceTaintRule's); blocked (free, but the shared
-counters it needs are used up, or compatibility groups exclude it); incomplete (its
-pool is missing slices). Each node ends with a fragmentation line: the largest
-request of each partition type that still fits, computed exactly.
+Device states: free; allocated (to which claim); shared (a device that
+allows multiple allocations: its shares, one per allocation result, and
+the capacity left, never below zero); tainted (NoSchedule or NoExecute,
+its own taint or a DeviceTaintRule's); blocked (free, but the shared
+counters it needs are used up, or compatibility groups exclude it);
+incomplete (its pool is missing slices). After the devices: the counters
+used and left, then per node and driver the largest request of each
+partition type that still fits (computed exactly) and the whole devices
+free.
 
 \b
 Exit status: 0 printed (or the page written); 2 invalid input.
@@ -29,11 +32,12 @@ Exit status: 0 printed (or the page written); 2 invalid input.
 Examples:
   drasat inventory cluster/
   drasat inventory --node worker-1 -o wide cluster/
+  drasat inventory -o custom-columns=NODE:.metadata.name,FITS:.fragmentation cluster/
   drasat inventory --html map.html cluster/     one self-contained page: open it in a browser
 """
 
 
-@click.command(epilog=EPILOG)
+@click.command(epilog=EPILOG + "\n" + forms_epilog("NodeInventory objects, one per node"))
 @input_options
 @namespace_options_with(CLUSTER_SCOPED)
 @click.option("--node", metavar="NAME", help="Show only this node.")
@@ -43,21 +47,18 @@ Examples:
     metavar="ATTRIBUTE",
     help="Partition type attribute for slices that declare no partitionTypeAttribute.",
 )
-@click.option(
-    "-o",
-    "--output",
-    type=click.Choice(["table", "wide", "json"]),
-    default="table",
-    show_default=True,
-    help="table: per node; wide: with taints and counter sets per device; json: the data.",
+@output_options(
+    ("table", "wide"),
+    "table",
+    "table: every device (node, state, partition type, claim), the counters, and per node the largest "
+    "request that still fits; wide: with driver, pool, the state's reason, taints and counter sets; yaml/json: a v1 List of one "
+    "NodeInventory per node.",
 )
-@click.option(
-    "--html",
-    "html_file",
-    metavar="FILE",
-    type=click.Path(dir_okay=False),
-    help="Write the allocation map, one self-contained HTML page, to FILE instead (- for stdout; the folder "
-    "must exist).",
+@html_option(
+    "Write the allocation map to FILE instead (- for stdout; the folder must exist): one self-contained HTML "
+    "page (a fleet summary, a card per node, every device in a table, filters by node and state); with Pods "
+    "and Nodes in the input, the pending pods that could go on each node.",
+    to_stdout=True,
 )
 @exits_on_error
 def inventory(
@@ -96,95 +97,14 @@ def inventory(
 
         raise InputError(f"--node: no device or counter set of any ResourceSlice is on node {node!r}")
     if html_file is not None:
-        from drasat.cli.render.html import write_map
+        from drasat.cli.render.html import MapExtras, write_map
+        from drasat.cli.render.map_data import pods_that_fit
 
-        write_map(reports, html_file)  # "-": the page on stdout
+        write_map(reports, html_file, MapExtras(fitting=pods_that_fit(list(bundle))))  # "-": the page on stdout
         if html_file != "-":
             echo(f"wrote {html_file}: {sum(len(r.devices) for r in reports)} devices on {len(reports)} nodes", err=True)
         return
-    if output == "json":
-        echo(dump([as_data(r) for r in reports], "json"), nl=False)
+    if output in ("table", "wide"):
+        echo(inventory_tables(reports, wide=output == "wide"), nl=False)
     else:
-        echo(rendered(*(_node_table(r, wide=output == "wide") for r in reports)), nl=False)
-
-
-def amount(value: Quantity) -> str:
-    return str(value)
-
-
-def as_data(report: Any) -> dict[str, Any]:
-    """A node report as plain JSON values."""
-    from drasat.solver.report.device_states import fragmentation_line
-
-    return {
-        "node": report.node,
-        "devices": [
-            {
-                "driver": d.driver,
-                "pool": d.pool,
-                "name": d.name,
-                "state": d.state,
-                "claims": d.claims,
-                "taints": d.taints,
-                "reason": d.reason,
-                "partitionType": d.partition_type,
-                "counterSets": d.counter_sets,
-                **({"shares": d.shares} if d.state == "shared" else {}),
-                "capacityLeft": {k: amount(v) for k, v in d.capacity_left.items()},
-            }
-            for d in report.devices
-        ],
-        "counters": [
-            {
-                "driver": c.driver,
-                "pool": c.pool,
-                "counterSet": c.counter_set,
-                "counter": c.counter,
-                "capacity": amount(c.capacity),
-                "used": amount(c.used),
-                "left": amount(c.left),
-            }
-            for c in report.counters
-        ],
-        "largestFit": [
-            {"driver": driver, "partitionType": kind, "devices": n}
-            for (driver, kind), n in sorted(report.largest_fit.items())
-        ],
-        "freeWholeDevices": dict(sorted(report.free_whole.items())),
-        "fragmentation": fragmentation_line(report),
-    }
-
-
-def detail(device: Any) -> str:
-    """Why the device is in its state, in a few words."""
-    if device.state == "shared":
-        left = ", ".join(f"{k} {amount(v)} left" for k, v in device.capacity_left.items())
-        n = device.shares
-        return f"{n} share{'s' if n != 1 else ''}: {', '.join(device.claims)}" + (f"; {left}" if left else "")
-    if device.state == "allocated":
-        return ", ".join(device.claims)
-    if device.state == "tainted":
-        return ", ".join(device.taints)
-    return device.reason
-
-
-def _node_table(report: Any, wide: bool) -> str:
-    from drasat.solver.report.device_states import fragmentation_line
-
-    table = TextTable(show_lines=False)
-    columns = ["driver", "pool", "device", "state", "type", "detail"] + (["taints", "counter sets"] if wide else [])
-    for column in columns:
-        table.add_column(column)
-    for d in report.devices:
-        row = [d.driver, d.pool, d.name, d.state, d.partition_type or "", detail(d)]
-        if wide:
-            row += [", ".join(d.taints), ", ".join(d.counter_sets)]
-        table.add_row(*row)
-    lines = [f"node {report.node}\n", table_text(table)]
-    lines += [
-        f"  counter {c.driver}/{c.pool}/{c.counter_set}/{c.counter}: {amount(c.used)} used, "
-        f"{amount(c.left)} left of {amount(c.capacity)}\n"
-        for c in report.counters
-    ]
-    lines.append(f"  {fragmentation_line(report)}\n\n")
-    return rendered(*lines)
+        echo(render_list([inventory_item(r) for r in reports], output), nl=False)

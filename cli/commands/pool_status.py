@@ -5,9 +5,10 @@ from __future__ import annotations
 import click
 
 from drasat.cli.inputs import CLUSTER_SCOPED, in_namespace_only, input_options, namespace_options_with, read_inputs
-from drasat.cli.render.tables import TextTable, table_text
-from drasat.cli.render.text import echo, rendered
-from drasat.cli.reporting import dump, exits_on_error
+from drasat.cli.render.kubectl import forms_epilog, output_options, render_list
+from drasat.cli.render.pools import pools_table
+from drasat.cli.render.text import echo
+from drasat.cli.reporting import exits_on_error
 from drasat.models.errors import InputError
 from drasat.models.meta import ObjectMeta
 from drasat.models.pool_status_request import (
@@ -38,7 +39,7 @@ Examples:
 """
 
 
-@click.command("pool-status", epilog=EPILOG)
+@click.command("pool-status", epilog=EPILOG + "\n" + forms_epilog("the answered ResourcePoolStatusRequests"))
 @input_options
 @namespace_options_with(CLUSTER_SCOPED)
 @click.option("--driver", metavar="NAME", help="Driver whose pools to report (instead of a request in the input).")
@@ -51,13 +52,12 @@ Examples:
     help="Partition type attribute for slices that declare none, fully qualified (DOMAIN/NAME), "
     "e.g. gpu.example.com/profile.",
 )
-@click.option(
-    "-o",
-    "--output",
-    type=click.Choice(["yaml", "json", "table"]),
-    default="yaml",
-    show_default=True,
-    help="yaml/json: the request with status filled (a v1 List for several); table: for people.",
+@output_options(
+    ("table", "wide"),
+    "yaml",
+    "yaml/json: the request with status filled (a v1 List for several); table: one line per pool (devices, "
+    "allocated, available, partitions allocatable/total); wide: with request, driver, node, slices, "
+    "unavailable devices, shareable capacity and validation errors.",
 )
 @exits_on_error
 def pool_status(
@@ -145,57 +145,6 @@ def _warn_on_driver_name(bundle, request: ResourcePoolStatusRequest) -> None:
 
 
 def _render(answered: list[ResourcePoolStatusRequest], output: str) -> str:
-    if output == "table":
-        return "".join(_table(request) for request in answered)
-    bodies = [request.to_api() for request in answered]
-    return dump(bodies[0] if len(bodies) == 1 else {"apiVersion": "v1", "kind": "List", "items": bodies}, output)
-
-
-def _table(request: ResourcePoolStatusRequest) -> str:
-    status = request.status
-    assert status is not None  # answer() always fills it
-    table = TextTable(
-        title=f"{request.name}: driver {request.spec.driver}, {status.pool_count} pools", show_lines=False
-    )
-    for column in (
-        "pool",
-        "node",
-        "slices",
-        "total",
-        "allocated",
-        "available",
-        "unavailable",
-        "partitions (allocatable/total)",
-        "shareable",
-        "validation error",
-    ):
-        table.add_column(column)
-    for pool in status.pools:
-        partitions = ", ".join(f"{p.type} {p.allocatable}/{p.total}" for p in pool.partition_summary)
-        shareable = ""
-        if pool.shareable_summary is not None:
-            s = pool.shareable_summary
-            shareable = f"{s.fully_available_devices} free, {s.partially_available_devices} partly used"
-            shareable += "".join(f"; {c.name} {c.available} of {c.total} left" for c in s.capacity)
-        table.add_row(
-            pool.pool_name,
-            pool.node_name or "",
-            *(
-                _number(v)
-                for v in (
-                    pool.resource_slice_count,
-                    pool.total_devices,
-                    pool.allocated_devices,
-                    pool.available_devices,
-                    pool.unavailable_devices,
-                )
-            ),
-            partitions,
-            shareable,
-            pool.validation_error or "",
-        )
-    return rendered(f"{table.title}\n", table_text(table))
-
-
-def _number(value: int | None) -> str:
-    return "" if value is None else str(value)
+    if output in ("table", "wide"):
+        return pools_table(answered, wide=output == "wide")
+    return render_list([request.to_api() for request in answered], output, single=True)

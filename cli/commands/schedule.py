@@ -26,7 +26,8 @@ from drasat.cli.inputs import (
 from drasat.cli.interrupt import halted_on_first_interrupt, stopped_on_interrupt
 from drasat.cli.output_state import state_option, write_state
 from drasat.cli.progress import Bar, Status
-from drasat.cli.render.kubectl import OutputFormat, render_list
+from drasat.cli.render.html import html_option
+from drasat.cli.render.kubectl import forms_epilog, output_options, render_list
 from drasat.cli.render.schedule import batch_summary_line, placement_table
 from drasat.cli.render.text import echo
 from drasat.models.errors import DrasatError
@@ -53,7 +54,7 @@ Examples:
 """
 
 
-@click.command(epilog=EPILOG)
+@click.command(epilog=EPILOG + "\n" + forms_epilog("the placed Pods and their ResourceClaims"))
 @input_options
 @namespace_options
 @click.option(
@@ -65,17 +66,18 @@ Examples:
 @allocation_options
 @parallel_options
 @binding_options
-@click.option(
-    "-o",
-    "--output",
-    type=OutputFormat(("table", "wide")),
-    default="yaml",
-    show_default=True,
-    help="yaml/json: a v1 List of the placed pods and their claims; name: pod/NAME and "
-    "resourceclaim.resource.k8s.io/NAME; jsonpath=TEMPLATE: kubectl's JSONPath template over that "
-    "List; table: one line per pod; wide: one line per device.",
+@output_options(
+    ("table", "wide"),
+    "yaml",
+    "yaml/json: a v1 List of the placed pods and their claims; table: one line per pod (node, devices); "
+    "wide: one line per device, with claim, driver and pool, and why a pod is pending.",
 )
 @state_option
+@html_option(
+    "Also write the allocation map after this placement to FILE: the cluster's devices as the pods leave "
+    "them, the placements, and the pods left pending with the scheduler's reasons (see `drasat inventory "
+    "--html`)."
+)
 @click.option(
     "--batch",
     is_flag=True,
@@ -107,6 +109,7 @@ def schedule(
     binding_timeout: float,
     output: str,
     output_state: str | None,
+    html_file: str | None,
     batch: bool,
     verbose: bool,
 ) -> None:
@@ -149,6 +152,7 @@ def schedule(
             verbose,
             batch,
             binding_clock(now, binding_timeout),
+            html_file=html_file,
         )
         if output_state:
             write_state(output_state, bundle, placed)
@@ -176,6 +180,7 @@ def _schedule(
     verbose,
     batch=False,
     clock=None,
+    html_file=None,
 ) -> tuple[str, int, list[dict[str, Any]]]:
     with importing():
         from drasat.solver import Features
@@ -203,6 +208,8 @@ def _schedule(
     started = time.monotonic()
     placements = _placed(cluster, chosen, options, parallel, output, batch)
     pending = _report(placements, objective, verbose)
+    if html_file is not None:
+        _write_map(html_file, cluster, placements, "batch" if batch else "one-by-one")
     if verbose:
         echo(
             f"{len(placements) - len(pending)}/{len(placements)} pods placed in {time.monotonic() - started:.2f} s",
@@ -224,6 +231,16 @@ def _controller_notes(cluster) -> None:
         echo(f"notice: {note}", err=True)
     for note in stranded_pods(cluster):
         echo(f"warning: {note}", err=True)
+
+
+def _write_map(path: str, cluster, placements: list, method: str) -> None:
+    """The allocation map of the cluster as the placements leave it, with the placements beside it."""
+    from drasat.cli.render.html import MapExtras, PlacedSide, write_map
+    from drasat.cli.render.map_data import reports_after
+
+    reports = reports_after(cluster, placements)
+    write_map(reports, path, MapExtras(sides=[PlacedSide(method, placements)]))
+    echo(f"wrote {path}: {sum(len(r.devices) for r in reports)} devices on {len(reports)} nodes", err=True)
 
 
 def _chosen_pods(cluster, pods: str | None, namespace: str | None) -> list | None:

@@ -22,8 +22,8 @@ from drasat.cli.inputs import (
     told_as_validate,
 )
 from drasat.cli.output_state import state_option, write_state
-from drasat.cli.render.kubectl import OutputFormat, render_list
-from drasat.cli.render.tables import allocation_table
+from drasat.cli.render.allocation import allocation_table
+from drasat.cli.render.kubectl import forms_epilog, output_options, render_list
 from drasat.cli.render.text import echo
 from drasat.models.errors import DrasatError, InternalError, Unschedulable
 from drasat.solver.allocation.options import Objective, Solver
@@ -57,7 +57,7 @@ Every device chosen, with kubectl's JSONPath:
 """
 
 
-@click.command(epilog=EPILOG)
+@click.command(epilog=EPILOG + "\n" + forms_epilog("the allocated ResourceClaims"))
 @input_options
 @namespace_options
 @click.option("--node", metavar="NAME", help="Node to allocate for (default: the only Node in the input).")
@@ -76,16 +76,11 @@ Every device chosen, with kubectl's JSONPath:
 )
 @allocation_options
 @binding_options
-@click.option(
-    "-o",
-    "--output",
-    type=OutputFormat(("table", "wide")),
-    default="yaml",
-    show_default=True,
-    help="yaml/json: a v1 List of the allocated ResourceClaims; name: resourceclaim.resource.k8s.io/NAME "
-    "per claim; jsonpath=TEMPLATE: kubectl's JSONPath template over that List (an example below); "
-    "table: a summary for people; "
-    "wide: the table with share IDs, consumed capacity, conditions and node selector in columns.",
+@output_options(
+    ("table", "wide"),
+    "yaml",
+    "yaml/json: a v1 List of the allocated ResourceClaims; table: one line per device (claim, request, "
+    "device); wide: with driver, pool, share ID, consumed capacity, conditions and node selector.",
 )
 @state_option
 @click.option("-v", "--verbose", is_flag=True, help="Print how the answer was found, or why there is none, on stderr.")

@@ -10,8 +10,9 @@ import yaml
 from drasat.cli.allocation_options import NOW
 from drasat.cli.inputs import in_namespace_only, input_options, namespace_options_with, read_inputs
 from drasat.cli.loading import input_limit
+from drasat.cli.render.kubectl import LIST_FORMS, render_data, report_object, report_output_option
 from drasat.cli.render.text import echo
-from drasat.cli.reporting import dump, exits_on_error
+from drasat.cli.reporting import exits_on_error
 from drasat.models.errors import InputError, InputProblem, Location
 
 EPILOG = """\b
@@ -47,13 +48,10 @@ EXTRA_FIELDS = ("deviceClassName", "selectors")
 @input_options
 @namespace_options_with("Consider only the pods of this namespace (the devices are counted cluster-wide).")
 @NOW
-@click.option(
-    "-o",
-    "--output",
-    type=click.Choice(["text", "json"]),
-    default="text",
-    show_default=True,
-    help="text: the condition message and the pods; json: the numbers, devices and pods as data.",
+@report_output_option(
+    ("text",),
+    "text: the condition message and the pods; json/yaml: the numbers, devices and pods as data, one "
+    "DeviceTaintRuleImpact per rule (a v1 List for several); name: the pods NoExecute would evict, pod/NAME.",
 )
 @exits_on_error
 def taint_impact(
@@ -108,9 +106,11 @@ def taint_impact(
         ]
     except InputError as exc:  # the rule's deviceClassName names no DeviceClass: the rule file is at fault
         raise InputError(f"{rule_file}: {exc}") from None
-    if output == "json":
-        data = [_as_data(i, moment) for i in impacts]
-        echo(dump(data if len(data) > 1 else data[0], "json"), nl=False)
+    if output in LIST_FORMS:
+        items = [report_object("DeviceTaintRuleImpact", i.rule, _as_data(i, moment)) for i in impacts]
+        data = items[0] if len(items) == 1 else {"apiVersion": "v1", "kind": "List", "items": items}
+        evicted = [{"kind": "Pod", "metadata": {"name": pod.rsplit("/", 1)[-1]}} for i in impacts for pod in i.evicted]
+        echo(render_data(data, output, evicted), nl=False)
         return
     for impact in impacts:
         echo(f"DeviceTaintRule {impact.rule}: {impact.message() or f'{impact.reason()} (no message)'}")

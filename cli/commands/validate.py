@@ -9,12 +9,12 @@ with the verdict; notices (skipped kinds, conversions) go to stderr.
 from __future__ import annotations
 
 import importlib
-import json
 from typing import Any
 
 import click
 
 from drasat.cli.inputs import in_namespace_only, input_options, namespace_options_with, read_inputs
+from drasat.cli.render.kubectl import LIST_FORMS, render_data, report_output_option
 from drasat.cli.render.text import echo, rendered, secho, styled
 from drasat.cli.reporting import exits_on_error
 from drasat.models.bundle import Loaded
@@ -61,13 +61,10 @@ Examples:
 @input_options
 @namespace_options_with("Check only the objects of this namespace, and the cluster-scoped ones.")
 @click.option("-q", "--quiet", is_flag=True, help="Print only objects with problems, and the summary.")
-@click.option(
-    "-o",
-    "--output",
-    type=click.Choice(["text", "json"]),
-    default="text",
-    show_default=True,
-    help="text: a verdict per object for people; json: the same as data, for CI.",
+@report_output_option(
+    ("text",),
+    "text: a verdict per object for people; json/yaml: the same as data, for CI (each object with its file, "
+    "document, kind and name, unreadable ones too); name: kind.group/NAME of each object read.",
 )
 @exits_on_error
 def validate(
@@ -106,8 +103,9 @@ def validate(
     invalid = sum(1 for entry, problems in verdicts if isinstance(entry, Loaded) and problems)
     valid = sum(1 for entry, _ in verdicts if isinstance(entry, Loaded)) - invalid
     unreadable = sum(1 for entry in entries if isinstance(entry, InputProblem))
-    if output == "json":
-        echo(json.dumps(_as_data(verdicts, valid, invalid, unreadable), indent=2))
+    if output in LIST_FORMS:
+        data = _as_data(verdicts, valid, invalid, unreadable)
+        echo(render_data(data, output, [_object_of(r) for r in data["objects"] if r["name"]]), nl=False)
     else:
         _report(verdicts, quiet)
         echo(_summary(valid, invalid, unreadable))
@@ -150,6 +148,8 @@ def _as_data(verdicts: list[Verdict], valid: int, invalid: int, unreadable: int)
             records.append(
                 {
                     **_place(entry.location),
+                    "kind": entry.location.kind,
+                    "name": entry.location.name,
                     "valid": False,
                     "readable": False,
                     "problems": [{"field": entry.location.path, "message": entry.message}],
@@ -172,6 +172,10 @@ def _as_data(verdicts: list[Verdict], valid: int, invalid: int, unreadable: int)
         "objects": records,
         "summary": {"valid": valid, "invalid": invalid, "unreadable": unreadable},
     }
+
+
+def _object_of(record: dict[str, Any]) -> dict[str, Any]:
+    return {"kind": record["kind"] or "", "metadata": {"name": record["name"].rsplit("/", 1)[-1]}}  # no namespace
 
 
 def _place(location: Location) -> dict[str, Any]:

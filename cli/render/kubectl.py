@@ -1,8 +1,10 @@
-"""Printing API objects the kubectl way: ``-o yaml|json|name|jsonpath=TEMPLATE``.
+"""Printing API objects the kubectl way: ``-o yaml|json|name|jsonpath=TEMPLATE|custom-columns=SPEC``.
 
-Commands that print objects (solve, schedule) build a v1 ``List`` and hand it here;
-tables stay with each command. ``name`` prints ``resource.group/name`` per object as
-``kubectl get -o name`` does. ``jsonpath=`` takes kubectl's template syntax —
+Every command hands its objects here (solve and schedule their claims and pods, the reports their own
+kinds) as a v1 ``List``; tables stay with each command. ``name`` prints ``resource.group/name`` per object
+as ``kubectl get -o name`` does. ``custom-columns=NAME:.metadata.name,NODE:.spec.nodeName`` is a table of
+one row per object, a JSONPath per column (kubectl's syntax, ``<none>`` where a path finds nothing);
+``--no-headers`` leaves out the header row of it and of every table. ``jsonpath=`` takes kubectl's template syntax —
 ``{.items[*].metadata.name}``, ``{range .items[*]}{.metadata.name}{"\\n"}{end}`` —
 whose expressions are JSONPath evaluated by ``jsonpath-ng``; the template around them
 (literal text, ``{range}``/``{end}``, quoted strings) is kubectl's own small language,
@@ -14,20 +16,24 @@ from __future__ import annotations
 import functools
 import json
 import re
-from typing import Any
+from collections.abc import Callable
+from typing import Any, TypeVar
 
 import click
 import yaml
 
 from drasat.models.errors import InputError
 
+F = TypeVar("F", bound=Callable[..., Any])
+
 LIST_FORMS = ("yaml", "json", "name")
-_PLURAL = {"ResourceClaim": "resourceclaim.resource.k8s.io", "Pod": "pod"}
+CUSTOM_COLUMNS = "custom-columns="
 _TOKEN = re.compile(r"""\{\s*(?:"((?:[^"\\]|\\.)*)"|'((?:[^'\\]|\\.)*)'|([^{}]*))\s*\}""")
 
 
 class OutputFormat(click.ParamType):
-    """``yaml``, ``json``, ``name``, ``jsonpath=TEMPLATE``, or one of the command's table forms."""
+    """``yaml``, ``json``, ``name``, ``jsonpath=TEMPLATE``, ``custom-columns=SPEC``, or one of the command's
+    table forms (``table``, ``wide``, ``text``)."""
 
     name = "format"
 
@@ -44,24 +50,168 @@ class OutputFormat(click.ParamType):
             except InputError as exc:
                 self.fail(str(exc), param, ctx)
             return text
-        choices = ", ".join([*LIST_FORMS, *self.tables, "jsonpath=TEMPLATE"])
+        if text.startswith(CUSTOM_COLUMNS):
+            try:
+                _columns(text[len(CUSTOM_COLUMNS) :])
+            except InputError as exc:
+                self.fail(str(exc), param, ctx)
+            return text
+        choices = ", ".join([*self.tables, *LIST_FORMS, "jsonpath=TEMPLATE", "custom-columns=SPEC"])
         self.fail(f"{text!r} is not an output format: choose {choices}", param, ctx)
 
 
-def render_list(items: list[dict[str, Any]], output: str) -> str:
-    """The objects as kubectl prints a List in ``output`` (one of :data:`LIST_FORMS` or jsonpath=...)."""
-    listing = {"apiVersion": "v1", "kind": "List", "items": items}
+def output_options(tables: tuple[str, ...], default: str, help: str) -> Callable[[F], F]:
+    """``-o/--output`` (the command's table forms, then kubectl's object forms) and ``--no-headers``."""
+
+    def decorate(function: F) -> F:
+        function = click.option(
+            "--no-headers",
+            is_flag=True,
+            expose_value=False,
+            callback=_set_headers,
+            help="Print tables (and custom-columns) without their header row.",
+        )(function)
+        return click.option(
+            "-o",
+            "--output",
+            type=OutputFormat(tables),
+            default=default,
+            show_default=True,
+            metavar="FORMAT",
+            help=help + " Also name, jsonpath=TEMPLATE and custom-columns=SPEC (see below).",
+        )(function)
+
+    return decorate
+
+
+def report_output_option(texts: tuple[str, ...], help: str) -> Callable[[F], F]:
+    """``-o/--output`` of a command whose answer is one report (validate, explain, taint-impact): its text
+    form(s), then ``yaml``, ``json`` (the report as data) and ``name`` (kind.group/NAME of what it is about)."""
+    return click.option(
+        "-o",
+        "--output",
+        type=click.Choice([*texts, *LIST_FORMS]),
+        default=texts[0],
+        show_default=True,
+        help=help,
+    )
+
+
+def render_data(data: Any, output: str, names: list[dict[str, Any]]) -> str:
+    """A report in ``output`` (yaml, json, or name: one line per object in ``names``, as :func:`resource_name`)."""
+    if output == "json":
+        return json.dumps(data, indent=2) + "\n"
+    if output == "yaml":
+        return yaml.safe_dump(data, sort_keys=False)
+    return "".join(f"{resource_name(item)}\n" for item in names)
+
+
+def forms_epilog(objects: str) -> str:
+    """The epilog paragraph that teaches kubectl's output forms (kept out of the option's help: click would
+    wrap ``custom-columns`` at its hyphen). ``objects``: what the List holds, e.g. "the allocated claims"."""
+    return f"""\b
+Output forms (-o), as kubectl's:
+  yaml, json            a v1 List of {objects}
+  name                  kind.group/NAME per object
+  jsonpath=TEMPLATE     e.g. -o jsonpath='{{.items[*].metadata.name}}'
+  custom-columns=SPEC   one row per object, HEADER:JSONPATH per column, e.g.
+                        -o custom-columns=NAME:.metadata.name,KIND:.kind
+  --no-headers          tables and custom-columns without their header row
+"""
+
+
+def _set_headers(_ctx: click.Context, _param: click.Parameter, value: bool) -> None:
+    from .tables import HEADERS
+
+    HEADERS.set(not value)
+
+
+def render_list(items: list[dict[str, Any]], output: str, *, single: bool = False) -> str:
+    """The objects as kubectl prints a List in ``output`` (one of :data:`LIST_FORMS`, jsonpath=...,
+    custom-columns=...). ``single``: one object asked for by name prints alone, not in a List, as
+    ``kubectl get KIND NAME`` does."""
+    listing: dict[str, Any] = (
+        items[0] if single and len(items) == 1 else {"apiVersion": "v1", "kind": "List", "items": items}
+    )
     if output == "json":
         return json.dumps(listing, indent=2) + "\n"
     if output == "yaml":
         return yaml.safe_dump(listing, sort_keys=False)
     if output == "name":
-        return "".join(
-            f"{_PLURAL.get(i.get('kind', ''), str(i.get('kind', '')).lower())}/"
-            f"{i.get('metadata', {}).get('name', '')}\n"
-            for i in items
-        )
+        return "".join(f"{resource_name(item)}\n" for item in items)
+    if output.startswith(CUSTOM_COLUMNS):
+        return custom_columns(items, output[len(CUSTOM_COLUMNS) :])
     return _expand(_parse(output.partition("=")[2]), listing)
+
+
+REPORT_API_VERSION = "drasat/v1alpha1"
+"""The apiVersion of drasat's report objects (no API server serves them: they are drasat's answers, shaped
+as kubectl's objects so that ``-o name``, ``jsonpath`` and ``custom-columns`` read them as any other)."""
+
+
+def report_object(kind: str, name: str, data: dict[str, Any]) -> dict[str, Any]:
+    """``data`` as a kubectl-like object: apiVersion, kind, metadata.name, then its own fields."""
+    return {"apiVersion": REPORT_API_VERSION, "kind": kind, "metadata": {"name": name}, **data}
+
+
+_GROUPS = {
+    kind: "resource.k8s.io"
+    for kind in (
+        "ResourceClaim",
+        "ResourceClaimTemplate",
+        "ResourceSlice",
+        "DeviceClass",
+        "DeviceTaintRule",
+        "ResourcePoolStatusRequest",
+    )
+}
+"""The API group of kinds an object may come without apiVersion for (as kubectl finds it by the kind)."""
+
+
+def resource_name(item: dict[str, Any]) -> str:
+    """``kind.group/name`` as ``kubectl get -o name`` spells it: pod/web-0, resourceclaim.resource.k8s.io/gpu."""
+    kind = str(item.get("kind", ""))
+    api_version = str(item.get("apiVersion", ""))
+    group = api_version.split("/")[0] if "/" in api_version else _GROUPS.get(kind, "")
+    kind = kind.lower()
+    return f"{kind}{'.' + group if group else ''}/{(item.get('metadata') or {}).get('name', '')}"
+
+
+def custom_columns(items: list[dict[str, Any]], spec: str) -> str:
+    """kubectl's ``-o custom-columns``: headers as written, a value per path and object (several joined by
+    commas, ``<none>`` when the path finds nothing), columns aligned as every drasat table."""
+    from .tables import TextTable, table_text
+
+    table = TextTable()
+    columns = _columns(spec)
+    for header, _ in columns:
+        table.add_column(header)
+    for item in items:
+        table.add_row(*(",".join(_scalar(v) for v in _values(path, item)) or "<none>" for _, path in columns))
+    return table_text(table, upper=False)
+
+
+def _columns(spec: str) -> list[tuple[str, str]]:
+    """``HEADER:PATH,...`` as kubectl reads it: each part split at its first colon; a path may be written
+    ``.metadata.name``, ``{.metadata.name}`` or ``metadata.name``."""
+    columns = []
+    for part in spec.split(","):
+        header, colon, path = part.partition(":")
+        if not colon or not path or not header:
+            raise InputError(
+                f"custom-columns: unexpected spec {part!r}, expected <header>:<json-path-expr>, "
+                "e.g. custom-columns=NAME:.metadata.name,NODE:.spec.nodeName"
+            )
+        path = path.strip()
+        if path.startswith("{") and path.endswith("}"):
+            path = path[1:-1]
+        if not path.startswith((".", "[")):
+            path = "." + path
+        try:
+            columns.append((header, _compiled_text(path)))
+        except InputError as exc:
+            raise InputError(f"custom-columns: column {header}: {exc}") from None
+    return columns
 
 
 Part = tuple[str, str]  # ("text", literal) | ("path", jsonpath) | ("range", jsonpath) | ("end", "")

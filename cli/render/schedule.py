@@ -1,4 +1,4 @@
-"""Human rendering of placements (rich tables), kept apart from the schedule command's logic."""
+"""Tables of placements (schedule) and of one by one beside batch (compare --schedule), kubectl's form."""
 
 from __future__ import annotations
 
@@ -9,14 +9,19 @@ from .text import rendered
 
 
 def placement_table(placements: list[Any], wide: bool = False) -> str:
-    """One row per pod (node and devices, or why it is pending); ``wide``: one row per device with its claim."""
-    table = TextTable(title="Placement", show_lines=False)
-    columns = ("pod", "node", "claim", "request", "driver", "pool", "device") if wide else ("pod", "node", "devices")
+    """One row per pod: its node and devices, or ``<pending>`` (why is on stderr); ``wide``: one row per
+    device with its claim, driver and pool, and the reason of a pending pod in a column of its own."""
+    table = TextTable(title="Placement")
+    columns = (
+        ("pod", "node", "claim", "request", "driver", "pool", "device", "reason")
+        if wide
+        else ("pod", "node", "devices")
+    )
     for column in columns:
-        table.add_column(column, overflow="fold")
+        table.add_column(column)
     for p in placements:
         if p.node is None:
-            table.add_row(p.label, "(pending)", p.reason, *([""] * (len(columns) - 3)))
+            table.add_row(p.label, PENDING, *([""] * (len(columns) - 3)), p.reason if wide else "")
             continue
         node = f"{p.node} (PreBind)" if getattr(p, "waiting", None) else p.node  # not bound until conditions hold
         rows = [
@@ -28,8 +33,13 @@ def placement_table(placements: list[Any], wide: bool = False) -> str:
             for claim, r in rows or [("", None)]:
                 table.add_row(p.label, node, claim, *((r.request, r.driver, r.pool, r.device) if r else [""] * 4))
         else:
-            table.add_row(p.label, node, ", ".join(f"{r.request}={r.device}" for _, r in rows))
+            table.add_row(p.label, node, ",".join(f"{r.request}={r.device}" for _, r in rows) or "<none>")
     return table_text(table)
+
+
+PENDING = "<pending>"
+"""The node of a pod left pending (kubectl prints ``<none>`` for a pod no node was chosen for; the word says
+more, and the scheduler's reason is on stderr, or in ``-o wide``'s REASON column)."""
 
 
 def batch_summary_line(summary: Any) -> str:
@@ -76,10 +86,11 @@ def schedule_comparison_table(comparison: Any) -> str:
         ("counter sets touched", str(one.usage.counter_sets_touched), str(batch.usage.counter_sets_touched)),
         ("whole devices free", str(one.usage.whole_devices_free), str(batch.usage.whole_devices_free)),
     ]
-    for node_type in one.usage.largest_free:
+    types = list(one.usage.largest_free)
+    for number, node_type in enumerate(types, 1):
         rows.append(
             (
-                f"largest free partition ({node_type})",
+                f"largest free (node type {number})" if len(types) > 1 else "largest free partition",
                 str(one.usage.largest_free[node_type]),
                 str(batch.usage.largest_free.get(node_type, "-")),
             )
@@ -88,8 +99,12 @@ def schedule_comparison_table(comparison: Any) -> str:
     rows.append(("wall time", f"{one.seconds:.2f} s", f"{batch.seconds:.2f} s"))
     for row in rows:
         table.add_row(*row)
+    legend = [f"node type {n}: {t}\n" if len(types) > 1 else f"node type: {t}\n" for n, t in enumerate(types, 1)]
     if comparison.differences:
         return rendered(
-            table_text(table), "Pods placed differently:\n", *(f"  {line}\n" for line in comparison.differences)
+            table_text(table),
+            *legend,
+            "Pods placed differently:\n",
+            *(f"  {line}\n" for line in comparison.differences),
         )
-    return rendered(table_text(table), "Every pod has the same outcome.\n")
+    return rendered(table_text(table), *legend, "Every pod has the same outcome.\n")

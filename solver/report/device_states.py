@@ -93,6 +93,9 @@ class NodeReport:
     counters: list[CounterReport] = field(default_factory=list)
     largest_fit: dict[tuple[str, str], int] = field(default_factory=dict)  # (driver, type) -> devices
     free_whole: dict[str, int] = field(default_factory=dict)  # driver -> free devices without a partition type
+    set_fit: dict[tuple[str, str, str, str], int] = field(default_factory=dict)
+    """(driver, pool, counter set, type) -> how many of the free partitions of that type on that counter set
+    fit together (fewer than are free: they overlap; the map shades them apart from the ones that all fit)."""
 
 
 def node_reports(
@@ -222,9 +225,39 @@ def _fragmentation(report: NodeReport, pools: dict[tuple[str, str], GatheredPool
             chosen = [candidate_of(objects[d.name]) for d in devices if d.partition_type == kind and d.name in free]
             fit = 0 if blocked else max_allocatable(chosen, state).count
             report.largest_fit[(key[0], kind)] = report.largest_fit.get((key[0], kind), 0) + fit
+            if fit < len(chosen):  # some free ones overlap: say on which counter set, and by how much
+                _set_fits(
+                    report,
+                    key,
+                    kind,
+                    [d for d in devices if d.partition_type == kind and d.name in free],
+                    objects,
+                    state,
+                    blocked,
+                )
         whole = _untyped_fit(devices, objects, state, blocked)
         if whole:
             report.free_whole[key[0]] = report.free_whole.get(key[0], 0) + whole
+
+
+def _set_fits(
+    report: NodeReport,
+    key: tuple[str, str],
+    kind: str,
+    devices: list[DeviceReport],
+    objects: dict[str, Device],
+    state: CounterState,
+    blocked: bool,
+) -> None:
+    """Per counter set, how many free partitions of ``kind`` fit together, where that is fewer than are free."""
+    by_set: dict[str, list[DeviceReport]] = {}
+    for d in devices:
+        if d.state == "free" and len(d.counter_sets) == 1:
+            by_set.setdefault(d.counter_sets[0], []).append(d)
+    for counter_set, members in sorted(by_set.items()):
+        fit = 0 if blocked else max_allocatable([candidate_of(objects[d.name]) for d in members], state).count
+        if fit < len(members):
+            report.set_fit[(key[0], key[1], counter_set, kind)] = fit
 
 
 def _untyped_fit(devices: list[DeviceReport], objects: dict[str, Device], state: CounterState, blocked: bool) -> int:

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from drasat.models.core import Pod
@@ -43,6 +43,7 @@ class ScheduleSide:
     nodes: dict[str, str | None]  # pod -> node (None: pending)
     bound: int | None = None  # the joint model's bound on the pods it counts (batch only)
     proven: bool = False  # the joint answer is proven the most the cluster holds, priority by priority
+    placements: tuple[Placement, ...] = field(default=(), repr=False, compare=False)  # for the map (not data)
 
     def to_data(self) -> dict[str, Any]:
         return {
@@ -118,6 +119,7 @@ def side_of(
         usage(cluster, new_claims),
         seconds,
         nodes,
+        placements=tuple(placements),
     )
 
 
