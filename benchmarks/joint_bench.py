@@ -22,45 +22,30 @@ above the optimum. A method still running after ``--kill-after`` seconds is stop
 Run ``python benchmarks/joint_bench.py --sizes 10,100 [--timeout 600] [--skip-batch] [--seed 1]``;
 ``--sizes`` takes node counts of ``frag_cluster.PRESETS`` or ``NODES/PODS/GANGS``.
 
-Measured on the 2-core machine, 2 December 2026, at drasat main 334a485, seed 1; the machine was
-shared and busy throughout (1-minute load 2.5-5.2 on 2 cores), so seconds are inflated and, worse,
-the batch's time-cut answers vary with the load (below). Wall = the method alone (the CLI: the
-whole command); RSS = peak of the method's own process (library rows: input built in memory, 114 /
-188 / 471 MB of it at 10 / 100 / 500 nodes); "whole" = pods placed counting gangs only when whole:
+Measured on the 2-core machine, 2 December 2026 (the joint branch before its merge, seed 1, ``--timeout 10``,
+load 1.2-2.3: other work shared the machine), wall seconds of the method alone:
 
-    nodes  pods gangs  method           placed  whole  gangs  of opt.     wall  peak RSS
-       10   200     2  optimum             189    189    1/2   100 %     0.0 s    101 MB  OPTIMAL
-       10   200     2  one-by-one          181    181    1/2  95.8 %     2.4 s    156 MB
-       10   200     2  batch (60 s)        188    188    1/2  99.5 %    23.5 s    175 MB  188 jointly
-       10   200     2  batch (600 s)       188    188    1/2  99.5 %    23.5 s    176 MB
-       10   200     2  CLI --batch         188    188    1/2  99.5 %    28.1 s    181 MB
-      100  2000    10  optimum            1901   1901  10/10   100 %     0.1 s    101 MB  OPTIMAL
-      100  2000    10  one-by-one         1687   1687   6/10  88.7 %    44.6 s    427 MB
-      100  2000    10  batch (60 s)       1417   1417   6/10  74.5 %    64.1 s    371 MB  0 jointly
-      100  2000    10  batch (600 s)      1687   1687   6/10  88.7 %   603.5 s    475 MB  0 jointly
-      100  2000    10  CLI --batch        1687   1687   6/10  88.7 %    72.2 s    449 MB  0 jointly
-      500  4000    40  optimum            4000   4000  40/40   100 %     0.0 s    102 MB  OPTIMAL
-      500  4000    40  one-by-one         4000   4000  40/40   100 %   140.8 s    868 MB
-      500  4000    40  batch (60 s)        619    619   6/40  15.5 %    65.7 s    600 MB
-      500  4000    40  batch (600 s)      4000   4000  40/40   100 %   605.0 s   1054 MB  0 jointly
-      500  4000    40  CLI --batch         929    929   9/40  23.2 %    75.2 s    672 MB
-    10000 40000     0  optimum           40000      -      -   100 %     1.2 s    135 MB  OPTIMAL
+    nodes  pods gangs  method           placed  gangs  of opt.    wall  peak RSS
+       10   200     2  optimum             189    1/2   100 %    0.0 s    100 MB  OPTIMAL
+       10   200     2  one-by-one          181    1/2  95.8 %    0.9 s    158 MB
+       10   200     2  batch (60 s)        189    1/2   100 %    1.1 s    157 MB  proven
+       10   200     2  batch (10 s)        189    1/2   100 %    0.6 s    159 MB  proven
+       10   200     2  CLI --batch         189    1/2   100 %    2.1 s    163 MB
+      100  2000    10  optimum            1901  10/10   100 %    0.0 s    101 MB  OPTIMAL
+      100  2000    10  one-by-one         1687   6/10  88.7 %   13.3 s    434 MB
+      100  2000    10  batch (60 s)       1901  10/10   100 %   24.0 s    514 MB  proven
+      100  2000    10  batch (10 s)       1901   0/10   100 %    9.6 s    437 MB  proven (ties: fewer gangs)
+      100  2000    10  CLI --batch        1901  10/10   100 %   19.6 s    508 MB
+      500  4000    40  optimum            4000  40/40   100 %    0.0 s    102 MB  OPTIMAL
+      500  4000    40  one-by-one         4000  40/40   100 %   55.7 s   1196 MB
+      500  4000    40  batch (60 s)       4000  40/40   100 %   38.3 s    982 MB  blocks of ~100 nodes
+      500  4000    40  batch (10 s)       2809  29/40  70.2 %   10.7 s    758 MB
+      500  4000    40  CLI --batch        4000  40/40   100 %   53.6 s    918 MB
 
-Every placement passed drasat's verifier and the independent count; every optimum was proven
-(both formulations; per GPU: 0.1 / 3.7 / 2.4 / 220.6 s and 1,157 MB at 10,000 nodes) and its
-witness allocated node by node by drasat's allocator (at 10,000 nodes on 500 evenly spread nodes).
-Writing the 10,000-node YAML (``frag_cluster.py --nodes 10000``) took 361 s at 110 MB RSS: 388 MiB.
-
-What it shows: (1) at 10 nodes the batch is one pod short of the proven optimum with no time
-cut (its 50 configurations lack a mix the optimum uses, a counts witness exists); (2) at 100 and
-500 nodes — every node its own class — the joint model places nothing within 60 s or 600 s
-("0 jointly": configurations, master stages and per-node allocations all cut by time), so the
-batch is at best one-by-one's answer; (3) with the default 60 s the batch places *fewer* pods than
-one-by-one (1417 vs 1687; 619 vs 4000): the scheduler-order pass gets half the deadline and is cut
-(583 and 3,381 pods not tried), the final one-by-one pass gets no time ("2000 pods not tried"), and
-the cut pass's answer is kept. This depends on the load: an earlier run the same day gave 1510 at
-load 4.6, and at load 1.3 the same call placed 1687; the CLI run (its own process, same 60 s) gave
-1687 and 929. One-by-one never split a gang here (whole = placed).
+Every placement passed drasat's verifier and the independent count. The --timeout overrun printed: -94 %,
+-4 % and +6.9 % at 10, 100 and 500 nodes. The 10,000-node preset through the command line (``drasat
+schedule --batch --timeout 480 -o name``, 407 MB of YAML): 40,000 of 40,000 placed, whole command 10 min
+32 s at load 3-4, peak RSS 11.4 GB.
 """
 
 from __future__ import annotations

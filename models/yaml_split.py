@@ -48,7 +48,8 @@ class Piece:
 
 def split_stream(text: str) -> list[Piece] | None:
     """The documents of ``text`` in order, or None where the stream's structure is PyYAML's to read."""
-    if "\r" in text or text.startswith("%") or "\n%" in text:
+    # YAML's other line breaks (\r, NEL, LS, PS) move PyYAML's line numbers and may start a marker line.
+    if any(c in text for c in "\r\x85\u2028\u2029") or text.startswith("%") or "\n%" in text:
         return None
     markers = [(m.start() + 1, m.end(), m.group(1), m.group(2)) for m in _MARKER.finditer("\n" + text)]
     markers = [(s - 1, e - 1, kind, rest) for s, e, kind, rest in markers]  # offsets in text
