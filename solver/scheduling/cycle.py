@@ -9,12 +9,13 @@ computed once here instead of once per node.
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cached_property
 
 from drasat.models.core import Pod
 
-from .cluster_state import ClusterState
+from .cluster_state import ClusterState, NodeLoad
 from .plugins.node_resources import Resources, pod_requests
 from .pods import PodClaims
 
@@ -44,6 +45,21 @@ class Cycle:
     def requests_for_score(self) -> Resources:
         """The pod's requests with the scheduler's defaults for missing ones (NodeResourcesFit's score)."""
         return pod_requests(self.pod, pod_level=self.pod_level, defaults=True)
+
+    @cached_property
+    def requests_key(self) -> str:
+        """Equal for pods whose requests are equal, with and without defaults (the resource scores' memo)."""
+        return repr((sorted(self.requests.items()), sorted(self.requests_for_score.items())))
+
+    def resource_score(self, plugin: str, load: NodeLoad, score: Callable[[], int]) -> int:
+        """A score that reads only the node's load and the pod's requests, kept per load and requests across
+        pods (their exact arithmetic is the slowest part of filtering a node for a pod seen before)."""
+        memo = self.state.score_memo
+        key = (plugin, load.key, self.requests_key)
+        found = memo.get(key)
+        if found is None:
+            found = memo[key] = score()
+        return found
 
     @cached_property
     def shares_claims(self) -> bool:

@@ -38,6 +38,32 @@ class Devices:
         self.state, self.pc = cycle.state, cycle.pc
         self._shapes: dict[frozenset[str], ClaimShape] = {}
         self._done: dict[tuple, Outcome] = {}
+        # Whole outcomes kept across pods of one spec: the scored outcome and the verdict are kept so already,
+        # and the filters after the devices read only the pod's spec, the node's load and the verdict — unless
+        # node-allocatable amounts or a NUMA layout make them read the pod's own claims.
+        features = self.state.cluster.features
+        self._reusable = bool(cycle.spec) and not self.state.numa and not features["DRANodeAllocatableResources"]
+
+    def known(self, key: tuple, node: str) -> Outcome | None:
+        """The class's complete outcome for a pod of this spec, when one was kept (None: work it out). A
+        kept failure to find devices is noted for ``node`` too, as working it out would have."""
+        if not self._reusable:
+            return None
+        found = self.cache.get(("complete", self.cycle.spec, key))
+        if found is None:
+            return None
+        outcome, failed = found
+        if failed is not None:
+            self.state.dra_failures[(failed, node)] = REASON_DRA
+        return outcome
+
+    def keep(self, key: tuple, node: str, outcome: Outcome) -> None:
+        """Keep the class's complete outcome on ``node`` for later pods of this spec (:meth:`known`)."""
+        if self._reusable:
+            failed = (
+                verdict_key(self.state, self.pc, node, self._shapes)[1].key if outcome.reasons == [REASON_DRA] else None
+            )
+            self.cache[("complete", self.cycle.spec, key)] = (outcome, failed)
 
     def outcome(self, key: tuple, scored: Outcome, on: str | None = None) -> Outcome:
         """The class's complete outcome; a verdict still to compute is computed on node ``on`` (default: the

@@ -50,14 +50,7 @@ class ClassKeys:
             return None
         state = self.state
         elsewhere = tuple(allocated_elsewhere(state, self.cycle.pc, name)) if self.cycle.shares_claims else ()
-        return (
-            name if self.name_matters else "",
-            elsewhere,
-            state.filter_key(name),
-            state.loads[name].key,
-            state.signature(name),
-            state.numa_key(name),
-        )
+        return (name if self.name_matters else "", elsewhere, *state.state_key(name))
 
 
 def class_keys(cycle: Cycle) -> dict[str, tuple | None]:

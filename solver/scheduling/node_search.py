@@ -70,10 +70,13 @@ def sampled(cycle: Cycle, options: AllocateOptions, cache: dict[tuple, Any], wan
         if key is None:
             reasons[name] = [REASON_PINNED]
             return False
-        if key not in outcomes:
-            firsts[key] = name
-            outcomes[key] = prepared_one(cycle, key, state.loads[name].node, cache)
-        done = outcomes[key] if outcomes[key].reasons else devices.outcome(key, outcomes[key], on=name)
+        done = devices.known(key, name)
+        if done is None:
+            if key not in outcomes:
+                firsts[key] = name
+                outcomes[key] = prepared_one(cycle, key, state.loads[name].node, cache)
+            done = outcomes[key] if outcomes[key].reasons else devices.outcome(key, outcomes[key], on=name)
+            devices.keep(key, name, done)
         if done.reasons:
             reasons[name] = done.reasons
             return False

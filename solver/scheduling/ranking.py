@@ -20,21 +20,25 @@ from .plugins.registry import Normalization
 
 def ranked(passed: list[tuple[str, Outcome]]) -> list[tuple[str, DraVerdict]]:
     """Nodes that passed (each with a verdict), best first by the default profile's weighted sum, then by
-    the pack footprint (``()`` unless packing), then by name."""
+    the pack footprint (``()`` unless packing), then by name. A score equal on every node adds the same to
+    every total, so it is left out (the order is the same; most pods have no preference to normalise)."""
+    profile = registry.PROFILE
     totals = [0] * len(passed)
-    for i, plugin in enumerate(registry.PROFILE.node_scores):
-        for n, score in enumerate(plugin.normalization.apply([o.raw[i] for _, o in passed])):
-            totals[n] += plugin.weight * score
-    for plugin in registry.PROFILE.device_scores:
-        raw = [plugin.score_devices(o.verdict) if o.verdict else 0 for _, o in passed]
+    columns = [(p, [o.raw[i] for _, o in passed]) for i, p in enumerate(profile.node_scores)]
+    columns += [(p, [p.score_devices(o.verdict) if o.verdict else 0 for _, o in passed]) for p in profile.device_scores]
+    for plugin, raw in columns:
+        if raw and min(raw) == max(raw):
+            continue
         for n, score in enumerate(plugin.normalization.apply(raw)):
             totals[n] += plugin.weight * score
-    scored = []
+    verdicts: dict[str, DraVerdict] = {}
+    order = []
     for total, (name, outcome) in zip(totals, passed):
         assert outcome.verdict is not None  # nodes pass with a verdict
-        scored.append((-total, name, outcome.verdict))
-    scored.sort(key=lambda item: (item[0], item[2].footprint, item[1]))
-    return [(name, verdict) for _, name, verdict in scored]
+        verdicts[name] = outcome.verdict
+        order.append((-total, outcome.verdict.footprint, name))  # names are unique: never compared further
+    order.sort()
+    return [(name, verdicts[name]) for _, _, name in order]
 
 
 def scores_fixed(cycle: Cycle, passed: list[tuple[str, Outcome]], options: AllocateOptions) -> bool:

@@ -72,8 +72,13 @@ class Inventory:
         return next(p for p in self.pools if p.key == key)
 
 
-def build_inventory(problem: Problem) -> Inventory:
-    """Pools, devices in enumeration order, and the in-use state, for ``problem.node``."""
+def build_inventory(problem: Problem, devices_of: Inventory | None = None) -> Inventory:
+    """Pools, devices in enumeration order, and the in-use state, for ``problem.node``.
+
+    ``devices_of``: an inventory built for the same node, slices, taint rules and gates, with other claims
+    in use (the scheduler's, as pods land on the node). Which devices a node has and their order do not
+    depend on what is in use — only the pools' counters and the in-use state do — so its devices are
+    taken as they are (the records are read-only) and only the pools are built again."""
     features = problem.features
     in_use = in_use_state(problem.allocated, features) if problem.allocated else NOTHING_IN_USE
     pools: list[Pool] = []
@@ -86,6 +91,8 @@ def build_inventory(problem: Problem) -> Inventory:
     if len(pools) > 1:
         pools.sort(key=pool_order)
         usable.sort(key=lambda item: pool_order(item[0]))
+    if devices_of is not None:
+        return Inventory(problem.node, features, pools, devices_of.devices, in_use, devices_of.kinds)
     rules = problem.taint_rules if features.taint_rules else ()
     devices, kinds = _enumerate(usable, problem.node, rules, features.consumable_capacity)
     return Inventory(problem.node, features, pools, devices, in_use, kinds)

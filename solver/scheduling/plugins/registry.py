@@ -147,7 +147,9 @@ class NodeResourcesFit(Plugin):
         return fit(cycle, cycle.state.loads[node], pod_requests(cycle.pod, verdict.statuses, pod_level=cycle.pod_level))
 
     def score(self, cycle: Cycle, load: NodeLoad) -> int:
-        return least_allocated(load.allocatable, load.used_for_score, cycle.requests_for_score)
+        return cycle.resource_score(
+            self.name, load, lambda: least_allocated(load.allocatable, load.used_for_score, cycle.requests_for_score)
+        )
 
 
 class DynamicResources(Plugin):
@@ -175,7 +177,9 @@ class NodeResourcesBalancedAllocation(Plugin):
     weight = 1
 
     def score(self, cycle: Cycle, load: NodeLoad) -> int:
-        return balanced_allocation(load.allocatable, load.used, cycle.requests)
+        return cycle.resource_score(
+            self.name, load, lambda: balanced_allocation(load.allocatable, load.used, cycle.requests)
+        )
 
 
 class NodeResourceTopologyMatch(Plugin):
