@@ -173,6 +173,8 @@ def _newest_reaching(
 def build_pool(
     key: PoolKey, relevant: list[ResourceSlice], others: list[ResourceSlice], features: Features, in_use: InUse
 ) -> tuple[Pool, list[ResourceSlice]]:
+    """One gathered pool, usable or why not, with its counters left after ``in_use``; and the slices whose
+    devices it contributes (none unless usable)."""
     reference = relevant[0].spec.pool  # the first slice seen, as upstream
     if len(relevant) > 1:
         relevant = sorted(relevant, key=_slice_name)

@@ -91,6 +91,8 @@ class Plugin:
 
 
 class NodeUnschedulable(Plugin):
+    """A cordoned node (``spec.unschedulable``) runs only pods that tolerate its taint."""
+
     name = "NodeUnschedulable"
 
     def filter(self, cycle: Cycle, load: NodeLoad) -> list[str]:
@@ -98,6 +100,8 @@ class NodeUnschedulable(Plugin):
 
 
 class NodeName(Plugin):
+    """A pod that names its node (``spec.nodeName``) runs there only."""
+
     name = "NodeName"
 
     def filter(self, cycle: Cycle, load: NodeLoad) -> list[str]:
@@ -105,6 +109,8 @@ class NodeName(Plugin):
 
 
 class TaintToleration(Plugin):
+    """NoSchedule/NoExecute taints the pod must tolerate; PreferNoSchedule ones it does not lower the score."""
+
     name = "TaintToleration"
     weight = 3
     normalization = Normalization.REVERSE
@@ -117,6 +123,8 @@ class TaintToleration(Plugin):
 
 
 class NodeAffinity(Plugin):
+    """The node selector and required affinity (its PreFilter pins ``metadata.name``); preferred terms score."""
+
     name = "NodeAffinity"
     weight = 2
     normalization = Normalization.DEFAULT
@@ -173,6 +181,8 @@ class DynamicResources(Plugin):
 
 
 class NodeResourcesBalancedAllocation(Plugin):
+    """Nodes whose cpu and memory stay used in equal shares once the pod is placed score higher."""
+
     name = "NodeResourcesBalancedAllocation"
     weight = 1
 
