@@ -23,12 +23,14 @@ depends on the other engineers' load), peak memory the process's. ``--save FILE`
 node, devices and reason as JSON; ``--same-as FILE`` checks them against a saved run (the answer
 before a speed-up must be the answer after it).
 
-Measured on the 2-core machine, 2 December 2026, ``--frag 500/4000/40`` (load average ~1):
+Measured on the shared 2-core machine, 2 December 2026, ``--frag 500/4000/40``, main's code and this
+branch's run one after the other (three pairs, load average 0.4 to 3.9: CPU time varies by a third
+between runs, so each cell gives the range; every pair's placements were identical):
 
 | code | pods placed | CPU s | pods/s CPU | wall s | pods/s wall | peak RSS |
 |---|---|---|---|---|---|---|
-| before (main a2f4c49) | 4,000 | 64.2 | 62 | 64.3 | 62 | 1,139 MB |
-| sched branch (registry, per-node memos, shared device records) | 4,000, same pods, nodes, devices | 29.7 | 135 | 29.8 | 134 | 834 MB |
+| before (main a2f4c49) | 4,000 | 47.7-64.2 | 62-84 | 48.1-66.4 | 60-83 | 1,141 MB |
+| after (plugin registry, per-node memos, shared device records) | 4,000, same nodes and devices | 29.7-35.7 | 112-135 | 29.8-37.7 | 106-134 | 835 MB |
 """
 
 from __future__ import annotations
