@@ -24,7 +24,7 @@ node, devices and reason as JSON; ``--same-as FILE`` checks them against a saved
 before a speed-up must be the answer after it).
 
 Measured on the shared 2-core machine, 2 December 2026, ``--frag 500/4000/40``, main's code and this
-branch's run one after the other (three pairs, load average 0.4 to 3.9: CPU time varies by a third
+branch's run one after the other (four pairs, load average 0.4 to 3.9: CPU time varies by a third
 between runs, so each cell gives the range; every pair's placements were identical):
 
 | code | pods placed | CPU s | pods/s CPU | wall s | pods/s wall | peak RSS |
