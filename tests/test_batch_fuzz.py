@@ -236,12 +236,12 @@ def test_the_schedulers_shortcuts_change_no_answer(docs):
     reasons are the same."""
     from unittest import mock
 
-    from drasat.solver.scheduling import one_by_one
+    from drasat.solver.scheduling import devices_step, one_by_one
 
     fast = schedule(make_cluster(*docs))
     with (
         mock.patch.object(one_by_one, "_scores_fixed", return_value=False),
-        mock.patch.object(one_by_one._Devices, "failed_before", return_value=False),
+        mock.patch.object(devices_step.Devices, "failed_before", return_value=False),
     ):
         slow = schedule(make_cluster(*docs))
     assert _outcome(fast) == _outcome(slow)

@@ -3,7 +3,7 @@ extended resources, shared, pre-allocated and PodGroup claims (``schedule_mix``)
 
 The shortcuts: nodes asked about their devices best score first when the devices cannot
 change the ranking (``_scores_fixed``); nodes where a claim shape found no devices before
-passed over (``_Devices.failed_before``); a spec's filters and scores per node class kept
+passed over (``Devices.failed_before``); a spec's filters and scores per node class kept
 across pods (``_prepared``). With all three off every node is asked, as before them. And
 ``ClusterState.snapshot``/``restore`` (the batch's gangs tried and undone) leave nothing
 behind: placements made and undone change no later answer.
@@ -21,7 +21,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from drasat.solver.cel import SelectorEvaluator
-from drasat.solver.scheduling import one_by_one
+from drasat.solver.scheduling import devices_step, node_outcomes, one_by_one
 from drasat.solver.scheduling.cluster import Cluster
 from drasat.solver.scheduling.cluster_state import ClusterState
 from drasat.solver.scheduling.one_by_one import Placement, schedule, schedule_one
@@ -56,8 +56,8 @@ def _cluster(r: random.Random) -> Cluster:
     return make_cluster(*docs, gates=gates)
 
 
-def _every_node_asked(state: ClusterState, pc: Any, firsts: dict[tuple, Any], cache: dict[tuple, Any]) -> dict:
-    return {key: one_by_one._scored(state, pc, node) for key, node in firsts.items()}
+def _every_node_asked(cycle: Any, firsts: dict[tuple, Any], cache: dict[tuple, Any]) -> dict:
+    return {key: node_outcomes.scored(cycle, node) for key, node in firsts.items()}
 
 
 @FUZZ
@@ -67,7 +67,7 @@ def test_shortcuts_change_no_node_device_or_reason(r):
     fast = schedule(cluster)
     with (
         mock.patch.object(one_by_one, "_scores_fixed", return_value=False),
-        mock.patch.object(one_by_one._Devices, "failed_before", return_value=False),
+        mock.patch.object(devices_step.Devices, "failed_before", return_value=False),
         mock.patch.object(one_by_one, "_prepared", _every_node_asked),
     ):
         slow = schedule(cluster)

@@ -14,8 +14,9 @@ from drasat.solver import Features, NodeInfo, Problem
 from drasat.solver.allocation.planning.claims import plan_claims
 from drasat.solver.allocation.planning.constraints import distinct_holds, labels, match_holds
 from drasat.solver.allocation.planning.equivalence import equivalence_classes
-from drasat.solver.allocation.planning.inventory import build_inventory, in_use_state
+from drasat.solver.allocation.planning.inventory import build_inventory
 from drasat.solver.allocation.planning.node_selectors import reaches, selector_matches
+from drasat.solver.allocation.planning.pools import in_use_state
 from drasat.solver.allocation.planning.rounding import consumed_amount, share_of, violates
 from drasat.solver.allocation.rules.base import RuleContext
 from drasat.solver.cel import SelectorEvaluator

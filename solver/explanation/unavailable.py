@@ -15,7 +15,8 @@ from dataclasses import dataclass
 
 from drasat.models.meta import NodeSelector
 from drasat.models.resource import Device, ResourceSlice
-from drasat.solver.allocation.planning.inventory import Inventory, Pool
+from drasat.solver.allocation.planning.inventory import Inventory
+from drasat.solver.allocation.planning.pools import Pool
 from drasat.solver.allocation.problem import NodeInfo, Problem
 from drasat.solver.allocation.rules.reachability import device_reaches, slice_reaches
 from drasat.solver.cel import CelDevice

@@ -98,6 +98,10 @@ class ClusterState:
         self._filter_keys = self._describe_filters()
         self.rotation = Rotation(node_tree_order(cluster.nodes))
         self._inventories: dict[tuple[str, str], Inventory] = {}  # not part of snapshots: upstream never undoes it
+        # Scores that read only a node's load and a pod's requests, by plugin, load and requests (Cycle).
+        self.score_memo: dict[tuple[str, str, str], int] = {}
+        self._state_keys: dict[str, tuple[str, str, tuple]] = {}  # node -> (load key, in use, state_key)
+        self._first_inventories: dict[str, Inventory] = {}  # per node, whose devices later inventories share
         self.nodes = self._describe_nodes()
         # Nodes with a NodeResourceTopology: their kubelet's NUMA cells, as pods take CPUs and memory.
         self.numa: dict[str, NumaLayout] = {
@@ -161,6 +165,18 @@ class ClusterState:
             out[n.name] = ids.setdefault(text, len(ids))
         return out
 
+    def state_key(self, node: str) -> tuple:
+        """Equal for nodes whose filters and devices answer every pod alike: labels and taints, load, devices
+        and devices in use, NUMA cells. Kept per node until its load or devices in use change (asked for
+        every node a pod's search looks at: hundreds per pod on a big cluster)."""
+        load, devices = self.loads[node], self.nodes[node]
+        kept = self._state_keys.get(node)
+        if kept is not None and kept[0] is load.key and kept[1] is devices.in_use and node not in self.numa:
+            return kept[2]
+        key = (self.filter_key(node), load.key, self.signature(node), self.numa_key(node))
+        self._state_keys[node] = (load.key, devices.in_use, key)
+        return key
+
     def signature(self, node: str) -> NodeSignature:
         return self._signatures.of(self.nodes[node])
 
@@ -181,14 +197,18 @@ class ClusterState:
 
     def inventory(self, node: str) -> Inventory:
         """The node's devices and what is in use there, as the allocator builds them for any claims: built once
-        per state of the node (its devices in use) and shared by every pod asked about it meanwhile."""
+        per state of the node (its devices in use) and shared by every pod asked about it meanwhile; a new
+        state of the node takes its device records from the node's first inventory (only pools change)."""
         devices = self.nodes[node]
         key = (node, devices.in_use)
         found = self._inventories.get(key)
         if found is None:
             if len(self._inventories) > INVENTORIES_KEPT:
                 self._inventories.clear()
-            found = self._inventories[key] = build_inventory(self.problem(node, []))
+            first = self._first_inventories.get(node)  # its devices: the same whatever is in use
+            found = self._inventories[key] = build_inventory(self.problem(node, []), first)
+            if first is None:
+                self._first_inventories[node] = found
         return found
 
     def record(self, claims: list[ResourceClaim]) -> None:

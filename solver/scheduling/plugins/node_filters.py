@@ -56,8 +56,8 @@ def matches_affinity(pod: Pod, node: Node) -> bool:
         raise InputError(f"Pod {label_of(pod)}: spec.affinity.nodeAffinity: {exc}") from None
 
 
-def filter_reasons(pod: Pod, node: Node) -> list[str]:
-    """Why ``node`` cannot run ``pod`` before resources and devices are looked at ([] = it passes)."""
+def unschedulable_reason(pod: Pod, node: Node) -> list[str]:
+    """NodeUnschedulable: a cordoned node runs only pods tolerating its unschedulable taint."""
     spec = node.spec
     if (
         spec is not None
@@ -65,14 +65,34 @@ def filter_reasons(pod: Pod, node: Node) -> list[str]:
         and not any(tolerates(t, Taint(key=UNSCHEDULABLE_TAINT, effect="NoSchedule")) for t in pod.spec.tolerations)
     ):
         return [REASON_UNSCHEDULABLE]
-    if pod.spec.node_name and pod.spec.node_name != node.name:
-        return [REASON_NODE_NAME]
-    taint = untolerated_taint(pod, node)
-    if taint is not None:
-        return [f"node(s) had untolerated taint {{{taint.key}: {taint.value or ''}}}"]
-    if not matches_affinity(pod, node):
-        return [REASON_AFFINITY]
     return []
+
+
+def node_name_reason(pod: Pod, node: Node) -> list[str]:
+    """NodeName: a pod naming a node runs there only."""
+    return [REASON_NODE_NAME] if pod.spec.node_name and pod.spec.node_name != node.name else []
+
+
+def taint_reason(pod: Pod, node: Node) -> list[str]:
+    """TaintToleration's filter: the first NoSchedule/NoExecute taint the pod does not tolerate."""
+    taint = untolerated_taint(pod, node)
+    return [] if taint is None else [f"node(s) had untolerated taint {{{taint.key}: {taint.value or ''}}}"]
+
+
+def affinity_reason(pod: Pod, node: Node) -> list[str]:
+    """NodeAffinity's filter: the node selector and the required node affinity."""
+    return [] if matches_affinity(pod, node) else [REASON_AFFINITY]
+
+
+def filter_reasons(pod: Pod, node: Node) -> list[str]:
+    """Why ``node`` cannot run ``pod`` before resources and devices are looked at ([] = it passes): the
+    filters above in the default profile's order, the first that fails."""
+    return (
+        unschedulable_reason(pod, node)
+        or node_name_reason(pod, node)
+        or taint_reason(pod, node)
+        or affinity_reason(pod, node)
+    )
 
 
 def pinned_nodes(pod: Pod) -> set[str] | None:
