@@ -50,6 +50,7 @@ class CountingModel:
     # then pods of classes earlier in the queue (ties go where the scheduler's queue would put them); each with
     # the most it can be.
     tie_breaks: list[tuple[cp_model.LinearExpr, int]] = field(default_factory=list)
+    gangs_whole: cp_model.LinearExpr | None = None  # gangs running whole, the first tie-break searched alone
 
     @property
     def exact(self) -> bool:
@@ -183,9 +184,9 @@ def _tie_breaks(counting: CountingModel, queue: Queue) -> None:
     one running more of them), then earlier classes (by their first pod's place in the queue)."""
     classes, gangs = queue.classes, queue.gangs
     if gangs:
-        by_gang = cp_model.LinearExpr.weighted_sum(
-            [counting.gangs[g.index] for g in gangs], [len(gangs) - r for r in range(len(gangs))]
-        )
+        gang_vars = [counting.gangs[g.index] for g in gangs]
+        counting.gangs_whole = cp_model.LinearExpr.sum(gang_vars)
+        by_gang = cp_model.LinearExpr.weighted_sum(gang_vars, [len(gangs) - r for r in range(len(gangs))])
         counting.tie_breaks.append((by_gang, len(gangs) * (len(gangs) + 1) // 2))
     placed = {
         cls.index: counting.singles[cls.index] + sum(var for (_, p), var in counting.members.items() if p == cls.index)

@@ -24,7 +24,7 @@ from .counting import CountingModel
 from .decode import Decoded, allocate_nodes, assign, cut, hint
 from .nodes import NodeAllocator, NodeCheck
 from .pod_classes import PodKey, Queue, pod_key
-from .search import Counts, Progress, Search
+from .search import TIE_EFFORT, Counts, Progress, Search
 
 DECODE_SHARE = 0.25  # of the time left once a model is built, kept for decoding, allocating and what follows
 ROUNDS = 4  # searches at most: the first, then again after nodes refused the mixes of a relaxed count
@@ -41,9 +41,11 @@ def start_search(
     options: AllocateOptions,
     progress: Progress | None = None,
     halt: threading.Event | None = None,
+    tie_effort: float = TIE_EFFORT,
 ) -> Search:
     """The model's search, started in its own thread, to end in time for decoding before ``until`` (or ``halt``)."""
-    return Search(counting, search_ends(until), workers=options.workers, progress=progress, halt=halt).start()
+    ends = search_ends(until)
+    return Search(counting, ends, workers=options.workers, progress=progress, halt=halt, tie_effort=tie_effort).start()
 
 
 @dataclass
