@@ -133,6 +133,8 @@ def schedule(
     cluster's objects are read (read-only) and files add to them. --output-state
     writes the whole input with the placed pods and their claims merged in.
     """
+    if batch and ray:
+        raise click.UsageError("--ray runs one-by-one's per-node allocations; --batch runs on --processes only")
     bundle = None
     try:
         bundle = read_inputs(files, kubeconfig, context, filenames, output=output, needs=scheduling_needs(True))
@@ -273,7 +275,9 @@ def _placed(cluster, chosen, options, parallel, output: str, batch: bool) -> lis
             )
         recovery = recover(cluster, pending_pods(cluster) if chosen is None else chosen)
         with Status(output=output) as status, halted_on_first_interrupt() as halt:
-            result = schedule_batch(recovery.cluster, chosen, options=options, progress=status.batch, halt=halt)
+            result = schedule_batch(
+                recovery.cluster, chosen, options=options, progress=status.batch, halt=halt, processes=parallel[0]
+            )
         echo(batch_summary_line(result.summary), err=True)
         return [with_binding_state(p, recovery, recovery.cluster) for p in result.placements]
     with importing():

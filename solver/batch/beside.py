@@ -12,6 +12,7 @@ scheduler's own order, as far as it got, placed.
 
 from __future__ import annotations
 
+import os
 import threading
 import time
 from typing import Any
@@ -26,11 +27,23 @@ from .budget import Budget
 from .passes import scheduler_baseline
 from .pod_classes import Queue
 
+NICE = 10  # the pass's thread priority beside lanes (``_lower_priority``)
+
 
 class Beside:
     """``scheduler_baseline`` in a thread, stepping only while :attr:`gate` is open; :meth:`stop` for its answer."""
 
-    def __init__(self, cluster: Cluster, queue: Queue, pending: list[Pod], options: AllocateOptions, run: Budget):
+    def __init__(
+        self,
+        cluster: Cluster,
+        queue: Queue,
+        pending: list[Pod],
+        options: AllocateOptions,
+        run: Budget,
+        *,
+        yielding: bool = False,
+    ):
+        self.yielding = yielding
         self.gate = threading.Event()
         self._finished = threading.Event()
         self._own = Budget(run.ends, [], stop=lambda: run.halted or self._finished.is_set(), gate=self.gate)
@@ -56,6 +69,8 @@ class Beside:
 
     def _run(self) -> None:
         cluster, queue, pending, options = self._args
+        if self.yielding:
+            _lower_priority()
         self.gate.wait()
         if self._finished.is_set():
             return
@@ -64,3 +79,13 @@ class Beside:
             self._answer, _ = scheduler_baseline(ClusterState(cluster), queue, pending, options, cache, self._own)
         except BaseException as exc:  # noqa: BLE001 - handed to the caller's thread by stop()
             self._failure = exc
+
+
+def _lower_priority() -> None:
+    """This thread's CPU priority lowered (Linux schedules threads as processes, so ``setpriority`` on its id
+    lowers it alone): beside processes searching blocks on every core, the pass takes only the time they leave.
+    Elsewhere (or refused) it runs at the usual priority."""
+    try:
+        os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), NICE)
+    except (AttributeError, OSError):
+        pass

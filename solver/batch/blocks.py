@@ -16,8 +16,10 @@ from __future__ import annotations
 import gc
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from math import ceil
+from typing import TypeVar
 
 from drasat.solver.cel import SelectorEvaluator
 from drasat.solver.scheduling.cluster_state import ClusterState
@@ -29,6 +31,8 @@ from .counting import CountingModel, build_counting_model
 from .pod_classes import Gang, PodClass, PodKey, Queue, pod_key
 from .rounds import Outcome, commit, decode_rounds, start_search
 from .search import TIE_EFFORT, Progress
+
+T = TypeVar("T")
 
 SINGLE_MODEL_NODES = 300  # up to this many nodes, one model for the whole cluster (it proves optima there)
 BLOCK_NODES = 100  # about this many nodes per block past it
@@ -43,12 +47,16 @@ BLOCK_TIE_EFFORT = 0.2 * TIE_EFFORT
 
 def blocks_of(nodes: list[str], size: int | None = None) -> list[list[str]]:
     """``nodes`` cut into blocks of about ``size`` (``BLOCK_NODES``), as even as can be, in their order."""
-    count = max(1, ceil(len(nodes) / (size or BLOCK_NODES)))
-    step, extra = divmod(len(nodes), count)
+    return even_parts(nodes, max(1, ceil(len(nodes) / (size or BLOCK_NODES))))
+
+
+def even_parts(items: list[T], count: int) -> list[list[T]]:
+    """``items`` cut into ``count`` consecutive parts whose lengths differ by one at most (longer ones first)."""
+    step, extra = divmod(len(items), count)
     out, start = [], 0
     for i in range(count):
         end = start + step + (i < extra)
-        out.append(nodes[start:end])
+        out.append(items[start:end])
         start = end
     return out
 
@@ -96,12 +104,19 @@ def place_in_blocks(
     budget: Budget,
     progress: Progress | None,
     gate: threading.Event | None = None,
+    *,
+    nodes: list[str] | None = None,
+    keep: float = FILL_SHARE,
+    on_block: Callable[[Outcome], None] | None = None,
 ) -> tuple[dict[PodKey, Placement], Tally]:
     """Every block's model in turn, each committed to ``state``: the pods placed, and the tally. ``gate`` is
-    opened while each block's search runs (and closed after), for a pass running beside the blocks."""
-    blocks = blocks_of(sorted(n.name for n in state.cluster.nodes))
+    opened while each block's search runs (and closed after), for a pass running beside the blocks. ``nodes``
+    (default: the cluster's) in name order are cut into blocks; ``keep`` is the share of the time left kept
+    for the one-by-one pass after them (a lane's process keeps none: its parent runs that pass); ``on_block``
+    hears each block's outcome once it is committed."""
+    blocks = blocks_of(sorted(nodes if nodes is not None else (n.name for n in state.cluster.nodes)))
     tally, placed = Tally(blocks=len(blocks)), dict[PodKey, Placement]()
-    fill_starts = budget.ends - FILL_SHARE * budget.left()
+    fill_starts = budget.ends - keep * budget.left()
     for i, block in enumerate(blocks):
         nodes_left = sum(len(b) for b in blocks[i:])
         left = remaining(queue, placed, min(1.0, SLACK * len(block) / nodes_left))
@@ -114,6 +129,8 @@ def place_in_blocks(
         heard = _shifted(progress, placed, budget)
         placed.update(_block(state, left, block, options, evaluator, budget, until, heard, tally, gate))
         tally.blocks_done += 1
+        if on_block is not None:
+            on_block(tally.outcomes[-1])
         gc.collect(0)  # the block's model is garbage now; with the collector paused it would stay
     return placed, tally
 

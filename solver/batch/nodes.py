@@ -63,12 +63,11 @@ class NodeAllocator:
         """The node's verified joint allocation, or None when the pods do not fit there together. ``direct``
         reads the allocations off elsewhere (the counting model's solution), given each pod's claims under
         the names they are allocated by; its answer is taken when the verifier accepts it."""
-        owned = [[(pc.label, c) for c in claim_shape(self.state, pc, node).claims] for pc in pods]
-        claims, renamed = _distinct_names([pair for pairs in owned for pair in pairs])
+        claims, renamed, sizes = node_claims(self.state, node, pods)
         problem = self.state.problem(node, claims)
         labels = [pc.label for pc in pods]
         if direct is not None:
-            found = _direct(direct, problem, claims, [len(pairs) for pairs in owned], self.options)
+            found = _direct(direct, problem, claims, sizes, self.options)
             if found is not None:
                 return NodeCheck(node, labels, problem, found, renamed=renamed)
         known = self._solved.get(key)
@@ -105,6 +104,17 @@ class NodeAllocator:
             )
         except (Unschedulable, SolveTimeout, AllocationError, EvaluationError):
             return None
+
+
+def node_claims(
+    state: ClusterState, node: str, pods: list[PodClaims]
+) -> tuple[list[ResourceClaim], dict[tuple[str, str], str], list[int]]:
+    """The claims ``pods`` bring to ``node``, each under a name of its own (see ``_distinct_names``), the
+    renaming, and how many claims each pod brings: what a node's joint allocation is asked (and, for an answer
+    found in another process, what its problem is rebuilt from)."""
+    owned = [[(pc.label, c) for c in claim_shape(state, pc, node).claims] for pc in pods]
+    claims, renamed = _distinct_names([pair for pairs in owned for pair in pairs])
+    return claims, renamed, [len(pairs) for pairs in owned]
 
 
 Direct = Callable[[list[list[ResourceClaim]]], "dict[str, AllocationResult] | None"]

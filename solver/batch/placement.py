@@ -42,6 +42,7 @@ from .beside import Beside
 from .blocks import BLOCK_NODES, FILL_SHARE, SINGLE_MODEL_NODES, place_in_blocks, remaining
 from .budget import Budget
 from .counting import build_counting_model
+from .lanes import CAN_FORK, Lanes
 from .lifted import CountedNode
 from .nodes import NodeCheck
 from .passes import better, group_of, one_by_one, scheduler_baseline
@@ -106,16 +107,18 @@ def schedule_batch(
     options: AllocateOptions | None = None,
     progress: Progress | None = None,
     halt: threading.Event | None = None,
+    processes: int = 1,
 ) -> BatchResult:
     """Place ``pods`` (default: every pending pod) jointly; see the module docstring. ``options.time_limit``
     bounds the whole run; ``progress(placed, bound, seconds_left)`` hears of each better answer. Setting
     ``halt`` (from another thread: Ctrl-C) ends the searching early: the best answer found so far is decoded,
-    verified and returned, its summary saying so.
+    verified and returned, its summary saying so. ``processes`` > 1 searches a big cluster's blocks in that
+    many processes (``lanes``); up to ``SINGLE_MODEL_NODES`` nodes one model is searched in this one.
 
     Python's cyclic collector is paused for the run: building the model walks tens of thousands of long-lived
     objects, and each collection re-examined the whole cluster (a third of the build on 200 nodes)."""
     with collector_paused():
-        return _schedule_batch(cluster, pods, options, progress, halt)
+        return _schedule_batch(cluster, pods, options, progress, halt, processes)
 
 
 def _schedule_batch(
@@ -124,6 +127,7 @@ def _schedule_batch(
     options: AllocateOptions | None,
     progress: Progress | None,
     halt: threading.Event | None,
+    processes: int,
 ) -> BatchResult:
     started = time.monotonic()
     options = options or AllocateOptions()
@@ -137,8 +141,14 @@ def _schedule_batch(
     summary = BatchSummary(pods=len(pending), pod_classes=len(queue.classes), gangs=len(queue.gangs))
     cache: dict[tuple, Any] = {}  # the scheduler's, shared by every one-by-one pass
     if len(cluster.nodes) > SINGLE_MODEL_NODES:
-        placed, checks, baseline = _blocks(state, queue, pending, options, budget, progress, summary)
+        lanes = _lanes_asked(processes, summary)
+        placed, checks, baseline = _blocks(state, queue, pending, options, budget, progress, summary, lanes)
     else:
+        if processes > 1:
+            summary.notes.append(
+                f"{len(cluster.nodes)} nodes: one model, searched in this process (processes are used past "
+                f"{SINGLE_MODEL_NODES} nodes, where the nodes are cut into blocks)"
+            )
         placed, checks, baseline = _whole(state, queue, pending, options, cache, budget, progress, summary)
     # What the model left out, and loose pods, one by one: they get the scheduler's own reasons where none fits.
     placements = one_by_one(state, queue, pending, placed, options, cache, budget=budget)
@@ -187,26 +197,46 @@ def _blocks(
     budget: Budget,
     progress: Progress | None,
     summary: BatchSummary,
+    processes: int,
 ) -> tuple[dict[PodKey, Placement], dict[str, NodeCheck], list[Placement] | None]:
-    """A big cluster block by block (``blocks``), the scheduler-order pass beside the searches (``beside``): the
-    pods placed, committed to ``state``, the nodes' checks, and the pass's answer to compare with."""
+    """A big cluster block by block (``blocks``; in ``processes`` lanes, ``lanes``), the scheduler-order pass
+    beside the searches (``beside``): the pods placed, committed to ``state``, the nodes' checks, and the pass's
+    answer to compare with."""
     assert options.evaluator is not None
-    beside = Beside(state.cluster, queue, pending, options, budget).start()
+    lanes = Lanes(state, queue, options, budget, processes).start() if processes > 1 else None
+    # Started after the forks: fork copies only the calling thread, and a lane must not inherit a held lock.
+    beside = Beside(state.cluster, queue, pending, options, budget, yielding=lanes is not None).start()
     placed: dict[PodKey, Placement] = {}
     try:
-        placed, tally = place_in_blocks(state, queue, options, options.evaluator, budget, progress, beside.gate)
+        if lanes is None:
+            placed, tally = place_in_blocks(state, queue, options, options.evaluator, budget, progress, beside.gate)
+            checks = {node: check for o in tally.outcomes for node, check in o.decoded.checks.items()}
+        else:
+            beside.gate.set()  # this process only waits for the lanes: the pass has the interpreter
+            done = lanes.finish(progress)
+            placed, checks, tally = done.placed, done.checks, done.tally
+            summary.notes.extend(done.notes)
     finally:
         # Every pod the model could count placed: the pass cannot do better, and is stopped at once.
         unbeatable = placed and not remaining(queue, placed).classes
         baseline = beside.stop(time.monotonic() if unbeatable else budget.ends - FILL_SHARE * budget.left())
+    where = f", in {len(lanes.nodes)} processes" if lanes is not None else ""
     summary.notes.append(
         f"{len(state.cluster.nodes)} nodes: one model per block of about {BLOCK_NODES} nodes, each with the pods "
-        f"the blocks before it left ({tally.blocks_done} of {tally.blocks} blocks searched); no bound is proven"
+        f"the blocks before it left ({tally.blocks_done} of {tally.blocks} blocks searched{where}); no bound is "
+        "proven"
     )
     _describe(summary, [], tally.skipped, relaxed=tally.relaxed, counted=tally.nodes_counted)
     _outcomes(summary, tally.outcomes, budget)
-    checks = {node: check for o in tally.outcomes for node, check in o.decoded.checks.items()}
     return placed, checks, baseline
+
+
+def _lanes_asked(processes: int, summary: BatchSummary) -> int:
+    """The processes the blocks run in: as asked, but one where this platform cannot fork (said)."""
+    if processes > 1 and not CAN_FORK:
+        summary.notes.append("processes: this platform cannot fork, so the blocks are searched in one process")
+        return 1
+    return processes
 
 
 def _outcomes(summary: BatchSummary, outcomes: list[Outcome], budget: Budget) -> None:
