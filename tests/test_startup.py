@@ -61,6 +61,9 @@ def test_solve_on_the_readme_example_imports_only_what_it_needs() -> None:
         "drasat.models.policy": "no PodDisruptionBudget in the input",
         "drasat.models.pool_status_request": "no ResourcePoolStatusRequest in the input",
         "drasat.solver.allocation.cp_sat.packing": "the objective is first-fit, not pack",
+        "drasat.solver.scheduling.cluster_state": "one node's claims, no scheduling queue",
+        "drasat.solver.scheduling.plugins.dynamic_resources": "no node is filtered or scored",
+        "drasat.solver.scheduling.plugins.numa_layout": "no NUMA admission without scheduling",
     }
     assert {name: why for name, why in unneeded.items() if name in modules} == {}
 

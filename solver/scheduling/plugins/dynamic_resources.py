@@ -28,11 +28,10 @@ from drasat.solver.scheduling.extended import extended_claim
 from drasat.solver.scheduling.pods import PodClaims
 
 from .binding_conditions import binding_verdict
-from .node_filters import REASON_DRA, node_info
+from .node_filters import REASON_DRA, REASON_NOT_ON_NODE, node_info
 from .node_resources import claim_statuses, pod_level_violation
 
 FIRST_AVAILABLE_MAX = 8  # resourceapi.FirstAvailableDeviceRequestMaxSize: the DRA score of alternative i is 8 - i
-REASON_NOT_ON_NODE = "resourceclaim not available on the node"
 REASON_UNDECLARED = "node(s) didn't declare DRAOptionalNodeOperations, which a claim skipping node operations needs"
 
 
