@@ -56,6 +56,18 @@ README solve: 1,565 M instructions before, 1,422 M after (-9 %, ~25 ms at the ra
 this script, 15 runs, minimum CPU 472 ms before and 441 ms after. Measured and left: pydantic's
 ``defer_build`` on every model (models' import and the example's reading: 304 ms of CPU eager, 322 ms
 deferred, min of 9: a deferred kind builds its parts again inside its own schema).
+
+Issue 24, second pass (2026-12-03, editable install, shared machine at load 2-3): the README solve imported
+every kind's models and, through ``pod_problem``, the scheduler's queue state, the DynamicResources plugin,
+the NUMA layout and the pack objective's module, none of which it uses. Now the models of the four kinds few
+inputs hold come in with their first object (:mod:`drasat.models.kinds`) and solve reaches none of those
+modules (``tests/test_startup.py`` keeps them out). callgrind: 1,502 M instructions before (b839e59), 1,423 M
+after (-5 %); this script, 21 runs each in turn: CPU minimum 355 ms before, 335 ms after (and in a
+non-editable layout 355 -> 337). The 0.3 s is not reached by importing less: every drasat module solve now
+imports runs code it uses. What remains above it is lark (~170 M: its import, its cached parser, its
+lexer's regexes at the first parses) and the ~120 dataclasses (about half drasat's) whose generated methods
+Python 3.11 compiles from source text at every start (~270 M of ``exec``); pausing the collector before
+click is imported would save 6 M more (a new console-script entry point).
 """
 
 from __future__ import annotations

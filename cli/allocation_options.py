@@ -20,6 +20,8 @@ def choice_of(kind: type[Solver] | type[Objective]) -> dict[str, Any]:
     return {"type": click.Choice([member.value for member in kind]), "callback": lambda ctx, param, value: kind(value)}
 
 
+NODE = click.option("--node", metavar="NAME", help="Node to allocate for (default: the only Node in the input).")
+"""The one node of a single-node allocation (``solve``, ``compare``)."""
 FEATURE_GATES = click.option(
     "--feature-gates",
     default="",

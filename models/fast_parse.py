@@ -28,11 +28,12 @@ import re
 from bisect import bisect_left
 from dataclasses import dataclass
 from functools import cache, lru_cache
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import yaml
 
-from .yaml_split import Piece, split_stream
+if TYPE_CHECKING:
+    from .yaml_split import Piece
 
 FAST_FROM_BYTES = 256 * 1024
 """Inputs smaller than this are parsed by the reference parsers alone."""
@@ -142,6 +143,8 @@ def fast_stream(text: str, *, at_least: int | None = None) -> FastStream | None:
         return None  # (checked first: a small input does not import yaml-rs)
     if _module("yaml_rs") is None:
         return None
+    from .yaml_split import split_stream  # only a big input is cut into documents: a small one's start skips it
+
     pieces = split_stream(text)
     if pieces is None:
         return None

@@ -8,28 +8,37 @@ describes. Keeping that in one place means adding a kind is one line.
 
 from __future__ import annotations
 
+import importlib
 from dataclasses import dataclass
+from functools import cache
 
 from .core import Namespace, Node, Pod, PodGroup
 from .meta import TypedObject
-from .policy import PodDisruptionBudget
-from .pool_status_request import ResourcePoolStatusRequest
 from .resource import DeviceClass, DeviceTaintRule, ResourceClaim, ResourceClaimTemplate, ResourceSlice
-from .topology import KubeletConfiguration, NodeResourceTopology
 
 RESOURCE_GROUP = "resource.k8s.io"
 
 
 @dataclass(frozen=True)
 class KindInfo:
-    """One kind: its group, its model, the version the model describes, and older readable versions."""
+    """One kind: its group, its model, the version the model describes, and older readable versions.
+
+    ``source`` is the model itself, or for a kind few inputs hold the name of the module in
+    :mod:`drasat.models` that defines it (a class named as the kind), imported at the first use.
+    """
 
     group: str
     kind: str
-    model: type[TypedObject]
+    source: type[TypedObject] | str
     version: str
     older: tuple[str, ...] = ()
     namespaced: bool = False
+
+    @property
+    def model(self) -> type[TypedObject]:
+        """The kind's model class (see :func:`_model` for a kind given by its module)."""
+        source = self.source
+        return source if not isinstance(source, str) else _model(source, self.kind)
 
     @property
     def api_version(self) -> str:
@@ -48,18 +57,32 @@ KINDS: tuple[KindInfo, ...] = (
     KindInfo(RESOURCE_GROUP, "ResourceClaimTemplate", ResourceClaimTemplate, "v1", _OLD_DRA, namespaced=True),
     KindInfo(RESOURCE_GROUP, "ResourceSlice", ResourceSlice, "v1", _OLD_DRA),
     KindInfo(RESOURCE_GROUP, "DeviceTaintRule", DeviceTaintRule, "v1", ("v1beta2", "v1alpha3")),
-    KindInfo(RESOURCE_GROUP, "ResourcePoolStatusRequest", ResourcePoolStatusRequest, "v1alpha3"),
+    KindInfo(RESOURCE_GROUP, "ResourcePoolStatusRequest", "pool_status_request", "v1alpha3"),
     KindInfo("", "Node", Node, "v1"),
     KindInfo("", "Namespace", Namespace, "v1"),
     KindInfo("", "Pod", Pod, "v1", namespaced=True),
     KindInfo("scheduling.k8s.io", "PodGroup", PodGroup, "v1beta1", ("v1alpha3",), namespaced=True),
-    KindInfo("topology.node.k8s.io", "NodeResourceTopology", NodeResourceTopology, "v1alpha2"),
-    KindInfo("kubelet.config.k8s.io", "KubeletConfiguration", KubeletConfiguration, "v1beta1"),
-    KindInfo("policy", "PodDisruptionBudget", PodDisruptionBudget, "v1", namespaced=True),
+    KindInfo("topology.node.k8s.io", "NodeResourceTopology", "topology", "v1alpha2"),
+    KindInfo("kubelet.config.k8s.io", "KubeletConfiguration", "topology", "v1beta1"),
+    KindInfo("policy", "PodDisruptionBudget", "policy", "v1", namespaced=True),
 )
 
 _BY_GROUP_KIND = {(info.group, info.kind): info for info in KINDS}
-_BY_MODEL = {info.model: info for info in KINDS}
+_BY_KIND = {info.kind: info for info in KINDS}  # each kind's name is unique across the groups drasat reads
+
+
+@cache
+def _model(module: str, name: str) -> type[TypedObject]:
+    """``drasat.models.<module>.<name>``, imported on first use.
+
+    Why lazily: a command imports the models of the kinds it reads, not of every kind drasat knows.
+    ``solve`` on a cluster without NodeResourceTopology, KubeletConfiguration, PodDisruptionBudget or
+    ResourcePoolStatusRequest objects never builds their ~25 pydantic classes (about 28 M instructions,
+    2 % of its start, ``benchmarks/startup_bench.py``). The kinds nearly every input holds are imported
+    with this table, inside the start-up's paused collector (:mod:`drasat.cli.startup`).
+    """
+    model: type[TypedObject] = getattr(importlib.import_module(f"{__package__}.{module}"), name)
+    return model
 
 
 def split_api_version(api_version: str) -> tuple[str, str]:
@@ -74,12 +97,21 @@ def lookup(api_version: str, kind: str) -> KindInfo | None:
     return _BY_GROUP_KIND.get((group, kind))
 
 
+def kind_of(model: type) -> KindInfo | None:
+    """The table entry whose model ``model`` is; None for any other class (one named as a kind too)."""
+    info = _BY_KIND.get(model.__name__)
+    return info if info is not None and info.model is model else None
+
+
 def info_for(model: type[TypedObject]) -> KindInfo:
-    """The table entry of a model class (every loaded object's class has one)."""
-    return _BY_MODEL[model]
+    """The table entry of a model class (every loaded object's class has one; KeyError for another class)."""
+    info = kind_of(model)
+    if info is None:
+        raise KeyError(model)
+    return info
 
 
 def is_namespaced(obj: TypedObject) -> bool:
     """Whether objects of this kind live in a namespace (a Node or DeviceClass does not)."""
-    info = _BY_MODEL.get(type(obj))
+    info = kind_of(type(obj))
     return bool(info and info.namespaced)

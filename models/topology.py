@@ -10,12 +10,11 @@ older form, one ``topologyPolicies`` word such as ``SingleNUMANodeContainerLevel
 ``KubeletConfiguration`` (``kubelet.config.k8s.io/v1beta1``) carries the policies themselves:
 ``cpuManagerPolicy``, ``memoryManagerPolicy``, ``topologyManagerPolicy``, ``topologyManagerScope``.
 Given once, it applies to every node with a NodeResourceTopology (the attributes of that object
-win); only the fields the admission prediction reads are modelled, others are kept unchecked.
+win); only the fields the admission prediction reads are modelled, others are kept unchecked. The policy
+words themselves are :mod:`.topology_policies`.
 """
 
 from __future__ import annotations
-
-from enum import Enum
 
 from pydantic import ConfigDict, Field
 
@@ -86,44 +85,3 @@ class KubeletConfiguration(TypedObject):
     memory_manager_policy: str | None = None
     topology_manager_policy: str | None = None
     topology_manager_scope: str | None = None
-
-
-class TopologyPolicy(Enum):
-    """``topologyManagerPolicy``."""
-
-    NONE = "none"
-    BEST_EFFORT = "best-effort"
-    RESTRICTED = "restricted"
-    SINGLE_NUMA_NODE = "single-numa-node"
-
-
-class TopologyScope(Enum):
-    """``topologyManagerScope``: hints per container, or once for the whole pod."""
-
-    CONTAINER = "container"
-    POD = "pod"
-
-
-class CpuManagerPolicy(Enum):
-    """``cpuManagerPolicy``: static gives Guaranteed pods' integer CPUs exclusively."""
-
-    NONE = "none"
-    STATIC = "static"
-
-
-class MemoryManagerPolicy(Enum):
-    """``memoryManagerPolicy``: Static pins Guaranteed pods' memory to NUMA nodes."""
-
-    NONE = "None"
-    STATIC = "Static"
-
-
-OLD_POLICIES = {  # v1alpha1 topologyPolicies words: policy and scope in one
-    "SingleNUMANodeContainerLevel": (TopologyPolicy.SINGLE_NUMA_NODE, TopologyScope.CONTAINER),
-    "SingleNUMANodePodLevel": (TopologyPolicy.SINGLE_NUMA_NODE, TopologyScope.POD),
-    "RestrictedContainerLevel": (TopologyPolicy.RESTRICTED, TopologyScope.CONTAINER),
-    "RestrictedPodLevel": (TopologyPolicy.RESTRICTED, TopologyScope.POD),
-    "BestEffortContainerLevel": (TopologyPolicy.BEST_EFFORT, TopologyScope.CONTAINER),
-    "BestEffortPodLevel": (TopologyPolicy.BEST_EFFORT, TopologyScope.POD),
-    "None": (TopologyPolicy.NONE, TopologyScope.CONTAINER),
-}

@@ -19,7 +19,7 @@ from click.testing import CliRunner
 
 from drasat.cli.main import cli, load_all_commands
 from drasat.models.loader import load_paths
-from drasat.models.topology import TopologyPolicy
+from drasat.models.topology_policies import TopologyPolicy
 from drasat.solver import Features
 from drasat.solver.scheduling.cluster import cluster_from_objects
 from drasat.solver.scheduling.one_by_one import schedule

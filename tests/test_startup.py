@@ -57,8 +57,27 @@ def test_solve_on_the_readme_example_imports_only_what_it_needs() -> None:
         "google.protobuf.descriptor_pb2": "the check environment's messages come serialized",
         "kubernetes": "files are read, not a cluster",
         "jsonpath_ng": "no -o jsonpath",
+        "drasat.models.topology": "no NodeResourceTopology or KubeletConfiguration in the input",
+        "drasat.models.policy": "no PodDisruptionBudget in the input",
+        "drasat.models.pool_status_request": "no ResourcePoolStatusRequest in the input",
+        "drasat.solver.allocation.cp_sat.packing": "the objective is first-fit, not pack",
+        "drasat.solver.scheduling.cluster_state": "one node's claims, no scheduling queue",
+        "drasat.solver.scheduling.plugins.dynamic_resources": "no node is filtered or scored",
+        "drasat.solver.scheduling.plugins.numa_layout": "no NUMA admission without scheduling",
     }
     assert {name: why for name, why in unneeded.items() if name in modules} == {}
+
+
+def test_a_kind_whose_model_is_imported_on_first_use_still_loads(tmp_path: Path) -> None:
+    """The models of the kinds few inputs hold come in with the first such object (``models.kinds``)."""
+    budget = tmp_path / "pdb.yaml"
+    budget.write_text(
+        "apiVersion: policy/v1\nkind: PodDisruptionBudget\nmetadata: {name: keep, namespace: default}\n"
+        "spec: {maxUnavailable: 0, selector: {matchLabels: {app: x}}}\n"
+    )
+    done, modules = loaded("validate", "-q", str(budget))
+    assert done.returncode == 0, done.stderr
+    assert "drasat.models.policy" in modules
 
 
 def test_start_up_objects_are_frozen_and_the_collector_runs_again() -> None:

@@ -7,7 +7,15 @@ from typing import TYPE_CHECKING
 
 import click
 
-from drasat.cli.allocation_options import ALLOW_INVALID, CEL_ENGINE, FEATURE_GATES, WORKERS, choice_of, names_option
+from drasat.cli.allocation_options import (
+    ALLOW_INVALID,
+    CEL_ENGINE,
+    FEATURE_GATES,
+    NODE,
+    WORKERS,
+    choice_of,
+    names_option,
+)
 from drasat.cli.inputs import input_options, read_inputs, scheduling_needs, told_as_validate
 from drasat.cli.options import Seconds
 from drasat.cli.render.allocation import comparison_table
@@ -38,7 +46,7 @@ Examples:
 @click.command(epilog=EPILOG + "\n" + forms_epilog("one comparison object (-o name: the claims or pods compared)"))
 @input_options
 @ALLOW_INVALID
-@click.option("--node", metavar="NAME", help="Node to allocate for (default: the only Node in the input).")
+@NODE
 @FEATURE_GATES
 @click.option(
     "--claims",

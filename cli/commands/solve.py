@@ -7,6 +7,7 @@ from typing import Any
 import click
 
 from drasat.cli.allocation_options import (
+    NODE,
     allocation_options,
     binding_clock,
     binding_options,
@@ -60,7 +61,7 @@ Every device chosen, with kubectl's JSONPath:
 @click.command(epilog=EPILOG + "\n" + forms_epilog("the allocated ResourceClaims"))
 @input_options
 @namespace_options
-@click.option("--node", metavar="NAME", help="Node to allocate for (default: the only Node in the input).")
+@NODE
 @click.option(
     "--claims",
     metavar="NS/NAME,...",

@@ -18,12 +18,9 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from typing import TypeVar
 
-from drasat.models.core import Namespace, Node, Pod, PodGroup
 from drasat.models.errors import InputProblem, Location
+from drasat.models.kinds import kind_of
 from drasat.models.meta import TypedObject
-from drasat.models.pool_status_request import ResourcePoolStatusRequest
-from drasat.models.resource import DeviceClass, DeviceTaintRule, ResourceClaim, ResourceClaimTemplate, ResourceSlice
-from drasat.models.topology import KubeletConfiguration, NodeResourceTopology
 
 from .claims import (
     check_device_class,
@@ -39,20 +36,22 @@ from .topology_kinds import check_kubelet_configuration, check_node_resource_top
 Checker = Callable[[TypedObject, Location], list[InputProblem]]
 """An extra check: looks at one object (whose fields start at the location) and returns its problems."""
 
-_RULES: dict[type[TypedObject], Callable[[Findings, Location, object], None]] = {
-    DeviceClass: check_device_class,  # type: ignore[dict-item]
-    ResourceClaim: check_resource_claim,  # type: ignore[dict-item]
-    ResourceClaimTemplate: check_resource_claim_template,  # type: ignore[dict-item]
-    ResourceSlice: check_resource_slice,  # type: ignore[dict-item]
-    DeviceTaintRule: check_device_taint_rule,  # type: ignore[dict-item]
-    ResourcePoolStatusRequest: check_pool_status_request,  # type: ignore[dict-item]
-    Node: check_node,  # type: ignore[dict-item]
-    Namespace: check_namespace,  # type: ignore[dict-item]
-    Pod: check_pod,  # type: ignore[dict-item]
-    PodGroup: check_pod_group,  # type: ignore[dict-item]
-    KubeletConfiguration: check_kubelet_configuration,  # type: ignore[dict-item]
-    NodeResourceTopology: check_node_resource_topology,  # type: ignore[dict-item]
+_RULES: dict[str, Callable[[Findings, Location, object], None]] = {
+    "DeviceClass": check_device_class,  # type: ignore[dict-item]
+    "ResourceClaim": check_resource_claim,  # type: ignore[dict-item]
+    "ResourceClaimTemplate": check_resource_claim_template,  # type: ignore[dict-item]
+    "ResourceSlice": check_resource_slice,  # type: ignore[dict-item]
+    "DeviceTaintRule": check_device_taint_rule,  # type: ignore[dict-item]
+    "ResourcePoolStatusRequest": check_pool_status_request,  # type: ignore[dict-item]
+    "Node": check_node,  # type: ignore[dict-item]
+    "Namespace": check_namespace,  # type: ignore[dict-item]
+    "Pod": check_pod,  # type: ignore[dict-item]
+    "PodGroup": check_pod_group,  # type: ignore[dict-item]
+    "KubeletConfiguration": check_kubelet_configuration,  # type: ignore[dict-item]
+    "NodeResourceTopology": check_node_resource_topology,  # type: ignore[dict-item]
 }
+"""Each kind's rules, by the name of its model class (:mod:`drasat.models.kinds`: the models of kinds an input
+does not hold are not imported, so the table names them rather than holding them)."""
 _CHECKERS: list[Checker] = []
 
 C = TypeVar("C", bound=Checker)
@@ -85,8 +84,8 @@ def rule_problems(obj: TypedObject, location: Location | None = None) -> list[In
     an allocation uses to."""
     location = location or Location(kind=obj.kind, name=obj.name or None)
     out = Findings()
-    rule = _RULES.get(type(obj))
-    if rule is not None:
+    rule = _RULES.get(type(obj).__name__)
+    if rule is not None and kind_of(type(obj)) is not None:
         rule(out, location, obj)
     return out.problems
 

@@ -9,6 +9,7 @@ Node's spec is the API server's business. ResourcePoolStatusRequest follows the
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from drasat.models.core import (
     Container,
@@ -22,7 +23,6 @@ from drasat.models.core import (
     Toleration,
 )
 from drasat.models.errors import Location
-from drasat.models.pool_status_request import LIMIT_MAX, ResourcePoolStatusRequest
 
 from .formats import (
     Findings,
@@ -43,6 +43,9 @@ from .formats import (
     show,
 )
 from .pod_resources import check_requirements
+
+if TYPE_CHECKING:  # its model is imported when an input holds such a request (models.kinds)
+    from drasat.models.pool_status_request import ResourcePoolStatusRequest
 
 NODE_TAINT_EFFECTS = ("NoSchedule", "PreferNoSchedule", "NoExecute")
 MAX_POOL_STATUS_CONDITIONS = 8
@@ -185,6 +188,8 @@ def _check_claim_use(out: Findings, at: Location, name: str, claims: set[str]) -
 
 def check_pool_status_request(out: Findings, where: Location, obj: ResourcePoolStatusRequest) -> None:
     """A ResourcePoolStatusRequest: driver, pool name, limit and partition-type attribute."""
+    from drasat.models.pool_status_request import LIMIT_MAX  # loaded already: ``obj`` is one of its models
+
     check_object_meta(out, where.child("metadata"), obj.metadata)
     spec, at = obj.spec, where.child("spec")
     check_driver_name(out, at.child("driver"), spec.driver)

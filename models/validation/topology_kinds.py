@@ -8,19 +8,21 @@ the field named, as drasat refuses every other object it cannot take as the clus
 from __future__ import annotations
 
 from enum import Enum
+from typing import TYPE_CHECKING
 
 from drasat.models.errors import Location
-from drasat.models.topology import (
+from drasat.models.topology_policies import (
     OLD_POLICIES,
     CpuManagerPolicy,
-    KubeletConfiguration,
     MemoryManagerPolicy,
-    NodeResourceTopology,
     TopologyPolicy,
     TopologyScope,
 )
 
 from .formats import Findings, index
+
+if TYPE_CHECKING:  # annotations only: the two kinds' models are imported when an input holds them
+    from drasat.models.topology import KubeletConfiguration, NodeResourceTopology
 
 _WORDS: dict[str, type[Enum]] = {
     "topologyManagerPolicy": TopologyPolicy,

@@ -24,10 +24,10 @@ from drasat.models.core import Affinity, NodeAffinity, Pod
 from drasat.models.meta import NodeSelector, NodeSelectorRequirement, NodeSelectorTerm
 from drasat.solver.batch.pod_classes import pod_key, sort_queue
 from drasat.solver.scheduling.cluster import Cluster, label_of
-from drasat.solver.scheduling.cluster_state import ClusterState, allocatable_of
+from drasat.solver.scheduling.cluster_state import ClusterState
 from drasat.solver.scheduling.one_by_one import Placement, schedule_one
 from drasat.solver.scheduling.plugins.dynamic_resources import AllocateOptions
-from drasat.solver.scheduling.plugins.node_resources import pod_requests
+from drasat.solver.scheduling.plugins.node_resources import allocatable_of, pod_requests
 from drasat.solver.scheduling.pods import pending_pods
 
 from .templates import NodeTemplate

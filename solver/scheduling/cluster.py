@@ -16,7 +16,6 @@ from typing import TYPE_CHECKING
 
 from drasat.models.core import Namespace, Node, Pod, PodGroup
 from drasat.models.loader import typed_objects
-from drasat.models.policy import PodDisruptionBudget
 from drasat.models.resource import (
     DeviceClass,
     DeviceTaintRule,
@@ -24,10 +23,12 @@ from drasat.models.resource import (
     ResourceClaimTemplate,
     ResourceSlice,
 )
-from drasat.models.topology import KubeletConfiguration, NodeResourceTopology
 from drasat.solver.allocation.features import Features
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # annotations only: their models are imported when an input holds such objects (models.kinds)
+    from drasat.models.policy import PodDisruptionBudget
+    from drasat.models.topology import KubeletConfiguration, NodeResourceTopology
+
     from .plugins.binding_conditions import BindingClock
 
 DEFAULT_NAMESPACE = "default"

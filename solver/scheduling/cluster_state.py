@@ -23,7 +23,7 @@ from drasat.solver.allocation.rules.node_operations import FEATURE as OPTIONAL_N
 
 from .cluster import Cluster, ObjectKey, key_of
 from .node_classes import NodeDevices, NodeSignature, PoolKey, Signatures, in_use_text, node_devices
-from .plugins.node_resources import Resources, pod_requests
+from .plugins.node_resources import Resources, allocatable_of, pod_requests
 from .plugins.numa_layout import NumaLayout, layouts
 from .pods import finished
 from .sampling import Rotation, node_tree_order
@@ -272,9 +272,3 @@ def _reaching(node: Node, others: list[ResourceSlice]) -> list[ResourceSlice]:
         if hit:
             pools.add((spec.driver, spec.pool.name))
     return [s for s in others if (s.spec.driver, s.spec.pool.name) in pools]
-
-
-def allocatable_of(node: Node) -> Resources:
-    """A Node's ``status.allocatable`` as exact amounts (none given: nothing)."""
-    values = node.status.allocatable if node.status else {}
-    return {name: Fraction(q.value) for name, q in values.items()}

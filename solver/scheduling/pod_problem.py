@@ -21,11 +21,10 @@ from drasat.solver.allocation.features import Features
 from drasat.solver.allocation.problem import Problem, chosen_claims, claim_key, problem_from_objects, refuse_unstorable
 
 from .cluster import Cluster, ObjectKey, key_of, label_of
-from .cluster_state import allocatable_of
 from .extended import extended_claim
 from .plugins.binding_conditions import BindingClock, binding_verdict, recover
-from .plugins.dynamic_resources import REASON_NOT_ON_NODE
-from .plugins.node_resources import Resources
+from .plugins.node_filters import REASON_NOT_ON_NODE
+from .plugins.node_resources import Resources, allocatable_of
 from .pod_inputs import refuse_unstorable_pods
 from .pods import not_schedulable_now, pending_pods, pod_consumer, resolve_pod_claims, select_pods
 

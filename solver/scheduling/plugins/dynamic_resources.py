@@ -17,7 +17,6 @@ from drasat.models.core import ContainerExtendedResourceRequest, NodeAllocatable
 from drasat.models.errors import AllocationError, EvaluationError, InputError, SelectorParseError, Unschedulable
 from drasat.models.resource import AllocationResult, ResourceClaim
 from drasat.solver.allocation.api import allocate
-from drasat.solver.allocation.cp_sat.packing import footprint
 from drasat.solver.allocation.options import CAPABILITIES, Objective, Solver, check_options
 from drasat.solver.allocation.planning.inventory import Inventory
 from drasat.solver.allocation.planning.node_selectors import selector_matches
@@ -29,11 +28,10 @@ from drasat.solver.scheduling.extended import extended_claim
 from drasat.solver.scheduling.pods import PodClaims
 
 from .binding_conditions import binding_verdict
-from .node_filters import REASON_DRA, node_info
+from .node_filters import REASON_DRA, REASON_NOT_ON_NODE, node_info
 from .node_resources import claim_statuses, pod_level_violation
 
 FIRST_AVAILABLE_MAX = 8  # resourceapi.FirstAvailableDeviceRequestMaxSize: the DRA score of alternative i is 8 - i
-REASON_NOT_ON_NODE = "resourceclaim not available on the node"
 REASON_UNDECLARED = "node(s) didn't declare DRAOptionalNodeOperations, which a claim skipping node operations needs"
 
 
@@ -184,8 +182,19 @@ def answer_on_node(task: NodeTask) -> NodeAnswer:
         return NodeAnswer(reason=REASON_DRA)
     except (AllocationError, EvaluationError) as exc:
         return NodeAnswer(reason=str(exc))
-    score = footprint(task.problem, answer.results).key if CAPABILITIES[options.objective].packs else ()
+    score = _pack_score(task.problem, answer.results) if CAPABILITIES[options.objective].packs else ()
     return NodeAnswer(answer.results, footprint=score, exact=answer.stats.exact)
+
+
+def _pack_score(problem: Problem, results: dict[str, AllocationResult]) -> tuple[int, ...]:
+    """The pack objective's score of a node's allocations (lower is better).
+
+    Its module is imported here, for that objective only: the other objectives' runs (every ``solve`` and
+    ``schedule`` by default) need none of it at start-up.
+    """
+    from drasat.solver.allocation.cp_sat.packing import footprint
+
+    return footprint(problem, results).key
 
 
 @cache

@@ -25,6 +25,7 @@ REASON_UNSCHEDULABLE = "node(s) were unschedulable"
 REASON_NODE_NAME = "node(s) didn't match the requested node name"
 REASON_AFFINITY = "node(s) didn't match Pod's node affinity/selector"
 REASON_DRA = "cannot allocate all claims"
+REASON_NOT_ON_NODE = "resourceclaim not available on the node"  # DynamicResources: its claim is reserved elsewhere
 REASON_PINNED = "node(s) didn't satisfy plugin(s) [NodeAffinity]"  # absent from NodeAffinity's PreFilter result
 REASON_PIN_CONFLICT = "pod affinity terms conflict"  # every term pins metadata.name, and no name is left
 

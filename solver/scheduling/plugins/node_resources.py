@@ -16,6 +16,7 @@ from fractions import Fraction
 
 from drasat.models.core import (
     Container,
+    Node,
     NodeAllocatableMappedResources,
     NodeAllocatableOverheadResources,
     NodeAllocatableResourceClaimStatus,
@@ -51,6 +52,12 @@ class DraFootprint:
 
     pod_fixed: Resources = field(default_factory=dict)
     per_container: Mapping[str, Resources] = field(default_factory=dict)
+
+
+def allocatable_of(node: Node) -> Resources:
+    """A Node's ``status.allocatable`` as exact amounts (none given: nothing)."""
+    values = node.status.allocatable if node.status else {}
+    return {name: Fraction(q.value) for name, q in values.items()}
 
 
 def _add(into: Resources, more: Mapping[str, Fraction | Quantity]) -> None:

@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 
 from drasat.models.core import Container, Pod
-from drasat.models.topology import CpuManagerPolicy, MemoryManagerPolicy, TopologyPolicy, TopologyScope
+from drasat.models.topology_policies import CpuManagerPolicy, MemoryManagerPolicy, TopologyPolicy, TopologyScope
 
 from .numa_layout import NumaLayout, Policies
 from .topology_manager import Hint, ProviderHints, generate_hints, hints_containing, merge

@@ -14,19 +14,20 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from enum import Enum
-from typing import TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
 from drasat.models.errors import InputError
 from drasat.models.resource import Device
-from drasat.models.topology import (
+from drasat.models.topology_policies import (
     OLD_POLICIES,
     CpuManagerPolicy,
-    KubeletConfiguration,
     MemoryManagerPolicy,
-    NodeResourceTopology,
     TopologyPolicy,
     TopologyScope,
 )
+
+if TYPE_CHECKING:  # annotations only: the two kinds' models are imported when an input holds them
+    from drasat.models.topology import KubeletConfiguration, NodeResourceTopology
 
 NUMA_ATTRIBUTES = ("resource.kubernetes.io/numaNode",)  # the standard name; drivers' own below
 DRIVER_NUMA_NAMES = ("numaNode", "numa", "numa_node", "numaNodeID")  # e.g. gpu.example.com/numaNode

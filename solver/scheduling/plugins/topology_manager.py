@@ -20,7 +20,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from itertools import combinations, product
 
-from drasat.models.topology import TopologyPolicy
+from drasat.models.topology_policies import TopologyPolicy
 
 KUBELET_MESSAGE = "Resources cannot be allocated with Topology locality"  # the kubelet's admission message
 KUBELET_REASON = "TopologyAffinityError"
