@@ -82,8 +82,9 @@ from frag_cluster import (
 from rich.console import Console
 from rich.table import Table
 
-METHODS = ("optimum", "optimum-per-gpu", "one-by-one", "batch", "batch-timeout", "cli-batch")
-BATCH_METHODS = ("batch", "batch-timeout", "cli-batch")
+METHODS = ("optimum", "optimum-per-gpu", "one-by-one", "batch", "batch-timeout", "cli-batch", "cli-lanes")
+BATCH_METHODS = ("batch", "batch-timeout", "cli-batch", "cli-lanes")
+LANES = 2  # cli-lanes: ``schedule --batch --processes LANES`` (past 300 nodes, the blocks in that many processes)
 
 
 @dataclass(frozen=True)
@@ -285,12 +286,17 @@ def in_process(method: str, size: Size, timeout: float, kill_after: float) -> Ro
     return row
 
 
-def cli_batch(f: Fleet, path: Path, kill_after: float) -> Row:
-    """``drasat schedule --batch -o name FILE`` as a user runs it: wall time and the child's peak RSS."""
+def cli_batch(f: Fleet, path: Path, kill_after: float, method: str = "cli-batch", timeout: float | None = None) -> Row:
+    """``drasat schedule --batch -o name FILE`` as a user runs it (``cli-lanes``: with ``--processes LANES``;
+    ``timeout``: with ``--timeout``): wall time and peak RSS (``wait4``'s: the largest of the command and of the
+    lanes it waited for)."""
     drasat = Path(sys.executable).with_name("drasat")
+    command = [str(drasat), "schedule", "--batch", "-o", "name", str(path)]
+    command += ["--processes", str(LANES)] if method == "cli-lanes" else []
+    command += ["--timeout", f"{timeout:g}"] if timeout is not None else []
     with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
         started = time.perf_counter()
-        proc = subprocess.Popen([str(drasat), "schedule", "--batch", "-o", "name", str(path)], stdout=out, stderr=err)
+        proc = subprocess.Popen(command, stdout=out, stderr=err)
         status, usage = 0, None
         while usage is None:
             pid, status, rusage = os.wait4(proc.pid, os.WNOHANG)
@@ -310,7 +316,7 @@ def cli_batch(f: Fleet, path: Path, kill_after: float) -> Row:
         ]
     placed, whole, gangs = _outcome(f, {name: "yes" for name in names})
     return Row(
-        "cli-batch",
+        method,
         placed,
         whole,
         gangs,
@@ -336,18 +342,22 @@ def _size(text: str, seed: int) -> Size:
     return Size(nodes, rest[0] if rest else pods, rest[1] if len(rest) > 1 else (gangs if not rest else 0), seed)
 
 
-def measure(size: Size, methods: list[str], timeout: float, kill_after: float, folder: Path) -> list[Row]:
-    """Every chosen method on one size, each in its own process, one after the other."""
+def measure(
+    size: Size, methods: list[str], timeout: float, kill_after: float, folder: Path, cli_timeout: float | None = None
+) -> list[Row]:
+    """Every chosen method on one size, each in its own process, one after the other (the command line's input
+    written once, and kept if it is there already)."""
     f = size.fleet()
     console = Console(stderr=True)
     console.print(f"{size.nodes}/{size.pods}/{size.gangs} seed {size.seed}: {describe(f)}")
     rows = []
     for method in methods:
-        if method == "cli-batch":
+        if method.startswith("cli-"):
             path = folder / f"frag-{size.nodes}-{size.pods}-{size.gangs}-seed{size.seed}.yaml"
-            wrote = write_yaml(f, path)
-            console.print(f"  wrote {path} ({path.stat().st_size / 2**20:.0f} MiB) in {wrote:.1f} s")
-            rows.append(cli_batch(f, path, kill_after))
+            if not path.exists():
+                wrote = write_yaml(f, path)
+                console.print(f"  wrote {path} ({path.stat().st_size / 2**20:.0f} MiB) in {wrote:.1f} s")
+            rows.append(cli_batch(f, path, kill_after, method, cli_timeout))
         else:
             rows.append(in_process(method, size, timeout, kill_after))
         r = rows[-1]
@@ -449,6 +459,7 @@ def main() -> None:
     parser.add_argument("--methods", default=",".join(METHODS), help=f"a subset of {','.join(METHODS)}")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--kill-after", type=float, default=900.0, help="stop a method after this many seconds")
+    parser.add_argument("--cli-timeout", type=float, help="--timeout for the cli-* methods (default: the command's)")
     parser.add_argument("--yaml-dir", help="where the command line's input files go (default: a temporary folder)")
     parser.add_argument("--plot", metavar="FILE.png", help="pods placed over time per batch run (needs matplotlib)")
     args = parser.parse_args()
@@ -460,7 +471,7 @@ def main() -> None:
         folder = Path(args.yaml_dir or scratch)
         for text in args.sizes.split(","):
             size = _size(text, args.seed)
-            results.append((size, measure(size, methods, args.timeout, args.kill_after, folder)))
+            results.append((size, measure(size, methods, args.timeout, args.kill_after, folder, args.cli_timeout)))
     Console(width=190).print(table(results, args.timeout))
     overruns = [(size, r) for size, rows in results for r in rows if r.method == "batch-timeout" and r.seconds]
     for size, r in overruns:

@@ -84,11 +84,22 @@ def pods_problem(
         kept = [now[key_of(c)] for c in base.allocated if key_of(c) in now]
         base = replace(base, allocated=[c for c in kept if c.status and c.status.allocation])
     wanted: dict[ObjectKey, ResourceClaim] = {key_of(c): c for c in select_claims(cluster, claims or [])}
-    consumers: dict[str, list[ResourceClaimConsumerReference]] = {}
-    left_out: list[tuple[str, str]] = []
     node_obj = next((n for n in cluster.nodes if n.name == base.node.name), None)
     allocatable = allocatable_of(node_obj) if node_obj is not None else {}
-    for pod in chosen_pods:
+    consumers, left_out = _gathered(chosen_pods, cluster, allocatable, named, wanted)
+    refuse_unstorable(list(wanted.values()), locate)  # claims chosen here, not by problem_from_objects
+    problem = replace(base, claims=list(wanted.values()))
+    return PodsProblem(problem, consumers, left_out, recovery.notes())
+
+
+def _gathered(
+    pods: Sequence[Pod], cluster: Cluster, allocatable: Resources, named: bool, wanted: dict[ObjectKey, ResourceClaim]
+) -> tuple[dict[str, list[ResourceClaimConsumerReference]], list[tuple[str, str]]]:
+    """Each pod's claims added to ``wanted``, with who consumes each claim, and the pods left out with why (a
+    pod the user named that cannot have its claims is an error instead)."""
+    consumers: dict[str, list[ResourceClaimConsumerReference]] = {}
+    left_out: list[tuple[str, str]] = []
+    for pod in pods:
         found, why = _pod_claims(pod, cluster, allocatable)
         if why and named:
             raise Unschedulable(f"pod {label_of(pod)} cannot be scheduled: {why}")
@@ -98,9 +109,7 @@ def pods_problem(
             wanted.setdefault(key_of(claim), claim)
             if consumer not in consumers.setdefault(claim_key(claim), []):
                 consumers[claim_key(claim)].append(consumer)
-    refuse_unstorable(list(wanted.values()), locate)  # claims chosen here, not by problem_from_objects
-    problem = replace(base, claims=list(wanted.values()))
-    return PodsProblem(problem, consumers, left_out, recovery.notes())
+    return consumers, left_out
 
 
 def _pod_claims(

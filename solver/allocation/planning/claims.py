@@ -10,6 +10,7 @@ from __future__ import annotations
 import time
 from collections.abc import Sequence
 from dataclasses import replace
+from typing import Any
 
 from drasat.models.errors import AllocationError, SelectorError, SolveTimeout
 from drasat.models.resource import DeviceSubRequest, ExactDeviceRequest, ResourceClaim
@@ -232,30 +233,7 @@ def _alternative(
     error: most calls have none, and a small call makes one of these per request."""
     sub_name = body.name if has_sub else None
     features = problem.features
-    for i, sel in enumerate(body.selectors):
-        if sel.cel is None:
-            raise AllocationError(
-                f"{_where(label, sub_name or request_name)}, selector #{i}: CEL expression empty "
-                "(unsupported selector type?)"
-            )
-    # Subrequests have no adminAccess: asked only of an exact request (a missing attribute of a pydantic
-    # model is a raised and caught AttributeError, several microseconds per subrequest).
-    admin = None if has_sub else body.admin_access
-    if admin is not None and not features.admin_access:
-        raise AllocationError(
-            f"{_where(label, sub_name or request_name)}: admin access is requested, but the feature is disabled"
-        )
-    class_name = body.device_class_name
-    if not class_name:
-        raise AllocationError(
-            f"{_where(label, sub_name or request_name)}: missing device class name (unsupported request type?)"
-        )
-    device_class = problem.device_class(class_name)
-    if device_class is None:
-        raise AllocationError(
-            f"{_where(label, sub_name or request_name)}: could not retrieve device class "
-            f'{class_name}: deviceclass.resource.k8s.io "{class_name}" not found'
-        )
+    device_class, admin = _checked_request(problem, label, sub_name or request_name, body, has_sub)
     _compile_selectors(ev.ev, device_class, body.selectors, label)
     mode = body.allocation_mode or "ExactCount"
     if mode not in ("ExactCount", "All"):
@@ -281,6 +259,32 @@ def _alternative(
     if mode == "All":
         _check_pools_for_all(inv, _where(label, sub_name or request_name))
     return ev.fill(alt)
+
+
+def _checked_request(problem: Problem, label: str, name: str, body, has_sub: bool) -> tuple[Any, Any]:
+    """The request's (or subrequest's) device class and admin access, after the checks Kubernetes' allocator
+    makes first, in its order and words: selectors have CEL, admin access only with its gate, a class named
+    and found."""
+    for i, sel in enumerate(body.selectors):
+        if sel.cel is None:
+            raise AllocationError(
+                f"{_where(label, name)}, selector #{i}: CEL expression empty (unsupported selector type?)"
+            )
+    # Subrequests have no adminAccess: asked only of an exact request (a missing attribute of a pydantic
+    # model is a raised and caught AttributeError, several microseconds per subrequest).
+    admin = None if has_sub else body.admin_access
+    if admin is not None and not problem.features.admin_access:
+        raise AllocationError(f"{_where(label, name)}: admin access is requested, but the feature is disabled")
+    class_name = body.device_class_name
+    if not class_name:
+        raise AllocationError(f"{_where(label, name)}: missing device class name (unsupported request type?)")
+    device_class = problem.device_class(class_name)
+    if device_class is None:
+        raise AllocationError(
+            f"{_where(label, name)}: could not retrieve device class "
+            f'{class_name}: deviceclass.resource.k8s.io "{class_name}" not found'
+        )
+    return device_class, admin
 
 
 def _where(label: str, request: str) -> str:
