@@ -75,10 +75,12 @@ def load_text(text: str, name: str = "<string>") -> Bundle:
     return bundle
 
 
-def add_data(bundle: Bundle, data: Any, name: str, index: int = 0) -> None:
+def add_data(bundle: Bundle, data: Any, name: str, index: int = 0, *, owned: bool = False) -> None:
     """Add already-parsed objects (an API server's list response, a client's ``to_dict()``) to ``bundle``,
-    with the same checks and messages as a file's document ``index`` named ``name``."""
-    _add_documents(bundle, iter([Document(index, data)]), name, owned=False)
+    with the same checks and messages as a file's document ``index`` named ``name``. With ``owned`` the
+    data is the caller's to give away: a list's items are let go (set to None) as their objects are built,
+    and a fleet's repeated leaf values are shared, as for a file."""
+    _add_documents(bundle, iter([Document(index, data)]), name, owned=owned)
 
 
 def load_objects(items: Iterable[Any], name: str = "<objects>", *, strict: bool = False) -> Bundle:
