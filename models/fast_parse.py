@@ -32,7 +32,7 @@ from typing import Any
 
 import yaml
 
-from .yaml_split import Piece, split_stream
+from .yaml_split import Piece, split_list_items, split_stream
 
 FAST_FROM_BYTES = 256 * 1024
 """Inputs smaller than this are parsed by the reference parsers alone."""
@@ -125,13 +125,53 @@ class FastStream:
         at = bisect_left(self.unusual, piece.start)
         if at < len(self.unusual) and self.unusual[at] < piece.end:
             return None
-        content = self.text[piece.start : piece.end]
-        yaml_rs = _module("yaml_rs")
-        try:
-            data = yaml_rs.loads(content, parse_datetime=False, duplicate_key_policy=yaml_rs.DuplicateKeyPolicy.Error)
-        except (yaml_rs.YAMLDecodeError, ValueError, OverflowError):
+        return _loads(self.text[piece.start : piece.end])
+
+    def list_value(self, piece: Piece) -> dict[str, Any] | None:
+        """A big ``kind: List`` document as its frame with each item still text (:class:`Deferred`), read
+        one at a time as the loader builds it: the list is never held whole as parsed values (a 1,000-node
+        List's are 600 MB). None where it is not printed as kubectl prints one, or PyYAML must read it."""
+        if piece.empty or piece.end - piece.start < FAST_FROM_BYTES:
             return None
-        return (data,)
+        at = bisect_left(self.unusual, piece.start)
+        if at < len(self.unusual) and self.unusual[at] < piece.end:
+            return None
+        cut = split_list_items(self.text, piece.start, piece.end)
+        frame = _loads(cut[0]) if cut is not None else None
+        if cut is None or frame is None or not isinstance(frame[0], dict) or frame[0].get("items") != []:
+            return None
+        frame[0]["items"] = [Deferred(self.text, start, end) for start, end in cut[1]]
+        return frame[0]
+
+
+class ReadAgain(Exception):
+    """A deferred item the fast parser cannot read: the document is to be read whole by the reference."""
+
+
+@dataclass(frozen=True, slots=True)
+class Deferred:
+    """One item of a List document, still text (``- `` and its lines): :meth:`value` reads it."""
+
+    text: str
+    start: int
+    end: int
+
+    def value(self) -> Any:
+        """The item as the whole document's parse gives it, or :class:`ReadAgain` (a syntax error, a key
+        twice, a cut that was wrong: the reference then reads the document and says what is wrong)."""
+        read = _loads(self.text[self.start : self.end])
+        if read is None or not isinstance(read[0], list) or len(read[0]) != 1:
+            raise ReadAgain
+        return read[0][0]
+
+
+def _loads(content: str) -> tuple[Any] | None:
+    yaml_rs = _module("yaml_rs")
+    try:
+        data = yaml_rs.loads(content, parse_datetime=False, duplicate_key_policy=yaml_rs.DuplicateKeyPolicy.Error)
+    except (yaml_rs.YAMLDecodeError, ValueError, OverflowError):
+        return None
+    return (data,)
 
 
 def fast_stream(text: str, *, at_least: int | None = None) -> FastStream | None:
