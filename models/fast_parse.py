@@ -150,15 +150,23 @@ class ReadAgain(Exception):
 
 @dataclass(frozen=True, slots=True)
 class Deferred:
-    """One item of a List document, still text (``- `` and its lines): :meth:`value` reads it."""
+    """One item of a List document, still text (YAML: ``- `` and its lines; JSON: the item's value):
+    :meth:`value` reads it."""
 
     text: str
     start: int
     end: int
+    json: bool = False
 
     def value(self) -> Any:
         """The item as the whole document's parse gives it, or :class:`ReadAgain` (a syntax error, a key
         twice, a cut that was wrong: the reference then reads the document and says what is wrong)."""
+        if self.json:
+            orjson = _module("orjson")
+            try:
+                return orjson.loads(self.text[self.start : self.end])
+            except orjson.JSONDecodeError:  # NaN, a lone surrogate...: json's whole-text reading decides
+                raise ReadAgain from None
         read = _loads(self.text[self.start : self.end])
         if read is None or not isinstance(read[0], list) or len(read[0]) != 1:
             raise ReadAgain

@@ -34,6 +34,7 @@ import yaml
 from .collector import collector_paused
 from .errors import InputProblem, Location
 from .fast_parse import FastStream, fast_json, fast_stream
+from .json_list import json_list
 from .yaml_construct import FALL_BACK, construct
 from .yaml_split import Piece
 
@@ -144,6 +145,10 @@ def parse_documents(text: str, name: str, *, deferring: bool = False) -> Iterato
     text is parsed, the generator holds it no longer. With ``deferring``, a big ``kind: List`` document's
     items may come as text to be read one by one (see :attr:`Document.again`): only the loader asks so."""
     first = _FIRST_CHARACTER.search(text)
+    listed = json_list(text) if deferring and first is not None and first.group() == "{" else None
+    if listed is not None:  # one JSON object: read whole again, it is one document too
+        yield Document(0, listed, fits_int64=True, again=partial(next, parse_documents(text, name), None))
+        return
     if first is not None and first.group() in ("{", "["):
         with collector_paused(FREEZE_AFTER):
             fast = fast_json(text)

@@ -3,6 +3,7 @@ the same objects, problems, notices and line numbers as the reference reading th
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -36,7 +37,7 @@ def read(path: Path, fast: bool) -> tuple[list, list, list]:
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(fast_parse, "FAST_FROM_BYTES", 0 if fast else 1 << 40)
         bundle = load_paths([str(path)])
-    objects = [(str(loaded.location), loaded.obj.model_dump_json()) for loaded in bundle.objects]
+    objects = [(str(loaded.location), repr(loaded.obj.model_dump())) for loaded in bundle.objects]
     return objects, [str(p) for p in bundle.problems], bundle.notices
 
 
@@ -155,3 +156,49 @@ def test_lists_read_as_the_reference_reads_them(parts: list[str]) -> None:
         patch.setattr(fast_parse, "FAST_FROM_BYTES", 0)
         got = _resolved(text)
     assert len(got) == len(want) and all(same(a, b) for a, b in zip(got, want)), (text, got, want)
+
+
+# --- the same for a JSON List (kubectl get -o json): its items found by json's scanner, each read by orjson --
+
+
+def json_listing(items: list, indent: int | None = None, **extra: object) -> str:
+    return json.dumps({"apiVersion": "v1", "kind": "List", "items": items, **extra}, indent=indent)
+
+
+def json_fleet(count: int = 4) -> list:
+    return [yaml.safe_load(item)[0] for item in (fleet(count).replace("\n- ", "\n\0- ").split("\0"))]
+
+
+def test_a_json_list_is_read_item_by_item() -> None:
+    text = json_listing(json_fleet(6), indent=4)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(fast_parse, "FAST_FROM_BYTES", 0)
+        (document,) = parse_documents(text, "l.json", deferring=True)
+    items = document.data["items"]
+    assert [type(item) for item in items] == [Deferred] * 6 and items[1].value() == json_fleet(6)[1]
+    assert document.data["kind"] == "List" and document.fits_int64
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        json_listing(json_fleet()),
+        json_listing(json_fleet(), indent=4, metadata={"resourceVersion": ""}),
+        json_listing([1, [], {"apiVersion": "v1", "kind": "List", "items": []}, *json_fleet(2)]),
+        json_listing(json_fleet(2)).replace('"name": "node-1"', '"name": NaN', 1),  # orjson refuses NaN: json's
+        json_listing(json_fleet(2)).replace('"name": "node-1"', '"name": "\\ud800"', 1),  # a lone surrogate
+        json_listing(json_fleet(2)).replace('"name": "node-1"', '"name": "node-1", "name": "x"', 1),  # a key twice
+        json_listing(json_fleet(2)).replace('"name": "node-1"', '"name": [', 1),  # a syntax error
+        json_listing(json_fleet(2)).replace('"name": "node-1"', f'"name": {2**64}', 1),  # beyond 64 bits
+        json_listing(json_fleet(2)).replace('"name": "node-1"', f'"name": {"[" * 3000}{"]" * 3000}', 1),
+        json_listing(json_fleet(2))[:-1] + ', "items": []}',  # items twice: json keeps the last
+        json_listing(json_fleet(2)) + "\n" + json_listing(json_fleet(2)),  # one object a line
+        json_listing([]),
+        '{"apiVersion": "v1", "kind": "List", "items": {}}',
+        json_listing(json_fleet(1) * 2),  # a duplicate object
+    ],
+)
+def test_json_read_as_the_reference_reads_it(tmp_path: Path, text: str) -> None:
+    path = tmp_path / "list.json"
+    path.write_text(text)
+    assert read(path, fast=True) == read(path, fast=False), text
