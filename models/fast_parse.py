@@ -19,6 +19,10 @@ goes to PyYAML, the thousands around it do not. The text is scanned once for all
 searches that start at a literal character (Python's ``re`` finds those quickly; a search that
 starts at a character class tests every position, ten times slower on 30 MB).
 
+One big ``kind: List`` document (``kubectl get -o yaml``) is cut into its items the same way
+(:meth:`FastStream.list_value`, :mod:`.json_list` for ``-o json``): each is read as the loader builds it, so
+the list is never held whole as parsed values beside its models.
+
 Small inputs always take the reference path: the fast one pays off only on big ones.
 """
 
