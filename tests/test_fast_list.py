@@ -202,3 +202,21 @@ def test_json_read_as_the_reference_reads_it(tmp_path: Path, text: str) -> None:
     path = tmp_path / "list.json"
     path.write_text(text)
     assert read(path, fast=True) == read(path, fast=False), text
+
+
+JSON_VALUES = st.recursive(
+    st.one_of(st.none(), st.booleans(), st.integers(-(2**70), 2**70), st.floats(), st.text(max_size=4)),
+    lambda inner: st.one_of(st.lists(inner, max_size=3), st.dictionaries(st.text(max_size=3), inner, max_size=3)),
+    max_leaves=8,
+)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(JSON_VALUES, min_size=1, max_size=5), st.sampled_from([None, 2]), st.sampled_from(["", " ", "\n"]))
+def test_json_lists_read_as_the_reference_reads_them(items: list, indent: int | None, after: str) -> None:
+    text = json_listing(items, indent=indent) + after
+    want = [("problem", str(d.problem)) if d.problem else d.data for d in parse_documents(text, "l.json")]
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(fast_parse, "FAST_FROM_BYTES", 0)
+        got = _resolved(text)
+    assert len(got) == len(want) and all(same(a, b) for a, b in zip(got, want)), (text, got, want)
