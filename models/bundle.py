@@ -96,6 +96,11 @@ class Bundle:
 
     def extend(self, other: Bundle) -> None:
         """Append everything of another bundle (duplicates across the two are reported)."""
+        if not (self.entries or self.objects or self.problems or self._index):  # nothing to compare with:
+            self.objects, self.problems, self.entries = list(other.objects), list(other.problems), list(other.entries)
+            self._index, self._places = dict(other._index), dict(other._places)  # what the same adds would build
+            self.notices.extend(other.notices)
+            return
         for entry in other.entries:
             if isinstance(entry, Loaded):
                 self.add(Loaded(entry.obj, entry.location, entry.converted_from))

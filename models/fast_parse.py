@@ -19,6 +19,10 @@ goes to PyYAML, the thousands around it do not. The text is scanned once for all
 searches that start at a literal character (Python's ``re`` finds those quickly; a search that
 starts at a character class tests every position, ten times slower on 30 MB).
 
+One big ``kind: List`` document (``kubectl get -o yaml``) is cut into its items the same way
+(:meth:`FastStream.list_value`, :mod:`.json_list` for ``-o json``): each is read as the loader builds it, so
+the list is never held whole as parsed values beside its models.
+
 Small inputs always take the reference path: the fast one pays off only on big ones.
 """
 
@@ -126,13 +130,63 @@ class FastStream:
         at = bisect_left(self.unusual, piece.start)
         if at < len(self.unusual) and self.unusual[at] < piece.end:
             return None
-        content = self.text[piece.start : piece.end]
-        yaml_rs = _module("yaml_rs")
-        try:
-            data = yaml_rs.loads(content, parse_datetime=False, duplicate_key_policy=yaml_rs.DuplicateKeyPolicy.Error)
-        except (yaml_rs.YAMLDecodeError, ValueError, OverflowError):
+        return _loads(self.text[piece.start : piece.end])
+
+    def list_value(self, piece: Piece) -> dict[str, Any] | None:
+        """A big ``kind: List`` document as its frame with each item still text (:class:`Deferred`), read
+        one at a time as the loader builds it: the list is never held whole as parsed values (a 1,000-node
+        List's are 600 MB). None where it is not printed as kubectl prints one, or PyYAML must read it."""
+        if piece.empty or piece.end - piece.start < FAST_FROM_BYTES:
             return None
-        return (data,)
+        at = bisect_left(self.unusual, piece.start)
+        if at < len(self.unusual) and self.unusual[at] < piece.end:
+            return None
+        from .yaml_split import split_list_items  # with split_stream: only a big input comes this far
+
+        cut = split_list_items(self.text, piece.start, piece.end)
+        frame = _loads(cut[0]) if cut is not None else None
+        if cut is None or frame is None or not isinstance(frame[0], dict) or frame[0].get("items") != []:
+            return None
+        frame[0]["items"] = [Deferred(self.text, start, end) for start, end in cut[1]]
+        return frame[0]
+
+
+class ReadAgain(Exception):
+    """A deferred item the fast parser cannot read: the document is to be read whole by the reference."""
+
+
+@dataclass(frozen=True, slots=True)
+class Deferred:
+    """One item of a List document, still text (YAML: ``- `` and its lines; JSON: the item's value):
+    :meth:`value` reads it."""
+
+    text: str
+    start: int
+    end: int
+    json: bool = False
+
+    def value(self) -> Any:
+        """The item as the whole document's parse gives it, or :class:`ReadAgain` (a syntax error, a key
+        twice, a cut that was wrong: the reference then reads the document and says what is wrong)."""
+        if self.json:
+            orjson = _module("orjson")
+            try:
+                return orjson.loads(self.text[self.start : self.end])
+            except orjson.JSONDecodeError:  # NaN, a lone surrogate...: json's whole-text reading decides
+                raise ReadAgain from None
+        read = _loads(self.text[self.start : self.end])
+        if read is None or not isinstance(read[0], list) or len(read[0]) != 1:
+            raise ReadAgain
+        return read[0][0]
+
+
+def _loads(content: str) -> tuple[Any] | None:
+    yaml_rs = _module("yaml_rs")
+    try:
+        data = yaml_rs.loads(content, parse_datetime=False, duplicate_key_policy=yaml_rs.DuplicateKeyPolicy.Error)
+    except (yaml_rs.YAMLDecodeError, ValueError, OverflowError):
+        return None
+    return (data,)
 
 
 def fast_stream(text: str, *, at_least: int | None = None) -> FastStream | None:

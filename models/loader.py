@@ -30,6 +30,7 @@ from .bundle import Bundle, Loaded
 from .collector import collector_paused
 from .convert import needs_conversion, to_v1
 from .errors import InputError, InputProblem, Location
+from .fast_parse import Deferred, ReadAgain
 from .input_text import MAX_INPUT_BYTES, decode, read_at_most, read_file, too_large
 from .int64 import int64_problems
 from .kinds import KindInfo, lookup, split_api_version
@@ -75,10 +76,12 @@ def load_text(text: str, name: str = "<string>") -> Bundle:
     return bundle
 
 
-def add_data(bundle: Bundle, data: Any, name: str, index: int = 0) -> None:
+def add_data(bundle: Bundle, data: Any, name: str, index: int = 0, *, owned: bool = False) -> None:
     """Add already-parsed objects (an API server's list response, a client's ``to_dict()``) to ``bundle``,
-    with the same checks and messages as a file's document ``index`` named ``name``."""
-    _add_documents(bundle, iter([Document(index, data)]), name, owned=False)
+    with the same checks and messages as a file's document ``index`` named ``name``. With ``owned`` the
+    data is the caller's to give away: a list's items are let go (set to None) as their objects are built,
+    and a fleet's repeated leaf values are shared, as for a file."""
+    _add_documents(bundle, iter([Document(index, data)]), name, owned=owned)
 
 
 def load_objects(items: Iterable[Any], name: str = "<objects>", *, strict: bool = False) -> Bundle:
@@ -191,7 +194,7 @@ def _add_read(bundle: Bundle, read: Callable[[], tuple[str | None, InputProblem 
     if problem is not None or text is None:
         bundle.add_problem(problem or InputProblem(Location(name), "could not be read"))
         return
-    documents = parse_documents(text, name)
+    documents = parse_documents(text, name, deferring=True)
     del text
     _add_documents(bundle, documents, name)
 
@@ -221,7 +224,10 @@ def _add_each(bundle: Bundle, documents: Iterator[Document], name: str, reading:
         where = Location(name, document.index)
         reading.fits_int64 = document.fits_int64
         try:
-            _add_document(bundle, document.data, where, reading)
+            if document.again is not None:
+                _add_deferred(bundle, document, where, reading)
+            else:
+                _add_document(bundle, document.data, where, reading)
         except RecursionError:
             bundle.add_problem(InputProblem(where, "is nested too deeply to read"))
         except Exception as exc:  # noqa: BLE001  (never a traceback: a bug here still gets reported)
@@ -237,6 +243,25 @@ def _add_each(bundle: Bundle, documents: Iterator[Document], name: str, reading:
             f"{name}: converted {count} object{'s' if count > 1 else ''} from {version} to "
             "resource.k8s.io/v1; messages name the fields as v1 spells them"
         )
+
+
+def _add_deferred(bundle: Bundle, document: Document, where: Location, reading: _Reading) -> None:
+    """A List whose items are still text, each read as it is built (never the whole list parsed at once),
+    into a bundle of its own kept once every item was read; where one cannot be read alone, the
+    document read whole is added instead, as any other (its error, if it has one)."""
+    trial, converted = Bundle(), dict(reading.converted)
+    try:
+        _add_document(trial, document.data, where, reading)
+    except ReadAgain:
+        reading.converted = converted
+        whole = document.again() if document.again is not None else None
+        if whole is not None and whole.problem is not None:
+            bundle.add_problem(whole.problem)
+        elif whole is not None and whole.data is not None:
+            reading.fits_int64 = whole.fits_int64
+            _add_document(bundle, whole.data, where, reading)
+        return
+    bundle.extend(trial)
 
 
 def _add_document(bundle: Bundle, data: Any, where: Location, reading: _Reading) -> None:
@@ -293,6 +318,8 @@ def _add_list(bundle: Bundle, data: dict[str, Any], where: Location, item_kind: 
     for i, item in enumerate(items):
         if reading.owned:
             items[i] = None  # its model is all that is kept of it: a 1,000-node List is not held twice
+        if isinstance(item, Deferred):
+            item = item.value()  # still text (a big List read fast): ReadAgain if it cannot be read alone
         at = Location(where.file, where.document, path=f"{where.path + '.' if where.path else ''}items[{i}]")
         if item_kind and isinstance(item, dict):
             item = {"apiVersion": data["apiVersion"], "kind": item_kind, **item}

@@ -24,9 +24,9 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, partial
 from typing import Any, cast
 
 import yaml
@@ -34,7 +34,9 @@ import yaml
 from .collector import collector_paused
 from .errors import InputProblem, Location
 from .fast_parse import FastStream, fast_json, fast_stream
+from .json_list import json_list
 from .yaml_construct import FALL_BACK, construct
+from .yaml_split import Piece
 
 MAX_NODES = 2_000_000
 MAX_EXPANDED_BYTES = 128 * 1024 * 1024
@@ -132,12 +134,21 @@ class Document:
     fits_int64: bool = False
     """Every whole number in ``data`` is known to fit in int64 (the parser saw each one's text): the loader's
     walk over every value looking for bigger ones is skipped."""
+    again: Callable[[], Document | None] | None = None
+    """For a List whose items are still text (:class:`~.fast_parse.Deferred`): the document read whole, for
+    when an item cannot be read alone (:class:`~.fast_parse.ReadAgain`); it may be the error that ends the
+    stream."""
 
 
-def parse_documents(text: str, name: str) -> Iterator[Document]:
+def parse_documents(text: str, name: str, *, deferring: bool = False) -> Iterator[Document]:
     """The documents of a YAML (or JSON) stream in order; a syntax error ends the stream. Once a JSON
-    text is parsed, the generator holds it no longer."""
+    text is parsed, the generator holds it no longer. With ``deferring``, a big ``kind: List`` document's
+    items may come as text to be read one by one (see :attr:`Document.again`): only the loader asks so."""
     first = _FIRST_CHARACTER.search(text)
+    listed = json_list(text) if deferring and first is not None and first.group() == "{" else None
+    if listed is not None:  # one JSON object: read whole again, it is one document too
+        yield Document(0, listed, fits_int64=True, again=partial(next, parse_documents(text, name), None))
+        return
     if first is not None and first.group() in ("{", "["):
         with collector_paused(FREEZE_AFTER):
             fast = fast_json(text)
@@ -162,25 +173,42 @@ def parse_documents(text: str, name: str) -> Iterator[Document]:
     if stream is None:
         yield from _reference(text, name, len(text))
         return
-    yield from _split(stream, text, name)
+    yield from _split(stream, text, name, deferring)
 
 
-def _split(stream: FastStream, text: str, name: str) -> Iterator[Document]:
+def _split(stream: FastStream, text: str, name: str, deferring: bool = False) -> Iterator[Document]:
     """The documents of a stream the fast path split: each read fast where it can be, else by PyYAML alone."""
+    ended: list[bool] = []  # a List read whole again (its Document.again) was the error that ends the stream
+
+    def again(piece: Piece) -> Document | None:
+        document = _whole(stream, text, name, piece)
+        ended.append(document is not None and document.problem is not None)
+        return document
+
     for piece in stream.pieces:
-        with collector_paused(FREEZE_AFTER):
-            fast = stream.value(piece)
-        if fast is not None:
-            yield Document(piece.index, fast[0], fits_int64=stream.fits_int64)  # no aliases: no bigger than its text
+        listed = stream.list_value(piece) if deferring else None
+        if listed is not None:
+            yield Document(piece.index, listed, fits_int64=stream.fits_int64, again=partial(again, piece))
+            if any(ended):
+                return
             continue
-        # PyYAML reads this one document from its own marker line through the next: the tokens it
-        # meets are the whole stream's, so are its values, messages and (shifted) line numbers.
-        window = text[piece.window_start : piece.window_end]
-        document = next(_reference(window, name, len(text), first=piece.index, line=piece.line), None)
+        document = _whole(stream, text, name, piece)
         if document is not None:
             yield document
             if document.problem is not None:
                 return
+
+
+def _whole(stream: FastStream, text: str, name: str, piece: Piece) -> Document | None:
+    """One document of the stream, read fast where it can be, else by PyYAML."""
+    with collector_paused(FREEZE_AFTER):
+        fast = stream.value(piece)
+    if fast is not None:
+        return Document(piece.index, fast[0], fits_int64=stream.fits_int64)  # no aliases: no bigger than its text
+    # PyYAML reads this one document from its own marker line through the next: the tokens it
+    # meets are the whole stream's, so are its values, messages and (shifted) line numbers.
+    window = text[piece.window_start : piece.window_end]
+    return next(_reference(window, name, len(text), first=piece.index, line=piece.line), None)
 
 
 def _reference(text: str, name: str, text_length: int, first: int = 0, line: int = 0) -> Iterator[Document]:

@@ -86,3 +86,50 @@ def _piece(text: str, index: int, opened: tuple[int, int, int], end: int, window
 
 def _has_content(text: str, start: int, end: int) -> bool:
     return start < end and _CONTENT.search(text, start, end) is not None
+
+
+_ITEMS_KEY = re.compile(r"\nitems:[ \t]*(?:#[^\n]*)?\n")
+"""The ``items:`` key on a line of its own in the first column (matched from the newline before it)."""
+_COLUMN_ZERO = re.compile(r"\n[^\s#]")
+"""A line whose first character is content, in the first column (from the newline before it: a literal
+start, so the scan of 30 MB is quick)."""
+
+
+def split_list_items(text: str, start: int, end: int) -> tuple[str, list[tuple[int, int]]] | None:
+    """A ``kind: List`` document ``text[start:end]`` as ``kubectl get -o yaml`` prints it, cut into its frame
+    (the document with ``items: []`` for its ``items:`` block) and the spans of the items (each from its ``- `` line), or
+    None where it is not printed so.
+
+    The block is the ``items:`` key in the first column and the lines after it up to the next one with
+    content in the first column that is not a ``- `` entry: each entry's own lines are indented (or blank, or
+    comments), so each entry, read alone as a one-entry sequence, is what it is in the document — the
+    sequence stands in the first column either way. Whatever this cut gets wrong reads as an error (a
+    quoted string or flow collection cut open) or as a frame that is no mapping, and the caller then reads
+    the document whole."""
+    if text.startswith("items:", start) or (start and text[start - 1] != "\n"):
+        return None  # (kubectl prints a List's apiVersion before its items)
+    keys = list(_ITEMS_KEY.finditer(text, max(start - 1, 0), end))
+    if len(keys) != 1:
+        return None
+    first = block_end = keys[0].end()
+    spans: list[tuple[int, int]] = []
+    for line in _COLUMN_ZERO.finditer(text, first - 1, end):
+        at = line.start() + 1
+        if text.startswith(("- ", "-\n"), at):
+            if spans:
+                spans[-1] = (spans[-1][0], at)
+            elif _has_content(text, first, at):
+                return None  # content before the first entry
+            spans.append((at, end))
+            continue
+        block_end = at
+        break
+    else:
+        block_end = end
+    if not spans:
+        return None
+    spans[-1] = (spans[-1][0], block_end)
+    frame = text[start : keys[0].start() + 1] + "items: []\n" + text[block_end:end]  # the key where it stood
+    if "\n-" in "\n" + text[block_end:end]:
+        return None  # an entry after the block's end: not kubectl's shape
+    return frame, spans

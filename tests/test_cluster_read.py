@@ -102,3 +102,46 @@ def test_compare_reads_the_cluster_like_the_files(api_server: tuple[Server, str]
     assert live.exit_code == files.exit_code == 0, live.stderr
     assert json.loads(live.stdout)["cpSat"]["devices"] == json.loads(files.stdout)["cpSat"]["devices"]
     assert "does not serve podgroups" in live.stderr  # notices go to stderr, never stdout
+
+
+def test_each_page_is_built_before_the_next_is_asked_for(
+    api_server: tuple[Server, str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Live reads stream: a page's objects are built (and its items let go) before the next page is
+    requested, so a fleet is never held whole as JSON; every object of every page still arrives."""
+    from drasat.models import loader
+
+    server, kubeconfig = api_server
+    events: list[str] = []
+    real_add = loader.add_data
+
+    def building(bundle: Any, data: Any, name: str, index: int = 0, **kw: Any) -> None:
+        events.append(f"built {name.rsplit(': ', 1)[-1]} page {index}")
+        real_add(bundle, data, name, index, **kw)
+        assert all(item is None for item in data["items"])  # the page's raw items were let go once built
+
+    monkeypatch.setattr(loader, "add_data", building)
+    requested = server.requests
+    server.requests = _Recorder(requested, events)
+    bundle = read_cluster(kubeconfig, "loopback", page_size=1)
+    published = server.collections["/apis/resource.k8s.io/v1/resourceslices"]["items"]
+    slices = [e for e in events if "resourceslices" in e]
+    path = "GET /apis/resource.k8s.io/v1/resourceslices"
+    assert len(published) > 1
+    assert slices == [e for i in range(len(published)) for e in (path, f"built resourceslices page {i}")]
+    from_files = load_paths([str(EXAMPLES)]).objects
+    assert sorted(o.obj.model_dump_json() for o in bundle.objects) == sorted(
+        o.obj.model_dump_json() for o in from_files
+    )
+
+
+class _Recorder(list):  # type: ignore[type-arg]
+    """The server's request log, also written (path only) into one shared log of events."""
+
+    def __init__(self, requests: list[str], events: list[str]) -> None:
+        super().__init__(requests)
+        self.events = events
+
+    def append(self, path: str) -> None:
+        super().append(path)
+        self.events.append(f"GET {path.split('?', 1)[0]}")

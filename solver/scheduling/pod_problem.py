@@ -17,6 +17,7 @@ from typing import Any
 from drasat.models.core import Pod
 from drasat.models.errors import Location, Unschedulable
 from drasat.models.resource import ResourceClaim, ResourceClaimConsumerReference
+from drasat.models.storable import checking_once
 from drasat.solver.allocation.features import Features
 from drasat.solver.allocation.problem import Problem, chosen_claims, claim_key, problem_from_objects, refuse_unstorable
 
@@ -44,6 +45,7 @@ def select_claims(cluster: Cluster, names: Sequence[str]) -> list[ResourceClaim]
     return chosen_claims(cluster.claims, names)
 
 
+@checking_once()  # its two questions share most objects (4,000 slices of a fleet): each is checked once
 def pods_problem(
     objects: Sequence[object],
     *,
