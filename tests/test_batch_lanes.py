@@ -175,6 +175,67 @@ def test_a_halt_reaches_every_lane_and_the_best_so_far_is_returned(each_node_a_b
         processes=2,
     )
     notes = " ".join(result.summary.notes)
-    assert "stopped (Ctrl-C)" in notes and "blocks of nodes not reached" in notes
+    assert "stopped (Ctrl-C)" in notes  # the lanes hear it within a poll (see the test below for one that waits)
     assert all(p.node or p.reason for p in result.placements)
+    _checked(result)
+
+
+def test_a_halt_after_a_lane_has_ended_still_reaches_the_others(each_node_a_block):
+    """The halt is a flag the lanes poll: set once one lane has ended, it must not wait for that lane (a
+    process-shared Event's set() did, for ever) and the lane still searching must hear it."""
+    import threading
+    import time
+
+    from drasat.solver.scheduling.plugins.dynamic_resources import AllocateOptions
+
+    real = lanes.place_in_blocks
+
+    def lingering(state, queue, options, evaluator, budget, progress, *args: Any, nodes: list[str], **kwargs: Any):
+        if "n0" not in nodes:
+            return real(state, queue, options, evaluator, budget, progress, *args, nodes=nodes, **kwargs)
+        time.sleep(1.0)  # the other lane has ended by now
+        progress(0, None, 0.0)  # the parent's progress hook sets the halt
+        while not budget.halted:
+            time.sleep(0.05)
+        return real(state, queue, options, evaluator, budget, progress, *args, nodes=nodes, **kwargs)
+
+    halt, out = threading.Event(), []
+    run = threading.Thread(
+        target=lambda: out.append(
+            schedule_batch(
+                make_cluster(*_docs(4, 6)),
+                options=AllocateOptions(time_limit=120),
+                progress=lambda *_: halt.set(),
+                halt=halt,
+                processes=2,
+            )
+        ),
+        daemon=True,
+    )
+    with mock.patch.object(lanes, "place_in_blocks", lingering):
+        run.start()
+        run.join(60)
+    assert out, "the run did not return after the halt"
+    assert "stopped (Ctrl-C)" in " ".join(out[0].summary.notes)
+    _checked(out[0])
+
+
+def test_pools_published_by_several_nodes_keep_the_blocks_in_one_process(each_node_a_block):
+    docs = _docs(4, 4)
+    for doc in docs:  # n1's slices publish n0's pool: two nodes, one pool
+        if doc["kind"] == "ResourceSlice":
+            doc["spec"]["pool"]["resourceSliceCount"] = 4 if doc["spec"]["nodeName"] in ("n0", "n1") else 2
+            if doc["spec"]["nodeName"] == "n1":
+                doc["spec"]["pool"]["name"] = "n0"
+                doc["metadata"]["name"] += "-of-n0"
+                for device in doc["spec"].get("devices", []):
+                    device["name"] += "-b"
+                for counter_set in doc["spec"].get("sharedCounters", []):
+                    counter_set["name"] += "-b"
+                for device in doc["spec"].get("devices", []):
+                    for use in device["consumesCounters"]:
+                        use["counterSet"] += "-b"
+    result = schedule_batch(make_cluster(*docs), processes=2)
+    notes = " ".join(result.summary.notes)
+    assert "1 pools are published by more than one node" in notes and "in 2 processes" not in notes
     _checked(result)

@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import multiprocessing
 import os
-import signal
 import threading
 import time
 from dataclasses import dataclass, field
@@ -33,6 +32,7 @@ from drasat.models.errors import InternalError
 from drasat.models.resource import AllocationResult
 from drasat.solver.scheduling.cluster_state import ClusterState
 from drasat.solver.scheduling.one_by_one import Placement
+from drasat.solver.scheduling.parallel import worker_signals
 from drasat.solver.scheduling.plugins.dynamic_resources import AllocateOptions
 
 from .blocks import FILL_SHARE, Tally, blocks_of, even_parts, place_in_blocks
@@ -43,7 +43,7 @@ from .pod_classes import Gang, PodClass, PodKey, Queue, pod_key
 from .rounds import Outcome, commit
 from .search import Counts, Progress
 
-GRACE = 5.0  # seconds past the deadline a lane is waited for (decoding its last block) before it is stopped
+GRACE = 5.0  # seconds past the lanes' deadline one is waited for (decoding its last block), within the run's
 POLL = 0.2  # seconds between looks at the halt while waiting for the lanes
 CAN_FORK = "fork" in multiprocessing.get_all_start_methods()
 
@@ -67,6 +67,17 @@ class LanesDone:
     checks: dict[str, NodeCheck] = field(default_factory=dict)
     tally: Tally = field(default_factory=Tally)
     notes: list[str] = field(default_factory=list)
+
+
+def pools_across_nodes(state: ClusterState) -> int:
+    """How many pools more than one node publishes: lanes would allocate such a pool's devices each from its own
+    copy of what is in use, so a cluster with any keeps its blocks in one process (where each block sees what
+    the ones before it took)."""
+    seen: dict[tuple[str, str], int] = {}
+    for devices in state.nodes.values():
+        for pool in devices.pools:
+            seen[pool] = seen.get(pool, 0) + 1
+    return sum(1 for count in seen.values() if count > 1)
 
 
 def lanes_of(blocks: list[list[str]], count: int) -> list[list[str]]:
@@ -113,7 +124,10 @@ class Lanes:
         self.nodes = lanes_of(blocks_of(sorted(n.name for n in state.cluster.nodes)), count)
         self.queues = split_queue(queue, [len(nodes) for nodes in self.nodes])
         self.context = multiprocessing.get_context("fork")
-        self.halt_all = self.context.Event()  # set by the parent on a halt; every lane's searches hear it
+        # Set by the parent on a halt, polled by each lane: a shared flag, not an Event (whose set() waits for
+        # every sleeper to wake, and a lane that has ended never does: the parent hung on Ctrl-C).
+        self.halt_all = self.context.RawValue("b", 0)
+        self.parent = os.getpid()
         self.processes: list[Any] = []
         self.conns: list[Connection] = []
 
@@ -127,16 +141,26 @@ class Lanes:
             self.conns.append(mine)
         return self
 
-    def finish(self, progress: Progress | None) -> LanesDone:
-        """Every lane's blocks committed as they come, until each lane reports its end (or is lost)."""
-        collector = _Collector(self, progress)
+    def stop(self) -> None:
+        """Every lane ended: asked (SIGTERM), then made to (SIGKILL) if it is still there after a second."""
+        for process in self.processes:
+            if process.is_alive():
+                process.terminate()
+        for process in self.processes:
+            process.join(1.0)
+            if process.is_alive():
+                process.kill()
+                process.join()
+
+    def finish(self, progress: Progress | None, gate: threading.Event | None = None) -> LanesDone:
+        """Every lane's blocks committed as they come, until each lane reports its end (or is lost). ``gate``
+        (the scheduler-order pass's) is closed while this process commits a block, so that the pass, at a
+        lower priority, does not hold the interpreter while the lanes' messages wait."""
+        collector = _Collector(self, progress, gate)
         try:
             ended = collector.run()
         finally:
-            for process in self.processes:
-                if process.is_alive():
-                    process.terminate()
-                process.join()
+            self.stop()
         collector.done.notes = [self._lost(k) for k in range(len(self.nodes)) if not ended[k]]
         return collector.done
 
@@ -150,9 +174,9 @@ class Lanes:
     def _lane(self, k: int, conn: Connection) -> None:
         """In the lane's process: its blocks placed, each block's answers sent as it is done, then its tally;
         never returns (``os._exit``: none of the parent's atexit handlers or buffers run twice)."""
-        signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's: it sets the halt all lanes hear
+        worker_signals()  # Ctrl-C is the parent's (it sets the halt all lanes hear); SIGTERM ends the lane alone
         halt, lock = threading.Event(), threading.Lock()
-        threading.Thread(target=_relay, args=(self.halt_all, halt), daemon=True).start()
+        threading.Thread(target=_relay, args=(self.halt_all, self.parent, halt), daemon=True).start()
 
         def send(message: tuple[str, Any]) -> None:
             with lock:  # progress comes from CP-SAT's thread, the rest from this one
@@ -185,8 +209,8 @@ class _Collector:
     """The parent's side: each block's answers committed as they come, the lanes' progress summed for
     ``progress``, the halt relayed, the lanes' deadline (plus ``GRACE``) kept."""
 
-    def __init__(self, lanes: Lanes, progress: Progress | None):
-        self.lanes, self.progress = lanes, progress
+    def __init__(self, lanes: Lanes, progress: Progress | None, gate: threading.Event | None):
+        self.lanes, self.progress, self.gate = lanes, progress, gate
         self.placed = [0] * len(lanes.nodes)
         self.ended = [False] * len(lanes.nodes)
         self.done = LanesDone()
@@ -195,9 +219,10 @@ class _Collector:
     def run(self) -> list[bool]:
         """Until every lane has ended or the time is up: which lanes ended."""
         waiting: dict[Any, int] = dict(zip(self.lanes.conns, range(len(self.lanes.conns))))
-        while waiting and time.monotonic() < self.lanes.ends + GRACE:
+        until = min(self.lanes.ends + GRACE, self.lanes.budget.ends)  # a short --timeout is not overrun by GRACE
+        while waiting and time.monotonic() < until:
             if self.lanes.budget.halted:
-                self.lanes.halt_all.set()
+                self.lanes.halt_all.value = 1
             for conn in wait(list(waiting), timeout=POLL):
                 if self._heard(waiting[conn], conn):
                     del waiting[conn]
@@ -212,7 +237,13 @@ class _Collector:
         if kind == "error":
             raise InternalError(f"lane {k + 1} of the joint placement failed: {body}")
         if kind == "block":
-            self._commit(body)
+            if self.gate is not None:
+                self.gate.clear()
+            try:
+                self._commit(body)
+            finally:
+                if self.gate is not None:
+                    self.gate.set()
         elif kind == "end":
             tally, cut_short = body
             _add(self.done.tally, tally)
@@ -241,9 +272,13 @@ class _Collector:
         self.done.checks.update(decoded.checks)
 
 
-def _relay(source: Any, target: threading.Event) -> None:
-    """The parent's halt (a process-shared event) onto the lane's own (what its searches poll)."""
-    source.wait()
+def _relay(flag: Any, parent: int, target: threading.Event) -> None:
+    """The parent's halt (a process-shared flag) onto the lane's own (what its searches poll); a lane whose parent
+    is gone (killed, or ended on a second Ctrl-C) ends at once instead of searching on for nobody."""
+    while not flag.value:
+        if os.getppid() != parent:
+            os._exit(0)
+        time.sleep(POLL)
     target.set()
 
 

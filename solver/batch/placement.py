@@ -42,7 +42,7 @@ from .beside import Beside
 from .blocks import BLOCK_NODES, FILL_SHARE, SINGLE_MODEL_NODES, place_in_blocks, remaining
 from .budget import Budget
 from .counting import build_counting_model
-from .lanes import CAN_FORK, Lanes
+from .lanes import CAN_FORK, Lanes, pools_across_nodes
 from .lifted import CountedNode
 from .nodes import NodeCheck
 from .passes import better, group_of, one_by_one, scheduler_baseline
@@ -141,7 +141,7 @@ def _schedule_batch(
     summary = BatchSummary(pods=len(pending), pod_classes=len(queue.classes), gangs=len(queue.gangs))
     cache: dict[tuple, Any] = {}  # the scheduler's, shared by every one-by-one pass
     if len(cluster.nodes) > SINGLE_MODEL_NODES:
-        lanes = _lanes_asked(processes, summary)
+        lanes = _lanes_asked(processes, state, summary)
         placed, checks, baseline = _blocks(state, queue, pending, options, budget, progress, summary, lanes)
     else:
         if processes > 1:
@@ -204,8 +204,12 @@ def _blocks(
     answer to compare with."""
     assert options.evaluator is not None
     lanes = Lanes(state, queue, options, budget, processes).start() if processes > 1 else None
-    # Started after the forks: fork copies only the calling thread, and a lane must not inherit a held lock.
-    beside = Beside(state.cluster, queue, pending, options, budget, yielding=lanes is not None).start()
+    try:  # started after the forks: fork copies only the calling thread, and a lane must not inherit a held lock
+        beside = Beside(state.cluster, queue, pending, options, budget, yielding=lanes is not None).start()
+    except BaseException:
+        if lanes is not None:
+            lanes.stop()
+        raise
     placed: dict[PodKey, Placement] = {}
     try:
         if lanes is None:
@@ -213,7 +217,7 @@ def _blocks(
             checks = {node: check for o in tally.outcomes for node, check in o.decoded.checks.items()}
         else:
             beside.gate.set()  # this process only waits for the lanes: the pass has the interpreter
-            done = lanes.finish(progress)
+            done = lanes.finish(progress, beside.gate)
             placed, checks, tally = done.placed, done.checks, done.tally
             summary.notes.extend(done.notes)
     finally:
@@ -231,10 +235,20 @@ def _blocks(
     return placed, checks, baseline
 
 
-def _lanes_asked(processes: int, summary: BatchSummary) -> int:
-    """The processes the blocks run in: as asked, but one where this platform cannot fork (said)."""
-    if processes > 1 and not CAN_FORK:
+def _lanes_asked(processes: int, state: ClusterState, summary: BatchSummary) -> int:
+    """The processes the blocks run in: as asked, but one where this platform cannot fork or where pools span
+    several nodes (said)."""
+    if processes <= 1:
+        return processes
+    if not CAN_FORK:
         summary.notes.append("processes: this platform cannot fork, so the blocks are searched in one process")
+        return 1
+    spanning = pools_across_nodes(state)
+    if spanning:
+        summary.notes.append(
+            f"processes: {spanning} pools are published by more than one node, so the blocks are searched in one "
+            "process (each sees what the blocks before it took)"
+        )
         return 1
     return processes
 

@@ -13,6 +13,7 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Any
 
 from ortools.sat.python import cp_model
 
@@ -216,15 +217,26 @@ class Search:
         _hint(model, self._solution)
         gangs = counting.gangs_whole
         if gangs is not None and len(levels) == 1:
-            (pods, _), unit = levels[0], len(counting.gangs) + 1
-            if self._solve(model, effort=GANG_EFFORT * self.tie_effort, goal=unit * pods + gangs) in FOUND:
-                levels.append((gangs, round(self.solver.value(gangs))))
-                _hint(model, self._solution)
+            self._gangs_first(model, levels, gangs)
         for expr, value in levels:
             model.add(expr >= value)
         scale = tie_weights(counting)
         order = sum(w * expr for w, (expr, _) in zip(scale, counting.tie_breaks))
         self._solve(model, effort=self.tie_effort, goal=order)
+
+    def _gangs_first(self, model: cp_model.CpModel, levels: list[tuple[Any, int]], gangs: cp_model.LinearExpr) -> None:
+        """The most gangs whole among answers with the most pods (``levels``: the one level, pods and their best),
+        appended to ``levels`` when found. Pods outweigh gangs in the goal and the best answer is a complete hint,
+        so CP-SAT starts from it; should an answer with fewer pods come back all the same, the best is kept."""
+        (pods, most), unit = levels[0], len(self.counting.gangs) + 1
+        solution, best = self._solution, self._reader.best
+        if self._solve(model, effort=GANG_EFFORT * self.tie_effort, goal=unit * pods + gangs) not in FOUND:
+            return
+        if round(self.solver.value(pods)) < most:
+            self._solution, self._reader.best = solution, best
+            return
+        levels.append((gangs, round(self.solver.value(gangs))))
+        _hint(model, self._solution)
 
 
 def _hint(model: cp_model.CpModel, solution: list[int]) -> None:

@@ -22,7 +22,7 @@ each allocation is expensive.
 
 Every executor can be ``terminate``d: Ctrl-C, SIGTERM and SIGHUP (``cli/interrupt.py``) kill the
 workers instead of leaving them behind; a worker itself leaves those signals to its parent
-(:func:`_worker_signals`). A worker that dies is :class:`WorkerLost`; an error a
+(:func:`worker_signals`). A worker that dies is :class:`WorkerLost`; an error a
 task raises on a worker is raised here as it was there (a Ray task's error unwrapped).
 """
 
@@ -107,7 +107,7 @@ class LocalProcesses(_Closing):
         if self._pool is None:
             methods = multiprocessing.get_all_start_methods()
             context = multiprocessing.get_context("fork" if "fork" in methods else None)
-            self._pool = ProcessPoolExecutor(max_workers=self.workers, mp_context=context, initializer=_worker_signals)
+            self._pool = ProcessPoolExecutor(max_workers=self.workers, mp_context=context, initializer=worker_signals)
         chunk = max(1, math.ceil(len(tasks) / (self.workers * 4)))
         try:
             return list(self._pool.map(fn, tasks, chunksize=chunk))
@@ -133,7 +133,7 @@ class LocalProcesses(_Closing):
             process.join(timeout=1)
 
 
-def _worker_signals() -> None:
+def worker_signals() -> None:
     """A forked worker's signals: the parent decides. Ctrl-C, which the terminal sends to the whole process
     group, is ignored (the parent stops the workers it started); SIGTERM and SIGHUP end the worker as they end
     any process, not through the handler the parent installed; and the signal wake-up pipe the fork shares with
