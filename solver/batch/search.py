@@ -24,7 +24,7 @@ SEED = 1
 HALT_POLL = 0.1  # seconds between looks at the caller's halt
 TIE_EFFORT = 1.0  # CP-SAT's deterministic time (about seconds) for breaking ties in the queue's order
 FOUND = (cp_model.OPTIMAL, cp_model.FEASIBLE)
-GANG_EFFORT = 2.0  # the same, for the most gangs whole, searched first and alone (see ``Search._ties``)
+GANG_EFFORT = 1.0  # the same, for the most gangs whole, searched first and alone (see ``Search._ties``)
 
 
 @dataclass
