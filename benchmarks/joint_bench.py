@@ -22,30 +22,31 @@ above the optimum. A method still running after ``--kill-after`` seconds is stop
 Run ``python benchmarks/joint_bench.py --sizes 10,100 [--timeout 600] [--skip-batch] [--seed 1]``;
 ``--sizes`` takes node counts of ``frag_cluster.PRESETS`` or ``NODES/PODS/GANGS``.
 
-Measured on the 2-core machine, 2 December 2026 (the joint branch before its merge, seed 1, ``--timeout 10``,
-load 1.2-2.3: other work shared the machine), wall seconds of the method alone:
+Measured on the 2-core machine, 3 December 2026 (main at a040698 with the lanes, seed 1, ``--timeout 10``,
+load 0.2-1.8), wall seconds of the method alone:
 
     nodes  pods gangs  method           placed  gangs  of opt.    wall  peak RSS
-       10   200     2  optimum             189    1/2   100 %    0.0 s    100 MB  OPTIMAL
-       10   200     2  one-by-one          181    1/2  95.8 %    0.9 s    158 MB
-       10   200     2  batch (60 s)        189    1/2   100 %    1.1 s    157 MB  proven
-       10   200     2  batch (10 s)        189    1/2   100 %    0.6 s    159 MB  proven
-       10   200     2  CLI --batch         189    1/2   100 %    2.1 s    163 MB
-      100  2000    10  optimum            1901  10/10   100 %    0.0 s    101 MB  OPTIMAL
-      100  2000    10  one-by-one         1687   6/10  88.7 %   13.3 s    434 MB
-      100  2000    10  batch (60 s)       1901  10/10   100 %   24.0 s    514 MB  proven
-      100  2000    10  batch (10 s)       1901   0/10   100 %    9.6 s    437 MB  proven (ties: fewer gangs)
-      100  2000    10  CLI --batch        1901  10/10   100 %   19.6 s    508 MB
-      500  4000    40  optimum            4000  40/40   100 %    0.0 s    102 MB  OPTIMAL
-      500  4000    40  one-by-one         4000  40/40   100 %   55.7 s   1196 MB
-      500  4000    40  batch (60 s)       4000  40/40   100 %   38.3 s    982 MB  blocks of ~100 nodes
-      500  4000    40  batch (10 s)       2809  29/40  70.2 %   10.7 s    758 MB
-      500  4000    40  CLI --batch        4000  40/40   100 %   53.6 s    918 MB
+       10   200     2  optimum             189    1/2   100 %    0.0 s    101 MB  OPTIMAL
+       10   200     2  one-by-one          181    1/2  95.8 %    0.6 s    145 MB
+       10   200     2  batch (60 s)        189    1/2   100 %    0.6 s    159 MB  proven
+       10   200     2  batch (10 s)        189    1/2   100 %    0.6 s    160 MB  proven
+       10   200     2  CLI --batch         189    1/2   100 %    1.7 s    163 MB
+      100  2000    10  optimum            1901  10/10   100 %    0.0 s    102 MB  OPTIMAL
+      100  2000    10  one-by-one         1687   6/10  88.7 %    7.0 s    303 MB
+      100  2000    10  batch (60 s)       1901  10/10   100 %   13.6 s    387 MB  proven
+      100  2000    10  batch (10 s)       1901   1/10   100 %    9.3 s    388 MB  proven (ties cut: fewer gangs)
+      100  2000    10  CLI --batch        1901  10/10   100 %   17.2 s    379 MB  (14.6-15.3 s after 778aa38)
+      500  4000    40  optimum            4000  40/40   100 %    0.0 s    103 MB  OPTIMAL
+      500  4000    40  one-by-one         4000  40/40   100 %   30.6 s    901 MB
+      500  4000    40  batch (60 s)       4000  40/40   100 %   24.9 s    959 MB  blocks of ~100 nodes
+      500  4000    40  batch (10 s)       2809  29/40  70.2 %   10.2 s    784 MB
+      500  4000    40  CLI --batch        4000  40/40   100 %   40.4 s    873 MB
 
-Every placement passed drasat's verifier and the independent count. The --timeout overrun printed: -94 %,
--4 % and +6.9 % at 10, 100 and 500 nodes. The 10,000-node preset through the command line (``drasat
-schedule --batch --timeout 480 -o name``, 407 MB of YAML): 40,000 of 40,000 placed, whole command 10 min
-32 s at load 3-4, peak RSS 11.4 GB.
+Every placement passed drasat's verifier and the independent count. The --timeout overrun printed: -94.5 %,
+-7.2 % and +1.8 % at 10, 100 and 500 nodes. Through the command line with ``--processes 2`` (``cli-lanes``;
+quiet machine): 2,000 nodes / 8,000 pods ``--timeout 120``, all placed in 59.5 s whole command (84.2 s in one
+process); the 10,000-node preset (407 MB of YAML) ``--timeout 400``, all 40,000 placed in 5 min 38 s, peak
+RSS 7.4 GB (largest process).
 """
 
 from __future__ import annotations
