@@ -248,40 +248,19 @@ def test_the_schedulers_shortcuts_change_no_answer(docs):
 
 
 @FUZZ
-@given(clusters(), st.sampled_from([None, 0.05, 0.5]))
-def test_in_blocks_of_one_node_the_batch_is_still_never_below_the_scheduler(docs, seconds):
+@given(clusters(), st.sampled_from([None, 0.05, 0.5]), st.sampled_from([1, 2]))
+def test_in_blocks_of_one_node_the_batch_is_still_never_below_the_scheduler(docs, seconds, processes):
     """The big-cluster path (a model per block of nodes, each given what the blocks before it left) forced on
-    these small clusters, each node a block: never fewer pods than ``schedule`` (priority by priority) with
-    the time it needs, always valid whatever the deadline."""
+    these small clusters, each node a block, in this process or dealt into two forked lanes (``lanes``): never
+    fewer pods than ``schedule`` (priority by priority) with the time it needs, always valid whatever the
+    deadline."""
     from unittest import mock
 
     from drasat.solver.batch import blocks, placement
 
     options = AllocateOptions() if seconds is None else AllocateOptions(time_limit=seconds)
     with mock.patch.object(placement, "SINGLE_MODEL_NODES", 0), mock.patch.object(blocks, "BLOCK_NODES", 1):
-        result = schedule_batch(make_cluster(*docs), options=options)
-    batch, need = result.placements, _min_counts(docs)
-    if seconds is None:
-        one = schedule(make_cluster(*docs))
-        assert [n for _, n in placed_by_priority(batch)] >= [n for _, n in placed_by_priority(_legal(one, need))]
-    assert _split_gangs(batch, need) == []
-    assert violations(batch) == []
-    assert [v for check in result.nodes for v in verify(check.problem, check.allocations)] == []
-    assert all(p.node or p.reason for p in batch)
-
-
-@FUZZ
-@given(clusters(), st.sampled_from([None, 0.05, 0.5]))
-def test_in_two_processes_the_batch_is_still_never_below_the_scheduler(docs, seconds):
-    """The blocks dealt into two forked lanes (``lanes``), each node a block: never fewer pods than ``schedule``
-    (priority by priority) with the time it needs, always valid whatever the deadline."""
-    from unittest import mock
-
-    from drasat.solver.batch import blocks, placement
-
-    options = AllocateOptions() if seconds is None else AllocateOptions(time_limit=seconds)
-    with mock.patch.object(placement, "SINGLE_MODEL_NODES", 0), mock.patch.object(blocks, "BLOCK_NODES", 1):
-        result = schedule_batch(make_cluster(*docs), options=options, processes=2)
+        result = schedule_batch(make_cluster(*docs), options=options, processes=processes)
     batch, need = result.placements, _min_counts(docs)
     if seconds is None:
         one = schedule(make_cluster(*docs))

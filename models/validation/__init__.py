@@ -36,19 +36,20 @@ from .topology_kinds import check_kubelet_configuration, check_node_resource_top
 Checker = Callable[[TypedObject, Location], list[InputProblem]]
 """An extra check: looks at one object (whose fields start at the location) and returns its problems."""
 
-_RULES: dict[str, Callable[[Findings, Location, object], None]] = {
-    "DeviceClass": check_device_class,  # type: ignore[dict-item]
-    "ResourceClaim": check_resource_claim,  # type: ignore[dict-item]
-    "ResourceClaimTemplate": check_resource_claim_template,  # type: ignore[dict-item]
-    "ResourceSlice": check_resource_slice,  # type: ignore[dict-item]
-    "DeviceTaintRule": check_device_taint_rule,  # type: ignore[dict-item]
-    "ResourcePoolStatusRequest": check_pool_status_request,  # type: ignore[dict-item]
-    "Node": check_node,  # type: ignore[dict-item]
-    "Namespace": check_namespace,  # type: ignore[dict-item]
-    "Pod": check_pod,  # type: ignore[dict-item]
-    "PodGroup": check_pod_group,  # type: ignore[dict-item]
-    "KubeletConfiguration": check_kubelet_configuration,  # type: ignore[dict-item]
-    "NodeResourceTopology": check_node_resource_topology,  # type: ignore[dict-item]
+# Callable[..., None]: each rule takes its own kind's model, which a common parameter type cannot say.
+_RULES: dict[str, Callable[..., None]] = {
+    "DeviceClass": check_device_class,
+    "ResourceClaim": check_resource_claim,
+    "ResourceClaimTemplate": check_resource_claim_template,
+    "ResourceSlice": check_resource_slice,
+    "DeviceTaintRule": check_device_taint_rule,
+    "ResourcePoolStatusRequest": check_pool_status_request,
+    "Node": check_node,
+    "Namespace": check_namespace,
+    "Pod": check_pod,
+    "PodGroup": check_pod_group,
+    "KubeletConfiguration": check_kubelet_configuration,
+    "NodeResourceTopology": check_node_resource_topology,
 }
 """Each kind's rules, by the name of its model class (:mod:`drasat.models.kinds`: the models of kinds an input
 does not hold are not imported, so the table names them rather than holding them)."""
