@@ -239,3 +239,26 @@ def test_pools_published_by_several_nodes_keep_the_blocks_in_one_process(each_no
     notes = " ".join(result.summary.notes)
     assert "1 pools are published by more than one node" in notes and "in 2 processes" not in notes
     _checked(result)
+
+
+def test_a_pool_reaching_every_node_leaves_the_lanes_in_use(each_node_a_block):
+    """An allNodes pool is in every node's pools, but the counting model leaves the nodes it reaches to the last
+    pass: it is no reason to give up the lanes (only node-local pools published by two nodes are)."""
+    docs = _docs(4, 4)
+    docs.append(
+        {
+            "apiVersion": "resource.k8s.io/v1",
+            "kind": "ResourceSlice",
+            "metadata": {"name": "fabric"},
+            "spec": {
+                "driver": "nic.example.com",
+                "allNodes": True,
+                "pool": {"name": "fabric", "generation": 1, "resourceSliceCount": 1},
+                "devices": [{"name": "nic-0"}],
+            },
+        }
+    )
+    result = schedule_batch(make_cluster(*docs), processes=2)
+    notes = " ".join(result.summary.notes)
+    assert "in 2 processes" in notes and "published by more than one node" not in notes
+    _checked(result)

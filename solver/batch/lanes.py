@@ -70,14 +70,16 @@ class LanesDone:
 
 
 def pools_across_nodes(state: ClusterState) -> int:
-    """How many pools more than one node publishes: lanes would allocate such a pool's devices each from its own
-    copy of what is in use, so a cluster with any keeps its blocks in one process (where each block sees what
-    the ones before it took)."""
-    seen: dict[tuple[str, str], int] = {}
-    for devices in state.nodes.values():
-        for pool in devices.pools:
-            seen[pool] = seen.get(pool, 0) + 1
-    return sum(1 for count in seen.values() if count > 1)
+    """How many pools more than one node publishes in slices of its own: lanes would allocate such a pool's
+    devices each from its own copy of what is in use, so a cluster with any keeps its blocks in one process
+    (where each block sees what the ones before it took). Pools reaching many nodes (``allNodes``, node
+    selectors) do not count: the counting model leaves the nodes they reach to the last one-by-one pass."""
+    seen: dict[tuple[str, str], set[str]] = {}
+    for name, devices in state.nodes.items():
+        for s in devices.slices:
+            if s.spec.node_name == name:
+                seen.setdefault((s.spec.driver, s.spec.pool.name), set()).add(name)
+    return sum(1 for names in seen.values() if len(names) > 1)
 
 
 def lanes_of(blocks: list[list[str]], count: int) -> list[list[str]]:
