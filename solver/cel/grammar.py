@@ -19,7 +19,6 @@ import importlib.util
 import io
 import pickle
 import re
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -55,9 +54,10 @@ def celpy_folder() -> Path:
 
 
 def fingerprint(grammar: str) -> str:
-    """What the shipped parser must have been built from: the grammar text, lark, Python's minor version
-    (pickle's and lark's serialized forms may differ across them), and the options above."""
-    made_of = [grammar, lark.__version__, f"{sys.version_info[0]}.{sys.version_info[1]}", repr(sorted(OPTIONS.items()))]
+    """What the shipped parser must have been built from: the grammar text, lark (whose serialized form
+    may change between versions) and the options above. Not Python's version: the file holds plain data
+    (lark's tables, the callback by name) in pickle protocol 5, which every supported Python reads."""
+    made_of = [grammar, lark.__version__, repr(sorted(OPTIONS.items()))]
     return hashlib.sha256("\0".join(made_of).encode()).hexdigest()
 
 
@@ -84,7 +84,7 @@ def write_shipped(path: Path = SHIPPED) -> None:
     grammar = (celpy_folder() / "cel.lark").read_text()
     saved = io.BytesIO()
     build(grammar).save(saved)
-    path.write_bytes(pickle.dumps((fingerprint(grammar), saved.getvalue()), protocol=pickle.HIGHEST_PROTOCOL))
+    path.write_bytes(pickle.dumps((fingerprint(grammar), saved.getvalue()), protocol=5))
 
 
 if __name__ == "__main__":  # run as a module, pickle would name the callback __main__.bool_literal
