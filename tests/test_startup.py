@@ -5,6 +5,7 @@ what the command loaded; the times themselves are measured by ``benchmarks/call_
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -20,18 +21,19 @@ EXAMPLES = str(Path(__file__).resolve().parents[1] / "examples")
 _PROBE = """
 import atexit, gc, json, sys
 atexit.register(lambda: sys.stderr.write("\\nMODULES " + json.dumps(
-    {"modules": sorted(sys.modules), "collecting": gc.isenabled(), "frozen": gc.get_freeze_count()}) + "\\n"))
+    {"modules": sorted(sys.modules), "collecting": gc.isenabled(), "frozen": gc.get_freeze_count(),
+     "plugins_scanned": getattr(sys.modules.get("pydantic.plugin._loader"), "_plugins", None) is not None}) + "\\n"))
 from drasat.cli.main import main
 sys.argv[0] = "drasat"
 main()
 """
 
 
-def run(*args: str) -> tuple[subprocess.CompletedProcess[str], dict[str, Any]]:
+def run(*args: str, env: dict[str, str] | None = None) -> tuple[subprocess.CompletedProcess[str], dict[str, Any]]:
     """``drasat ARGS`` in a fresh process (output piped) and, at its exit, the names of the modules it
     imported (``modules``), whether the garbage collector runs (``collecting``) and how many objects
     start-up froze (``frozen``)."""
-    done = subprocess.run([sys.executable, "-c", _PROBE, *args], capture_output=True, text=True, timeout=120)
+    done = subprocess.run([sys.executable, "-c", _PROBE, *args], capture_output=True, text=True, timeout=120, env=env)
     last = done.stderr.rstrip().rsplit("\n", 1)[-1]
     assert last.startswith("MODULES "), done.stderr
     return done, json.loads(last.removeprefix("MODULES "))
@@ -111,3 +113,12 @@ def test_a_text_table_prints_as_a_rich_table_does() -> None:
         == table_text(theirs, terminal=False)
         == ("CLAIM       DEVICE\ndefault/a   gpu-0\ndefault/b\n")
     )
+
+
+def test_the_command_skips_pydantic_s_plugin_scan_unless_the_user_asks_for_it() -> None:
+    args = ("solve", "--node", "gpu-node-1", "-o", "name", EXAMPLES)
+    plain = {key: value for key, value in os.environ.items() if key != "PYDANTIC_DISABLE_PLUGINS"}
+    done, state = run(*args, env=plain)
+    assert done.returncode == 0 and not state["plugins_scanned"]
+    done, state = run(*args, env={**plain, "PYDANTIC_DISABLE_PLUGINS": ""})  # the user's own choice
+    assert done.returncode == 0 and state["plugins_scanned"]

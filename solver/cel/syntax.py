@@ -9,16 +9,14 @@ lacks, is blanked out before parsing and recorded on the nodes.
 
 from __future__ import annotations
 
-import importlib.util
-import re
 import threading
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 import lark
 from lark.exceptions import LarkError, UnexpectedCharacters, UnexpectedInput
 
+from . import grammar
 from .errors import CelCompileError, compilation_failed, issue
 from .parse_limits import recursion_problem
 from .stack import deep
@@ -119,42 +117,12 @@ _PARSER_LOCK = threading.Lock()
 
 
 def _parser() -> lark.Lark:
-    """celpy's own grammar and options, with a lexer callback that keeps token positions.
-
-    (celpy's callback rebuilds ``true``/``false`` tokens without positions, which would
-    lose the offsets analysis and error messages need.)
-    """
+    """celpy's grammar as a parser, loaded once (see :mod:`.grammar`)."""
     global _PARSER
     with _PARSER_LOCK:
         if _PARSER is None:
-            grammar = (_celpy_folder() / "cel.lark").read_text()
-            _PARSER = lark.Lark(
-                grammar,
-                parser="lalr",
-                start="expr",
-                g_regex_flags=re.M,
-                lexer_callbacks={"IDENT": _bool_literal},
-                propagate_positions=True,
-                maybe_placeholders=False,
-                priority="invert",
-                cache=True,
-            )
+            _PARSER = grammar.parser()
         return _PARSER
-
-
-def _celpy_folder() -> Path:
-    """Where celpy's grammar is, found without importing celpy (its evaluator and date libraries are
-    a tenth of a second of start-up that only the celpy engine needs)."""
-    spec = importlib.util.find_spec("celpy")
-    if spec is None or not spec.submodule_search_locations:
-        raise ImportError("celpy (cel-python), whose CEL grammar drasat parses with, is not installed")
-    return Path(next(iter(spec.submodule_search_locations)))
-
-
-def _bool_literal(token: lark.Token) -> lark.Token:
-    if token.value in ("true", "false"):
-        return lark.Token.new_borrow_pos("BOOL_LIT", token.value, token)
-    return token
 
 
 def _syntax_issue(text: str, exc: LarkError) -> str:
