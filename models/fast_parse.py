@@ -30,8 +30,9 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_left
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from functools import cache, lru_cache
+from functools import cache, lru_cache, partial
 from typing import TYPE_CHECKING, Any
 
 import yaml
@@ -216,22 +217,79 @@ def fast_yaml(text: str, *, at_least: int | None = None) -> tuple[Any] | None:
 
 def _census(text: str) -> tuple[list[int], bool]:
     """Offsets of everything in ``text`` that only PyYAML may read (see the module), and whether a plain
-    scalar that both read alike is a whole number beyond int64 (which drasat refuses, naming it)."""
-    lines = "\n" + text  # every line, the first too, after a newline
-    patterns = [*_UNUSUAL, *(pattern for char, pattern in _IF_PRESENT.items() if char in text)]
-    found = [m.end() - 2 for pattern in patterns for m in re.finditer(pattern, lines)]
-    found += _properties(text)
-    found += _complex_flows(lines)
-    if not text.isascii():
-        found += [m.start() for m in re.finditer(_BREAKS, text)]
-    if not text.isascii() or text.encode("ascii").translate(None, _PRINTABLE_ASCII):
-        found += [m.start() for m in yaml.reader.Reader.NON_PRINTABLE.finditer(text)]
-    candidates = _plain_words(text)
-    for token in (token for token in candidates if not _same_reading(token)):
-        word = re.escape(token)
-        plain = rf"{word}(?:(?<=[\s\[\{{,]{word})|(?<=[\"'\]\}}]:{word})){_PLAIN_END}"  # literal first: quick
-        found += [m.start() - 1 for m in re.finditer(plain, lines)]
+    scalar that both read alike is a whole number beyond int64 (which drasat refuses, naming it).
+
+    Each check looks at one line (and the line break before and after it), so it is made first on each
+    stretch's distinct lines (:func:`_samples`: a fleet repeats its lines, a 1,000-node cluster has 20,000
+    distinct ones of 1.9 million) and on the whole text only where it found something there, for the
+    offsets. A word that reads differently and first appears after the first stretch is searched for in
+    the whole text: the stretches before it were not searched for it."""
+    checks = _checks(text)
+    found_in: set[int] = set()  # the checks that found something in some stretch
+    words: set[str] = set()
+    candidates: set[str] = set()
+    differing: dict[str, bool] = {}  # a word read differently -> whether the whole text is searched for it
+    for number, sample in enumerate(_samples(text)):
+        found_in.update(i for i, check in enumerate(checks) if i not in found_in and check(sample))
+        fresh = set(sample.split()) - words
+        words |= fresh
+        new = _plain_words(fresh) - candidates
+        candidates |= new
+        differing.update((token, number > 0) for token in new if not _same_reading(token))
+        for token, whole in differing.items():
+            if not whole and _plain_scalar(token).search(sample) is not None:
+                differing[token] = True
+    lines = "\n" + text if found_in or any(differing.values()) else ""  # every line, the first too, after a newline
+    found = [at for i in sorted(found_in) for at in checks[i](lines)]
+    for token in (token for token, whole in differing.items() if whole):
+        found += [m.start() - 1 for m in _plain_scalar(token).finditer(lines)]
     return found, any(_wide_int(token) for token in candidates)
+
+
+def _checks(text: str) -> list[Callable[[str], list[int]]]:
+    """The checks of :func:`_census` for ``text``, each on text with a newline before every line (the first
+    too) and giving offsets in ``text``."""
+    checks: list[Callable[[str], list[int]]] = [
+        partial(_ends, pattern)
+        for pattern in (*_UNUSUAL, *(pattern for char, pattern in _IF_PRESENT.items() if char in text))
+    ]
+    checks += [lambda lines: [at - 1 for at in _properties(lines)], _complex_flows, _non_printable]
+    if not text.isascii():
+        checks.append(lambda lines: [m.start() - 1 for m in re.finditer(_BREAKS, lines)])
+    return checks
+
+
+def _ends(pattern: str, lines: str) -> list[int]:
+    return [m.end() - 2 for m in re.finditer(pattern, lines)]
+
+
+def _non_printable(lines: str) -> list[int]:
+    if lines.isascii() and not lines.encode("ascii").translate(None, _PRINTABLE_ASCII):
+        return []
+    return [m.start() - 1 for m in yaml.reader.Reader.NON_PRINTABLE.finditer(lines)]
+
+
+_STRETCH = 1 << 18
+"""About how much text :func:`_samples` takes at a time (smaller stretches were slower, larger ones too)."""
+
+
+def _samples(text: str) -> Iterator[str]:
+    """Each stretch of about 256 KiB of ``text`` (whole lines) as its distinct lines, each after a newline
+    and the last one before one too. (One stretch at a time: the distinct lines of a text whose lines
+    never repeat would be all of it again.)"""
+    start = 0
+    while start < len(text):
+        end = text.find("\n", start + _STRETCH)
+        end = len(text) if end < 0 else end
+        yield "\n" + "\n".join(set(text[start:end].split("\n"))) + "\n"
+        start = end
+
+
+@lru_cache(maxsize=256)
+def _plain_scalar(token: str) -> re.Pattern[str]:
+    """Where ``token`` stands as a whole plain scalar (a literal first: the search is quick)."""
+    word = re.escape(token)
+    return re.compile(rf"{word}(?:(?<=[\s\[\{{,]{word})|(?<=[\"'\]\}}]:{word})){_PLAIN_END}")
 
 
 def _complex_flows(lines: str) -> list[int]:
@@ -265,14 +323,9 @@ def _properties(text: str) -> list[int]:
     return found
 
 
-def _plain_words(text: str) -> set[str]:
-    """The distinct words of ``text`` that either parser might read as something other than text."""
-    candidates, words, start = set(), set(), 0
-    while start < len(text):  # a MiB at a time: all of a 240 MB text's words at once would be 1.5 GB
-        end = text.find("\n", start + (1 << 20))
-        end = len(text) if end < 0 else end
-        words.update(text[start:end].split())
-        start = end
+def _plain_words(words: set[str]) -> set[str]:
+    """Those of ``words`` (as ``str.split`` cuts text) that either parser might read as something other than text."""
+    candidates = set()
     flow = str.maketrans("[]{},", "     ")
     words = {part for word in words for part in (word.translate(flow).split() if _FLOWING(word) else (word,))}
     for word in words:

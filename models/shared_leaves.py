@@ -72,13 +72,14 @@ class Shared:
         counter_set, counters = value.get("counterSet"), value.get("counters")
         if type(counter_set) is not str or type(counters) is not dict:
             return value
-        try:  # keyed by its raw amounts: a repeated one costs no look-up per counter
-            amounts = tuple([(name, counter["value"]) for name, counter in counters.items() if len(counter) == 1])
-        except (KeyError, TypeError):
-            return value
-        if len(amounts) != len(counters) or any(type(amount) is not str for _, amount in amounts):
-            return value
-        return self._model(DeviceCounterConsumption, (DeviceCounterConsumption, counter_set, amounts), value)
+        # Keyed by its raw amounts (a repeated one costs no look-up per counter), gathered in one loop: a
+        # comprehension and a generator over the same counters were each a call, 112,000 times per fleet.
+        key: list[Any] = [DeviceCounterConsumption, counter_set]
+        for name, counter in counters.items():
+            if type(counter) is not dict or len(counter) != 1 or type(amount := counter.get("value")) is not str:
+                return value
+            key += (name, amount)
+        return self._model(DeviceCounterConsumption, tuple(key), value)
 
     def _model(self, model: type[Any], key: tuple[Any, ...], value: dict[str, Any]) -> Any:
         built = self._built.get(key)

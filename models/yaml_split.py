@@ -22,8 +22,10 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-_MARKER = re.compile(r"\n(---|\.\.\.)(?=[ \t\n]|\Z)([^\n]*)")
-"""A document marker line (matched from the newline before it: a literal start, so the scan is quick)."""
+_MARKERS = (re.compile(r"\n(---)(?=[ \t\n]|\Z)([^\n]*)"), re.compile(r"\n(\.\.\.)(?=[ \t\n]|\Z)([^\n]*)"))
+"""A document marker line, matched from the newline before it: each pattern starts with four literal
+characters, so the scan of 30 MB skips ahead (one pattern for both starts with one, and stops at every line)."""
+_FIRST_MARKER = re.compile(r"(---|\.\.\.)(?=[ \t\n]|\Z)([^\n]*)")
 _MARKER_REST = re.compile(r"[ \t]*(?:#.*)?")
 """What may follow a marker on its line for the stream to be cut here: blanks, a comment."""
 _CONTENT = re.compile(r"^[ \t]*[^\s#]", re.MULTILINE)
@@ -49,10 +51,9 @@ class Piece:
 def split_stream(text: str) -> list[Piece] | None:
     """The documents of ``text`` in order, or None where the stream's structure is PyYAML's to read."""
     # YAML's other line breaks (\r, NEL, LS, PS) move PyYAML's line numbers and may start a marker line.
-    if any(c in text for c in "\r\x85\u2028\u2029") or text.startswith("%") or "\n%" in text:
-        return None
-    markers = [(m.start() + 1, m.end(), m.group(1), m.group(2)) for m in _MARKER.finditer("\n" + text)]
-    markers = [(s - 1, e - 1, kind, rest) for s, e, kind, rest in markers]  # offsets in text
+    if any(c in text for c in "\r\x85\u2028\u2029") or ("%" in text and (text.startswith("%") or "\n%" in text)):
+        return None  # (a directive: looked for only where there is a '%', found at once where there is none)
+    markers = _markers(text)
     if any(_MARKER_REST.fullmatch(rest) is None for _, _, _, rest in markers):
         return None
     pieces: list[Piece] = []
@@ -77,6 +78,14 @@ def split_stream(text: str) -> list[Piece] | None:
     if opened is not None:
         pieces.append(_piece(text, len(pieces), opened, len(text), len(text)))
     return pieces
+
+
+def _markers(text: str) -> list[tuple[int, int, str, str]]:
+    """Each marker line's start and end, its marker and the rest of its line, in order."""
+    first = _FIRST_MARKER.match(text)
+    found = [(0, first.end(), first.group(1), first.group(2))] if first is not None else []
+    found += [(m.start() + 1, m.end(), m.group(1), m.group(2)) for pattern in _MARKERS for m in pattern.finditer(text)]
+    return sorted(found)
 
 
 def _piece(text: str, index: int, opened: tuple[int, int, int], end: int, window_end: int) -> Piece:

@@ -70,3 +70,35 @@ def test_objects_given_by_the_caller_are_not_changed() -> None:
     bundle = Bundle()
     add_data(bundle, raw, "<objects>")
     assert bundle.ok and raw == kept
+
+
+def test_odd_counter_consumptions_are_read_as_unshared_ones() -> None:
+    """A consumption shared only when every counter is exactly ``{value: <text>}``; any other is read where it
+    stands, with the same objects and the same problems as without sharing."""
+    odd = [
+        {"s0": {"value": "1"}, "s1": {"value": "2"}},
+        {"s0": {"value": "2"}, "s1": {"value": "1"}},  # the same amounts, other counters: not the one above
+        {"s0": ["value", "1"]},
+        {"s0": {"value": 1}},
+        {"s0": {"value": ["1"]}},
+        {"s0": {"value": "1", "extra": "x"}},
+        {"s0": {"amount": "1"}},
+        {"s0": "1"},
+        {"s0": None},
+        {},
+    ]
+    raw = []
+    for node in ("a", "b"):  # the second node's consumptions may take the first one's models
+        for index, counters in enumerate(copy.deepcopy(odd)):
+            item = _slice(f"{node}{index}")
+            item["spec"]["devices"][0]["consumesCounters"] = [{"counterSet": "gpu-0", "counters": counters}]
+            raw.append(item)
+    bundle = load_text(yaml.safe_dump_all(raw), "fleet.yaml")
+    unshared = Bundle()
+    for index, item in enumerate(raw):
+        add_data(unshared, item, "fleet.yaml", index)
+    assert [str(p) for p in bundle.problems] == [str(p) for p in unshared.problems]
+    assert len(bundle.problems) > 5 and not any("internal error" in str(p) for p in bundle.problems)
+    assert [loaded.obj.to_api() for loaded in bundle.objects] == [loaded.obj.to_api() for loaded in unshared.objects]
+    first, second = (bundle.objects[i].obj.spec.devices[0].consumes_counters[0] for i in (0, 1))
+    assert first is not second and first.counters["s1"].value != second.counters["s1"].value
