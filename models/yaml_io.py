@@ -163,7 +163,7 @@ def parse_documents(text: str, name: str, *, deferring: bool = False) -> Iterato
             yield Document(0, data)
             return
         except json.JSONDecodeError as exc:
-            if exc.msg == "Extra data" and "\n" in text[: exc.pos + 1]:
+            if exc.msg == "Extra data" and _json_lines_like(text, first.start(), exc.pos):
                 # newline-delimited JSON, as `jq -c '.items[]'` prints: one document per line
                 yield from _json_lines(text, name)
                 return
@@ -179,36 +179,45 @@ def parse_documents(text: str, name: str, *, deferring: bool = False) -> Iterato
 def _split(stream: FastStream, text: str, name: str, deferring: bool = False) -> Iterator[Document]:
     """The documents of a stream the fast path split: each read fast where it can be, else by PyYAML alone."""
     ended: list[bool] = []  # a List read whole again (its Document.again) was the error that ends the stream
+    trailing: list[Document] = []  # the error PyYAML found right after such a List
 
     def again(piece: Piece) -> Document | None:
-        document = _whole(stream, text, name, piece)
-        ended.append(document is not None and document.problem is not None)
-        return document
+        documents = _whole(stream, text, name, piece)
+        ended.append(any(document.problem is not None for document in documents))
+        trailing.extend(documents[1:])
+        return documents[0] if documents else None
 
     for piece in stream.pieces:
         listed = stream.list_value(piece) if deferring else None
         if listed is not None:
             yield Document(piece.index, listed, fits_int64=stream.fits_int64, again=partial(again, piece))
             if any(ended):
+                yield from trailing
                 return
             continue
-        document = _whole(stream, text, name, piece)
-        if document is not None:
+        for document in _whole(stream, text, name, piece):
             yield document
             if document.problem is not None:
                 return
 
 
-def _whole(stream: FastStream, text: str, name: str, piece: Piece) -> Document | None:
-    """One document of the stream, read fast where it can be, else by PyYAML."""
+def _whole(stream: FastStream, text: str, name: str, piece: Piece) -> list[Document]:
+    """One document of the stream, read fast where it can be, else by PyYAML; and after it the error that
+    ends the stream, where PyYAML finds one right after the document (``{...} x``: text after a flow
+    collection that is the whole document), as it does reading the whole stream."""
     with collector_paused(FREEZE_AFTER):
         fast = stream.value(piece)
     if fast is not None:
-        return Document(piece.index, fast[0], fits_int64=stream.fits_int64)  # no aliases: no bigger than its text
+        return [Document(piece.index, fast[0], fits_int64=stream.fits_int64)]  # no aliases: no bigger than its text
     # PyYAML reads this one document from its own marker line through the next: the tokens it
     # meets are the whole stream's, so are its values, messages and (shifted) line numbers.
     window = text[piece.window_start : piece.window_end]
-    return next(_reference(window, name, len(text), first=piece.index, line=piece.line), None)
+    read = _reference(window, name, len(text), first=piece.index, line=piece.line)
+    document = next(read, None)
+    if document is None or document.problem is not None:
+        return [] if document is None else [document]
+    after = next(read, None)
+    return [document, after] if after is not None and after.problem is not None else [document]
 
 
 def _reference(text: str, name: str, text_length: int, first: int = 0, line: int = 0) -> Iterator[Document]:
@@ -241,6 +250,18 @@ def _reference(text: str, name: str, text_length: int, first: int = 0, line: int
 
 
 _END = object()
+
+
+def _json_lines_like(text: str, start: int, extra: int) -> bool:
+    """Whether a text whose first JSON value (from ``start``) is followed by more (at ``extra``) is
+    newline-delimited JSON: that value alone on its line, and no line a YAML document marker. Otherwise YAML
+    reads it, as JSON is YAML: JSON documents between ``---`` lines are a stream, and a pretty-printed value
+    with something after it is an error YAML reports where it stands (not "line 1 is not JSON")."""
+    line_end = text.find("\n", start)
+    if line_end < 0 or line_end > extra or text[line_end:extra].strip():
+        return False  # the value spans lines, or something follows it on its line
+    markers = ("\n---", "\n...")
+    return not any(re.search(rf"{re.escape(m)}(?:[ \t\r]|\n|$)", text) for m in markers if m in text)
 
 
 def _json_lines(text: str, name: str) -> Iterator[Document]:

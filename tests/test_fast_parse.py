@@ -264,6 +264,12 @@ def test_streams_read_as_the_reference_reads_them(docs, separators, head, tail):
         "a: 1\n---\n%YAML 1.1\n---\nb: 2\n",
         "# c\n---\n---\na: 1\n",
         "a: 1\n---\nb: 2\nb: 3\n---\nc: 4\n",  # the duplicate key names document 1, line 4; c is never read
+        '{"a": 1} x\n---\nb: 2\n',  # text after the flow collection that is the document: PyYAML's error
+        "a: 1\n---\n{b: 2} x\n---\nc: 3\n",
+        "a: 1\n---\n[1,\n  2] x\n",
+        '{"a": 1}\n---\n{"b": [1, 2]}\n',  # JSON documents between markers: a YAML stream
+        '{\n  "a": 1\n}\n---\n{\n  "b": 2\n}\n',
+        '{\n  "a": 1\n} x\n',  # pretty-printed JSON and more on its last line: YAML's error, not JSON lines'
     ],
 )
 def test_stream_structures_read_as_the_reference_reads_them(text):

@@ -452,6 +452,22 @@ def test_newline_delimited_json_is_one_document_per_line() -> None:
     ]
 
 
+def test_json_documents_between_markers_are_a_yaml_stream_and_json_lines_are_one_line_each() -> None:
+    """JSON is YAML: JSON objects between ``---`` lines are read as the stream they are (they were taken for
+    newline-delimited JSON and refused from the second on), and a pretty-printed object with something after
+    it gets YAML's message at its line, not "line 1 is not JSON"."""
+    node = '{"apiVersion": "v1", "kind": "Node", "metadata": {"name": "%s"}}'
+    bundle = load_text(node % "a" + "\n---\n" + node % "b" + "\n", "n.yaml")
+    assert bundle.problems == [] and [o.obj.name for o in bundle.objects] == ["a", "b"]
+    pretty = json.dumps(json.loads(node % "a"), indent=2)
+    spaced = load_text(pretty + "\n---\n" + pretty.replace('"a"', '"b"') + "\n", "p.yaml")
+    assert spaced.problems == [] and [o.obj.name for o in spaced.objects] == ["a", "b"]
+    trailing = load_text(pretty + " x\n", "t.yaml")
+    assert [str(p) for p in trailing.problems] == [
+        "t.yaml[1]: YAML error at line 7, column 3: did not find expected <document start>"
+    ]
+
+
 def test_directories_follow_links_and_report_loops_and_unreadable_ones(tmp_path: Path, monkeypatch) -> None:
     (tmp_path / "a" / "b").mkdir(parents=True)
     (tmp_path / "a" / "class.yaml").write_text(CLASS)

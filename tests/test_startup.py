@@ -66,6 +66,7 @@ def test_solve_on_the_readme_example_imports_only_what_it_needs() -> None:
         "drasat.solver.scheduling.cluster_state": "one node's claims, no scheduling queue",
         "drasat.solver.scheduling.plugins.dynamic_resources": "no node is filtered or scored",
         "drasat.solver.scheduling.plugins.numa_layout": "no NUMA admission without scheduling",
+        "importlib.metadata": "pydantic's plugin scan is off",
     }
     assert {name: why for name, why in unneeded.items() if name in modules} == {}
 
@@ -122,3 +123,23 @@ def test_the_command_skips_pydantic_s_plugin_scan_unless_the_user_asks_for_it() 
     assert done.returncode == 0 and not state["plugins_scanned"]
     done, state = run(*args, env={**plain, "PYDANTIC_DISABLE_PLUGINS": ""})  # the user's own choice
     assert done.returncode == 0 and state["plugins_scanned"]
+
+
+def test_the_plugin_loader_s_stand_in_for_package_metadata_reads_the_real_one_when_called() -> None:
+    """Without plugins the loader is imported with ``importlib.metadata`` standing in (``cli.startup``):
+    called after all, its ``entry_points`` reads the installed distributions, and the module imported
+    afterwards is the real one."""
+    probe = (
+        "import sys\nfrom drasat.cli.main import main\nsys.argv[0] = 'drasat'\n"
+        "try:\n    main()\nexcept SystemExit:\n    pass\n"
+        "print('before', 'importlib.metadata' in sys.modules)\n"
+        "import pydantic.plugin._loader as loader\n"
+        "print('found', sorted(loader.entry_points(group='console_scripts').names & {'drasat', 'kubectl-drasat'}))\n"
+        "import importlib.metadata\n"
+        "print('real', type(importlib.metadata).__name__, importlib.metadata.version('click') is not None)\n"
+    )
+    args = ("solve", "--node", "gpu-node-1", "-o", "name", EXAMPLES)
+    plain = {key: value for key, value in os.environ.items() if key != "PYDANTIC_DISABLE_PLUGINS"}
+    done = subprocess.run([sys.executable, "-c", probe, *args], capture_output=True, text=True, timeout=120, env=plain)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines()[-3:] == ["before False", "found ['drasat', 'kubectl-drasat']", "real module True"]

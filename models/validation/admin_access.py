@@ -74,20 +74,17 @@ def admin_access_violations(objects: Iterable[object]) -> list[AdminAccessViolat
 
 
 def admin_access_unchecked(objects: Iterable[object]) -> str | None:
-    """A warning when claims ask for admin access but no Namespace says whether they may."""
-    objects = list(objects)
-    if any(isinstance(o, Namespace) for o in objects):
-        return None
-    asking = sorted(
-        {
-            f"{o.metadata.namespace or 'default'}/{o.name}"  # type: ignore[attr-defined]
-            for o in objects
-            if any(True for _ in _admin_requests(o))
-        }
-    )
+    """A warning when claims ask for admin access but no Namespace says whether they may (one pass: a fleet's
+    28,000 claims were gone over three times)."""
+    asking: set[str] = set()
+    for o in objects:
+        if isinstance(o, Namespace):
+            return None
+        if isinstance(o, (ResourceClaim, ResourceClaimTemplate)) and next(_admin_requests(o), None) is not None:
+            asking.add(f"{o.metadata.namespace or 'default'}/{o.name}")
     if not asking:
         return None
     return (
-        f"no Namespace objects in the input: admin access of {', '.join(asking)} is not checked against the "
-        f"namespace label {ADMIN_ACCESS_LABEL}"
+        f"no Namespace objects in the input: admin access of {', '.join(sorted(asking))} is not checked against "
+        f"the namespace label {ADMIN_ACCESS_LABEL}"
     )

@@ -77,8 +77,10 @@ def pods_problem(
     pending = [p for p in pending_pods(cluster) if namespace is None or key_of(p)[0] == namespace]
     chosen_pods = select_pods(cluster, pods) if pods is not None else (pending if claims is None else [])
     refuse_unstorable_pods(cluster, chosen_pods, locate)
-    if not cluster.pods and claims is None:
-        return PodsProblem(problem_from_objects(objects, node=node, features=features, locate=locate))
+    if not cluster.pods and claims is None:  # every pending claim: what problem_from_objects gives, built once
+        every_pending = [c for c in cluster.claims if not (c.status and c.status.allocation)]
+        refuse_unstorable(every_pending, locate)
+        return PodsProblem(replace(base, claims=every_pending))
     recovery = recover(cluster, chosen_pods)
     if recovery.keys:
         cluster = recovery.cluster
