@@ -178,21 +178,18 @@ def parse_documents(text: str, name: str, *, deferring: bool = False) -> Iterato
 
 def _split(stream: FastStream, text: str, name: str, deferring: bool = False) -> Iterator[Document]:
     """The documents of a stream the fast path split: each read fast where it can be, else by PyYAML alone."""
-    ended: list[bool] = []  # a List read whole again (its Document.again) was the error that ends the stream
-    trailing: list[Document] = []  # the error PyYAML found right after such a List
+    reread: list[Document] = []  # a List read whole again (its Document.again), then any error right after it
 
     def again(piece: Piece) -> Document | None:
-        documents = _whole(stream, text, name, piece)
-        ended.append(any(document.problem is not None for document in documents))
-        trailing.extend(documents[1:])
-        return documents[0] if documents else None
+        reread[:] = _whole(stream, text, name, piece)
+        return reread[0] if reread else None
 
     for piece in stream.pieces:
         listed = stream.list_value(piece) if deferring else None
         if listed is not None:
             yield Document(piece.index, listed, fits_int64=stream.fits_int64, again=partial(again, piece))
-            if any(ended):
-                yield from trailing
+            if any(document.problem is not None for document in reread):  # the error that ends the stream
+                yield from reread[1:]
                 return
             continue
         for document in _whole(stream, text, name, piece):
