@@ -213,6 +213,11 @@ def test_json_items_are_cut_where_kubectl_opens_the_next() -> None:
         json_listing(json_fleet(2)).replace('"name": "node-1"', f'"name": {"[" * 3000}{"]" * 3000}', 1),
         json_listing(json_fleet(2))[:-1] + ', "items": []}',  # items twice: json keeps the last
         json_listing(json_fleet(2)) + "\n" + json_listing(json_fleet(2)),  # one object a line
+        json_listing(json_fleet(2)) + "\n" + json_listing(json_fleet(3)),  # cut past the first: both read
+        json_listing(json_fleet(2)) + "\n---\n" + json_listing(json_fleet(3)),  # the same between markers
+        json_listing(json_fleet(2), indent=4) + "\n" + json_listing(json_fleet(3), indent=4),  # YAML's error
+        json_listing([{**json_fleet(1)[0], "spec": "@"}, *json_fleet(3)]).replace('"@"', "@").replace("List", "Lizt"),
+        json_listing([{**json_fleet(1)[0], "spec": "@"}, *json_fleet(3)]).replace('"@"', "@").replace('"v1"', "1", 1),
         json_listing([]),
         '{"apiVersion": "v1", "kind": "List", "items": {}}',
         json_listing(json_fleet(1) * 2),  # a duplicate object
