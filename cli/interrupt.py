@@ -45,6 +45,8 @@ _INTERRUPTED = threading.Event()
 _HALTS: list[threading.Event] = []  # the events a first Ctrl-C sets instead of ending the run
 HALTING = b"drasat: stopping: the best answer so far follows (Ctrl-C again to quit at once)\n"
 _exit_code = EXIT_INTERRUPTED  # 128 + the signal that ended the run
+WATCHER = "drasat-interrupt"
+"""The name of the thread that acts on signals (it imports nothing: :mod:`.startup` relies on it)."""
 
 
 def exit_on_interrupt() -> None:
@@ -55,7 +57,7 @@ def exit_on_interrupt() -> None:
     for number in ENDING:
         if signal.getsignal(number) is not signal.SIG_IGN:  # what the parent chose to ignore stays ignored
             signal.signal(number, lambda *_: None)  # the C handler writes the wake-up byte; the thread acts
-    threading.Thread(target=_watch, args=(read_end,), name="drasat-interrupt", daemon=True).start()
+    threading.Thread(target=_watch, args=(read_end,), name=WATCHER, daemon=True).start()
 
 
 def _watch(read_end: int) -> None:

@@ -5,12 +5,15 @@ from __future__ import annotations
 
 import os
 import sys
+import threading
 import types
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
 from drasat.models.collector import collector_paused
+
+from .interrupt import WATCHER
 
 _PLUGINS_OFF = ("__all__", "1", "true")
 """The values of ``PYDANTIC_DISABLE_PLUGINS`` with which pydantic looks for no plugin at all."""
@@ -43,11 +46,14 @@ def _plugin_loader_without_metadata() -> None:
     zipfile, csv, tempfile...): 40 M instructions, 3 % of ``drasat solve``'s start. The stand-in gives the
     loader an ``entry_points`` that imports the real module when it is called (so a scan still works if
     pydantic is asked for one), and any other name from the real module; it is in ``sys.modules`` only
-    while the loader is imported, so every other import gets the real module."""
+    while the loader is imported, so every other import gets the real module. Only while no other thread
+    runs but drasat's signal watcher (which imports nothing): another thread importing ``importlib.metadata``
+    meanwhile would get the stand-in for good."""
     if (
         "pydantic.plugin._loader" in sys.modules
         or "importlib.metadata" in sys.modules
         or os.environ.get("PYDANTIC_DISABLE_PLUGINS") not in _PLUGINS_OFF
+        or any(t is not threading.main_thread() and t.name != WATCHER for t in threading.enumerate())
     ):
         return
     stand_in = _Metadata("importlib.metadata")

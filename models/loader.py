@@ -252,6 +252,8 @@ def _add_deferred(bundle: Bundle, document: Document, where: Location, reading: 
     trial, converted = Bundle(), dict(reading.converted)
     try:
         _add_document(trial, document.data, where, reading)
+        if any(isinstance(item, Deferred) for item in document.data["items"]):
+            raise ReadAgain  # not read as a List's items (another kind, no kind): their text was never checked
     except ReadAgain:
         reading.converted = converted
         whole = document.again() if document.again is not None else None

@@ -140,14 +140,30 @@ class Document:
     stream."""
 
 
+def _json_list(text: str, name: str, listed: dict[str, Any]) -> Iterator[Document]:
+    """A big JSON List whose items are still text (:mod:`.json_list`): one object as far as its cut could
+    tell. Where it is read whole again, what the reference reads after that document is read too: a
+    ``---`` and another List, a second object on its own line, an error."""
+    whole, asked = parse_documents(text, name), False
+
+    def again() -> Document | None:
+        nonlocal asked
+        asked = True
+        return next(whole, None)
+
+    yield Document(0, listed, fits_int64=True, again=again)
+    if asked:
+        yield from whole
+
+
 def parse_documents(text: str, name: str, *, deferring: bool = False) -> Iterator[Document]:
     """The documents of a YAML (or JSON) stream in order; a syntax error ends the stream. Once a JSON
     text is parsed, the generator holds it no longer. With ``deferring``, a big ``kind: List`` document's
     items may come as text to be read one by one (see :attr:`Document.again`): only the loader asks so."""
     first = _FIRST_CHARACTER.search(text)
     listed = json_list(text) if deferring and first is not None and first.group() == "{" else None
-    if listed is not None:  # one JSON object: read whole again, it is one document too
-        yield Document(0, listed, fits_int64=True, again=partial(next, parse_documents(text, name), None))
+    if listed is not None:
+        yield from _json_list(text, name, listed)
         return
     if first is not None and first.group() in ("{", "["):
         with collector_paused(FREEZE_AFTER):

@@ -143,3 +143,16 @@ def test_the_plugin_loader_s_stand_in_for_package_metadata_reads_the_real_one_wh
     done = subprocess.run([sys.executable, "-c", probe, *args], capture_output=True, text=True, timeout=120, env=plain)
     assert done.returncode == 0, done.stderr
     assert done.stdout.splitlines()[-3:] == ["before False", "found ['drasat', 'kubectl-drasat']", "real module True"]
+
+
+def test_the_stand_in_is_not_used_while_another_thread_could_import() -> None:
+    """Another thread (a tracing agent's, a host's) importing ``importlib.metadata`` while the stand-in is in
+    ``sys.modules`` would keep it: with one running, the loader imports the real module."""
+    probe = (
+        "import os, sys, threading\nos.environ['PYDANTIC_DISABLE_PLUGINS'] = '__all__'\n"
+        "threading.Thread(target=threading.Event().wait, daemon=True).start()\n"
+        "from drasat.cli.startup import importing\nwith importing():\n    import pydantic.plugin._loader\n"
+        "print(type(sys.modules.get('importlib.metadata')).__name__)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0 and done.stdout.split() == ["module"], done.stderr
