@@ -25,8 +25,9 @@ from . import fast_parse
 from .fast_parse import Deferred, _has_long_number, _module
 
 _SCANNER = json.JSONDecoder()
-_SPACE = re.compile(r"[ \t\n\r]*")
 _S = r"[ \t\n\r]*"
+"""JSON's whitespace, any amount of it."""
+_SPACE = re.compile(_S)
 _OPENING = re.compile(
     rf'\{{{_S}"apiVersion"{_S}:{_S}"[^"\\]*"{_S},{_S}"kind"{_S}:{_S}"[^"\\]*"{_S},{_S}"metadata"{_S}:'
 )
