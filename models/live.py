@@ -149,11 +149,45 @@ def _api_client(kubeconfig: str | None, context: str | None) -> Any:
         from kubernetes.config.config_exception import ConfigException
     except ImportError:
         raise InputError("reading a live cluster needs the kubernetes client: pip install 'drasat[cluster]'") from None
+    for path in kubeconfig.split(os.pathsep):
+        _check_kubeconfig(path)
     try:
         return config.new_client_from_config(config_file=kubeconfig, context=context)
-    except (ConfigException, OSError, ValueError, TypeError, KeyError) as exc:
+    except (ConfigException, OSError, ValueError, TypeError, KeyError, AttributeError) as exc:
         named = kubeconfig or "the default kubeconfig (~/.kube/config or $KUBECONFIG)"
         raise InputError(f"cannot use {named}{f' (context {context})' if context else ''}: {exc}") from None
+
+
+_KUBECONFIG_LISTS = ("clusters", "contexts", "users")
+
+
+def _check_kubeconfig(path: str) -> None:
+    """Refuse a kubeconfig file the client would crash on (not YAML, not a mapping, a list field that is not a
+    list) with the file, line or field, as kubectl's "error loading config file" does; a missing file is left to
+    the client, which skips it in a ``$KUBECONFIG`` list as kubectl does."""
+    import yaml
+
+    try:
+        with open(os.path.expanduser(path), encoding="utf-8") as handle:
+            data = yaml.safe_load(handle)
+    except OSError:
+        return
+    except (yaml.YAMLError, UnicodeDecodeError) as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""
+        what = getattr(exc, "problem", None) or str(exc).splitlines()[0]
+        raise InputError(f"error loading config file {path}: not valid YAML{where}: {what}") from None
+    if data is None:
+        return  # the client says the file is empty
+    if not isinstance(data, dict):
+        raise InputError(
+            f"error loading config file {path}: a kubeconfig is a mapping (apiVersion, kind: Config, "
+            f"clusters, contexts, users), not a {type(data).__name__}"
+        )
+    for field in _KUBECONFIG_LISTS:
+        value = data.get(field)
+        if value is not None and not (isinstance(value, list) and all(isinstance(item, dict) for item in value)):
+            raise InputError(f"error loading config file {path}: {field}: must be a list of mappings")
 
 
 def _read_source(client: Any, source: Source, where: str, page_size: int, bundle: Bundle, needed: bool) -> None:

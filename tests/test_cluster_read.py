@@ -8,6 +8,7 @@ real client and the real wire format are exercised — no mock of the client its
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -70,6 +71,34 @@ def test_an_unusable_kubeconfig_or_context_is_an_input_error(api_server: tuple[S
         read_cluster(kubeconfig, "nope")
     with pytest.raises(InputError, match="cannot use"):
         read_cluster(str(tmp_path / "missing"))
+
+
+@pytest.mark.parametrize(
+    ("text", "says"),
+    [
+        ("garbage: [\n", "not valid YAML at line 2, column 1"),
+        ("- a\n- b\n", "a kubeconfig is a mapping .* not a list"),
+        ("apiVersion: v1\nkind: Config\nclusters: 5\n", "clusters: must be a list of mappings"),
+        ("apiVersion: v1\nkind: Config\nusers: [x]\n", "users: must be a list of mappings"),
+        ("\xff\xfe", "not valid YAML"),
+    ],
+)
+def test_a_kubeconfig_that_is_not_one_names_the_file_and_what_is_wrong(tmp_path: Path, text: str, says: str) -> None:
+    kubeconfig = tmp_path / "kubeconfig"
+    kubeconfig.write_bytes(text.encode("latin-1"))
+    with pytest.raises(InputError, match=f"error loading config file {kubeconfig}: {says}"):
+        read_cluster(str(kubeconfig))
+
+
+def test_a_bad_kubeconfig_in_a_kubeconfig_list_is_named(
+    api_server: tuple[Server, str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _, kubeconfig = api_server
+    bad = tmp_path / "bad"
+    bad.write_text("- a\n")
+    monkeypatch.setenv("KUBECONFIG", os.pathsep.join([str(tmp_path / "missing"), kubeconfig, str(bad)]))
+    with pytest.raises(InputError, match=f"error loading config file {bad}: a kubeconfig is a mapping"):
+        read_cluster()
 
 
 def test_a_cluster_that_does_not_answer_is_an_input_error(tmp_path: Path) -> None:

@@ -194,3 +194,13 @@ def test_the_map_and_the_kubectl_forms_from_the_cluster(api_server: tuple[Server
     files = run("schedule", "--html", str(tmp_path / "files" / "map.html"), str(EXAMPLES))
     assert live.exit_code == files.exit_code, live.stderr
     assert (tmp_path / "live" / "map.html").read_text() == (tmp_path / "files" / "map.html").read_text()
+
+
+@pytest.mark.parametrize("command", ["inventory", "schedule", "validate"])
+def test_a_kubeconfig_that_is_not_yaml_is_bad_input_not_a_traceback(command: str, tmp_path: Path) -> None:
+    kubeconfig = tmp_path / "k"
+    kubeconfig.write_text("garbage: [\n")
+    result = run(command, "--kubeconfig", str(kubeconfig))
+    assert result.exit_code == 2 and result.stdout == ""
+    assert f"error loading config file {kubeconfig}: not valid YAML at line 2" in result.stderr
+    assert isinstance(result.exception, SystemExit) and "Traceback" not in result.stderr
