@@ -14,7 +14,7 @@ import click
 
 from drasat.cli.render.text import echo
 from drasat.models.bundle import Bundle
-from drasat.models.errors import DrasatError, InputError, SelectorError
+from drasat.models.errors import DrasatError, InputError, Location, SelectorError
 
 from .loading import load_bundle, max_input_size_option
 
@@ -182,10 +182,17 @@ def in_namespace(names: str | None, namespace: str | None, all_namespaces: bool)
 
 
 def told_as_validate(exc: DrasatError, bundle: Bundle | None) -> DrasatError:
-    """A CEL compile error an allocation met, told as ``drasat validate`` tells it: the file, the object and
-    the field of the expression (the solver, which never reads files, can name only the claim or class).
-    Any other error is returned as it is."""
-    if not isinstance(exc, SelectorError) or bundle is None:
+    """An error an allocation met in an object it was given, told as ``drasat validate`` tells it: the file,
+    the object and the field (the solver, which never reads files, names only the object and field). A CEL
+    compile error is worded as validate words it; a CEL runtime error or a missing class keeps its words,
+    after the place. Any other error is returned as it is."""
+    if bundle is None:
+        return exc
+    about = getattr(exc, "about", None)
+    if isinstance(about, Location):
+        place = _place(about, bundle)
+        return exc if place is None else type(exc)(f"{place}: {exc}", about)
+    if not isinstance(exc, SelectorError):
         return exc
     from drasat.solver.cel.validate import check_cel
 
@@ -206,3 +213,35 @@ def _named_in(obj: Any, text: str) -> bool:
     if obj.kind in ("ResourceClaim", "ResourceClaimTemplate"):
         return f"claim {obj.namespace}/{obj.name}" in text or f"template {obj.namespace}/{obj.name}" in text
     return False
+
+
+def _place(about: Location, bundle: Bundle) -> Location | None:
+    """Where ``about``'s object was read, with its field: the object itself, or for a claim made from a
+    ResourceClaimTemplate (the input holds no such claim) the template's claim spec, found through the pod."""
+    from drasat.solver.scheduling.cluster import label_of
+
+    for loaded in bundle.objects:
+        obj = loaded.obj
+        if obj.kind == about.kind and (obj.name if obj.kind == "DeviceClass" else label_of(obj)) == about.name:
+            return loaded.location._replace(path=about.path)
+    if about.kind != "ResourceClaim":
+        return None
+    template = _template_of(about.name, bundle)
+    return None if template is None else template.location._replace(path=f"spec.{about.path}")
+
+
+def _template_of(claim: str, bundle: Bundle) -> Any:
+    """The loaded template a pod's claim named ``claim`` (namespace/name) was made from, or None."""
+    from drasat.solver.scheduling.cluster import label_of
+    from drasat.solver.scheduling.pods import named_as_generated
+
+    namespace, _, name = claim.rpartition("/")
+    templates = {label_of(o.obj): o for o in bundle.objects if o.obj.kind == "ResourceClaimTemplate"}
+    for loaded in bundle.objects:
+        pod = loaded.obj
+        if pod.kind != "Pod" or (pod.namespace or "default") != (namespace or "default"):
+            continue
+        for entry in pod.spec.resource_claims:
+            if entry.resource_claim_template_name and named_as_generated(name, pod.name, entry.name):
+                return templates.get(f"{namespace}/{entry.resource_claim_template_name}")
+    return None

@@ -19,7 +19,7 @@ and library callers can catch exactly the family they care about.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 
 class DrasatError(Exception):
@@ -84,11 +84,24 @@ class SelectorError(InputError):
     """A CEL selector does not compile (syntax, types, limits)."""
 
 
-class EvaluationError(DrasatError):
+class _AboutAnObject(DrasatError):
+    """An error the solver finds in an object it was given: ``about`` names the object (kind, and name as
+    results key it) and the field, where known. The solver never reads files, so it cannot name the file;
+    the command line, which knows where each object was read, adds it (``drasat validate``'s words)."""
+
+    def __init__(self, message: str, about: Location | None = None) -> None:
+        super().__init__(message)
+        self.about = about
+
+    def __reduce__(self) -> tuple[Any, ...]:  # across worker processes, with ``about``
+        return type(self), (str(self), self.about)
+
+
+class EvaluationError(_AboutAnObject):
     """A CEL selector failed at run time; Kubernetes aborts the allocation then too."""
 
 
-class AllocationError(DrasatError):
+class AllocationError(_AboutAnObject):
     """An error Kubernetes' allocator returns (unknown class, invalid pools, ...)."""
 
 

@@ -192,5 +192,5 @@ def _compare(
     if result.greedy.verdict == ERROR and result.cp_sat.verdict == ERROR:
         # both refuse the input in the allocator's words (a DeviceClass that is not there): that is bad
         # input, as `drasat solve` says it, not two identical choices
-        raise AllocationError(result.greedy.message)
+        raise result.greedy.error or AllocationError(result.greedy.message)
     return result

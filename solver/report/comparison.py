@@ -15,7 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from drasat.models.errors import AllocationError, EvaluationError, SolveTimeout, Unschedulable
+from drasat.models.errors import AllocationError, DrasatError, EvaluationError, SolveTimeout, Unschedulable
 from drasat.models.resource import AllocationResult
 from drasat.solver.allocation.api import Allocation, Stats, allocate
 from drasat.solver.allocation.options import Objective, Solver, as_objective
@@ -39,6 +39,7 @@ class SideResult:
     seconds: float
     statistics: dict[str, Any] = field(default_factory=dict)
     results: dict[str, AllocationResult] = field(default_factory=dict, repr=False)  # for library users
+    error: DrasatError | None = field(default=None, repr=False)  # what the search raised, with its ``about``
 
     def to_data(self) -> dict[str, Any]:
         return {
@@ -146,6 +147,7 @@ def _run(
             {},
             time.perf_counter() - started,
             _statistics(stats) if isinstance(stats, Stats) else {},
+            error=exc,
         )
     seconds = time.perf_counter() - started
     return SideResult(

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from fractions import Fraction
 
-from drasat.models.errors import DrasatError, EvaluationError, SelectorError
+from drasat.models.errors import DrasatError, EvaluationError, Location, SelectorError
 from drasat.models.resource import DeviceAttribute
 from drasat.solver.allocation.rules.base import Found, Rule, Stage
 from drasat.solver.allocation.rules.capacity import capacity_share
@@ -22,7 +22,7 @@ from drasat.solver.cel import CelCompileError, CelRuntimeError, SelectorEvaluato
 
 from .attributes import derived_attribute
 from .inventory import Inventory, InventoryDevice
-from .plan import Alternative, Candidates
+from .plan import Alternative, Candidates, body_field
 
 __all__ = [
     "Alternative",
@@ -119,7 +119,8 @@ def _one(
         owner, context = _where(alt, of_class)
         raise EvaluationError(
             f"{owner}: selector #{index} on device {dev.label()}: CEL runtime error: "
-            f"{exc.detail} ({context}, expression: {expression})"
+            f"{exc.detail} ({context}, expression: {expression})",
+            _selector_field(alt, of_class, index),
         ) from None
 
 
@@ -128,6 +129,19 @@ def _where(alt: Alternative, of_class: bool) -> tuple[str, str]:
     if of_class:
         return f"class {alt.device_class.name}", f"claim {alt.claim_label}, request {alt.result_name}"
     return f"claim {alt.claim_label}", f"request {alt.result_name}"
+
+
+def _selector_field(alt: Alternative, of_class: bool, index: int) -> Location:
+    """The object and field of a selector that failed: the class's own, or the request's."""
+    if of_class:
+        return Location(kind="DeviceClass", name=alt.device_class.name, path=f"spec.selectors[{index}].cel.expression")
+    field = body_field(alt.request, alt.rank, alt.sub_name is not None)
+    return Location(kind="ResourceClaim", name=alt.claim_label, path=f"{field}.selectors[{index}].cel.expression")
+
+
+def _derived_field(alt: Alternative, index: int) -> Location:
+    field = body_field(alt.request, alt.rank, alt.sub_name is not None)
+    return Location(kind="ResourceClaim", name=alt.claim_label, path=f"{field}.derivedAttributes[{index}].expression")
 
 
 def static_block(
@@ -266,14 +280,16 @@ def evaluate_derived(inv: Inventory, ev: SelectorEvaluator, alt: Alternative) ->
     for device in alt.candidates:
         dev = inv.devices[device]
         values: dict[str, DeviceAttribute] = {}
-        for spec in alt.derived_specs:
+        for k, spec in enumerate(alt.derived_specs):
             where = f"claim {alt.claim_label}, request {alt.own_name}, derived attribute {spec.name}"
             try:
                 value = ev.value(spec.expression, dev.cel, lists=lists)
             except CelCompileError as exc:
                 raise SelectorError(f"{where}: CEL compile error: {exc.detail}") from None
             except CelRuntimeError as exc:
-                raise EvaluationError(f"{where} on device {dev.label()}: CEL runtime error: {exc.detail}") from None
+                raise EvaluationError(
+                    f"{where} on device {dev.label()}: CEL runtime error: {exc.detail}", _derived_field(alt, k)
+                ) from None
             attribute = derived_attribute(value)
             if attribute is None:
                 raise EvaluationError(

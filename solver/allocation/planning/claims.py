@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any
 
-from drasat.models.errors import AllocationError, SelectorError, SolveTimeout
+from drasat.models.errors import AllocationError, Location, SelectorError, SolveTimeout
 from drasat.models.resource import DeviceSubRequest, ExactDeviceRequest, ResourceClaim
 from drasat.solver.allocation.frozen import maker
 from drasat.solver.allocation.problem import Problem, claim_key
@@ -21,7 +21,7 @@ from drasat.solver.cel import CelCompileError, SelectorEvaluator
 
 from .candidates import StaticChecks, evaluate_all, evaluate_derived, evaluate_exact
 from .inventory import Inventory
-from .plan import MAX_RESULTS, Alternative, Candidates, ClaimPlan, ConstraintPlan, RequestPlan
+from .plan import MAX_RESULTS, Alternative, Candidates, ClaimPlan, ConstraintPlan, RequestPlan, body_field
 
 __all__ = [
     "MAX_RESULTS",
@@ -233,7 +233,7 @@ def _alternative(
     error: most calls have none, and a small call makes one of these per request."""
     sub_name = body.name if has_sub else None
     features = problem.features
-    device_class, admin = _checked_request(problem, label, sub_name or request_name, body, has_sub)
+    device_class, admin = _checked_request(problem, label, sub_name or request_name, body, (r, rank, has_sub))
     _compile_selectors(ev.ev, device_class, body.selectors, label)
     mode = body.allocation_mode or "ExactCount"
     if mode not in ("ExactCount", "All"):
@@ -261,10 +261,11 @@ def _alternative(
     return ev.fill(alt)
 
 
-def _checked_request(problem: Problem, label: str, name: str, body, has_sub: bool) -> tuple[Any, Any]:
+def _checked_request(problem: Problem, label: str, name: str, body, at: tuple[int, int, bool]) -> tuple[Any, Any]:
     """The request's (or subrequest's) device class and admin access, after the checks Kubernetes' allocator
     makes first, in its order and words: selectors have CEL, admin access only with its gate, a class named
-    and found."""
+    and found. ``at``: the request's index, the subrequest's, and whether it is one (for the field named)."""
+    has_sub = at[2]
     for i, sel in enumerate(body.selectors):
         if sel.cel is None:
             raise AllocationError(
@@ -282,7 +283,8 @@ def _checked_request(problem: Problem, label: str, name: str, body, has_sub: boo
     if device_class is None:
         raise AllocationError(
             f"{_where(label, name)}: could not retrieve device class "
-            f'{class_name}: deviceclass.resource.k8s.io "{class_name}" not found'
+            f'{class_name}: deviceclass.resource.k8s.io "{class_name}" not found',
+            Location(kind="ResourceClaim", name=label, path=f"{body_field(*at)}.deviceClassName"),
         )
     return device_class, admin
 

@@ -62,6 +62,11 @@ class Candidates(NamedTuple):
     blocked_at: int = -1
 
 
+def body_field(request: int, rank: int, has_sub: bool) -> str:
+    """Where a request's (or subrequest's) body sits in its claim: the field an error names."""
+    return f"spec.devices.requests[{request}]." + (f"firstAvailable[{rank}]" if has_sub else "exactly")
+
+
 @dataclass(frozen=True)
 class Alternative:
     """One way to satisfy a request: the request itself, or one ``firstAvailable`` entry, with its candidates."""
