@@ -54,7 +54,7 @@ def input_options(function: F) -> F:
         "at all the cluster is read anyway, from $KUBECONFIG or ~/.kube/config, as kubectl does; "
         "needs pip install 'drasat[cluster]'.",
     )(function)
-    return click.argument("files", nargs=-1, metavar="[FILE...]")(function)
+    return click.argument("files", nargs=-1, metavar="[FILE...]", type=click.Path())(function)
 
 
 def read_inputs(

@@ -179,7 +179,7 @@ def _without_pydantic_plugins() -> None:
     os.environ.setdefault("PYDANTIC_DISABLE_PLUGINS", "__all__")
 
 
-def main(prog_name: str = "drasat") -> None:
+def main(prog_name: str = "drasat", complete_var: str | None = None) -> None:
     """Console-script entry point."""
     from drasat.models.collector import allow_freezing
 
@@ -189,10 +189,21 @@ def main(prog_name: str = "drasat") -> None:
     allow_freezing()  # a one-shot process: what its imports and its input built lives until it ends
     _tolerate_narrow_encodings()
     exit_on_interrupt()
-    cli(prog_name=prog_name)
+    cli(prog_name=prog_name, complete_var=complete_var)
 
 
 def kubectl_plugin() -> None:
     """Entry point of ``kubectl-drasat``: kubectl runs it for ``kubectl drasat ...`` (a kubectl plugin is
     any executable named kubectl-NAME on the PATH), so help and messages say ``kubectl drasat``."""
-    main("kubectl drasat")
+    from .commands.completion import PLUGIN, PLUGIN_COMPLETE_VAR
+
+    main(PLUGIN, PLUGIN_COMPLETE_VAR)
+
+
+def kubectl_complete() -> None:
+    """Entry point of ``kubectl_complete-drasat``: kubectl (1.26 and newer) runs it to complete
+    ``kubectl drasat ...`` on the command line, with the words after ``drasat``; it prints the completions."""
+    from .commands.completion import kubectl_completions
+
+    _without_pydantic_plugins()
+    sys.stdout.write(kubectl_completions(sys.argv[1:]))

@@ -164,6 +164,41 @@ def test_completion_scripts_and_completions(shell: str) -> None:
     assert run("completion", "tcsh").exit_code == 2
 
 
+@pytest.mark.parametrize("shell", ["bash", "zsh", "fish"])
+def test_kubectl_drasat_completes_itself(shell: str) -> None:
+    script = run("completion", shell, prog="kubectl drasat")
+    assert script.exit_code == 0 and "_KUBECTL_DRASAT_COMPLETE" in script.stdout and "kubectl-drasat" in script.stdout
+    assert "_DRASAT_COMPLETE" not in script.stdout.replace("_KUBECTL_DRASAT_COMPLETE", "")
+    env = {**os.environ, "_KUBECTL_DRASAT_COMPLETE": f"{shell}_complete", "COMP_WORDS": "kubectl-drasat sch"}
+    env["COMP_CWORD"] = "" if shell == "fish" else "1"
+    plugin = "from drasat.cli.main import kubectl_plugin; kubectl_plugin()"
+    answer = subprocess.run([sys.executable, "-c", plugin], env=env, capture_output=True, text=True, timeout=60)
+    assert "schedule" in answer.stdout and answer.returncode == 0, answer.stderr
+
+
+@pytest.mark.parametrize(
+    ("words", "offered", "directive"),
+    [
+        (["sch"], ["schedule\t"], ":4"),  # commands, with their descriptions
+        (["solve", "--sol"], ["--solver\t"], ":4"),
+        (["solve", "--solver", ""], ["cp-sat", "greedy"], ":4"),  # an option's choices
+        (["solve", "ex"], [], ":0"),  # a FILE: the shell completes file names
+        ([], ["solve\t", "schedule\t"], ":4"),
+    ],
+)
+def test_kubectl_drasat_tab_is_answered_as_kubectl_asks(words: list[str], offered: list[str], directive: str) -> None:
+    """kubectl (1.26+) runs kubectl_complete-drasat with the words after `drasat`, the last one being
+    completed, and reads Cobra's format: a completion a line (tab, description), then ':' and a directive."""
+    complete = "import sys; from drasat.cli.main import kubectl_complete; sys.argv[0] = 'x'; kubectl_complete()"
+    answer = subprocess.run([sys.executable, "-c", complete, *words], capture_output=True, text=True, timeout=60)
+    lines = answer.stdout.splitlines()
+    assert answer.returncode == 0 and lines[-1] == directive, (answer.stdout, answer.stderr)
+    for word in offered:
+        assert any(line.startswith(word) for line in lines[:-1]), (word, lines)
+    scripts = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]["scripts"]
+    assert scripts["kubectl_complete-drasat"] == "drasat.cli.main:kubectl_complete"
+
+
 def test_packages_are_typed_and_the_library_names_its_version_and_api() -> None:
     import drasat.solver
 
