@@ -31,7 +31,8 @@ What is checked, as the API server of Kubernetes 1.37 checks it:
   - structure: known fields only (a typo is an error), the right types,
     required fields, quantities (1Gi, 500m) and versions (semver 2.0.0);
   - names: DNS labels and subdomains, driver and pool names, qualified
-    attribute names (dra.example.com/model), label keys and values;
+    attribute names (dra.example.com/model), resource names in a pod's
+    requests and limits (cpu, nvidia.com/gpu), label keys and values;
   - limits: attributes and capacities per device (32), devices per slice
     (128, or 64 with taints, counters or list attributes), counter sets (8),
     counters per set (32), requests (32), subrequests (8), selectors (32),
