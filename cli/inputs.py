@@ -89,7 +89,26 @@ def read_inputs(
         bundle.extend(from_files)
     if bundle.problems and not keep_problems:  # the same object in the cluster and in a file, read as two
         raise InputError(bundle.problems)
+    if not keep_problems:
+        _refuse_bad_pod_resources(bundle)
     return bundle
+
+
+def _refuse_bad_pod_resources(bundle: Bundle) -> None:
+    """InputError naming file, Pod and field when any Pod asks for resources the API server refuses (a bad
+    resource name, a fraction of a GPU, a request above its limit) or kube-scheduler cannot count (beyond
+    int64). Checked here, where every command's objects arrive, so that no command can answer for such a
+    pod — as the node's load, a pending pod or a copy of it — whatever else it checks of its objects."""
+    if not any(loaded.obj.kind == "Pod" for loaded in bundle.objects):
+        return  # and the validation modules stay unimported
+    from drasat.models.core import Pod
+    from drasat.models.validation.pod_resources import pod_requirement_problems
+
+    problems = [
+        problem for pod in bundle.of_kind(Pod) for problem in pod_requirement_problems(pod, bundle.location_of(pod))
+    ]
+    if problems:
+        raise InputError(problems)
 
 
 def _read_live(

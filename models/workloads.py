@@ -118,6 +118,11 @@ def _pod_set(name: str, count: int, template: dict[str, Any], where: Location, p
         pod = Pod.model_validate(body, by_alias=True, by_name=False)
     except ValidationError as exc:
         raise InputError(problems_from(exc, Pod, at)) from None
+    from .validation.pod_resources import pod_requirement_problems
+
+    problems = pod_requirement_problems(pod, at)  # as the cluster's pods are checked when read
+    if problems:
+        raise InputError(problems)
     if spec.get("nodeName"):
         raise InputError("a template pinned to a node is not a workload to fit", at.child("spec.nodeName"))
     return PodSet(name, count, pod, at)

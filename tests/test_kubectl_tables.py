@@ -215,8 +215,12 @@ def test_validate_json_names_the_kind_and_name_of_an_unreadable_object(tmp_path:
         ("ResourceClaim", "d/c", False),
         ("Pod", "p", False),
     ]
-    _, names, _ = run("validate", "-o", "name", str(tmp_path))
-    assert names == "resourceclaim.resource.k8s.io/c\npod/p\n"
+    code, names, err = run("validate", "-o", "name", str(tmp_path))
+    assert code == 2 and names == ""  # kubectl's -o name lists what succeeded: neither is valid
+    assert f"error: {tmp_path / 'bad.yaml'}[0]: ResourceClaim/d/c: " in err
+    assert f"error: {tmp_path / 'bad.yaml'}[1]: Pod/p: spec: " in err
+    _, table, _ = run("validate", str(tmp_path))
+    assert f"error  {tmp_path / 'bad.yaml'}[0]: ResourceClaim/d/c: " in table
 
 
 def test_taint_impact_prints_yaml_json_and_the_pods_it_would_evict(tmp_path: Path) -> None:

@@ -46,11 +46,21 @@ COMMANDS = {
     "explain": ["explain", "--pods", "default/p"],
     "compare": ["compare", "--node", "gpu-node-2", "--pods", "default/p"],
     "compare --schedule": ["compare", "--schedule"],
+    "fit": ["fit", "WORKLOAD"],
+    "defrag": ["defrag"],
 }
+WORKLOAD = POD.format(requests='example.com/gpu: "1"', limits='example.com/gpu: "1"').replace("name: p,", "name: w,")
 
 
 def run(args: list[str], *files: str) -> Result:
     return CliRunner().invoke(cli, [*args, *files])
+
+
+def _args(command: list[str], tmp_path: Path) -> list[str]:
+    """The command line with ``WORKLOAD`` (fit's first argument) a valid pod of its own."""
+    workload = tmp_path / "workload.yaml"
+    workload.write_text(WORKLOAD)
+    return [str(workload) if a == "WORKLOAD" else a for a in command]
 
 
 def _pod(tmp_path: Path, requests: str, limits: str) -> str:
@@ -65,7 +75,7 @@ def test_every_command_refuses_a_quantity_the_api_server_or_the_scheduler_cannot
     tmp_path: Path, command: str, value: str
 ) -> None:
     pod = _pod(tmp_path, f'example.com/gpu: "{value}"', f'example.com/gpu: "{value}"')
-    result = run(COMMANDS[command], EXAMPLES, pod)
+    result = run(_args(COMMANDS[command], tmp_path), EXAMPLES, pod)
     assert result.exit_code == 2, result.output
     field = "spec.containers[0].resources.requests[example.com/gpu]"
     out = result.stdout if command == "validate" else result.stderr
@@ -111,7 +121,10 @@ def test_a_container_resource_must_be_standard_or_extended(tmp_path: Path) -> No
     assert 'requests[gpus]: Invalid value: "gpus": must be a standard resource for containers' in result.stdout
 
 
-@pytest.mark.parametrize("command", [["schedule", "-o", "table"], ["schedule", "--batch"], ["compare", "--schedule"]])
+@pytest.mark.parametrize(
+    "command",
+    [["schedule", "-o", "table"], ["schedule", "--batch"], ["compare", "--schedule"], ["fit", "WORKLOAD"], ["defrag"]],
+)
 def test_a_bound_pod_whose_requests_cannot_be_counted_is_refused_too(tmp_path: Path, command: list[str]) -> None:
     """A pod on a node is that node's load: a request kube-scheduler cannot count would make it any number."""
     text = POD.format(
@@ -119,7 +132,81 @@ def test_a_bound_pod_whose_requests_cannot_be_counted_is_refused_too(tmp_path: P
     )
     pod = tmp_path / "bound.yaml"
     pod.write_text(text.replace("spec:\n", "spec:\n  nodeName: gpu-node-2\n", 1))
-    result = run(command, EXAMPLES, str(pod))
+    result = run(_args(command, tmp_path), EXAMPLES, str(pod))
     assert result.exit_code == 2 and result.stdout == "", result.output
     field = "spec.containers[0].resources.requests[example.com/gpu]"
     assert f"{pod}[0]: Pod/default/p: {field}: {BAD['9223372036854775808']}" in result.stderr
+
+
+@pytest.mark.parametrize("value", ["1.5", "-1", "9223372036854775808"])
+@pytest.mark.parametrize("kind", ["Pod", "Deployment"])
+def test_fit_refuses_a_workload_whose_pod_asks_for_what_the_api_server_refuses(
+    tmp_path: Path, kind: str, value: str
+) -> None:
+    """The workload is read apart from the cluster's files: its pods are checked as the cluster's are."""
+    pod = POD.format(requests=f'example.com/gpu: "{value}"', limits=f'example.com/gpu: "{value}"')
+    field = "spec.containers[0].resources.requests[example.com/gpu]"
+    if kind == "Deployment":
+        spec = "\n".join("    " + line for line in pod.split("spec:\n", 1)[1].splitlines())
+        pod = (
+            "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: p}\nspec:\n  template:\n    spec:\n" + spec + "\n"
+        )
+        field = "spec.template." + field
+    workload = tmp_path / "workload.yaml"
+    workload.write_text(pod)
+    result = run(["fit", str(workload)], EXAMPLES)
+    assert result.exit_code == 2 and result.stdout == "", result.output
+    assert f"{workload}[0]: {kind}/p: {field}: {BAD[value]}" in result.stderr
+
+
+LONG_DOMAIN = ".".join(["d" * 61] * 4)  # 247 characters: a subdomain, but not with "requests." before it
+BAD_NAMES = {
+    "bad name/gpu": 'Invalid value: "bad name/gpu": prefix must be a DNS subdomain',
+    "example.com/bad name": 'Invalid value: "example.com/bad name": name part must consist of',
+    "example.com/-gpu": 'Invalid value: "example.com/-gpu": name part must consist of',
+    "example.com/": 'Invalid value: "example.com/": name part must consist of',
+    "/gpu": "has an empty prefix before '/'",
+    "example.com/" + "g" * 64: "name part must be no more than 63 characters",
+    f"{LONG_DOMAIN}/gpu": "doesn't follow extended resource name standard",
+}
+
+
+@pytest.mark.parametrize("name", list(BAD_NAMES))
+@pytest.mark.parametrize("field", ["requests", "limits"])
+@pytest.mark.parametrize("command", ["validate", "schedule"])
+def test_a_resource_name_that_is_not_a_qualified_name_is_refused(
+    tmp_path: Path, command: str, field: str, name: str
+) -> None:
+    """Issue 24, item 3: "bad name/gpu" was scheduled as a resource no node has, and validate called it valid."""
+    quantity = f'"{name}": "1"'
+    pod = _pod(tmp_path, quantity if field == "requests" else "", quantity)
+    result = run(COMMANDS[command], pod)
+    assert result.exit_code == 2, result.output
+    out = result.stdout if command == "validate" else result.stderr
+    assert f"{pod}[0]: Pod/default/p: spec.containers[0].resources.{field}[{name}]: " in out
+    assert BAD_NAMES[name] in out
+    if command != "validate":
+        assert result.stdout == ""
+
+
+@pytest.mark.parametrize("command", ["validate", "schedule"])
+def test_a_device_class_extended_resource_name_must_be_qualified(tmp_path: Path, command: str) -> None:
+    path = tmp_path / "class.yaml"
+    path.write_text(
+        'apiVersion: resource.k8s.io/v1\nkind: DeviceClass\nmetadata: {name: c}\nspec: {extendedResourceName: "bad name/gpu"}\n'
+    )
+    result = run(COMMANDS[command], EXAMPLES, str(path))
+    assert result.exit_code == 2, result.output
+    out = result.stdout if command == "validate" else result.stderr
+    assert (
+        f'{path}[0]: DeviceClass/c: spec.extendedResourceName: "bad name/gpu" is not an extended resource name' in out
+    )
+
+
+def test_valid_resource_names_stay_accepted(tmp_path: Path) -> None:
+    names = ["nvidia.com/gpu", "example.com/gpu", "cpu", "memory", "hugepages-2Mi", "ephemeral-storage"]
+    whole = ", ".join(f'{n}: "1"' for n in names)
+    pod = _pod(tmp_path, whole, whole)
+    assert run(["validate"], pod).exit_code == 0
+    scheduled = run(["schedule", "-o", "table"], EXAMPLES, pod)
+    assert scheduled.exit_code in (0, 1) and "Invalid value" not in scheduled.output, scheduled.output

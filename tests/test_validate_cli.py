@@ -182,3 +182,21 @@ def test_json_output_for_ci_carries_every_verdict_and_problem() -> None:
     assert broken["readable"] is False and "YAML error at line 10" in broken["problems"][0]["message"]
     clean = run("-o", "json", str(REPO / "examples"))
     assert clean.exit_code == 0 and json.loads(clean.stdout)["valid"] is True
+
+
+def test_name_output_lists_only_valid_objects_and_tells_every_problem_on_stderr(tmp_path: Path) -> None:
+    """Issue 24: -o name printed an invalid object's name and no problem; a broken file was not mentioned."""
+    (tmp_path / "a.yaml").write_text(
+        CLASS + "---\n" + CLASS.replace("gpu.example.com", "GPU class") + "---\n"
+        "apiVersion: v1\nkind: Pod\nmetadata: {name: p, namespace: d}\nspec: [1]\n"
+    )
+    (tmp_path / "b.yaml").write_text("kind: [\n")
+    result = run("-o", "name", str(tmp_path))
+    assert result.exit_code == 2
+    assert result.stdout == "deviceclass.resource.k8s.io/gpu.example.com\n"
+    err = result.stderr
+    assert f'error: {tmp_path / "a.yaml"}[1]: DeviceClass/GPU class: metadata.name: "GPU class"' in err
+    assert f"error: {tmp_path / 'a.yaml'}[2]: Pod/d/p: spec: " in err
+    assert f"error: {tmp_path / 'b.yaml'}[0]: YAML error at line 2, column 1" in err
+    clean = run("-o", "name", str(REPO / "examples"))
+    assert clean.exit_code == 0 and clean.stderr == "" and len(clean.stdout.splitlines()) == 15

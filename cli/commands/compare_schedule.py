@@ -33,7 +33,7 @@ def compare_schedule(
     from drasat.solver.report.schedule_comparison import compare_schedules
     from drasat.solver.scheduling.cluster import cluster_from_objects
     from drasat.solver.scheduling.plugins.dynamic_resources import AllocateOptions
-    from drasat.solver.scheduling.pod_inputs import refuse_uncountable_bound_pods, refuse_unstorable_pods
+    from drasat.solver.scheduling.pod_inputs import refuse_unstorable_pods
     from drasat.solver.scheduling.pods import pending_pods, select_pods
 
     if node is not None or claims is not None:
@@ -44,7 +44,6 @@ def compare_schedule(
     cluster = cluster_from_objects(list(bundle), Features.parse(feature_gates))
     chosen = select_pods(cluster, names_option(pods) or []) if pods is not None else pending_pods(cluster)
     refuse_unstorable_pods(cluster, chosen, bundle.location_of)
-    refuse_uncountable_bound_pods(cluster, bundle.location_of)  # their requests are the nodes' load
     if not chosen:
         echo("notice: no pending pods in the input (pods without spec.nodeName)", err=True)
     options = AllocateOptions(Solver.CP_SAT, objective, timeout, workers, SelectorEvaluator(cel_engine))

@@ -190,7 +190,7 @@ def _schedule(
         from drasat.solver.cel import SelectorEvaluator
         from drasat.solver.scheduling.cluster import cluster_from_objects
         from drasat.solver.scheduling.plugins.dynamic_resources import AllocateOptions
-        from drasat.solver.scheduling.pod_inputs import refuse_uncountable_bound_pods, refuse_unstorable_pods
+        from drasat.solver.scheduling.pod_inputs import refuse_unstorable_pods
         from drasat.solver.scheduling.pods import pending_pods
 
         cel_engine, percentage = engine_and_percentage
@@ -202,7 +202,6 @@ def _schedule(
         echo("warning: no Node objects in the input: no pod can be placed", err=True)
     chosen = _chosen_pods(cluster, pods, namespace)
     refuse_unstorable_pods(cluster, pending_pods(cluster) if chosen is None else chosen, bundle.location_of)
-    refuse_uncountable_bound_pods(cluster, bundle.location_of)  # their requests are the nodes' load
     used = [*cluster.slices, *cluster.classes, *cluster.claims, *cluster.taint_rules, *cluster.nodes]
     used += [*cluster.topologies, *cluster.kubelet_configs]
     refuse_unstorable(used, bundle.location_of)  # every node is a candidate: all of them are used

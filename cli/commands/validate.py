@@ -3,7 +3,8 @@
 Loads the input like every drasat command, checks each object against
 Kubernetes' validation rules (and the checks other parts of drasat register, such
 as CEL compilation), and prints one verdict per object. Problems go to stdout
-with the verdict; notices (skipped kinds, conversions) go to stderr.
+with the verdict (with ``-o name``, which lists the valid objects only, to
+stderr); notices (skipped kinds, conversions) go to stderr.
 """
 
 from __future__ import annotations
@@ -30,7 +31,8 @@ What is checked, as the API server of Kubernetes 1.37 checks it:
   - structure: known fields only (a typo is an error), the right types,
     required fields, quantities (1Gi, 500m) and versions (semver 2.0.0);
   - names: DNS labels and subdomains, driver and pool names, qualified
-    attribute names (dra.example.com/model), label keys and values;
+    attribute names (dra.example.com/model), resource names in a pod's
+    requests and limits (cpu, nvidia.com/gpu), label keys and values;
   - limits: attributes and capacities per device (32), devices per slice
     (128, or 64 with taints, counters or list attributes), counter sets (8),
     counters per set (32), requests (32), subrequests (8), selectors (32),
@@ -64,7 +66,7 @@ Examples:
 @report_output_option(
     ("text",),
     "text: a verdict per object for people; json/yaml: the same as data, for CI (each object with its file, "
-    "document, kind and name, unreadable ones too); name: kind.group/NAME of each object read.",
+    "document, kind and name, unreadable ones too); name: kind.group/NAME of each valid object, every problem on stderr.",
 )
 @exits_on_error
 def validate(
@@ -103,9 +105,10 @@ def validate(
     invalid = sum(1 for entry, problems in verdicts if isinstance(entry, Loaded) and problems)
     valid = sum(1 for entry, _ in verdicts if isinstance(entry, Loaded)) - invalid
     unreadable = sum(1 for entry in entries if isinstance(entry, InputProblem))
-    if output in LIST_FORMS:
-        data = _as_data(verdicts, valid, invalid, unreadable)
-        echo(render_data(data, output, [_object_of(r) for r in data["objects"] if r["name"]]), nl=False)
+    if output == "name":
+        _report_names(verdicts)
+    elif output in LIST_FORMS:
+        echo(render_data(_as_data(verdicts, valid, invalid, unreadable), output, []), nl=False)
     else:
         _report(verdicts, quiet)
         echo(_summary(valid, invalid, unreadable))
@@ -132,6 +135,16 @@ def _report(verdicts: list[Verdict], quiet: bool) -> None:
                 echo(f"       - {problem}")
         elif not quiet:
             echo(rendered(styled("ok", fg="green"), f"     {_title(entry)}"))
+
+
+def _report_names(verdicts: list[Verdict]) -> None:
+    """kubectl's ``-o name``: the objects that passed on stdout (a script may act on them), and every problem
+    on stderr as kubectl tells an error — an invalid object's name on stdout would read as a success."""
+    valid = [entry.obj for entry, problems in verdicts if isinstance(entry, Loaded) and not problems]
+    echo(render_data(None, "name", [{"kind": obj.kind, "metadata": {"name": obj.name}} for obj in valid]), nl=False)
+    for entry, problems in verdicts:
+        for problem in [entry] if isinstance(entry, InputProblem) else problems:
+            echo(f"error: {problem}", err=True)
 
 
 def _problems(entry: Loaded, violations: list[AdminAccessViolation]) -> list[InputProblem]:
@@ -172,10 +185,6 @@ def _as_data(verdicts: list[Verdict], valid: int, invalid: int, unreadable: int)
         "objects": records,
         "summary": {"valid": valid, "invalid": invalid, "unreadable": unreadable},
     }
-
-
-def _object_of(record: dict[str, Any]) -> dict[str, Any]:
-    return {"kind": record["kind"] or "", "metadata": {"name": record["name"].rsplit("/", 1)[-1]}}  # no namespace
 
 
 def _place(location: Location) -> dict[str, Any]:

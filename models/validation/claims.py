@@ -38,10 +38,10 @@ from .formats import (
     check_template_meta,
     check_unique,
     index,
-    label_key_errors,
     show,
     too_long,
 )
+from .pod_resources import is_extended
 from .shared import RequestNames, check_device_taint, check_opaque, check_request_refs, check_toleration
 
 MAX_REQUESTS = 32
@@ -67,7 +67,7 @@ def check_device_class(out: Findings, where: Location, obj: DeviceClass) -> None
         for i, config in enumerate(spec.config):
             check_opaque(out, index(at.child("config"), i).child("opaque"), config.opaque)
     name = spec.extended_resource_name
-    if name is not None and not _is_extended_resource_name(name):
+    if name is not None and not is_extended(name):
         out.add(
             at.child("extendedResourceName"),
             f"{show(name)} is not an extended resource name: it needs a "
@@ -239,10 +239,3 @@ def check_expression(out: Findings, at: Location, expression: str) -> None:
         out.add(at, "a CEL expression is required and must not be empty")
     elif len(expression.encode()) > MAX_CEL_LENGTH:
         out.add(at, too_long(MAX_CEL_LENGTH))
-
-
-def _is_extended_resource_name(name: str) -> bool:
-    """Like a pod's extended resource: a domain other than kubernetes.io, and a valid qualified name."""
-    if "/" not in name or "kubernetes.io/" in name or name.startswith("requests."):
-        return False
-    return not label_key_errors("requests." + name)

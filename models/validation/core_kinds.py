@@ -42,7 +42,7 @@ from .formats import (
     key,
     show,
 )
-from .pod_resources import check_requirements
+from .pod_resources import check_pod_requirements
 
 if TYPE_CHECKING:  # its model is imported when an input holds such a request (models.kinds)
     from drasat.models.pool_status_request import ResourcePoolStatusRequest
@@ -81,10 +81,8 @@ def check_pod(out: Findings, where: Location, obj: Pod) -> None:
         _check_pod_toleration(out, index(at.child("tolerations"), i), toleration)
     claims = _check_claim_sources(out, at.child("resourceClaims"), spec.resource_claims)
     _check_containers(out, at, spec, claims)
-    if spec.overhead:
-        check_requirements(out, at.child("overhead"), spec.overhead, {}, container=False)
+    check_pod_requirements(out, at, spec)
     if spec.resources is not None:
-        check_requirements(out, at.child("resources"), spec.resources.limits, spec.resources.requests, container=False)
         for i, claim in enumerate(spec.resources.claims):
             _check_claim_use(out, index(at.child("resources.claims"), i), claim.name, claims)
     if spec.scheduling_group is not None and spec.scheduling_group.pod_group_name is not None:
@@ -172,8 +170,6 @@ def _check_container(out: Findings, at: Location, container: Container, claims: 
         return
     for i, claim in enumerate(container.resources.claims):
         _check_claim_use(out, index(at.child("resources.claims"), i), claim.name, claims)
-    resources = container.resources
-    check_requirements(out, at.child("resources"), resources.limits, resources.requests, container=True)
     check_unique(
         out,
         at.child("resources.claims"),

@@ -6,6 +6,13 @@ resource such as ``nvidia.com/gpu``, and ``pods``), a request above its limit, a
 for resources that cannot be overcommitted (extended resources, hugepages) — a
 request that differs from its limit or has none. Its words are kept here.
 
+Resource names are checked as ``validateContainerResourceName`` checks them: a
+qualified name (``IsQualifiedName``: an optional DNS-subdomain prefix, a name part of
+at most 63 characters), a standard resource for a container when there is no domain,
+and an extended resource name (``IsExtendedResourceName``) when the domain is not
+kubernetes.io's — otherwise ``"bad name/gpu"`` would be scheduled as a resource no
+cluster could hold.
+
 One check goes beyond the API server's: a quantity kube-scheduler cannot count.
 The scheduler adds requests up in 64-bit integers (``MilliValue()`` for cpu,
 ``Value()`` for the rest), and Go's quantity silently wraps past that: a pod asking
@@ -15,10 +22,11 @@ number. drasat refuses such a quantity rather than answer for a number nobody wr
 
 from __future__ import annotations
 
-from drasat.models.errors import Location
+from drasat.models.core import Pod, PodSpec
+from drasat.models.errors import InputProblem, Location
 from drasat.models.quantity import Quantity
 
-from .formats import Findings, key
+from .formats import Findings, index, key, label_key_errors, show
 
 INT64_MAX = 2**63 - 1
 _STANDARD_CONTAINER = frozenset({"cpu", "memory", "ephemeral-storage"})
@@ -51,8 +59,9 @@ def is_hugepages(name: str) -> bool:
 
 
 def is_extended(name: str) -> bool:
-    """``IsExtendedResourceName``, as far as a container's resources go: a domain other than kubernetes.io."""
-    return not is_native(name) and not name.startswith("requests.")
+    """``IsExtendedResourceName``: a domain other than kubernetes.io, and a qualified name even as the quota's
+    ``requests.<name>`` (so the domain is at most 244 characters)."""
+    return not is_native(name) and not name.startswith("requests.") and not label_key_errors("requests." + name)
 
 
 def overcommit_allowed(name: str) -> bool:
@@ -63,6 +72,29 @@ def overcommit_allowed(name: str) -> bool:
 def counted_whole(name: str) -> bool:
     """``IsIntegerResourceName``: resources counted in whole units."""
     return name in _STANDARD_INTEGER or is_extended(name)
+
+
+def pod_requirement_problems(pod: Pod, where: Location | None = None) -> list[InputProblem]:
+    """Every ``resources`` of ``pod`` (whose fields start at ``where``, or that name the pod) checked: what every
+    command that reads a Pod refuses, whatever else it makes of the pod."""
+    out = Findings()
+    where = where or Location(kind=pod.kind, name="/".join(filter(None, (pod.namespace, pod.name))) or None)
+    check_pod_requirements(out, where.child("spec"), pod.spec)
+    return out.problems
+
+
+def check_pod_requirements(out: Findings, at: Location, spec: PodSpec) -> None:
+    """``ValidateResourceRequirements`` on each container's and init container's resources, the overhead and the
+    pod-level resources of the spec at ``at``."""
+    for field, containers in (("containers", spec.containers), ("initContainers", spec.init_containers)):
+        for i, container in enumerate(containers):
+            if container.resources is not None:
+                here, resources = index(at.child(field), i).child("resources"), container.resources
+                check_requirements(out, here, resources.limits, resources.requests, container=True)
+    if spec.overhead:
+        check_requirements(out, at.child("overhead"), spec.overhead, {}, container=False)
+    if spec.resources is not None:
+        check_requirements(out, at.child("resources"), spec.resources.limits, spec.resources.requests, container=False)
 
 
 def check_requirements(
@@ -89,8 +121,7 @@ def check_requirements(
 
 
 def _check_value(out: Findings, at: Location, name: str, quantity: Quantity, container: bool) -> None:
-    if container and "/" not in name and name not in _STANDARD_CONTAINER and not is_hugepages(name):
-        out.add(at, f'Invalid value: "{name}": must be a standard resource for containers')
+    _check_name(out, at, name, container)
     if quantity < 0:
         out.add(at, f'Invalid value: "{quantity}": {NEGATIVE}')
         return
@@ -98,6 +129,17 @@ def _check_value(out: Findings, at: Location, name: str, quantity: Quantity, con
         out.add(at, f'Invalid value: "{quantity}": {NOT_INTEGER}')
         return
     check_countable(out, at, name, quantity)
+
+
+def _check_name(out: Findings, at: Location, name: str, container: bool) -> None:
+    """``validateContainerResourceName`` (``container``), or its qualified-name and extended-name parts."""
+    for message in label_key_errors(name):
+        out.add(at, f"Invalid value: {show(name)}: {message}")
+    if "/" not in name:
+        if container and name not in _STANDARD_CONTAINER and not is_hugepages(name):
+            out.add(at, f"Invalid value: {show(name)}: must be a standard resource for containers")
+    elif not is_native(name) and not is_extended(name):
+        out.add(at, f"Invalid value: {show(name)}: doesn't follow extended resource name standard")
 
 
 def check_countable(out: Findings, at: Location, name: str, quantity: Quantity) -> None:

@@ -43,31 +43,3 @@ def refuse_unstorable_pods(
     ]
     if problems:
         raise InputError(problems)
-
-
-def refuse_uncountable_bound_pods(cluster: Cluster, locate: Callable[[Any], Location | None] | None = None) -> None:
-    """Raise InputError naming file, object and field when a pod bound to a node (whose requests are that
-    node's load) asks for what the API server would not store or kube-scheduler cannot count: a negative
-    or fractional extended resource, a request above its limit, a quantity beyond int64.
-
-    Only the requests and limits are checked: the rest of a running pod is not this question's."""
-    from drasat.models.validation.formats import Findings, index
-    from drasat.models.validation.pod_resources import check_requirements
-
-    from .pods import finished
-
-    problems: list[InputProblem] = []
-    for pod in cluster.pods:
-        if not pod.spec.node_name or finished(pod):
-            continue
-        out, where = Findings(), locate(pod) if locate is not None else None
-        at = (where or Location(kind=pod.kind, name=f"{namespace_of(pod)}/{pod.name}")).child("spec")
-        for field, containers in (("containers", pod.spec.containers), ("initContainers", pod.spec.init_containers)):
-            for i, container in enumerate(containers):
-                if container.resources is not None:
-                    resources = container.resources
-                    here = index(at.child(field), i).child("resources")
-                    check_requirements(out, here, resources.limits, resources.requests, container=True)
-        problems += out.problems
-    if problems:
-        raise InputError(problems)
