@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 import click
 
 from drasat.cli.render.text import echo
-from drasat.models.bundle import Bundle
+from drasat.models.bundle import Bundle, Loaded
 from drasat.models.errors import DrasatError, InputError, Location, SelectorError
 
 from .loading import load_bundle, max_input_size_option
@@ -237,30 +237,35 @@ def _named_in(obj: Any, text: str) -> bool:
 def _place(about: Location, bundle: Bundle) -> Location | None:
     """Where ``about``'s object was read, with its field: the object itself, or for a claim made from a
     ResourceClaimTemplate (the input holds no such claim) the template's claim spec, found through the pod."""
-    from drasat.solver.scheduling.cluster import label_of
+    from drasat.models.resource import DeviceClass, ResourceClaim
+    from drasat.solver.allocation.problem import claim_key
 
     for loaded in bundle.objects:
         obj = loaded.obj
-        if obj.kind == about.kind and (obj.name if obj.kind == "DeviceClass" else label_of(obj)) == about.name:
+        if (isinstance(obj, DeviceClass) and about.kind == "DeviceClass" and obj.name == about.name) or (
+            isinstance(obj, ResourceClaim) and about.kind == "ResourceClaim" and claim_key(obj) == about.name
+        ):
             return loaded.location._replace(path=about.path)
-    if about.kind != "ResourceClaim":
-        return None
-    template = _template_of(about.name, bundle)
+    template = _template_of(about.name or "", bundle) if about.kind == "ResourceClaim" else None
     return None if template is None else template.location._replace(path=f"spec.{about.path}")
 
 
-def _template_of(claim: str, bundle: Bundle) -> Any:
+def _template_of(claim: str, bundle: Bundle) -> Loaded | None:
     """The loaded template a pod's claim named ``claim`` (namespace/name) was made from, or None."""
-    from drasat.solver.scheduling.cluster import label_of
+    from drasat.models.core import Pod
+    from drasat.models.resource import ResourceClaimTemplate
+    from drasat.solver.scheduling.cluster import namespace_of
     from drasat.solver.scheduling.pods import named_as_generated
 
     namespace, _, name = claim.rpartition("/")
-    templates = {label_of(o.obj): o for o in bundle.objects if o.obj.kind == "ResourceClaimTemplate"}
+    templates = {
+        (namespace_of(o.obj), o.obj.name): o for o in bundle.objects if isinstance(o.obj, ResourceClaimTemplate)
+    }
     for loaded in bundle.objects:
         pod = loaded.obj
-        if pod.kind != "Pod" or (pod.namespace or "default") != (namespace or "default"):
+        if not isinstance(pod, Pod) or namespace_of(pod) != namespace:
             continue
         for entry in pod.spec.resource_claims:
             if entry.resource_claim_template_name and named_as_generated(name, pod.name, entry.name):
-                return templates.get(f"{namespace}/{entry.resource_claim_template_name}")
+                return templates.get((namespace, entry.resource_claim_template_name))
     return None
