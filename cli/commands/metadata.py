@@ -33,7 +33,7 @@ generation 1, with each device's attributes from its ResourceSlice. Every file i
 written to a temporary name and then renamed, so none is ever half written.
 
 \b
-Exit status: 0 written (the paths are printed); 2 invalid input, two claims
+Exit status: 0 written (a table of the files); 2 invalid input, two claims
 writing one path of one pod, a device missing from the slices, or a name that
 is not what the API server accepts for it (a namespace "..", a claim "a/b"):
 then nothing is written.
@@ -42,13 +42,11 @@ then nothing is written.
 Examples:
   drasat metadata --out /tmp/dra-metadata cluster/
   drasat metadata --out out/ --claim gpu-test1/pod0-gpu-2kqrd cluster/
-  drasat metadata --out out/ --no-headers -o custom-columns=PATH:.path cluster/
+  drasat metadata --out out/ -o custom-columns=PATH:.path cluster/
 """
+WRITTEN = "DeviceMetadataFile objects, one per file"
 FORMS = forms_epilog(
-    "DeviceMetadataFile objects, one per file written",
-    rows="file",
-    named="claim written for",
-    example=(".items[*].path", "PATH:.path,CLAIM:.claim"),
+    WRITTEN, rows="file", named="claim written for", example=(".items[*].path", "PATH:.path,CLAIM:.claim")
 )
 
 

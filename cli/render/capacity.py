@@ -7,11 +7,10 @@ and for ``-o name`` the Kubernetes objects each row is about."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from typing import Any
 
 from .kubectl import Answer, named_object, render_answer, report_answer
-from .tables import HEADERS, TextTable, table_text
+from .tables import HEADERS, rows_table
 from .text import echo
 
 
@@ -20,18 +19,6 @@ def print_answer(answer: Answer, output: str, headline: str) -> None:
     json, name, custom-columns, --no-headers) the headline goes to stderr, leaving stdout to what scripts read."""
     echo(headline, err=output not in ("table", "wide") or not HEADERS.get())
     echo(render_answer(answer, output), nl=False)
-
-
-def _table(columns: tuple[tuple[str, bool], ...], rows: Sequence[tuple[str, ...]], wide: bool) -> str:
-    """A kubectl table of ``rows`` (nothing at all when there are none, as kubectl prints no lone header)."""
-    if not rows:
-        return ""
-    table = TextTable()
-    for header, only_wide in columns:
-        table.add_column(header, wide=only_wide)
-    for row in rows:
-        table.add_row(*row)
-    return str(table_text(table, wide=wide))
 
 
 def fit_headline(result: Any) -> str:
@@ -63,7 +50,7 @@ def fit_answer(result: Any) -> Answer:
     ]
     name = result.workload.rsplit("/", 1)[-1]
     named = [named_object("Node", row[0]) for row in rows]
-    return report_answer("WorkloadFit", name, result.to_data(), lambda wide: _table(FIT_COLUMNS, rows, wide), named)
+    return report_answer("WorkloadFit", name, result.to_data(), lambda wide: rows_table(FIT_COLUMNS, rows, wide), named)
 
 
 def _by_template(counts: dict[str, int]) -> str:
@@ -108,7 +95,7 @@ def scale_up_answer(result: Any) -> Answer:
     rows = [(a.node, a.template, str(len(a.pods)), ",".join(a.pods)) for a in result.added]
     named = [named_object("Node", a.node) for a in result.added]
     return report_answer(
-        "ScaleUpPlan", "scale-up", result.to_data(), lambda wide: _table(SCALE_UP_COLUMNS, rows, wide), named
+        "ScaleUpPlan", "scale-up", result.to_data(), lambda wide: rows_table(SCALE_UP_COLUMNS, rows, wide), named
     )
 
 
@@ -138,7 +125,7 @@ def preempt_answer(result: Any) -> Answer:
     named = [named_object("Pod", label) for label in (chosen.labels() if chosen else [])]
     name = result.pod.rsplit("/", 1)[-1]
     return report_answer(
-        "PreemptionPlan", name, result.to_data(), lambda wide: _table(PREEMPT_COLUMNS, rows, wide), named
+        "PreemptionPlan", name, result.to_data(), lambda wide: rows_table(PREEMPT_COLUMNS, rows, wide), named
     )
 
 
@@ -170,5 +157,5 @@ def defrag_answer(result: Any) -> Answer:
     ]
     named = [named_object("Pod", m.pod) for m in result.moves]
     return report_answer(
-        "DefragPlan", "defrag", result.to_data(), lambda wide: _table(DEFRAG_COLUMNS, rows, wide), named
+        "DefragPlan", "defrag", result.to_data(), lambda wide: rows_table(DEFRAG_COLUMNS, rows, wide), named
     )

@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from .kubectl import Answer, as_list, named_object, report_object
-from .tables import TextTable, table_text
+from .tables import rows_table
 
 if TYPE_CHECKING:
     from drasat.solver.report.metadata import MetadataFile
@@ -30,15 +30,8 @@ def written_answer(made: Sequence[MetadataFile], targets: Sequence[str]) -> Answ
 
 
 def _table(items: list[dict[str, Any]], wide: bool) -> str:
-    if not items:
-        return ""
-    table = TextTable()
-    table.add_column("path")
-    table.add_column("claim")
-    table.add_column("devices", wide=True)
-    for item in items:
-        table.add_row(item["path"], item["claim"], ",".join(_devices(item["objects"])))
-    return str(table_text(table, wide=wide))
+    rows = [(item["path"], item["claim"], ",".join(_devices(item["objects"]))) for item in items]
+    return rows_table((("path", False), ("claim", False), ("devices", True)), rows, wide)
 
 
 def _devices(objects: Sequence[dict[str, Any]]) -> list[str]:

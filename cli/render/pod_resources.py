@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .tables import TextTable, table_text
+from .tables import rows_table
 
 COLUMNS = (
     ("pod", False),
@@ -25,28 +25,26 @@ def pod_resources_table(report: list[dict[str, Any]], wide: bool) -> str:
     """The rows of the PodResources report (the proto's field names); nothing when it has no pod."""
     from drasat.solver.report.pod_resources import cpu_ranges
 
-    if not report:
-        return ""
-    table = TextTable()
-    for header, only_wide in COLUMNS:
-        table.add_column(header, wide=only_wide)
+    rows = []
     for pod in report:
         who = f"{pod['namespace']}/{pod['name']}"
         if pod.get("cpu_ids") or pod.get("memory"):
-            table.add_row(who, "(pod)", cpu_ranges(pod.get("cpu_ids", [])) or "-", _memory_text(pod), "-", "-", "-")
+            rows.append((who, "(pod)", cpu_ranges(pod.get("cpu_ids", [])) or "-", _memory_text(pod), "-", "-", "-"))
         for c in pod["containers"]:
             dynamic = c.get("dynamic_resources", [])
             results = [r for d in dynamic for r in d["claim_resources"]]
-            table.add_row(
-                who,
-                c["name"],
-                cpu_ranges(c.get("cpu_ids", [])) or "shared",
-                _memory_text(c) or "-",
-                ",".join(f"{r['pool_name']}/{r['device_name']}" for r in results) or "-",
-                ",".join(d["claim_name"] for d in dynamic) or "-",
-                ",".join(sorted({r["driver_name"] for r in results})) or "-",
+            rows.append(
+                (
+                    who,
+                    c["name"],
+                    cpu_ranges(c.get("cpu_ids", [])) or "shared",
+                    _memory_text(c) or "-",
+                    ",".join(f"{r['pool_name']}/{r['device_name']}" for r in results) or "-",
+                    ",".join(d["claim_name"] for d in dynamic) or "-",
+                    ",".join(sorted({r["driver_name"] for r in results})) or "-",
+                )
             )
-    return str(table_text(table, wide=wide))
+    return rows_table(COLUMNS, rows, wide)
 
 
 def _memory_text(entry: dict[str, Any]) -> str:
