@@ -88,7 +88,8 @@ def test_the_command_prints_ordered_steps_in_each_form(tmp_path: Any) -> None:
     assert table.exit_code == 0, table.output
     lines = table.stdout.splitlines()
     assert lines[0].startswith("defrag: 2 moves; whole devices free 0 -> 1") and lines[0].endswith("proven")
-    assert lines[1].startswith("1. move default/q") and lines[2].startswith("2. move default/q")
+    assert lines[1].split() == ["STEP", "POD", "FROM", "TO"]
+    assert [line.split()[0] for line in lines[2:]] == ["1", "2"] and all("default/q" in line for line in lines[2:])
     data = json.loads(runner.invoke(cli, ["defrag", "-o", "json", path]).stdout)
     assert [m["step"] for m in data["moves"]] == [1, 2] and data["wholeDevicesFree"] == {"before": 0, "after": 1}
     assert yaml.safe_load(runner.invoke(cli, ["defrag", "-o", "yaml", "--moves", "1", path]).stdout)["proven"]

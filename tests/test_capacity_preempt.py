@@ -108,8 +108,13 @@ def test_the_command_prints_both_answers_in_each_form(tmp_path: Any) -> None:
     runner = CliRunner()
     table = runner.invoke(cli, ["preempt", "default/urgent", path])
     assert table.exit_code == 0, table.output
-    assert "kube-scheduler: evict on a: default/q1 (priority 1), default/q2 (priority 1)" in table.stdout
-    assert "fewest (proven): evict on a: default/h (priority 5)" in table.stdout
+    assert "the fewest victims proven" in table.stdout.splitlines()[0]
+    rows = [line.split() for line in table.stdout.splitlines() if line.startswith(("kube-scheduler ", "fewest "))]
+    assert rows == [
+        ["kube-scheduler", "a", "default/q1", "1"],
+        ["kube-scheduler", "a", "default/q2", "1"],
+        ["fewest", "a", "default/h", "5"],
+    ]
     data = json.loads(runner.invoke(cli, ["preempt", "-o", "json", "urgent", path]).stdout)
     assert [v["pod"] for v in data["fewest"]["victims"]] == ["default/h"]
     assert yaml.safe_load(runner.invoke(cli, ["preempt", "-o", "yaml", "urgent", path]).stdout)["proven"] is True

@@ -24,6 +24,13 @@ def run(*args: str, stdin: str | None = None):
     return CliRunner().invoke(cli, ["metadata", *args], input=stdin, catch_exceptions=False)
 
 
+def written(result) -> list[str]:
+    """The paths the command's table lists: its first column, below the header row."""
+    lines = result.stdout.splitlines()
+    assert lines[0].split() == ["PATH", "CLAIM"], result.stdout
+    return [line.split()[0] for line in lines[1:]]
+
+
 def read_stream(path: Path) -> list[dict]:
     """Decode a JSON stream the way a consumer does: object after object."""
     text, objects, at = path.read_text(), [], 0
@@ -49,7 +56,7 @@ def seed_examples() -> dict[str, dict]:
 def test_seed_gpu_example_reproduced_field_for_field(tmp_path: Path):
     result = run("--out", str(tmp_path), str(GPU))
     assert result.exit_code == 0, result.stderr
-    assert result.stdout.splitlines() == [str(tmp_path / FILE)]
+    assert written(result) == [str(tmp_path / FILE)]
     stream = read_stream(tmp_path / FILE)
     seed = seed_examples()
     assert set(seed) == {"metadata.resource.k8s.io/v1beta1", "metadata.resource.k8s.io/v1alpha1"}
@@ -161,7 +168,7 @@ def test_two_pods_from_one_template_each_get_their_own_tree(tmp_path: Path):
     result = run("--out", str(tmp_path), "-", stdin=text)
     assert result.exit_code == 0, result.stderr
     tail = "resourceclaimtemplates/gpu/gpu/gpu.example.com-metadata.json"
-    assert result.stdout.splitlines() == [str(tmp_path / "ns/pods" / pod / tail) for pod in ("pod0", "pod1")]
+    assert written(result) == [str(tmp_path / "ns/pods" / pod / tail) for pod in ("pod0", "pod1")]
     names = [read_stream(tmp_path / "ns/pods" / pod / tail)[0]["metadata"]["name"] for pod in ("pod0", "pod1")]
     assert names == ["pod0-gpu-aaaaa", "pod1-gpu-bbbbb"]
 
@@ -174,4 +181,4 @@ def test_same_claim_name_in_two_namespaces_and_unconsumed_claims(tmp_path: Path)
     result = run("--out", str(tmp_path), "-", stdin=text)
     assert result.exit_code == 0, result.stderr
     tail = "resourceclaimtemplates/gpu/gpu/gpu.example.com-metadata.json"
-    assert result.stdout.splitlines() == [str(tmp_path / ns / "claims/pod0-gpu-aaaaa" / tail) for ns in ("ns", "other")]
+    assert written(result) == [str(tmp_path / ns / "claims/pod0-gpu-aaaaa" / tail) for ns in ("ns", "other")]

@@ -184,7 +184,7 @@ def test_podresources_help_and_table(tmp_path):
     assert helped.exit_code == 0 and "NodeResourceTopology" in helped.stdout
     table = drasat("podresources", _write(tmp_path, _only("aligned-node", "pod")))
     assert table.exit_code == 0
-    assert table.stdout.splitlines()[1].split() == ["default/trainer", "(pod)", "0-15", "8Gi@NUMA0", "-"]
+    assert table.stdout.splitlines()[1].split() == ["default/trainer", "(pod)", "0-15", "8Gi@NUMA0"]
 
 
 def test_pod_level_resources_are_the_pods_budget_with_a_shared_pool(tmp_path):

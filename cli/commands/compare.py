@@ -20,7 +20,7 @@ from drasat.cli.inputs import input_options, read_inputs, scheduling_needs, told
 from drasat.cli.options import Seconds
 from drasat.cli.render.allocation import comparison_table
 from drasat.cli.render.html import html_option
-from drasat.cli.render.kubectl import forms_epilog, output_options, render_list, report_object
+from drasat.cli.render.kubectl import forms_epilog, named_object, output_options, render_list, report_object
 from drasat.cli.render.text import echo
 from drasat.models.errors import DrasatError, InputError
 from drasat.solver.allocation.options import Objective
@@ -153,8 +153,7 @@ def _print(output: str, table: str, item: dict, about: list[tuple[str, str]]) ->
     if output in ("table", "wide"):
         echo(table, nl=False)
     elif output == "name":
-        names = [{"kind": kind, "metadata": {"name": name.rsplit("/", 1)[-1]}} for kind, name in about]
-        echo(render_list(names, output), nl=False)
+        echo(render_list([named_object(kind, name) for kind, name in about], output), nl=False)
     else:
         echo(render_list([item], output, single=True), nl=False)
 

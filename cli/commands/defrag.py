@@ -6,12 +6,11 @@ import click
 
 from drasat.cli.allocation_options import allocation_options, exit_on_error
 from drasat.cli.inputs import input_options, read_inputs
-from drasat.cli.render.text import echo
+from drasat.cli.render.kubectl import output_options, report_epilog
 from drasat.models.errors import DrasatError
 from drasat.solver.allocation.options import Objective, Solver
 
 from ..startup import importing
-from .fit import OUTPUT
 
 EPILOG = """\b
 Exit status: 0 the plan frees a whole device or a larger partition; 1 no plan
@@ -24,13 +23,22 @@ Examples:
 """
 
 
-@click.command(epilog=EPILOG)
+@click.command(
+    epilog=EPILOG
+    + "\n"
+    + report_epilog("DefragPlan", "pod moved", (".moves[*].pod", "MOVES:.moves[*].pod,PROVEN:.proven"))
+)
 @input_options
 @click.option(
     "--moves", type=click.IntRange(0, 20), default=2, show_default=True, metavar="K", help="Move at most K pods."
 )
 @allocation_options
-@OUTPUT
+@output_options(
+    ("table", "wide"),
+    "table",
+    "table: the headline, then one row per step in order (pod, from, to); wide: with the pod's devices before "
+    "and after; yaml/json: one DefragPlan object; name: the pods moved, step by step.",
+)
 def defrag(
     files: tuple[str, ...],
     filenames: tuple[str, ...],
@@ -65,9 +73,9 @@ def defrag(
     except DrasatError as exc:
         exit_on_error(exc, False, timeout)
         return
-    from drasat.cli.render.capacity import defrag_text, report_text
+    from drasat.cli.render.capacity import defrag_answer, defrag_headline, print_answer
 
-    echo(defrag_text(result) if output == "table" else report_text(result.to_data(), output), nl=False)
+    print_answer(defrag_answer(result), output, defrag_headline(result))
     if not result.improves:
         raise SystemExit(1)
 

@@ -6,19 +6,19 @@ import click
 
 from drasat.cli.allocation_options import allocation_options, exit_on_error
 from drasat.cli.inputs import input_options, read_inputs
+from drasat.cli.render.kubectl import output_options, report_epilog
 from drasat.cli.render.text import echo
 from drasat.models.errors import DrasatError
 from drasat.solver.allocation.options import Objective, Solver
 
 from ..startup import importing
 
-OUTPUT = click.option(
-    "-o",
-    "--output",
-    type=click.Choice(["table", "yaml", "json"]),
-    default="table",
-    show_default=True,
-    help="table: one row per node; yaml/json: the count, whether it is proven, per-node counts and each pod's devices.",
+OUTPUT = output_options(
+    ("table", "wide"),
+    "table",
+    "table: the headline, then one row per node that takes pods (pods, per pod set); wide: with their devices; "
+    "yaml/json: one WorkloadFit object (the count, whether it is proven, per-node counts, each pod's devices); "
+    "name: the nodes that take pods.",
 )
 
 EPILOG = """\b
@@ -30,11 +30,16 @@ workload without a pod template, a template that is missing, a bad count).
 Examples:
   drasat fit deployment.yaml cluster/
   drasat fit --replicas 8 -o yaml jobset.yaml cluster/
+  drasat fit -o wide --no-headers deployment.yaml cluster/
   drasat fit --with-pending --timeout 20 kueue-workload.yaml cluster/
 """
 
 
-@click.command(epilog=EPILOG)
+@click.command(
+    epilog=EPILOG
+    + "\n"
+    + report_epilog("WorkloadFit", "node that takes pods", (".nodes[*].node", "FIT:.fit,PROVEN:.proven"))
+)
 @click.argument("workload_file", metavar="WORKLOAD", type=click.Path(dir_okay=False))
 @input_options
 @click.option(
@@ -94,14 +99,9 @@ def fit(
     except DrasatError as exc:
         exit_on_error(exc, False, timeout)
         return
-    from drasat.cli.render.capacity import fit_headline, fit_table, report_text
+    from drasat.cli.render.capacity import fit_answer, fit_headline, print_answer
 
-    if output == "table":
-        echo(fit_headline(result))
-        echo(fit_table(result), nl=False)
-    else:
-        echo(report_text(result.to_data(), output), nl=False)
-        echo(fit_headline(result), err=True)
+    print_answer(fit_answer(result), output, fit_headline(result))
     for note in result.standing.notes:
         echo(f"note: {note}", err=True)
     if not result.fits:

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from drasat.cli.inputs import in_namespace_only, input_options, namespace_options_with, read_inputs
+from drasat.cli.render.kubectl import forms_epilog, output_options
 from drasat.cli.render.text import echo
 from drasat.cli.reporting import exits_on_error, write_atomically
 from drasat.models.errors import InputError
@@ -32,7 +33,7 @@ generation 1, with each device's attributes from its ResourceSlice. Every file i
 written to a temporary name and then renamed, so none is ever half written.
 
 \b
-Exit status: 0 written (the paths are printed); 2 invalid input, two claims
+Exit status: 0 written (a table of the files); 2 invalid input, two claims
 writing one path of one pod, a device missing from the slices, or a name that
 is not what the API server accepts for it (a namespace "..", a claim "a/b"):
 then nothing is written.
@@ -41,10 +42,15 @@ then nothing is written.
 Examples:
   drasat metadata --out /tmp/dra-metadata cluster/
   drasat metadata --out out/ --claim gpu-test1/pod0-gpu-2kqrd cluster/
+  drasat metadata --out out/ -o custom-columns=PATH:.path cluster/
 """
+WRITTEN = "DeviceMetadataFile objects, one per file"
+FORMS = forms_epilog(
+    WRITTEN, rows="file", named="claim written for", example=(".items[*].path", "PATH:.path,CLAIM:.claim")
+)
 
 
-@click.command(epilog=EPILOG)
+@click.command(epilog=EPILOG + "\n" + FORMS)
 @input_options
 @namespace_options_with("Only the claims of this namespace; a bare --claim NAME is taken from it.")
 @click.option(
@@ -62,6 +68,13 @@ Examples:
     metavar="NAMESPACE/NAME",
     help="Only this allocated claim (repeatable); default: every allocated claim.",
 )
+@output_options(
+    ("table", "wide"),
+    "table",
+    "What to print of the files written: table: one row per file (its path, the claim); wide: with the "
+    "devices in it; yaml/json: a v1 List of one DeviceMetadataFile per file (path, claim, and the "
+    "DeviceMetadata objects written); name: the claims written for.",
+)
 @exits_on_error
 def metadata(
     files: tuple[str, ...],
@@ -72,6 +85,7 @@ def metadata(
     all_namespaces: bool,
     out_dir: str,
     claim_names: tuple[str, ...],
+    output: str,
 ) -> None:
     """Write the device metadata files drivers would write for allocated ResourceClaims.
 
@@ -95,8 +109,10 @@ def metadata(
     for entry, target in zip(made, targets):
         os.makedirs(os.path.dirname(target), exist_ok=True)  # the protocol's tree below --out, and no further up
         write_atomically(target, stream(entry.objects))
-    for target in targets:
-        echo(target)
+    from drasat.cli.render.kubectl import render_answer
+    from drasat.cli.render.metadata_files import written_answer
+
+    echo(render_answer(written_answer(made, targets), output), nl=False)
     if not made:
         echo("notice: no allocated ResourceClaim in the input: nothing written", err=True)
 

@@ -2,11 +2,9 @@
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 import click
-import yaml
 
 from drasat.cli.allocation_options import (
     allocation_options,
@@ -16,6 +14,7 @@ from drasat.cli.allocation_options import (
     names_option,
 )
 from drasat.cli.inputs import in_namespace, input_options, namespace_options, read_inputs
+from drasat.cli.render.kubectl import forms_epilog, output_options
 from drasat.cli.render.text import echo
 from drasat.models.errors import DrasatError
 from drasat.solver.allocation.options import Objective, Solver
@@ -39,10 +38,17 @@ Exit status: 0 reported; 1 some pod stays pending (its reason on stderr);
 Examples:
   drasat podresources numa-cluster/
   drasat podresources -o json --pods default/trainer cluster.yaml
+  drasat podresources -o custom-columns=POD:.name,CPUS:.cpu_ids cluster.yaml
 """
+FORMS = forms_epilog(
+    "pods",
+    document="the kubelet's PodResources List response",
+    rows="pod",
+    example=(".pod_resources[*].name", "POD:.name,CPUS:.cpu_ids"),
+)
 
 
-@click.command(epilog=EPILOG)
+@click.command(epilog=EPILOG + "\n" + FORMS)
 @input_options
 @namespace_options
 @click.option(
@@ -50,14 +56,13 @@ Examples:
 )
 @allocation_options
 @binding_options
-@click.option(
-    "-o",
-    "--output",
-    type=click.Choice(["table", "yaml", "json"]),
-    default="table",
-    show_default=True,
-    help="table: per container its CPUs, memory per NUMA node and devices; yaml/json: the PodResources List "
-    "response (pod_resources: [...]) with the v1 proto's field names.",
+@output_options(
+    ("table", "wide"),
+    "table",
+    "table: one row per container (and one for the pod's own resources): its CPUs and memory per NUMA node; "
+    "wide: with its devices, claims and drivers; yaml/json: the kubelet's PodResources List response "
+    "(pod_resources: [...]) with the v1 proto's field names, as the kubelet answers it (no apiVersion: it is "
+    "not an API object); custom-columns: one row per pod_resources entry; name: the pods.",
 )
 def podresources(
     files: tuple[str, ...],
@@ -98,7 +103,14 @@ def podresources(
         echo(
             f"notice: pod {p.label} on node {p.node}: no NodeResourceTopology for the node, nothing to report", err=True
         )
-    echo(_render(report, output), nl=False)
+    if not report and output in ("table", "wide"):
+        echo("notice: no pod placed on a node with a NodeResourceTopology", err=True)
+    from drasat.cli.render.kubectl import Answer, named_object, render_answer
+    from drasat.cli.render.pod_resources import pod_resources_table
+
+    names = [named_object("Pod", pod["name"]) for pod in report]
+    answer = Answer(lambda wide: pod_resources_table(report, wide), {"pod_resources": report}, list(report), names)
+    echo(render_answer(answer, output), nl=False)
     if pending:
         raise SystemExit(1)
 
@@ -121,41 +133,3 @@ def _placements(bundle: Any, pods: str | None, feature_gates: str, search: tuple
     used = [*cluster.slices, *cluster.classes, *cluster.claims, *cluster.nodes, *cluster.topologies]
     refuse_unstorable([*used, *cluster.kubelet_configs], bundle.location_of)
     return schedule(cluster, chosen, options=options)
-
-
-def _render(report: list[dict[str, Any]], output: str) -> str:
-    data = {"pod_resources": report}
-    if output == "json":
-        return json.dumps(data, indent=2) + "\n"
-    if output == "yaml":
-        return yaml.safe_dump(data, sort_keys=False)
-    return _table(report)
-
-
-def _table(report: list[dict[str, Any]]) -> str:
-    from drasat.solver.report.pod_resources import cpu_ranges
-
-    rows = [("POD", "CONTAINER", "CPUS", "MEMORY", "DEVICES")]
-    for pod in report:
-        who = f"{pod['namespace']}/{pod['name']}"
-        if pod.get("cpu_ids") or pod.get("memory"):
-            rows.append((who, "(pod)", cpu_ranges(pod.get("cpu_ids", [])) or "-", _memory_text(pod), "-"))
-        for c in pod["containers"]:
-            devices = ", ".join(
-                f"{r['pool_name']}/{r['device_name']}"
-                for d in c.get("dynamic_resources", [])
-                for r in d["claim_resources"]
-            )
-            cpus = cpu_ranges(c.get("cpu_ids", [])) or "shared"
-            rows.append((who, c["name"], cpus, _memory_text(c) or "-", devices or "-"))
-    if len(rows) == 1:
-        return "no pod placed on a node with a NodeResourceTopology\n"
-    widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
-    return "".join("   ".join(v.ljust(w) for v, w in zip(r, widths)).rstrip() + "\n" for r in rows)
-
-
-def _memory_text(entry: dict[str, Any]) -> str:
-    from drasat.models.quantity import BINARY_SI, Quantity
-
-    parts = [f"{Quantity(m['size'], BINARY_SI)}@NUMA{m['topology']['nodes'][0]['ID']}" for m in entry.get("memory", [])]
-    return ", ".join(parts)

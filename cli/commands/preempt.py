@@ -6,12 +6,12 @@ import click
 
 from drasat.cli.allocation_options import allocation_options, exit_on_error
 from drasat.cli.inputs import input_options, read_inputs
+from drasat.cli.render.kubectl import output_options, report_epilog
 from drasat.cli.render.text import echo
 from drasat.models.errors import DrasatError
 from drasat.solver.allocation.options import Objective, Solver
 
 from ..startup import importing
-from .fit import OUTPUT
 
 EPILOG = """\b
 Exit status: 0 the pod fits, as it is or once the victims are evicted; 1 no
@@ -22,14 +22,25 @@ already bound pod).
 Examples:
   drasat preempt default/trainer-0 cluster/
   drasat preempt -o yaml --timeout 10 urgent cluster/
+  drasat preempt -o name default/trainer-0 cluster/     the pods to evict
 """
 
 
-@click.command(epilog=EPILOG)
+@click.command(
+    epilog=EPILOG
+    + "\n"
+    + report_epilog("PreemptionPlan", "victim (the fewest)", (".fewest.victims[*].pod", "POD:.pod,NODE:.fewest.node"))
+)
 @click.argument("pod_name", metavar="POD")
 @input_options
 @allocation_options
-@OUTPUT
+@output_options(
+    ("table", "wide"),
+    "table",
+    "table: the headline and why the answers differ, then one row per victim (kube-scheduler's, then the "
+    "fewest: node, pod, priority); wide: with the PodDisruptionBudgets each answer breaks; yaml/json: one "
+    "PreemptionPlan object; name: the fewest victims (kube-scheduler's when there is no fewest).",
+)
 def preempt(
     pod_name: str,
     files: tuple[str, ...],
@@ -66,9 +77,9 @@ def preempt(
     except DrasatError as exc:
         exit_on_error(exc, False, timeout)
         return
-    from drasat.cli.render.capacity import preempt_text, report_text
+    from drasat.cli.render.capacity import preempt_answer, preempt_headline, print_answer
 
-    echo(preempt_text(result) if output == "table" else report_text(result.to_data(), output), nl=False)
+    print_answer(preempt_answer(result), output, preempt_headline(result))
     for note in result.notes:
         echo(f"note: {note}", err=True)
     if not result.helps:

@@ -8,12 +8,12 @@ import click
 
 from drasat.cli.allocation_options import allocation_options, exit_on_error
 from drasat.cli.inputs import input_options, read_inputs
+from drasat.cli.render.kubectl import output_options, report_epilog
 from drasat.cli.render.text import echo
 from drasat.models.errors import DrasatError, InputError
 from drasat.solver.allocation.options import Objective, Solver
 
 from ..startup import importing
-from .fit import OUTPUT
 
 EPILOG = """\b
 Exit status: 0 every pending pod fits with the nodes added (or with none);
@@ -53,7 +53,12 @@ def _pairs(kind: type):
     return convert
 
 
-@click.command(name="scale-up", epilog=EPILOG)
+@click.command(
+    name="scale-up",
+    epilog=EPILOG
+    + "\n"
+    + report_epilog("ScaleUpPlan", "node to add", (".nodes[*].node", "ADDED:.nodesAdded,COST:.cost")),
+)
 @input_options
 @click.option(
     "--node-template",
@@ -77,7 +82,13 @@ def _pairs(kind: type):
     "--max-count", "max_counts", multiple=True, metavar="NAME=K", callback=_pairs(int), help="A template's most copies."
 )
 @allocation_options
-@OUTPUT
+@output_options(
+    ("table", "wide"),
+    "table",
+    "table: the headline and first fit decreasing's estimate, then one row per node to add (template, how many "
+    "pods); wide: with the pods' names; yaml/json: one ScaleUpPlan object (nodes, each pod's node and devices, "
+    "pending pods, the estimate); name: the nodes to add.",
+)
 def scale_up(
     files: tuple[str, ...],
     filenames: tuple[str, ...],
@@ -118,14 +129,9 @@ def scale_up(
     except DrasatError as exc:
         exit_on_error(exc, False, timeout)
         return
-    from drasat.cli.render.capacity import report_text, scale_up_headline, scale_up_table
+    from drasat.cli.render.capacity import print_answer, scale_up_answer, scale_up_headline
 
-    if output == "table":
-        echo(scale_up_headline(result))
-        echo(scale_up_table(result), nl=False)
-    else:
-        echo(report_text(result.to_data(), output), nl=False)
-        echo(scale_up_headline(result), err=True)
+    print_answer(scale_up_answer(result), output, scale_up_headline(result))
     for pod in result.pending:
         why = (
             "fits nowhere, even with the nodes the templates may add"

@@ -1,20 +1,24 @@
-"""Human and machine rendering of the capacity commands' answers (fit, scale-up), apart from their logic."""
+"""The capacity commands' answers (fit, scale-up, preempt, defrag) in kubectl's forms, apart from their logic.
+
+Each is a headline (the answer in a sentence: on stdout above a table, on stderr otherwise) and an
+:class:`~.kubectl.Answer`: a table of its rows (cells joined by commas, whole, one piece for awk; lists that
+grow with the cluster only in ``-o wide``), the report as one object for yaml/json/jsonpath/custom-columns,
+and for ``-o name`` the Kubernetes objects each row is about."""
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
-import yaml
+from .kubectl import Answer, named_object, render_answer, report_answer
+from .tables import HEADERS, rows_table
+from .text import echo
 
-from .tables import TextTable, table_text
 
-
-def report_text(data: dict[str, Any], output: str) -> str:
-    """A report's data as YAML or JSON (the forms tools read)."""
-    if output == "json":
-        return json.dumps(data, indent=2) + "\n"
-    return yaml.safe_dump(data, sort_keys=False)
+def print_answer(answer: Answer, output: str, headline: str) -> None:
+    """The answer on stdout in ``output``, its headline above a table that has its header; otherwise (yaml,
+    json, name, custom-columns, --no-headers) the headline goes to stderr, leaving stdout to what scripts read."""
+    echo(headline, err=output not in ("table", "wide") or not HEADERS.get())
+    echo(render_answer(answer, output), nl=False)
 
 
 def fit_headline(result: Any) -> str:
@@ -31,18 +35,22 @@ def fit_headline(result: Any) -> str:
     return f"fit: {copies}{unit} of {result.workload} fit{asked}; {how}"
 
 
-def fit_table(result: Any) -> str:
-    """One row per node that takes pods of the workload: its pods, per pod set, and their devices."""
-    table = TextTable()
-    for column in ("node", "pods", "pod sets", "devices"):
-        table.add_column(column, overflow="fold")
+FIT_COLUMNS = (("node", False), ("pods", False), ("pod sets", False), ("devices", True))
+
+
+def fit_answer(result: Any) -> Answer:
+    """A row per node that takes pods of the workload: its pods, per pod set, and (wide) their devices;
+    -o name: those nodes."""
     devices: dict[str, list[str]] = {}
     for pod in result.pods:
         devices.setdefault(pod.node, []).extend(pod.devices)
-    for node, sets in sorted(result.nodes.items()):
-        text = ", ".join(f"{name}={n}" for name, n in sets.items())
-        table.add_row(node, str(sum(sets.values())), text, ", ".join(devices.get(node, [])))
-    return str(table_text(table))
+    rows = [
+        (node, str(sum(sets.values())), ",".join(f"{k}={n}" for k, n in sets.items()), ",".join(devices.get(node, [])))
+        for node, sets in sorted(result.nodes.items())
+    ]
+    name = result.workload.rsplit("/", 1)[-1]
+    named = [named_object("Node", row[0]) for row in rows]
+    return report_answer("WorkloadFit", name, result.to_data(), lambda wide: rows_table(FIT_COLUMNS, rows, wide), named)
 
 
 def _by_template(counts: dict[str, int]) -> str:
@@ -79,49 +87,75 @@ def scale_up_headline(result: Any) -> str:
     return head
 
 
-def scale_up_table(result: Any) -> str:
-    """One row per node added: its template and the pods it takes."""
-    table = TextTable()
-    for column in ("node", "template", "pods"):
-        table.add_column(column, overflow="fold")
-    for a in result.added:
-        table.add_row(a.node, a.template, ", ".join(a.pods))
-    return str(table_text(table)) if result.added else ""
+SCALE_UP_COLUMNS = (("node", False), ("template", False), ("pods", False), ("pod names", True))
 
 
-def _victims_line(who: str, victims: Any) -> str:
-    if victims is None:
-        return f"{who}: no victims"
-    pods = ", ".join(f"{label} (priority {p})" for label, p in zip(victims.labels(), victims.priorities()))
-    broken = f"; {victims.violations} PodDisruptionBudget breaks" if victims.violations else ""
-    return f"{who}: evict on {victims.node}: {pods}{broken}"
+def scale_up_answer(result: Any) -> Answer:
+    """A row per node added: its template, how many pods it takes and (wide) which; -o name: those nodes."""
+    rows = [(a.node, a.template, str(len(a.pods)), ",".join(a.pods)) for a in result.added]
+    named = [named_object("Node", a.node) for a in result.added]
+    return report_answer(
+        "ScaleUpPlan", "scale-up", result.to_data(), lambda wide: rows_table(SCALE_UP_COLUMNS, rows, wide), named
+    )
 
 
-def preempt_text(result: Any) -> str:
-    """kube-scheduler's victims, the fewest, and why they differ: a few lines."""
+PREEMPT_COLUMNS = (("answer", False), ("node", False), ("pod", False), ("priority", False), ("budgets broken", True))
+
+
+def preempt_headline(result: Any) -> str:
+    """Whether the pod fits as it is, whether any eviction helps, or whose victims follow and why they differ."""
     if result.fits_now is not None:
-        return f"preempt: {result.pod} fits on {result.fits_now} without evicting anything\n"
+        return f"preempt: {result.pod} fits on {result.fits_now} without evicting anything"
     if result.kubernetes is None and result.fewest is None:
-        return f"preempt: no eviction of lower-priority pods makes {result.pod} fit\n"
+        return f"preempt: no eviction of lower-priority pods makes {result.pod} fit"
     proof = "proven" if result.proven else "not proven: the time ran out"
-    lines = [
-        f"preempt: {result.pod} (priority {result.priority})",
-        _victims_line("kube-scheduler", result.kubernetes),
-        _victims_line(f"fewest ({proof})", result.fewest),
-    ]
-    if result.why:
-        lines.append(f"why: {result.why}")
-    return "\n".join(lines) + "\n"
+    head = f"preempt: {result.pod} (priority {result.priority}); the fewest victims {proof}"
+    return head + (f"\nwhy: {result.why}" if result.why else "")
 
 
-def defrag_text(result: Any) -> str:
-    """The plan's headline, then its steps in order."""
+def preempt_answer(result: Any) -> Answer:
+    """A row per victim, kube-scheduler's then the fewest (wide: the PodDisruptionBudgets each answer breaks);
+    -o name: the fewest victims (drasat's answer), or kube-scheduler's when drasat has none."""
+    rows = []
+    for answer, victims in (("kube-scheduler", result.kubernetes), ("fewest", result.fewest)):
+        if victims is not None:
+            for label, priority in zip(victims.labels(), victims.priorities()):
+                rows.append((answer, victims.node, label, str(priority), str(victims.violations)))
+    chosen = result.fewest or result.kubernetes
+    named = [named_object("Pod", label) for label in (chosen.labels() if chosen else [])]
+    name = result.pod.rsplit("/", 1)[-1]
+    return report_answer(
+        "PreemptionPlan", name, result.to_data(), lambda wide: rows_table(PREEMPT_COLUMNS, rows, wide), named
+    )
+
+
+DEFRAG_COLUMNS = (
+    ("step", False),
+    ("pod", False),
+    ("from", False),
+    ("to", False),
+    ("devices before", True),
+    ("devices after", True),
+)
+
+
+def defrag_headline(result: Any) -> str:
+    """How many moves, the whole devices free and the largest free share before and after, and the proof."""
     b, a = result.before, result.after
     proof = "proven" if result.proven else "not proven: the time ran out"
-    lines = [
+    return (
         f"defrag: {len(result.moves)} move{'s' * (len(result.moves) != 1)}; whole devices free {b.whole} -> {a.whole}; "
         f"largest free GPU share, summed over nodes, {float(b.largest):g} -> {float(a.largest):g}; {proof}"
+    )
+
+
+def defrag_answer(result: Any) -> Answer:
+    """A row per step of the plan, in order (wide: the pod's devices before and after); -o name: the pods moved."""
+    rows = [
+        (str(i), m.pod, m.source, m.target, ",".join(m.before), ",".join(m.after))
+        for i, m in enumerate(result.moves, 1)
     ]
-    for i, m in enumerate(result.moves, 1):
-        lines.append(f"{i}. move {m.pod} from {m.source} ({', '.join(m.before)}) to {m.target} ({', '.join(m.after)})")
-    return "\n".join(lines) + "\n"
+    named = [named_object("Pod", m.pod) for m in result.moves]
+    return report_answer(
+        "DefragPlan", "defrag", result.to_data(), lambda wide: rows_table(DEFRAG_COLUMNS, rows, wide), named
+    )

@@ -17,6 +17,7 @@ import functools
 import json
 import re
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any, TypeVar
 
 import click
@@ -99,25 +100,84 @@ def report_output_option(texts: tuple[str, ...], help: str) -> Callable[[F], F]:
 
 def render_data(data: Any, output: str, names: list[dict[str, Any]]) -> str:
     """A report in ``output`` (yaml, json, or name: one line per object in ``names``, as :func:`resource_name`)."""
+    return render_answer(Answer(_no_table, data, [], names), output)
+
+
+@dataclass(frozen=True)
+class Answer:
+    """A command's answer in every form of ``-o``: ``table(wide)`` prints table and wide; ``document`` is what
+    yaml, json and jsonpath print; ``rows`` the objects custom-columns prints a row each for (the document's
+    items, or the document alone when it is one object); ``named`` the objects ``-o name`` lists — what the
+    answer is about (compare names the claims compared, fit the nodes that take pods), as kubectl lists the
+    rows of its table."""
+
+    table: Callable[[bool], str]
+    document: Any
+    rows: list[dict[str, Any]]
+    named: list[dict[str, Any]]
+
+
+def report_answer(kind: str, name: str, data: dict[str, Any], table: Callable[[bool], str], named: list) -> Answer:
+    """A one-report answer (fit, defrag, compare...): yaml/json print it as one object (:func:`report_object`),
+    printed alone as ``kubectl get KIND NAME`` prints one object, and custom-columns is its one row."""
+    item = report_object(kind, name, data)
+    return Answer(table, item, [item], named)
+
+
+def named_object(kind: str, label: str) -> dict[str, Any]:
+    """What ``-o name`` needs of an object known by its label (``namespace/name`` or ``name``): kubectl's name
+    form has no namespace (``pod/web-0``)."""
+    return {"kind": kind, "metadata": {"name": label.rsplit("/", 1)[-1]}}
+
+
+def render_answer(answer: Answer, output: str) -> str:
+    """``answer`` in ``output``: a table form, or one of kubectl's object forms."""
+    if output in ("table", "wide"):
+        return answer.table(output == "wide")
     if output == "json":
-        return json.dumps(data, indent=2) + "\n"
+        return json.dumps(answer.document, indent=2) + "\n"
     if output == "yaml":
-        return yaml.safe_dump(data, sort_keys=False)
-    return "".join(f"{resource_name(item)}\n" for item in names)
+        return yaml.safe_dump(answer.document, sort_keys=False)
+    if output == "name":
+        return "".join(f"{resource_name(item)}\n" for item in answer.named)
+    if output.startswith(CUSTOM_COLUMNS):
+        return custom_columns(answer.rows, output[len(CUSTOM_COLUMNS) :])
+    return _expand(_parse(output.partition("=")[2]), answer.document)
 
 
-def forms_epilog(objects: str) -> str:
+def _no_table(_wide: bool) -> str:
+    raise AssertionError("a report printed as data has no table form")  # pragma: no cover
+
+
+def forms_epilog(
+    objects: str,
+    *,
+    document: str = "",
+    rows: str = "object",
+    named: str = "object",
+    example: tuple[str, str] = (".items[*].metadata.name", "NAME:.metadata.name,KIND:.kind"),
+) -> str:
     """The epilog paragraph that teaches kubectl's output forms (kept out of the option's help: click would
-    wrap ``custom-columns`` at its hyphen). ``objects``: what the List holds, e.g. "the allocated claims"."""
+    wrap ``custom-columns`` at its hyphen). ``objects``: what the List holds, e.g. "the allocated claims";
+    ``document``: what yaml/json print when it is not a v1 List of them; ``rows``: what custom-columns prints
+    a row per; ``named``: what -o name lists; ``example``: a JSONPath and a custom-columns spec that find something in this command's answer."""
+    path, columns = example
     return f"""\b
 Output forms (-o), as kubectl's:
-  yaml, json            a v1 List of {objects}
-  name                  kind.group/NAME per object
-  jsonpath=TEMPLATE     e.g. -o jsonpath='{{.items[*].metadata.name}}'
-  custom-columns=SPEC   one row per object, HEADER:JSONPATH per column, e.g.
-                        -o custom-columns=NAME:.metadata.name,KIND:.kind
+  yaml, json            {document or "a v1 List of " + objects}
+  name                  kind.group/NAME per {named}
+  jsonpath=TEMPLATE     e.g. -o jsonpath='{{{path}}}'
+  custom-columns=SPEC   HEADER:JSONPATH per column, one row per {rows}, e.g.
+                        -o custom-columns={columns}
   --no-headers          tables and custom-columns without their header row
 """
+
+
+def report_epilog(kind: str, named: str, example: tuple[str, str]) -> str:
+    """:func:`forms_epilog` for a command whose answer is one report object (see :func:`report_answer`) under a
+    headline (see ``capacity.print_answer``)."""
+    forms = forms_epilog("", document=f"one {kind} object", rows="answer", named=named, example=example)
+    return forms + "                        (the headline then goes to stderr, as in yaml, json)\n"
 
 
 def _set_headers(_ctx: click.Context, _param: click.Parameter, value: bool) -> None:
@@ -130,18 +190,12 @@ def render_list(items: list[dict[str, Any]], output: str, *, single: bool = Fals
     """The objects as kubectl prints a List in ``output`` (one of :data:`LIST_FORMS`, jsonpath=...,
     custom-columns=...). ``single``: one object asked for by name prints alone, not in a List, as
     ``kubectl get KIND NAME`` does."""
-    listing: dict[str, Any] = (
-        items[0] if single and len(items) == 1 else {"apiVersion": "v1", "kind": "List", "items": items}
-    )
-    if output == "json":
-        return json.dumps(listing, indent=2) + "\n"
-    if output == "yaml":
-        return yaml.safe_dump(listing, sort_keys=False)
-    if output == "name":
-        return "".join(f"{resource_name(item)}\n" for item in items)
-    if output.startswith(CUSTOM_COLUMNS):
-        return custom_columns(items, output[len(CUSTOM_COLUMNS) :])
-    return _expand(_parse(output.partition("=")[2]), listing)
+    return render_answer(Answer(_no_table, as_list(items, single=single), items, items), output)
+
+
+def as_list(items: list[dict[str, Any]], *, single: bool = False) -> dict[str, Any]:
+    """The items as a v1 List, as ``kubectl get`` prints several objects (``single``: one object alone)."""
+    return items[0] if single and len(items) == 1 else {"apiVersion": "v1", "kind": "List", "items": items}
 
 
 REPORT_API_VERSION = "drasat/v1alpha1"

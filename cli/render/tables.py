@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import Any
@@ -73,3 +74,16 @@ def plain_table(table: TextTable | Any, *, wide: bool = True, headers: bool = Tr
         return ""
     widths = [max(len(row[i]) for row in rows) for i in range(len(shown))]
     return "".join("   ".join(cell.ljust(width) for cell, width in zip(row, widths)).rstrip() + "\n" for row in rows)
+
+
+def rows_table(columns: tuple[tuple[str, bool], ...], rows: Sequence[Sequence[str]], wide: bool) -> str:
+    """A kubectl table of ``rows`` under ``columns`` (header, wide-only); nothing at all when there are no
+    rows, as kubectl prints no lone header (it says "No resources found" on stderr)."""
+    if not rows:
+        return ""
+    table = TextTable()
+    for header, only_wide in columns:
+        table.add_column(header, wide=only_wide)
+    for row in rows:
+        table.add_row(*row)
+    return str(table_text(table, wide=wide))
