@@ -11,6 +11,7 @@ import os
 import re
 import sys
 import warnings
+from collections.abc import Iterable
 from typing import Any
 
 import click
@@ -47,7 +48,29 @@ class _Context(click.Context):
     """Help in the name drasat was run by: ``kubectl drasat`` as a kubectl plugin, in the examples too."""
 
     def get_help(self) -> str:
-        return as_run(super().get_help(), self.find_root().info_name or "drasat")
+        return as_run(super().get_help(), self._program())
+
+    def make_formatter(self) -> click.HelpFormatter:
+        return _Formatter(self._program(), width=self.terminal_width, max_width=self.max_content_width)
+
+    def _program(self) -> str:
+        return self.find_root().info_name or "drasat"
+
+
+class _Formatter(click.HelpFormatter):
+    """Renames before click wraps: a paragraph that names ``kubectl drasat`` is wrapped at its own length,
+    not made 8 characters longer after wrapping (past an 80-column terminal)."""
+
+    def __init__(self, program: str, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.program = program
+
+    def write_text(self, text: str) -> None:
+        super().write_text(as_run(text, self.program))
+
+    def write_dl(self, rows: Iterable[tuple[str, str]], col_max: int = 30, col_spacing: int = 2) -> None:
+        renamed = [(term, as_run(text, self.program)) for term, text in rows]
+        super().write_dl(renamed, col_max, col_spacing)
 
 
 def as_run(text: str, program: str) -> str:
@@ -57,7 +80,9 @@ def as_run(text: str, program: str) -> str:
         return text
     # completion's script completes `drasat` itself (kubectl completes its plugins on its own)
     words = "|".join(re.escape(name) for name in (*COMMANDS, "COMMAND", "-") if name != "completion")
-    return re.sub(rf"(?<![\w./\[-])(?<!kubectl )drasat(?= (?:{words})\b)", program, text)
+    # already named (``kubectl drasat``, maybe wrapped between the two words) stays as it is
+    pattern = rf"(?<![\w./\[-])(kubectl\s+)?drasat(?= (?:{words})\b)"
+    return re.sub(pattern, lambda m: m.group(0) if m.group(1) else program, text)
 
 
 class _LazyGroup(click.Group):
@@ -94,19 +119,31 @@ def _print_version(ctx: click.Context, _param: click.Parameter, value: bool) -> 
 
 EPILOG = """\b
 Examples:
-  drasat validate cluster/                     check manifests as the API server would
-  drasat solve --node worker-1 cluster/        allocate every pending claim on worker-1
-  drasat schedule -o table cluster/            place each pending pod on the best node
+  # Check manifests as the API server would
+  drasat validate cluster/
+  # Allocate every pending claim on worker-1
+  drasat solve --node worker-1 cluster/
+  # Place each pending pod on the best node
+  drasat schedule -o table cluster/
+  # Straight from a cluster (with no FILE, the current context is read)
   kubectl get resourceslices,deviceclasses,resourceclaims,nodes -A -o yaml \\
       | drasat solve --node worker-1 -o table -
-  drasat pool-status --driver gpu.example.com cluster/   pool availability, exact partition headroom
-  drasat inventory --html map.html cluster/              every device's state, as a table or a page
-  drasat taint-impact rule.yaml cluster/                 what a DeviceTaintRule would evict
-  drasat metadata --out meta/ cluster/                   the device metadata files drivers write
-  drasat fit deployment.yaml cluster/                    how many replicas fit now, and where
-  drasat scale-up --node-template node.yaml cluster/     the fewest nodes to add for the pending pods
-  drasat preempt default/urgent cluster/                 what to evict so that a pod fits
-  drasat defrag --moves 2 cluster/                       moves that free whole GPUs
+  # Pool availability, with exact partition headroom
+  drasat pool-status --driver gpu.example.com cluster/
+  # Every device's state, as a table or a page
+  drasat inventory --html map.html cluster/
+  # What a DeviceTaintRule would evict
+  drasat taint-impact rule.yaml cluster/
+  # The device metadata files drivers write
+  drasat metadata --out meta/ cluster/
+  # How many replicas fit now, and where
+  drasat fit deployment.yaml cluster/
+  # The fewest nodes to add for the pending pods
+  drasat scale-up --node-template node.yaml cluster/
+  # What to evict so that a pod fits
+  drasat preempt default/urgent cluster/
+  # Moves that free whole GPUs
+  drasat defrag --moves 2 cluster/
 
 Run `drasat COMMAND --help` for each command's options and exit codes.
 Ctrl-C stops any command at once: exit 130, one line on stderr, no output file left half-written.

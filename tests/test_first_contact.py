@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner, Result
 
-from drasat.cli.main import cli, load_all_commands
+from drasat.cli.main import COMMANDS, cli, load_all_commands
 from drasat.models.errors import InputError
 from drasat.models.loader import load_objects
 
@@ -131,6 +131,15 @@ def test_solve_help_keeps_the_jsonpath_example_whole_on_80_columns() -> None:
     template = "'jsonpath={.items[*].status.allocation.devices.results[*].device}'"
     assert any(line.strip() == template for line in lines)
     assert all(len(line) <= 80 for line in lines), [line for line in lines if len(line) > 80]
+
+
+@pytest.mark.parametrize("command", ["", *COMMANDS])
+@pytest.mark.parametrize("prog", ["drasat", "kubectl drasat"])
+def test_every_help_reads_whole_on_80_columns(command: str, prog: str) -> None:
+    """No line of any help is longer than an 80-column terminal: the terminal would fold it anywhere."""
+    result = run(*([command] if command else []), "--help", prog=prog, env={"COLUMNS": "80"})
+    assert result.exit_code == 0
+    assert [line for line in result.stdout.splitlines() if len(line) > 80] == []
 
 
 def test_help_under_kubectl_says_kubectl_drasat() -> None:

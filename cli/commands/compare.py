@@ -43,7 +43,7 @@ Examples:
 """
 
 
-@click.command(epilog=EPILOG + "\n" + forms_epilog("one comparison object (-o name: the claims or pods compared)"))
+@click.command(epilog=EPILOG + "\n" + forms_epilog("one comparison object", named="claim or pod compared"))
 @input_options
 @ALLOW_INVALID
 @NODE

@@ -22,9 +22,10 @@ Commands, options and their choices (-o formats, --solver, --objective, ...) and
 script asks drasat itself (click's shell completion), so it stays right when drasat is upgraded.
 
 \b
-As a kubectl plugin: `kubectl-drasat completion bash` completes kubectl-drasat
-typed as it is; `kubectl drasat <TAB>` is completed by kubectl (1.26 and newer)
-through kubectl_complete-drasat, installed beside kubectl-drasat: nothing to load.
+As a kubectl plugin: `kubectl-drasat completion bash` completes
+kubectl-drasat typed as it is; `kubectl drasat <TAB>` is completed by
+kubectl (1.26 and newer) through kubectl_complete-drasat, installed beside
+kubectl-drasat: nothing to load.
 
 \b
 Exit status: 0 printed; 2 a shell other than bash, zsh or fish.

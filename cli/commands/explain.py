@@ -52,7 +52,8 @@ Kubernetes' allocator itself would return.
 \b
 Examples:
   drasat explain --node gpu-node-1 --claims default/two-gpus examples/
-  drasat explain --pods team-a/trainer-0 cluster/        # every node, as the scheduler
+  # every node, as the scheduler would try them
+  drasat explain --pods team-a/trainer-0 cluster/
   drasat explain -o json --node gpu-node-1 examples/
 """
 

@@ -32,8 +32,10 @@ Exit status: 0 printed (or the page written); 2 invalid input.
 Examples:
   drasat inventory cluster/
   drasat inventory --node worker-1 -o wide cluster/
-  drasat inventory -o custom-columns=NODE:.metadata.name,FITS:.fragmentation cluster/
-  drasat inventory --html map.html cluster/     one self-contained page: open it in a browser
+  drasat inventory cluster/ \\
+      -o custom-columns=NODE:.metadata.name,FITS:.fragmentation
+  # one self-contained page: open it in a browser
+  drasat inventory --html map.html cluster/
 """
 
 

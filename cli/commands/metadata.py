@@ -17,12 +17,16 @@ from drasat.models.errors import InputError
 if TYPE_CHECKING:
     from drasat.solver.report.metadata import MetadataFile
 
-EPILOG = """\b
-Below DIR each pod gets its own tree, since the protocol's paths are what one
+EPILOG = """Below DIR each pod gets its own tree, since the protocol's paths are what one
 container sees under /var/run/kubernetes.io/dra-device-attributes (two pods from
 one template both see resourceclaimtemplates/gpu/...):
-  <namespace>/pods/<pod>/resourceclaims/<claim>/<request>/<driver>-metadata.json
-  <namespace>/pods/<pod>/resourceclaimtemplates/<podClaimName>/<request>/<driver>-metadata.json
+
+\b
+  <namespace>/pods/<pod>/resourceclaims/<claim>/
+      <request>/<driver>-metadata.json
+  <namespace>/pods/<pod>/resourceclaimtemplates/<podClaimName>/
+      <request>/<driver>-metadata.json
+
 A pod consumes a claim when its spec.resourceClaims or status.resourceClaimStatuses
 name it, the claim's status.reservedFor lists it, or it owns the claim; a claim no
 pod consumes yet goes to <namespace>/claims/<claim>/<protocol path>.

@@ -21,8 +21,7 @@ from drasat.solver.allocation.options import Objective, Solver
 
 from ..startup import importing
 
-EPILOG = """\b
-Needs a NodeResourceTopology (topology.node.k8s.io/v1alpha2) per node, as the
+EPILOG = """Needs a NodeResourceTopology (topology.node.k8s.io/v1alpha2) per node, as the
 resource topology exporter publishes it, and the kubelet's policies in its
 attributes (topologyManagerPolicy, topologyManagerScope) or in a
 KubeletConfiguration document (cpuManagerPolicy: static, memoryManagerPolicy:
@@ -38,7 +37,8 @@ Exit status: 0 reported; 1 some pod stays pending (its reason on stderr);
 Examples:
   drasat podresources numa-cluster/
   drasat podresources -o json --pods default/trainer cluster.yaml
-  drasat podresources -o custom-columns=POD:.name,CPUS:.cpu_ids cluster.yaml
+  drasat podresources -o custom-columns=POD:.name,CPUS:.cpu_ids \\
+      cluster.yaml
 """
 FORMS = forms_epilog(
     "pods",

@@ -18,8 +18,7 @@ from drasat.models.pool_status_request import (
     ResourcePoolStatusRequestSpec,
 )
 
-EPILOG = """\b
-The request comes from the flags (--driver is then required) or, without flags,
+EPILOG = """The request comes from the flags (--driver is then required) or, without flags,
 from every ResourcePoolStatusRequest in the input (kind ResourcePoolStatusRequest,
 resource.k8s.io/v1alpha3); each is answered as kube-controller-manager would.
 partitionSummary.allocatable is exact: the largest number of further devices of
@@ -27,15 +26,16 @@ that partition type that fit together beside the allocated ones (shared counters
 and compatibility groups), found with CP-SAT rather than counted device by device.
 
 \b
-Exit status: 0 answered; 2 invalid input (no driver, a limit outside 1..1000,
-unreadable files).
+Exit status: 0 answered; 2 invalid input (no driver, a limit outside
+1..1000, unreadable files).
 
 \b
 Examples:
   drasat pool-status --driver gpu.example.com cluster/
   drasat pool-status -o table check-gpus.yaml cluster/
   kubectl get resourceslices,resourceclaims,devicetaintrules -A -o yaml \\
-      | drasat pool-status --driver gpu.example.com --default-partition-type-attribute gpu.example.com/profile -
+      | drasat pool-status --driver gpu.example.com \\
+          --default-partition-type-attribute gpu.example.com/profile -
 """
 
 

@@ -22,7 +22,8 @@ already bound pod).
 Examples:
   drasat preempt default/trainer-0 cluster/
   drasat preempt -o yaml --timeout 10 urgent cluster/
-  drasat preempt -o name default/trainer-0 cluster/     the pods to evict
+  # the pods to evict, one a line
+  drasat preempt -o name default/trainer-0 cluster/
 """
 
 

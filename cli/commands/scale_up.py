@@ -30,7 +30,8 @@ max-count --max-nodes.
 \b
 Examples:
   drasat scale-up --node-template gpu-node.yaml cluster/
-  drasat scale-up --node-template a100.yaml --node-template h100.yaml \\
+  drasat scale-up --node-template a100.yaml \\
+      --node-template h100.yaml \\
       --cost a100-template=1 --cost h100-template=3 --max-nodes 20 \\
       -o yaml cluster/
 """

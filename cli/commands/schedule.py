@@ -37,7 +37,8 @@ from ..startup import importing
 
 EPILOG = """\b
 Exit status: 0 every pod placed; 1 some pod stays pending (the scheduler's
-reason on stderr; the pods that were placed are still printed), waits in PreBind
+reason on stderr; the pods that were placed are still printed), waits in
+PreBind
 for a device's binding conditions (printed with its claims but without
 spec.nodeName, as the API holds it meanwhile) or the time ran out; 2 invalid
 input, an unknown or already bound pod, or a CEL expression that does not
@@ -46,8 +47,10 @@ compile.
 \b
 Examples:
   drasat schedule -o table examples/
-  kubectl get nodes,pods,podgroups,resourceslices,deviceclasses,resourceclaims,resourceclaimtemplates \\
-      -A -o yaml | drasat schedule -o wide -
+  kubectl get nodes,pods,podgroups,resourceslices,deviceclasses \\
+      -A -o yaml > cluster.yaml
+  kubectl get resourceclaims,resourceclaimtemplates -A -o yaml \\
+      | drasat schedule -o wide cluster.yaml -
   drasat schedule --pods default/trainer-0 cluster/
   drasat schedule --objective pack --processes 2 cluster/
   drasat schedule --batch -o table cluster/

@@ -48,7 +48,8 @@ Examples:
   drasat solve --node gpu-node-1 examples/
   kubectl get resourceslices,deviceclasses,resourceclaims,nodes -A -o yaml \\
       | drasat solve --node worker-3 -o table -
-  drasat solve --claims train,infer --objective prioritized-list cluster.yaml
+  drasat solve --claims train,infer --objective prioritized-list \\
+      cluster.yaml
   drasat solve --node gpu-node-1 --pods default/trainer-0 examples/
 
 \b

@@ -15,8 +15,7 @@ from drasat.cli.render.text import echo
 from drasat.cli.reporting import exits_on_error
 from drasat.models.errors import InputError, InputProblem, Location
 
-EPILOG = """\b
-The first line is the condition message Kubernetes writes into a rule with
+EPILOG = """The first line is the condition message Kubernetes writes into a rule with
 effect: None (a dry run: the effect is taken as NoExecute), then the pods that
 would be evicted. Selectors: driver, pool and device (resource.k8s.io/v1), and
 deviceClassName and CEL selectors as older versions wrote them; no
@@ -30,8 +29,9 @@ The first line is worded as the controller words the rule's condition: None a
 dry run, NoExecute the pods pending eviction, NoSchedule no eviction at all.
 
 \b
-Exit status: 0 reported; 2 invalid input (a broken rule, an unknown DeviceClass,
-a CEL error, a taint effect other than NoSchedule, NoExecute or None).
+Exit status: 0 reported; 2 invalid input (a broken rule, an unknown
+DeviceClass, a CEL error, a taint effect other than NoSchedule, NoExecute or
+None).
 
 \b
 Examples:

@@ -55,7 +55,8 @@ Exit status: 0 every object is valid; 2 anything is invalid or unreadable.
 Examples:
   drasat validate examples/
   drasat validate slices.yaml claims.yaml
-  kubectl get resourceslices,deviceclasses,resourceclaims -A -o yaml | drasat validate -
+  kubectl get resourceslices,deviceclasses,resourceclaims -A -o yaml \\
+      | drasat validate -
 """
 
 
