@@ -9,7 +9,10 @@ reader that went away (``drasat ... | head -1``) ends the run quietly, as kubect
 from __future__ import annotations
 
 import os
+import signal
 import stat
+import subprocess
+import sys
 import threading
 from pathlib import Path
 
@@ -119,3 +122,48 @@ def test_a_file_where_a_folder_should_be_is_named_as_a_file(tmp_path: Path) -> N
         assert f": {afile} is a file, not a folder\n" in result.stderr, result.stderr
     html = run(*write("html", afile / "x.html"))
     assert html.stderr == f"error: cannot write {afile}/x.html: {afile} is a file, not a folder\n"
+
+
+def drasat_process(*args: str, stdout: int | object) -> subprocess.Popen[str]:
+    command = [sys.executable, "-m", "drasat.cli", *args]
+    return subprocess.Popen(command, stdout=stdout, stderr=subprocess.PIPE, text=True)
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["inventory", "-o", "json", EXAMPLES],
+        ["inventory", "--html", "-", EXAMPLES],
+        ["validate", EXAMPLES],
+        ["solve", "--node", "gpu-node-1", "--claims", "default/single-gpu", "-o", "name", EXAMPLES],
+        ["--version"],
+        ["solve", "--help"],
+    ],
+)
+def test_standard_output_that_cannot_be_written_is_an_error(tmp_path: Path, args: list[str]) -> None:
+    with open(device(tmp_path, FULL), "w") as full:
+        process = drasat_process(*args, stdout=full)
+        _, stderr = process.communicate(timeout=120)
+    assert process.returncode == 2
+    assert stderr.splitlines()[-1:] == ["error: writing standard output: No space left on device"], stderr
+    assert "Traceback" not in stderr and "Exception ignored" not in stderr
+
+
+def test_a_closed_standard_output_is_an_error_only_when_written(tmp_path: Path) -> None:
+    command = [sys.executable, "-m", "drasat.cli", "inventory"]
+    closed = {"capture_output": True, "text": True, "timeout": 120, "preexec_fn": lambda: os.close(1)}  # `>&-`
+    printed = subprocess.run([*command, EXAMPLES], **closed)  # type: ignore[call-overload]
+    assert (printed.returncode, printed.stderr) == (2, "error: writing standard output: Bad file descriptor\n")
+    page = tmp_path / "map.html"
+    quiet = subprocess.run([*command, "--html", str(page), EXAMPLES], **closed)  # type: ignore[call-overload]
+    assert quiet.returncode == 0 and page.read_text().startswith(PAGE), quiet.stderr
+
+
+@pytest.mark.parametrize("args", [["inventory", "-o", "yaml", EXAMPLES], ["solve", "--help"]])
+def test_a_reader_that_went_away_ends_the_run_quietly(args: list[str]) -> None:
+    process = drasat_process(*args, stdout=subprocess.PIPE)
+    assert process.stdout is not None
+    process.stdout.close()  # `| head -0`: nobody reads the answer
+    _, stderr = process.communicate(timeout=120)
+    assert stderr == ""
+    assert process.returncode == 128 + signal.SIGPIPE  # 141, as kubectl (and any C program) ends on a broken pipe
