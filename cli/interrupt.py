@@ -137,8 +137,12 @@ def _run_stops() -> None:
 
 def write_atomically(path: str | Path, data: str | bytes) -> None:
     """Write ``path`` under a temporary name in the same directory and rename it when complete,
-    so that an interrupted or failed write never leaves a half-written file under the real name."""
-    target = Path(path)
+    so that an interrupted or failed write never leaves a half-written file under the real name.
+
+    A link is followed: the temporary goes beside its target and replaces the target, the link stays.
+    Only for a regular file (or none yet): renaming over a FIFO or a device would replace it (see
+    :mod:`.output_file`, which writes those straight through)."""
+    target = Path(os.path.realpath(path))
     temporary = target.with_name(f".{target.name}.{os.getpid()}.partial")
     with _LOCK:
         _PARTIAL.add(str(temporary))

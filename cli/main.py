@@ -221,12 +221,14 @@ def main(prog_name: str = "drasat", complete_var: str | None = None) -> None:
     from drasat.models.collector import allow_freezing
 
     from .interrupt import exit_on_interrupt
+    from .standard_output import answer_written
 
     _without_pydantic_plugins()
     allow_freezing()  # a one-shot process: what its imports and its input built lives until it ends
     _tolerate_narrow_encodings()
     exit_on_interrupt()
-    cli(prog_name=prog_name, complete_var=complete_var)
+    with answer_written():  # a failed write of the answer is an error (or, for a reader gone, a quiet end)
+        cli(prog_name=prog_name, complete_var=complete_var)
 
 
 def kubectl_plugin() -> None:

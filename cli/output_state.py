@@ -4,8 +4,8 @@
 claims it allocated (and the ones it generated from templates) in their new state;
 ``drasat solve cluster/ next.yaml more-claims.yaml`` then reads the originals and their
 newer copies, and the loader lets each newer copy replace the original (see
-``Bundle.add``). The file is written under a temporary name and renamed, so an
-interrupted run never leaves half a state behind.
+``Bundle.add``). A file is written under a temporary name and renamed (see
+:mod:`.output_file`), so an interrupted run never leaves half a state behind.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from typing import Any
 import click
 import yaml
 
-from .reporting import write_atomically
+from .output_file import write_output
 
 Key = tuple[str, str, str]
 
@@ -50,7 +50,7 @@ def write_state(path: str, inputs: Iterable[Any], results: list[dict[str, Any]])
     items.extend(updated.values())
     listing = {"apiVersion": "v1", "kind": "List", "items": items}
     text = json.dumps(listing, indent=2) + "\n" if path.endswith(".json") else yaml.safe_dump(listing, sort_keys=False)
-    write_atomically(path, text)
+    write_output(path, text)
 
 
 def _key(body: dict[str, Any]) -> Key:

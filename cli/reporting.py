@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import functools
 import json
-import os
 import sys
 from collections.abc import Callable
 from typing import Any, TypeVar
@@ -17,11 +16,11 @@ from typing import Any, TypeVar
 import yaml
 
 from drasat.cli.render.text import echo
-from drasat.models.errors import DrasatError, InputError
+from drasat.models.errors import DrasatError
 
 from .loading import load_bundle
 
-__all__ = ["dump", "exits_on_error", "load_bundle", "write_atomically"]
+__all__ = ["dump", "exits_on_error", "load_bundle"]
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -45,24 +44,3 @@ def dump(data: Any, output: str) -> str:
     if output == "json":
         return json.dumps(data, indent=2) + "\n"
     return yaml.safe_dump(data, sort_keys=False)
-
-
-def write_atomically(path: str, text: str) -> None:
-    """Write to a temporary name in the same folder, then rename over ``path``: never a half-written
-    file, even on Ctrl-C (:mod:`.interrupt` removes an unfinished one); a path that cannot be written
-    is bad input (exit 2). ``-`` is standard output, as kubectl reads it, never a file named ``-``.
-
-    No folder is created: a missing one is most often a typo, and writing there would put the output
-    where the user did not look (nothing is written outside the path the user gave)."""
-    from .interrupt import write_atomically as write
-
-    if path == "-":
-        echo(text, nl=False)
-        return
-    folder = os.path.dirname(path) or "."
-    if not os.path.isdir(folder):
-        raise InputError(f"cannot write {path}: there is no folder {folder} (drasat creates none)")
-    try:
-        write(path, text)
-    except OSError as exc:
-        raise InputError(f"cannot write {path}: {exc.strerror or exc}") from None

@@ -9,9 +9,10 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from drasat.cli.inputs import in_namespace_only, input_options, namespace_options_with, read_inputs
+from drasat.cli.output_file import folder_problem, write_output
 from drasat.cli.render.kubectl import forms_epilog, output_options
 from drasat.cli.render.text import echo
-from drasat.cli.reporting import exits_on_error, write_atomically
+from drasat.cli.reporting import exits_on_error
 from drasat.models.errors import InputError
 
 if TYPE_CHECKING:
@@ -112,7 +113,7 @@ def metadata(
     _check_parent(out_dir)
     for entry, target in zip(made, targets):
         os.makedirs(os.path.dirname(target), exist_ok=True)  # the protocol's tree below --out, and no further up
-        write_atomically(target, stream(entry.objects))
+        write_output(target, stream(entry.objects))
     from drasat.cli.render.kubectl import render_answer
     from drasat.cli.render.metadata_files import written_answer
 
@@ -123,9 +124,9 @@ def metadata(
 
 def _check_parent(out_dir: str) -> None:
     """--out may be a new folder, but in one that exists: a typo in its parent is not made into folders."""
-    parent = os.path.dirname(os.path.abspath(out_dir))
-    if not os.path.isdir(out_dir) and not os.path.isdir(parent):
-        raise InputError(f"--out {out_dir}: there is no folder {os.path.dirname(out_dir)} (drasat creates none)")
+    problem = None if os.path.isdir(out_dir) else folder_problem(os.path.dirname(os.path.normpath(out_dir)) or ".")
+    if problem is not None:
+        raise InputError(f"--out {out_dir}: {problem}")
 
 
 def _inside(out_dir: str, entry: MetadataFile) -> str:

@@ -88,10 +88,10 @@ class MapExtras:
 
 
 def write_map(reports: Sequence[Any], path: str, extras: MapExtras | None = None) -> None:
-    """Render the page and write it atomically (a temporary file beside ``path``, then a rename)."""
-    from drasat.cli.reporting import write_atomically
+    """Render the page and write it to ``path`` as :func:`~drasat.cli.output_file.write_output` does."""
+    from drasat.cli.output_file import write_output
 
-    write_atomically(path, render_map(reports, extras))
+    write_output(path, render_map(reports, extras))
 
 
 def render_map(reports: Sequence[Any], extras: MapExtras | None = None) -> str:

@@ -1,0 +1,169 @@
+"""Where drasat's output goes (issue 24): what is at an output path is written, never replaced.
+
+A link is followed and its target replaced whole (the temporary beside the target, the link kept); a FIFO or a
+device is written straight through, and a failed write there is an error naming the path (exit 2), never
+"wrote". Standard output that cannot be written (a full disk) is an error on stderr for every command, and a
+reader that went away (``drasat ... | head -1``) ends the run quietly, as kubectl's does.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import stat
+import subprocess
+import sys
+import threading
+from pathlib import Path
+
+import pytest
+
+from .test_first_contact import EXAMPLES, run
+
+MEMORY_MAJOR = 1  # Linux's memory devices: 1,3 is /dev/null, 1,7 is /dev/full
+NULL, FULL = 3, 7
+PAGE = "<!DOCTYPE html>"
+WRITERS = {  # an option that writes FILE, and the command line around it
+    "html": ["inventory", "--html"],
+    "state": ["solve", "--node", "gpu-node-1", "--claims", "default/single-gpu", "--output-state"],
+}
+
+
+def write(kind: str, path: Path | str) -> list[str]:
+    return [*WRITERS[kind], str(path), EXAMPLES]
+
+
+def device(folder: Path, minor: int) -> Path:
+    """A memory device of our own in ``folder`` (the system's /dev is never a test's target)."""
+    path = folder / f"device-{minor}"
+    try:
+        os.mknod(path, stat.S_IFCHR | 0o666, os.makedev(MEMORY_MAJOR, minor))
+    except (PermissionError, AttributeError):
+        pytest.skip("making a device needs root (CAP_MKNOD) on Linux")
+    return path
+
+
+def listing(folder: Path) -> list[str]:
+    return sorted(p.name for p in folder.iterdir())
+
+
+@pytest.mark.parametrize("kind", WRITERS)
+def test_a_link_is_followed_its_target_replaced_and_the_link_kept(tmp_path: Path, kind: str) -> None:
+    (tmp_path / "elsewhere").mkdir()
+    target = tmp_path / "elsewhere" / "real"
+    target.write_text("old\n")
+    link = tmp_path / "link"
+    link.symlink_to(target)
+    result = run(*write(kind, link))
+    assert result.exit_code == 0, result.stderr
+    assert link.is_symlink() and os.readlink(link) == str(target)
+    assert target.read_text() != "old\n" and target.stat().st_size > 1000
+    assert listing(tmp_path / "elsewhere") == ["real"] and listing(tmp_path) == ["elsewhere", "link"]
+
+
+def test_a_dangling_link_creates_its_target_where_the_folder_exists(tmp_path: Path) -> None:
+    link = tmp_path / "map.html"
+    link.symlink_to("made.html")  # relative: beside the link
+    result = run(*write("html", link))
+    assert result.exit_code == 0, result.stderr
+    assert link.is_symlink() and (tmp_path / "made.html").read_text().startswith(PAGE)
+    lost = tmp_path / "lost.html"
+    lost.symlink_to(tmp_path / "no-such-folder" / "x.html")
+    refused = run(*write("html", lost))
+    assert refused.exit_code == 2 and refused.stdout == ""
+    assert refused.stderr == (
+        f"error: cannot write {lost}: it links to {tmp_path}/no-such-folder/x.html, "
+        f"and there is no folder {tmp_path}/no-such-folder (drasat creates none)\n"
+    )
+    assert lost.is_symlink() and listing(tmp_path) == ["lost.html", "made.html", "map.html"]
+
+
+def test_a_fifo_is_written_through_and_stays_a_fifo(tmp_path: Path) -> None:
+    fifo = tmp_path / "map.html"
+    os.mkfifo(fifo)
+    received: list[bytes] = []
+    reader = threading.Thread(target=lambda: received.append(fifo.read_bytes()), daemon=True)
+    reader.start()
+    result = run(*write("html", fifo))
+    reader.join(30)
+    assert result.exit_code == 0, result.stderr
+    assert stat.S_ISFIFO(os.lstat(fifo).st_mode) and listing(tmp_path) == ["map.html"]
+    assert received and received[0].decode().startswith(PAGE)
+
+
+@pytest.mark.parametrize("kind", WRITERS)
+def test_a_device_is_written_through_and_a_full_one_is_an_error(tmp_path: Path, kind: str) -> None:
+    null = device(tmp_path, NULL)
+    written = run(*write(kind, null))
+    assert written.exit_code == 0, written.stderr
+    assert stat.S_ISCHR(os.lstat(null).st_mode)
+    full = device(tmp_path, FULL)
+    link = tmp_path / "link"
+    link.symlink_to(full)
+    for path in (full, link):
+        failed = run(*write(kind, path))
+        assert failed.exit_code == 2 and failed.stdout == "", failed.output
+        assert failed.stderr == f"error: cannot write {path}: No space left on device\n"
+        assert "wrote" not in failed.output
+    assert stat.S_ISCHR(os.lstat(full).st_mode) and link.is_symlink()
+    assert listing(tmp_path) == ["device-3", "device-7", "link"]
+
+
+def test_a_file_where_a_folder_should_be_is_named_as_a_file(tmp_path: Path) -> None:
+    afile = tmp_path / "afile"
+    afile.write_text("")
+    for args in (
+        write("html", afile / "x.html"),
+        write("state", afile / "deeper" / "x.yaml"),
+        ["metadata", "--out", str(afile / "meta"), EXAMPLES],
+    ):
+        result = run(*args)
+        assert result.exit_code == 2 and result.stdout == "", args
+        assert f": {afile} is a file, not a folder\n" in result.stderr, result.stderr
+    html = run(*write("html", afile / "x.html"))
+    assert html.stderr == f"error: cannot write {afile}/x.html: {afile} is a file, not a folder\n"
+
+
+def drasat_process(*args: str, stdout: int | object) -> subprocess.Popen[str]:
+    command = [sys.executable, "-m", "drasat.cli", *args]
+    return subprocess.Popen(command, stdout=stdout, stderr=subprocess.PIPE, text=True)
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["inventory", "-o", "json", EXAMPLES],
+        ["inventory", "--html", "-", EXAMPLES],
+        ["validate", EXAMPLES],
+        ["solve", "--node", "gpu-node-1", "--claims", "default/single-gpu", "-o", "name", EXAMPLES],
+        ["--version"],
+        ["solve", "--help"],
+    ],
+)
+def test_standard_output_that_cannot_be_written_is_an_error(tmp_path: Path, args: list[str]) -> None:
+    with open(device(tmp_path, FULL), "w") as full:
+        process = drasat_process(*args, stdout=full)
+        _, stderr = process.communicate(timeout=120)
+    assert process.returncode == 2
+    assert stderr.splitlines()[-1:] == ["error: writing standard output: No space left on device"], stderr
+    assert "Traceback" not in stderr and "Exception ignored" not in stderr
+
+
+def test_a_closed_standard_output_is_an_error_only_when_written(tmp_path: Path) -> None:
+    command = [sys.executable, "-m", "drasat.cli", "inventory"]
+    closed = {"capture_output": True, "text": True, "timeout": 120, "preexec_fn": lambda: os.close(1)}  # `>&-`
+    printed = subprocess.run([*command, EXAMPLES], **closed)  # type: ignore[call-overload]
+    assert (printed.returncode, printed.stderr) == (2, "error: writing standard output: Bad file descriptor\n")
+    page = tmp_path / "map.html"
+    quiet = subprocess.run([*command, "--html", str(page), EXAMPLES], **closed)  # type: ignore[call-overload]
+    assert quiet.returncode == 0 and page.read_text().startswith(PAGE), quiet.stderr
+
+
+@pytest.mark.parametrize("args", [["inventory", "-o", "yaml", EXAMPLES], ["solve", "--help"]])
+def test_a_reader_that_went_away_ends_the_run_quietly(args: list[str]) -> None:
+    process = drasat_process(*args, stdout=subprocess.PIPE)
+    assert process.stdout is not None
+    process.stdout.close()  # `| head -0`: nobody reads the answer
+    _, stderr = process.communicate(timeout=120)
+    assert stderr == ""
+    assert process.returncode == 128 + signal.SIGPIPE  # 141, as kubectl (and any C program) ends on a broken pipe
