@@ -98,7 +98,9 @@ def test_a_bad_regular_expression_is_one_clean_message(tmp_path: Path, engine: s
     done = process("solve", "--node", "gpu-node-1", "--cel-engine", engine, str(tmp_path))
     assert done.returncode == 2 and done.stdout == ""
     (line,) = done.stderr.splitlines()
-    assert line.startswith("error: claim default/single-gpu: ") and "invalid regular expression: missing ]: [" in line
+    place = f"error: {tmp_path / 'claims.yaml'}[0]: ResourceClaim/default/single-gpu: "
+    field = "spec.devices.requests[0].exactly.selectors[0].cel.expression: claim default/single-gpu: "
+    assert line.startswith(place + field) and "invalid regular expression: missing ]: [" in line
 
 
 def _claims_in_two_namespaces(tmp_path: Path) -> Path:
