@@ -41,6 +41,7 @@ def input_options(function: F) -> F:
         "filenames",
         multiple=True,
         metavar="FILE",
+        type=click.Path(),
         help="A file, directory or - (stdin), as kubectl's -f; repeatable, same as FILE arguments.",
     )(function)
     function = click.option(
@@ -95,7 +96,7 @@ def read_inputs(
 
 
 def _refuse_bad_pod_resources(bundle: Bundle) -> None:
-    """InputError naming file, Pod and field when any Pod asks for resources the API server refuses (a bad
+    """InputError naming file, Pod and field when any Pod not yet finished asks for resources the API server refuses (a bad
     resource name, a fraction of a GPU, a request above its limit) or kube-scheduler cannot count (beyond
     int64). Checked here, where every command's objects arrive, so that no command can answer for such a
     pod — as the node's load, a pending pod or a copy of it — whatever else it checks of its objects."""
@@ -103,9 +104,13 @@ def _refuse_bad_pod_resources(bundle: Bundle) -> None:
         return  # and the validation modules stay unimported
     from drasat.models.core import Pod
     from drasat.models.validation.pod_resources import pod_requirement_problems
+    from drasat.solver.scheduling.pods import finished
 
     problems = [
-        problem for pod in bundle.of_kind(Pod) for problem in pod_requirement_problems(pod, bundle.location_of(pod))
+        problem
+        for pod in bundle.of_kind(Pod)
+        if not finished(pod)  # it holds nothing any more: what it once asked for is no command's concern
+        for problem in pod_requirement_problems(pod, bundle.location_of(pod))
     ]
     if problems:
         raise InputError(problems)
@@ -255,7 +260,7 @@ def _template_of(claim: str, bundle: Bundle) -> Loaded | None:
     from drasat.models.core import Pod
     from drasat.models.resource import ResourceClaimTemplate
     from drasat.solver.scheduling.cluster import namespace_of
-    from drasat.solver.scheduling.pods import named_as_generated
+    from drasat.solver.scheduling.pods import generated_claim_name
 
     namespace, _, name = claim.rpartition("/")
     templates = {
@@ -266,6 +271,6 @@ def _template_of(claim: str, bundle: Bundle) -> Loaded | None:
         if not isinstance(pod, Pod) or namespace_of(pod) != namespace:
             continue
         for entry in pod.spec.resource_claims:
-            if entry.resource_claim_template_name and named_as_generated(name, pod.name, entry.name):
+            if entry.resource_claim_template_name and generated_claim_name(pod, entry.name) == name:
                 return templates.get((namespace, entry.resource_claim_template_name))
     return None

@@ -243,6 +243,8 @@ def kubectl_complete() -> None:
     """Entry point of ``kubectl_complete-drasat``: kubectl (1.26 and newer) runs it to complete
     ``kubectl drasat ...`` on the command line, with the words after ``drasat``; it prints the completions."""
     from .commands.completion import kubectl_completions
+    from .standard_output import answer_written
 
     _without_pydantic_plugins()
-    sys.stdout.write(kubectl_completions(sys.argv[1:]))
+    with answer_written():
+        sys.stdout.write(kubectl_completions(sys.argv[1:]))

@@ -19,7 +19,7 @@ and library callers can catch exactly the family they care about.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, NamedTuple
+from typing import NamedTuple
 
 
 class DrasatError(Exception):
@@ -91,10 +91,7 @@ class _AboutAnObject(DrasatError):
 
     def __init__(self, message: str, about: Location | None = None) -> None:
         super().__init__(message)
-        self.about = about
-
-    def __reduce__(self) -> tuple[Any, ...]:  # across worker processes, with ``about``
-        return type(self), (str(self), self.about)
+        self.about = about  # kept across worker processes: an exception pickles its attributes
 
 
 class EvaluationError(_AboutAnObject):

@@ -158,13 +158,15 @@ def _api_client(kubeconfig: str | None, context: str | None) -> Any:
         raise InputError(f"cannot use {named}{f' (context {context})' if context else ''}: {exc}") from None
 
 
-_KUBECONFIG_LISTS = ("clusters", "contexts", "users")
+_KUBECONFIG_LISTS = {"clusters": "cluster", "contexts": "context", "users": "user"}
+"""A kubeconfig's lists, each entry's ``name`` and the mapping under its singular key (clientcmd's NamedCluster,
+NamedContext, NamedAuthInfo)."""
 
 
 def _check_kubeconfig(path: str) -> None:
-    """Refuse a kubeconfig file the client would crash on (not YAML, not a mapping, a list field that is not a
-    list) with the file, line or field, as kubectl's "error loading config file" does; a missing file is left to
-    the client, which skips it in a ``$KUBECONFIG`` list as kubectl does."""
+    """Refuse a kubeconfig file the client would crash on or misread (not YAML, not a mapping, an entry of the
+    wrong shape) with the file, line or field, as kubectl's "error loading config file" does; a missing file is
+    left to the client, which skips it in a ``$KUBECONFIG`` list as kubectl does."""
     import yaml
 
     try:
@@ -179,15 +181,32 @@ def _check_kubeconfig(path: str) -> None:
         raise InputError(f"error loading config file {path}: not valid YAML{where}: {what}") from None
     if data is None:
         return  # the client says the file is empty
+    problem = _kubeconfig_shape(data)
+    if problem:
+        raise InputError(f"error loading config file {path}: {problem}")
+
+
+def _kubeconfig_shape(data: object) -> str:
+    """What is wrong with a kubeconfig's shape, or "" (its values are the client's to judge)."""
     if not isinstance(data, dict):
-        raise InputError(
-            f"error loading config file {path}: a kubeconfig is a mapping (apiVersion, kind: Config, "
-            f"clusters, contexts, users), not a {type(data).__name__}"
-        )
-    for field in _KUBECONFIG_LISTS:
+        kind = type(data).__name__
+        return f"a kubeconfig is a mapping (apiVersion, kind: Config, clusters, contexts, users), not a {kind}"
+    if not isinstance(data.get("current-context", ""), str):
+        return "current-context: must be a string"
+    for field, entry in _KUBECONFIG_LISTS.items():
         value = data.get(field)
-        if value is not None and not (isinstance(value, list) and all(isinstance(item, dict) for item in value)):
-            raise InputError(f"error loading config file {path}: {field}: must be a list of mappings")
+        if value is None:
+            continue
+        if not isinstance(value, list):
+            return f"{field}: must be a list of mappings"
+        for i, item in enumerate(value):
+            if not isinstance(item, dict):
+                return f"{field}[{i}]: must be a mapping (name, {entry})"
+            if not isinstance(item.get("name"), str):
+                return f"{field}[{i}].name: must be a string"
+            if not isinstance(item.get(entry, {}), dict):
+                return f"{field}[{i}].{entry}: must be a mapping"
+    return ""
 
 
 def _read_source(client: Any, source: Source, where: str, page_size: int, bundle: Bundle, needed: bool) -> None:

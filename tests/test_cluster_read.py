@@ -79,7 +79,10 @@ def test_an_unusable_kubeconfig_or_context_is_an_input_error(api_server: tuple[S
         ("garbage: [\n", "not valid YAML at line 2, column 1"),
         ("- a\n- b\n", "a kubeconfig is a mapping .* not a list"),
         ("apiVersion: v1\nkind: Config\nclusters: 5\n", "clusters: must be a list of mappings"),
-        ("apiVersion: v1\nkind: Config\nusers: [x]\n", "users: must be a list of mappings"),
+        ("apiVersion: v1\nkind: Config\nusers: [x]\n", "users\\[0\\]: must be a mapping \\(name, user\\)"),
+        ("current-context: [1]\n", "current-context: must be a string"),
+        ("clusters: [{name: c, cluster: oops}]\n", "clusters\\[0\\].cluster: must be a mapping"),
+        ("contexts: [{context: {}}]\n", "contexts\\[0\\].name: must be a string"),
         ("\xff\xfe", "not valid YAML"),
     ],
 )

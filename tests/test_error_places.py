@@ -16,6 +16,7 @@ from click.testing import CliRunner, Result
 
 from drasat.cli.main import cli, load_all_commands
 from drasat.models.errors import AllocationError, EvaluationError, Location
+from drasat.solver.cel.errors import CelRuntimeError
 
 load_all_commands()
 
@@ -132,8 +133,58 @@ def test_a_claim_made_from_a_template_is_named_by_the_template(tmp_path: Path) -
     _refused(result, f"{pods}[0]: ResourceClaimTemplate/default/t: {field}", "could not retrieve device class")
 
 
+AMBIGUOUS = """\
+apiVersion: resource.k8s.io/v1
+kind: ResourceClaimTemplate
+metadata: {name: good, namespace: default}
+spec:
+  spec:
+    devices:
+      requests:
+      - {name: gpu, exactly: {deviceClassName: gpu.example.com}}
+---
+apiVersion: resource.k8s.io/v1
+kind: ResourceClaimTemplate
+metadata: {name: bad, namespace: default}
+spec:
+  spec:
+    devices:
+      requests:
+      - {name: gpu, exactly: {deviceClassName: missing-class}}
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: a, namespace: default}
+spec:
+  containers: [{name: c, image: x, resources: {claims: [{name: b-c}]}}]
+  resourceClaims: [{name: b-c, resourceClaimTemplateName: good}]
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: a-b, namespace: default}
+spec:
+  containers: [{name: c, image: x, resources: {claims: [{name: c}]}}]
+  resourceClaims: [{name: c, resourceClaimTemplateName: bad}]
+"""
+
+
+def test_the_template_is_the_one_the_claim_was_made_from_when_names_look_alike(tmp_path: Path) -> None:
+    """Pod a's claim b-c and pod a-b's claim c both make names starting a-b-c-: the whole name tells them apart."""
+    pods = tmp_path / "pods.yaml"
+    pods.write_text(AMBIGUOUS)
+    result = _run(["solve", "--node", "gpu-node-1", "--pods", "default/a-b"], pods)
+    field = "spec.spec.devices.requests[0].exactly.deviceClassName"
+    _refused(result, f"{pods}[1]: ResourceClaimTemplate/default/bad: {field}", "could not retrieve device class")
+
+
 @pytest.mark.parametrize("kind", [AllocationError, EvaluationError])
 def test_the_place_crosses_process_boundaries(kind: type[AllocationError | EvaluationError]) -> None:
     about = Location(kind="ResourceClaim", name="default/c", path="spec.devices.requests[0].exactly")
     copy = pickle.loads(pickle.dumps(kind("claim default/c: broken", about)))
     assert type(copy) is kind and str(copy) == "claim default/c: broken" and copy.about == about
+
+
+def test_an_engines_runtime_error_crosses_process_boundaries_too() -> None:
+    """A subclass with a constructor of its own (the CEL engines' error) still pickles, with its detail."""
+    copy = pickle.loads(pickle.dumps(CelRuntimeError("no such key: x")))
+    assert type(copy) is CelRuntimeError and copy.detail == "no such key: x" and copy.about is None

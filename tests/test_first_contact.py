@@ -173,6 +173,15 @@ def test_completion_scripts_and_completions(shell: str) -> None:
     assert run("completion", "tcsh").exit_code == 2
 
 
+def test_kubectl_drasat_tab_on_a_full_disk_is_one_message() -> None:
+    complete = "import sys; from drasat.cli.main import kubectl_complete; sys.argv[0] = 'x'; kubectl_complete()"
+    with open("/dev/full", "w") as full:
+        answer = subprocess.run([sys.executable, "-c", complete, "solve", ""], stdout=full, stderr=subprocess.PIPE)
+    assert (
+        answer.returncode == 2 and answer.stderr.decode() == "error: writing standard output: No space left on device\n"
+    )
+
+
 @pytest.mark.parametrize("shell", ["bash", "zsh", "fish"])
 def test_kubectl_drasat_completes_itself(shell: str) -> None:
     script = run("completion", shell, prog="kubectl drasat")
@@ -192,6 +201,9 @@ def test_kubectl_drasat_completes_itself(shell: str) -> None:
         (["solve", "--sol"], ["--solver\t"], ":4"),
         (["solve", "--solver", ""], ["cp-sat", "greedy"], ":4"),  # an option's choices
         (["solve", "ex"], [], ":0"),  # a FILE: the shell completes file names
+        (["solve", "-f", "ex"], [], ":0"),
+        (["fit", "-o", "j"], ["json", "jsonpath="], ":4"),  # every command's output forms
+        (["solve", "-o", "jsonp"], ["jsonpath="], ":6"),  # and no space after '=': the template follows
         ([], ["solve\t", "schedule\t"], ":4"),
     ],
 )

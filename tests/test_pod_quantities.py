@@ -49,6 +49,14 @@ COMMANDS = {
     "fit": ["fit", "WORKLOAD"],
     "defrag": ["defrag"],
 }
+RULE = """\
+apiVersion: resource.k8s.io/v1
+kind: DeviceTaintRule
+metadata: {name: drain}
+spec:
+  deviceSelector: {driver: gpu.example.com}
+  taint: {key: maintenance, effect: NoExecute}
+"""
 WORKLOAD = POD.format(requests='example.com/gpu: "1"', limits='example.com/gpu: "1"').replace("name: p,", "name: w,")
 
 
@@ -136,6 +144,23 @@ def test_a_bound_pod_whose_requests_cannot_be_counted_is_refused_too(tmp_path: P
     assert result.exit_code == 2 and result.stdout == "", result.output
     field = "spec.containers[0].resources.requests[example.com/gpu]"
     assert f"{pod}[0]: Pod/default/p: {field}: {BAD['9223372036854775808']}" in result.stderr
+
+
+@pytest.mark.parametrize("command", [["inventory"], ["schedule", "-o", "table"], ["taint-impact", "RULE"]])
+def test_a_finished_pod_is_no_commands_concern(tmp_path: Path, command: list[str]) -> None:
+    """A Succeeded or Failed pod holds nothing: what it once asked for (here more cores than the scheduler
+    counts) keeps no command from answering, as before the loading path checked every pod."""
+    text = POD.format(requests='cpu: "1e16"', limits='cpu: "1e16"').replace("name: p,", "name: old-job,")
+    done = tmp_path / "done.yaml"
+    done.write_text(text.replace("spec:\n", "spec:\n  nodeName: gpu-node-2\n", 1) + "status: {phase: Succeeded}\n")
+    rule = tmp_path / "rule.yaml"
+    rule.write_text(RULE)
+    args = [str(rule) if a == "RULE" else a for a in command]
+    assert run(args, EXAMPLES, str(done)).exit_code == 0
+    running = tmp_path / "running.yaml"
+    running.write_text(done.read_text().replace("Succeeded", "Running"))
+    refused = run(args, EXAMPLES, str(running))
+    assert refused.exit_code == 2 and "Pod/default/old-job: spec.containers[0].resources" in refused.stderr
 
 
 @pytest.mark.parametrize("value", ["1.5", "-1", "9223372036854775808"])

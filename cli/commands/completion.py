@@ -61,6 +61,7 @@ class Directive(IntFlag):
     """Cobra's ShellCompDirective, the last line of an answer kubectl reads from a plugin's completer."""
 
     DEFAULT = 0  # the shell completes file names when no word is offered
+    NO_SPACE = 2  # the word goes on: -o jsonpath=
     NO_FILE = 4
     DIRS = 16
 
@@ -77,5 +78,8 @@ def kubectl_completions(args: list[str]) -> str:
     items = ShellComplete(cli, {}, PLUGIN, PLUGIN_COMPLETE_VAR).get_completions(words, incomplete)
     kinds = {item.type for item in items}
     directive = Directive.DEFAULT if "file" in kinds else Directive.DIRS if "dir" in kinds else Directive.NO_FILE
-    lines = [f"{item.value}\t{item.help}" if item.help else str(item.value) for item in items if item.type == "plain"]
+    plain = [item for item in items if item.type == "plain"]
+    if plain and all(str(item.value).endswith("=") for item in plain):
+        directive |= Directive.NO_SPACE
+    lines = [f"{item.value}\t{item.help}" if item.help else str(item.value) for item in plain]
     return "".join(f"{line}\n" for line in lines) + f":{int(directive)}\n"

@@ -60,6 +60,13 @@ class OutputFormat(click.ParamType):
         choices = ", ".join([*self.tables, *LIST_FORMS, "jsonpath=TEMPLATE", "custom-columns=SPEC"])
         self.fail(f"{text!r} is not an output format: choose {choices}", param, ctx)
 
+    def shell_complete(self, ctx: click.Context, param: click.Parameter, incomplete: str) -> list[Any]:
+        """The forms, for ``-o <TAB>`` (a template or spec is the user's to write after the ``=``)."""
+        from click.shell_completion import CompletionItem
+
+        forms = (*self.tables, *LIST_FORMS, "jsonpath=", CUSTOM_COLUMNS)
+        return [CompletionItem(form) for form in forms if form.startswith(incomplete)]
+
 
 def output_options(tables: tuple[str, ...], default: str, help: str) -> Callable[[F], F]:
     """``-o/--output`` (the command's table forms, then kubectl's object forms) and ``--no-headers``."""

@@ -44,7 +44,6 @@ REASON_CLAIM_IN_USE = "resourceclaim in use"  # DynamicResources' PreFilter when
 SCHEDULING_GROUP = "scheduling.k8s.io"
 _SUFFIX_ALPHABET = "bcdfghjklmnpqrstvwxz2456789"  # the API server's generateName alphabet
 _NAME_BASE_MAX = 57  # leaves room for the five characters in a 63-character name
-_SUFFIX = "xxxxx"  # generateName's random part: five characters
 _GENERATED_BASE_MAX = 58  # the API server's names.MaxGeneratedNameLength (63 - 5)
 
 ClaimBook = Mapping[ObjectKey, ResourceClaim]
@@ -123,15 +122,7 @@ def generated_name(base: str, seed: str) -> str:
     """``generateName`` as the API server turns it into a name: the base cut to 58 characters, then five
     characters from its alphabet (derived from ``seed`` here, random there)."""
     digest = hashlib.sha256(seed.encode()).digest()
-    return base[:_GENERATED_BASE_MAX] + "".join(
-        _SUFFIX_ALPHABET[b % len(_SUFFIX_ALPHABET)] for b in digest[: len(_SUFFIX)]
-    )
-
-
-def named_as_generated(name: str, owner: str, pod_claim: str) -> bool:
-    """Whether ``name`` is one :func:`generated_name` gives a claim made for ``owner``'s ``pod_claim``."""
-    base = template_claim_base(owner, pod_claim)[:_GENERATED_BASE_MAX]
-    return len(name) == len(base) + len(_SUFFIX) and name.startswith(base)
+    return base[:_GENERATED_BASE_MAX] + "".join(_SUFFIX_ALPHABET[b % len(_SUFFIX_ALPHABET)] for b in digest[:5])
 
 
 def template_claim_base(owner: str, pod_claim: str) -> str:
@@ -213,7 +204,7 @@ def _resolve_entry(
     name = (
         (status.resource_claim_name if status is not None else None)
         or _made_before(owner, entry.name, cluster)
-        or _generated_claim_name(owner, entry.name)
+        or generated_claim_name(owner, entry.name)
     )
     claim = book.get((ns, name))
     if claim is not None:
@@ -278,7 +269,8 @@ def _reservation_problem(use: ClaimUse) -> str:
     return ""
 
 
-def _generated_claim_name(owner: Pod | PodGroup, pod_claim: str) -> str:
+def generated_claim_name(owner: Pod | PodGroup, pod_claim: str) -> str:
+    """The name the resourceclaim controller gives the claim it makes for ``owner``'s ``pod_claim``."""
     kind = "PodGroup" if isinstance(owner, PodGroup) else "Pod"
     return generated_name(template_claim_base(owner.name, pod_claim), f"{object_uid(kind, owner)}/{pod_claim}")
 
