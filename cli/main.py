@@ -78,8 +78,8 @@ def as_run(text: str, program: str) -> str:
     COMMAND``); prose (``drasat's verifier``), ``drasat[cluster]`` and paths stay."""
     if program == "drasat" or not program.endswith(" drasat"):  # as drasat (or a test runner's name)
         return text
-    # completion's script completes `drasat` itself (kubectl completes its plugins on its own)
-    words = "|".join(re.escape(name) for name in (*COMMANDS, "COMMAND", "-") if name != "completion")
+    # `kubectl drasat completion bash` prints the script that completes kubectl-drasat: renamed too
+    words = "|".join(re.escape(name) for name in (*COMMANDS, "COMMAND", "-"))
     # already named (``kubectl drasat``, maybe wrapped between the two words) stays as it is
     pattern = rf"(?<![\w./\[-])(kubectl\s+)?drasat(?= (?:{words})\b)"
     return re.sub(pattern, lambda m: m.group(0) if m.group(1) else program, text)

@@ -14,9 +14,12 @@ from drasat.cli.render.text import echo
 
 EPILOG = """\b
 Load it in the running shell, or add the line to the shell's start-up file:
-  bash:  source <(drasat completion bash)     (in ~/.bashrc)
-  zsh:   source <(drasat completion zsh)      (in ~/.zshrc)
-  fish:  drasat completion fish | source      (in ~/.config/fish/config.fish)
+  # bash, in ~/.bashrc
+  source <(drasat completion bash)
+  # zsh, in ~/.zshrc
+  source <(drasat completion zsh)
+  # fish, in ~/.config/fish/config.fish
+  drasat completion fish | source
 
 Commands, options and their choices (-o formats, --solver, --objective, ...) and file names complete. The
 script asks drasat itself (click's shell completion), so it stays right when drasat is upgraded.

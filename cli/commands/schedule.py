@@ -35,11 +35,9 @@ from drasat.solver.allocation.options import Objective, Solver
 
 from ..startup import importing
 
-EPILOG = """\b
-Exit status: 0 every pod placed; 1 some pod stays pending (the scheduler's
+EPILOG = """Exit status: 0 every pod placed; 1 some pod stays pending (the scheduler's
 reason on stderr; the pods that were placed are still printed), waits in
-PreBind
-for a device's binding conditions (printed with its claims but without
+PreBind for a device's binding conditions (printed with its claims but without
 spec.nodeName, as the API holds it meanwhile) or the time ran out; 2 invalid
 input, an unknown or already bound pod, or a CEL expression that does not
 compile.
