@@ -10,16 +10,22 @@ its apiVersion and kind first.
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from .errors import InputError
+from .kinds import group_of
+
+_MODEL_NAME = re.compile(r"(?:[A-Z][a-z]+)?(V\d+(?:alpha\d+|beta\d+)?)([A-Z]\w*)")
+"""A client model class's name: an optional group prefix where names clash, the version, the kind
+(``V1Node``, ``V1beta1ResourceSlice``, ``ResourceV1ResourceClaim``)."""
 
 
 def wire_form(item: Any) -> Any:
     """The API's JSON form of ``item``: client models and ``to_dict()`` output are converted,
     anything else (already the wire form, or not an object at all) is returned unchanged."""
     if _is_client_model(item):
-        return _api_client().sanitize_for_serialization(item)
+        return _typed(item, _api_client().sanitize_for_serialization(item))
     if isinstance(item, dict) and "api_version" in item and "apiVersion" not in item:
         model = _client_class(item.get("api_version"), item.get("kind"))
         try:
@@ -31,6 +37,30 @@ def wire_form(item: Any) -> Any:
             ) from None
         return _api_client().sanitize_for_serialization(parsed)
     return item
+
+
+def _typed(item: Any, data: Any) -> Any:
+    """``data`` with the kind and apiVersion its model class stands for, where it has none: the API server
+    leaves them out of a list's items, so ``list_node().items`` are V1Nodes without either."""
+    match = _MODEL_NAME.fullmatch(type(item).__name__)
+    if not isinstance(data, dict) or match is None or (data.get("kind") and data.get("apiVersion")):
+        return data
+    version, kind = match[1].lower(), match[2]
+    group = group_of(kind)
+    if group is None:
+        return data  # see unread_kind
+    data.setdefault("kind", kind)
+    data.setdefault("apiVersion", f"{group}/{version}" if group else version)
+    return data
+
+
+def unread_kind(item: Any) -> str | None:
+    """The kind of a client model drasat does not read, given without its kind (a list's item): its group is
+    not in the class's name, so it is skipped by its kind alone. None for anything else."""
+    if not _is_client_model(item) or getattr(item, "kind", None):
+        return None
+    match = _MODEL_NAME.fullmatch(type(item).__name__)
+    return match[2] if match is not None and group_of(match[2]) is None else None
 
 
 def _is_client_model(item: Any) -> bool:

@@ -97,6 +97,12 @@ def lookup(api_version: str, kind: str) -> KindInfo | None:
     return _BY_GROUP_KIND.get((group, kind))
 
 
+def group_of(kind: str) -> str | None:
+    """The API group of a kind drasat reads (``""`` for the core group); None for a kind it does not read."""
+    info = _BY_KIND.get(kind)
+    return None if info is None else info.group
+
+
 def kind_of(model: type) -> KindInfo | None:
     """The table entry whose model ``model`` is; None for any other class (one named as a kind too)."""
     info = _BY_KIND.get(model.__name__)

@@ -91,13 +91,18 @@ def load_objects(items: Iterable[Any], name: str = "<objects>", *, strict: bool 
     An object that cannot be read is a problem in the bundle (``bundle.problems``), left out of its
     objects; with ``strict`` it raises :class:`InputError` naming every such object instead, so that a
     caller who does not look at the problems never computes with fewer objects than it passed."""
-    from .client_objects import wire_form
+    from .client_objects import unread_kind, wire_form
     from .meta import TypedObject
 
     bundle = Bundle()
     for index, item in enumerate(items):
         if isinstance(item, TypedObject):
             bundle.add(Loaded(item, Location(name, index, item.kind, item.name)))
+            continue
+        kind = unread_kind(item)
+        if kind is not None:
+            named = getattr(getattr(item, "metadata", None), "name", None) or "?"
+            bundle.notices.append(f"{name}[{index}]: skipped {kind}/{named}: drasat does not use this kind")
             continue
         try:
             data = wire_form(item)
