@@ -118,3 +118,18 @@ def test_second_ctrl_c_ends_the_run(cluster: Path, tmp_path: Path) -> None:
     assert out == ""
     assert "drasat: interrupted" in err
     assert not (tmp_path / "state.yaml").exists()
+
+
+def test_a_batch_stopped_while_its_model_is_built_proves_nothing_and_says_so_once(tmp_path: Path) -> None:
+    """A run whose time ends before the joint model counts every node has no bound and no proof (its bound and
+    proof would speak of the nodes reached only), and the pods it did not try are one line, not one each."""
+    frag = runpy.run_path(str(BENCHMARKS / "frag_cluster.py"))
+    path = tmp_path / "cluster.yaml"
+    path.write_text(yaml.safe_dump_all(frag["cluster_objects"](20, 200, 2)))
+    command = ["schedule", "--batch", "--timeout", "0.01", "-o", "name", str(path)]
+    done = subprocess.run([sys.executable, "-m", "drasat.cli", *command], capture_output=True, text=True, timeout=120)
+    summary = done.stderr.splitlines()[0]
+    assert summary.startswith("batch: ") and "proven optimal" not in summary and "no bound known" in summary
+    assert "while the model was built: it counts 0 of 20 nodes, so no bound is proven" in done.stderr
+    untried = [line for line in done.stderr.splitlines() if "not tried: the batch's time limit" in line]
+    assert len(untried) == 1 and untried[0].startswith("200 pods are pending: ") and "-v names each" in untried[0]

@@ -312,11 +312,37 @@ def _report(placements: list, objective: Objective, verbose: bool) -> list:
         for verdict in p.waiting:
             echo(f"pod {p.label} waits in PreBind on node {p.node}: {verdict.describe()}", err=True)
     pending = [p for p in placements if p.node is None]
+    _report_pending(pending, verbose)
+    return pending
+
+
+def _report_pending(pending: list, verbose: bool) -> None:
+    """Each pending pod and why (with -v, why each node refused it); the pods a stopped batch did not try, where
+    several share the reason, in one line."""
+    untried = {} if verbose else _untried(pending)
     for p in pending:
-        echo(f"pod {p.label} is pending: {p.reason}", err=True)
+        if p.reason not in untried:
+            echo(f"pod {p.label} is pending: {p.reason}", err=True)
         for node, reasons in sorted(p.node_reasons.items()) if verbose else []:
             echo(f"  {node}: {'; '.join(reasons)}", err=True)
-    return pending
+    for reason, labels in untried.items():
+        named = ", ".join(labels[:UNTRIED_NAMED]) + (", ..." if len(labels) > UNTRIED_NAMED else "")
+        echo(f"{len(labels)} pods are pending: {reason} ({named}; -v names each)", err=True)
+
+
+UNTRIED_NAMED = 3
+"""Pods named on the one line that says many were not tried (a batch stopped early leaves thousands)."""
+
+
+def _untried(pending: list) -> dict[str, list[str]]:
+    """The pods a stopped batch did not try, by reason, where several share one: told in one line each."""
+    from drasat.solver.batch.passes import HALTED, NOT_TRIED
+
+    by_reason: dict[str, list[str]] = {}
+    for p in pending:
+        if p.reason.startswith((HALTED, NOT_TRIED)):
+            by_reason.setdefault(p.reason, []).append(p.label)
+    return {reason: labels for reason, labels in by_reason.items() if len(labels) > 1}
 
 
 def _objects(placement) -> list[dict[str, Any]]:

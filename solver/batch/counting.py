@@ -46,6 +46,7 @@ class CountingModel:
     members: dict[tuple[int, int], cp_model.IntVar]  # (gang, pod class) -> its pods placed
     levels: list[tuple[int, cp_model.LinearExpr, int]]  # priority, pods placed at it, pods pending at it
     skipped: list[str] = field(default_factory=list)  # nodes left out, and why (for the summary)
+    unbuilt: int = 0  # of them, the nodes the time (or Ctrl-C) left no room to count: nothing is proven then
     # Below the levels, lexicographically: with pack, nodes kept whole; then gangs whole (earlier ones first),
     # then pods of classes earlier in the queue (ties go where the scheduler's queue would put them); each with
     # the most it can be.
@@ -86,6 +87,7 @@ def build_counting_model(
     for node in sorted(n.name for n in state.cluster.nodes) if nodes is None else sorted(nodes):
         if not budget.searching():
             counting.skipped.append(f"{node}: the time ran out while the model was built")
+            counting.unbuilt += 1
             continue
         if not all(s.spec.node_name == node for s in state.nodes[node].slices):
             counting.skipped.append(f"{node}: reaches device pools shared with other nodes")

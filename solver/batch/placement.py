@@ -184,7 +184,12 @@ def _whole(
     baseline, stopped = _baseline(state, queue, pending, options, cache, budget, ends, lambda: whole and search.proven)
     outcome = decode_rounds(state, queue, counting, search, options, budget, budget.ends)
     _outcomes(summary, [outcome], budget)
-    if outcome.counts is not None:
+    if counting.unbuilt:  # its bound and proof speak of the nodes it reached only
+        summary.notes.append(
+            f"{budget.why} while the model was built: it counts {len(counting.nodes)} of "
+            f"{len(counting.nodes) + counting.unbuilt} nodes, so no bound is proven"
+        )
+    elif outcome.counts is not None:
         summary.bound, summary.proven = outcome.counts.bound, outcome.counts.proven
     return commit(state, outcome.decoded), outcome.decoded.checks, None if stopped else baseline
 
