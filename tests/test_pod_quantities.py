@@ -156,7 +156,8 @@ def test_fit_refuses_a_workload_whose_pod_asks_for_what_the_api_server_refuses(
     workload.write_text(pod)
     result = run(["fit", str(workload)], EXAMPLES)
     assert result.exit_code == 2 and result.stdout == "", result.output
-    assert f"{workload}[0]: {kind}/p: {field}: {BAD[value]}" in result.stderr
+    name = "default/p" if kind == "Pod" else "p"  # as the loader names it: the namespace when one is written
+    assert f"{workload}[0]: {kind}/{name}: {field}: {BAD[value]}" in result.stderr
 
 
 LONG_DOMAIN = ".".join(["d" * 61] * 4)  # 247 characters: a subdomain, but not with "requests." before it
@@ -312,3 +313,17 @@ def test_hugepages_come_in_whole_pages(tmp_path: Path, name: str, quantity: str,
         assert f'{at}: Invalid value: "{shown}": {shown} is not positive integer multiple of {name}\n' in result.stdout
     whole = _pod(tmp_path, f"memory: 1Gi, {name}: 0", f"{name}: 0")
     assert run(["validate"], whole).exit_code == 0
+
+
+@pytest.mark.parametrize("namespace", ["", ", namespace: team"])
+def test_fit_names_its_workload_as_every_other_command_names_the_pod(tmp_path: Path, namespace: str) -> None:
+    """A Pod given to fit is named as validate and schedule name it: namespace/name when a namespace is written."""
+    text = POD.format(requests='example.com/gpu: "1.5"', limits='example.com/gpu: "1.5"')
+    workload = tmp_path / "workload.yaml"
+    workload.write_text(text.replace(", namespace: default}", namespace + "}"))
+    fit = run(["fit", str(workload)], EXAMPLES)
+    validate = run(["validate"], str(workload))
+    assert fit.exit_code == validate.exit_code == 2, fit.output
+    name = "team/p" if namespace else "p"
+    line = f'{workload}[0]: Pod/{name}: spec.containers[0].resources.requests[example.com/gpu]: Invalid value: "1500m"'
+    assert line in fit.stderr and line in validate.stdout
