@@ -27,6 +27,7 @@ number. drasat refuses such a quantity rather than answer for a number nobody wr
 from __future__ import annotations
 
 from enum import Enum
+from functools import lru_cache
 
 from drasat.models.core import Pod, PodSpec
 from drasat.models.errors import InputProblem, Location
@@ -125,6 +126,7 @@ def overcommit_allowed(name: str) -> bool:
     return is_native(name) and not is_hugepages(name)
 
 
+@lru_cache(maxsize=4096)
 def counted_whole(name: str) -> bool:
     """``IsIntegerResourceName``: resources counted in whole units."""
     return name in _STANDARD_INTEGER or is_extended(name)
@@ -151,7 +153,9 @@ def check_pod_requirements(out: Findings, at: Location, spec: PodSpec) -> None:
     if spec.overhead:
         check_requirements(out, at.child("overhead"), spec.overhead, {}, ResourceNames.CONTAINER)
     if spec.resources is not None:
-        check_requirements(out, at.child("resources"), spec.resources.limits, spec.resources.requests, ResourceNames.POD)
+        check_requirements(
+            out, at.child("resources"), spec.resources.limits, spec.resources.requests, ResourceNames.POD
+        )
 
 
 def check_requirements(
@@ -159,29 +163,32 @@ def check_requirements(
 ) -> None:
     """Kubernetes' ``validateResourceRequirements`` on one container's (or the pod's) ``resources``, in its
     order: each limit, each request against its limit, then hugepages without cpu or memory."""
+    limits_at, requests_at = at.child("limits"), at.child("requests")
     for name, quantity in limits.items():
-        _check_value(out, key(at.child("limits"), name), name, quantity, names)
-        _check_pages(out, key(at.child("limits"), name), name, quantity)
+        here = key(limits_at, name)
+        _check_value(out, here, name, quantity, names)
+        _check_pages(out, here, name, quantity)
     for name, quantity in requests.items():
-        _check_value(out, key(at.child("requests"), name), name, quantity, names)
+        here = key(requests_at, name)
+        _check_value(out, here, name, quantity, names)
         limit = limits.get(name)
         if limit is not None:
             if quantity != limit and not overcommit_allowed(name):
-                out.add(at.child("requests"), f'Invalid value: "{quantity}": must be equal to {name} limit of {limit}')
+                out.add(requests_at, f'Invalid value: "{quantity}": must be equal to {name} limit of {limit}')
             elif quantity > limit:
                 out.add(
-                    at.child("requests"),
-                    f'Invalid value: "{quantity}": must be less than or equal to {name} limit of {limit}',
+                    requests_at, f'Invalid value: "{quantity}": must be less than or equal to {name} limit of {limit}'
                 )
         elif not overcommit_allowed(name):
-            out.add(at.child("limits"), f"Required value: {NO_LIMIT} ({name} is requested)")
-        _check_pages(out, key(at.child("requests"), name), name, quantity)
+            out.add(limits_at, f"Required value: {NO_LIMIT} ({name} is requested)")
+        _check_pages(out, here, name, quantity)
     if _hugepages_alone(limits, requests):
         out.add(at, HUGEPAGES_ALONE)
 
 
 def _check_value(out: Findings, at: Location, name: str, quantity: Quantity, names: ResourceNames) -> None:
-    _check_name(out, at, name, names)
+    for message in _name_messages(name, names):
+        out.add(at, message)
     if quantity < 0:
         out.add(at, f'Invalid value: "{quantity}": {NEGATIVE}')
         return
@@ -191,19 +198,21 @@ def _check_value(out: Findings, at: Location, name: str, quantity: Quantity, nam
     check_countable(out, at, name, quantity)
 
 
-def _check_name(out: Findings, at: Location, name: str, names: ResourceNames) -> None:
-    """``validateResourceName``'s words, then those of the rule for where the name is written (``names``)."""
+@lru_cache(maxsize=4096)
+def _name_messages(name: str, names: ResourceNames) -> tuple[str, ...]:
+    """``validateResourceName``'s words, then those of the rule for where the name is written (``names``).
+    Cached: a fleet's pods ask for a handful of names, and every pod of it is checked when read."""
     errors = _resource_name_errors(name)
-    for message in errors:
-        out.add(at, f"Invalid value: {show(name)}: {message}")
+    out = [f"Invalid value: {show(name)}: {message}" for message in errors]
     if names is ResourceNames.POD:
         if not errors and not supported_at_pod_level(name):
-            out.add(at, f"Unsupported value: {show(name)}: {POD_LEVEL_SUPPORTED}")
+            out.append(f"Unsupported value: {show(name)}: {POD_LEVEL_SUPPORTED}")
     elif "/" not in name:
         if name not in _STANDARD_CONTAINER and not is_hugepages(name):
-            out.add(at, f"Invalid value: {show(name)}: {NOT_FOR_CONTAINERS}")
+            out.append(f"Invalid value: {show(name)}: {NOT_FOR_CONTAINERS}")
     elif not is_native(name) and not is_extended(name):
-        out.add(at, f"Invalid value: {show(name)}: {NOT_EXTENDED}")
+        out.append(f"Invalid value: {show(name)}: {NOT_EXTENDED}")
+    return tuple(out)
 
 
 def _resource_name_errors(name: str) -> list[str]:
