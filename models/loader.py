@@ -285,7 +285,7 @@ def _add_document(bundle: Bundle, data: Any, where: Location, reading: _Reading)
             where.file,
             where.document,
             kind if isinstance(kind, str) and kind else None,
-            _display_name(data),
+            display_name(data),
             where.path,
         )
         bundle.add_problem(
@@ -297,7 +297,7 @@ def _add_document(bundle: Bundle, data: Any, where: Location, reading: _Reading)
         _add_list(bundle, data, where, item_kind, reading)
         return
     info = lookup(api_version, kind)
-    named = Location(where.file, where.document, kind, _display_name(data), where.path)
+    named = Location(where.file, where.document, kind, display_name(data), where.path)
     if info is None:
         bundle.notices.append(
             f"{_prefix(named)}skipped {api_version} {kind}/{named.name or '?'}: drasat does not use this kind"
@@ -373,8 +373,9 @@ def _add_object(bundle: Bundle, data: dict[str, Any], where: Location, info: Kin
     bundle.add(Loaded(obj, where, source))
 
 
-def _display_name(data: dict[str, Any]) -> str | None:
-    """``name`` or ``namespace/name`` from metadata, if they are there as text."""
+def display_name(data: dict[str, Any]) -> str | None:
+    """``name`` or ``namespace/name`` from metadata, if they are there as text: how every message names an object
+    read from a document (the workload ``fit`` reads too)."""
     metadata = data.get("metadata")
     if not isinstance(metadata, dict):
         return None

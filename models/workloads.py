@@ -22,6 +22,7 @@ from pydantic import ValidationError
 
 from .core import Pod
 from .errors import InputError, Location
+from .loader import display_name
 from .pydantic_problems import problems_from
 
 MAX_COUNT = 100_000  # pods of one pod set in one copy: more is a typo, not a workload
@@ -67,7 +68,7 @@ def workload_from_data(data: Any, where: Location) -> Workload:
     kind = data["kind"]
     meta: dict[str, Any] = data["metadata"] if isinstance(data.get("metadata"), dict) else {}
     name, namespace = str(meta.get("name") or ""), str(meta.get("namespace") or "default")
-    where = Location(where.file, where.document, kind, name or "?")
+    where = Location(where.file, where.document, kind, display_name(data) or "?")  # as the loader names it
     if not name:
         raise InputError("a workload needs metadata.name", where.child("metadata.name"))
     spec = data.get("spec")

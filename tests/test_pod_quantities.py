@@ -181,7 +181,8 @@ def test_fit_refuses_a_workload_whose_pod_asks_for_what_the_api_server_refuses(
     workload.write_text(pod)
     result = run(["fit", str(workload)], EXAMPLES)
     assert result.exit_code == 2 and result.stdout == "", result.output
-    assert f"{workload}[0]: {kind}/p: {field}: {BAD[value]}" in result.stderr
+    name = "default/p" if kind == "Pod" else "p"  # as the loader names it: the namespace when one is written
+    assert f"{workload}[0]: {kind}/{name}: {field}: {BAD[value]}" in result.stderr
 
 
 LONG_DOMAIN = ".".join(["d" * 61] * 4)  # 247 characters: a subdomain, but not with "requests." before it
@@ -229,9 +230,125 @@ def test_a_device_class_extended_resource_name_must_be_qualified(tmp_path: Path,
 
 
 def test_valid_resource_names_stay_accepted(tmp_path: Path) -> None:
-    names = ["nvidia.com/gpu", "example.com/gpu", "cpu", "memory", "hugepages-2Mi", "ephemeral-storage"]
-    whole = ", ".join(f'{n}: "1"' for n in names)
+    names = ["nvidia.com/gpu", "example.com/gpu", "cpu", "memory", "ephemeral-storage"]
+    whole = ", ".join(f'{n}: "1"' for n in names) + ", hugepages-2Mi: 2Mi"  # whole pages
     pod = _pod(tmp_path, whole, whole)
     assert run(["validate"], pod).exit_code == 0
     scheduled = run(["schedule", "-o", "table"], EXAMPLES, pod)
     assert scheduled.exit_code in (0, 1) and "Invalid value" not in scheduled.output, scheduled.output
+
+
+SPEC_POD = """\
+apiVersion: v1
+kind: Pod
+metadata: {{name: p, namespace: default}}
+spec:
+  containers: [{{name: c, image: x}}]
+{spec}"""
+
+
+def _validate_spec(tmp_path: Path, spec: str) -> tuple[Result, str]:
+    """``drasat validate`` of a pod with ``spec`` (indented two spaces) added, and where its messages start."""
+    path = tmp_path / "spec.yaml"
+    path.write_text(SPEC_POD.format(spec=spec))
+    return run(["validate"], str(path)), f"{path}[0]: Pod/default/p: spec"
+
+
+def test_overhead_names_follow_the_container_rules(tmp_path: Path) -> None:
+    """validateOverhead checks ``spec.overhead`` as a container's limits (at ``spec.overhead.limits``): ``foo``
+    is neither a standard resource nor a container's, and hugepages need cpu or memory there too."""
+    result, at = _validate_spec(tmp_path, '  overhead: {foo: "1"}\n')
+    assert result.exit_code == 2, result.output
+    assert f'{at}.overhead.limits[foo]: Invalid value: "foo": must be a standard resource for containers' in (
+        result.stdout
+    )
+    result, at = _validate_spec(tmp_path, "  overhead: {hugepages-2Mi: 2Mi}\n")
+    assert result.exit_code == 2, result.output
+    assert f"{at}.overhead: Forbidden: HugePages require cpu or memory" in result.stdout
+    assert _validate_spec(tmp_path, '  overhead: {cpu: 250m, memory: 120Mi, example.com/gpu: "1"}\n')[0].exit_code == 0
+
+
+SUPPORTED_AT_POD_LEVEL = 'supported values: "cpu", "hugepages-", "memory"'
+
+
+@pytest.mark.parametrize(
+    "name, message",
+    [
+        ("example.com/gpu", f'Unsupported value: "example.com/gpu": {SUPPORTED_AT_POD_LEVEL}'),
+        ("ephemeral-storage", f'Unsupported value: "ephemeral-storage": {SUPPORTED_AT_POD_LEVEL}'),
+        ("foo", 'Invalid value: "foo": must be a standard resource type or fully qualified'),
+    ],
+)
+def test_pod_level_resources_take_only_cpu_memory_and_hugepages(tmp_path: Path, name: str, message: str) -> None:
+    """validatePodResourceName: a qualified standard name first, then one pod-level resources support."""
+    result, at = _validate_spec(tmp_path, f'  resources: {{requests: {{"{name}": "1"}}, limits: {{"{name}": "1"}}}}\n')
+    assert result.exit_code == 2, result.output
+    for field in ("requests", "limits"):
+        assert f"{at}.resources.{field}[{name}]: {message}\n" in result.stdout
+    assert "for containers" not in result.stdout
+
+
+def test_pod_level_cpu_memory_and_hugepages_stay_accepted(tmp_path: Path) -> None:
+    spec = "  resources: {requests: {cpu: '1', memory: 1Gi, hugepages-2Mi: 4Mi}, limits: {hugepages-2Mi: 4Mi}}\n"
+    result, _ = _validate_spec(tmp_path, spec)
+    assert result.exit_code == 0, result.output
+
+
+def test_a_name_without_a_domain_is_first_not_a_standard_resource_then_not_a_containers(tmp_path: Path) -> None:
+    """validateContainerResourceName appends its own word to validateResourceName's, in that order."""
+    pod = _pod(tmp_path, 'gpus: "1"', "")
+    result = run(["validate"], pod)
+    assert result.exit_code == 2
+    at = f'{pod}[0]: Pod/default/p: spec.containers[0].resources.requests[gpus]: Invalid value: "gpus": must be'
+    assert f"{at} a standard resource type or fully qualified\n       - {at} a standard resource for containers\n" in (
+        result.stdout
+    )
+    pods = run(["validate"], _pod(tmp_path, 'pods: "1"', ""))  # a standard resource, but not a container's
+    assert pods.exit_code == 2 and "fully qualified" not in pods.stdout and "for containers" in pods.stdout
+
+
+@pytest.mark.parametrize("command", ["validate", "schedule"])
+def test_hugepages_need_cpu_or_memory_beside_them(tmp_path: Path, command: str) -> None:
+    pod = _pod(tmp_path, "hugepages-2Mi: 2Mi", "hugepages-2Mi: 2Mi")
+    result = run(COMMANDS[command], pod)
+    assert result.exit_code == 2, result.output
+    out = result.stdout if command == "validate" else result.stderr
+    assert f"{pod}[0]: Pod/default/p: spec.containers[0].resources: Forbidden: HugePages require cpu or memory" in out
+    for beside in ("requests", "limits"):
+        with_memory = _pod(
+            tmp_path,
+            "hugepages-2Mi: 2Mi" + (", memory: 1Gi" if beside == "requests" else ""),
+            "hugepages-2Mi: 2Mi" + (", cpu: '1'" if beside == "limits" else ""),
+        )
+        assert run(["validate"], with_memory).exit_code == 0
+
+
+@pytest.mark.parametrize(
+    "name, quantity, shown",
+    [("hugepages-2Mi", "3Mi", "3Mi"), ("hugepages-1Gi", "1.5Gi", "1536Mi"), ("hugepages-2Mi", "1", "1")],
+)
+def test_hugepages_come_in_whole_pages(tmp_path: Path, name: str, quantity: str, shown: str) -> None:
+    """validateResourceQuantityHugePageValue, always on for a new pod (the indivisible values an old pod may
+    keep are an update's allowance): the quantity is a whole number of pages."""
+    pod = _pod(tmp_path, f"memory: 1Gi, {name}: {quantity}", f"{name}: {quantity}")
+    result = run(["validate"], pod)
+    assert result.exit_code == 2, result.output
+    for field in ("requests", "limits"):
+        at = f"{pod}[0]: Pod/default/p: spec.containers[0].resources.{field}[{name}]"
+        assert f'{at}: Invalid value: "{shown}": {shown} is not positive integer multiple of {name}\n' in result.stdout
+    whole = _pod(tmp_path, f"memory: 1Gi, {name}: 0", f"{name}: 0")
+    assert run(["validate"], whole).exit_code == 0
+
+
+@pytest.mark.parametrize("namespace", ["", ", namespace: team"])
+def test_fit_names_its_workload_as_every_other_command_names_the_pod(tmp_path: Path, namespace: str) -> None:
+    """A Pod given to fit is named as validate and schedule name it: namespace/name when a namespace is written."""
+    text = POD.format(requests='example.com/gpu: "1.5"', limits='example.com/gpu: "1.5"')
+    workload = tmp_path / "workload.yaml"
+    workload.write_text(text.replace(", namespace: default}", namespace + "}"))
+    fit = run(["fit", str(workload)], EXAMPLES)
+    validate = run(["validate"], str(workload))
+    assert fit.exit_code == validate.exit_code == 2, fit.output
+    name = "team/p" if namespace else "p"
+    line = f'{workload}[0]: Pod/{name}: spec.containers[0].resources.requests[example.com/gpu]: Invalid value: "1500m"'
+    assert line in fit.stderr and line in validate.stdout

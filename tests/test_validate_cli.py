@@ -200,3 +200,27 @@ def test_name_output_lists_only_valid_objects_and_tells_every_problem_on_stderr(
     assert f"error: {tmp_path / 'b.yaml'}[0]: YAML error at line 2, column 1" in err
     clean = run("-o", "name", str(REPO / "examples"))
     assert clean.exit_code == 0 and clean.stderr == "" and len(clean.stdout.splitlines()) == 15
+
+
+def test_name_output_spells_each_kind_with_its_group_as_kubectl_does(tmp_path: Path) -> None:
+    """kubectl's -o name is ``kind.group/name`` for every kind but the core group's (and says nothing of the
+    version): podgroup.scheduling.k8s.io/grp, not podgroup/grp; a converted v1beta1 claim is still resource.k8s.io."""
+    (tmp_path / "objects.yaml").write_text(
+        "apiVersion: scheduling.k8s.io/v1beta1\nkind: PodGroup\nmetadata: {name: grp, namespace: default}\n---\n"
+        "apiVersion: policy/v1\nkind: PodDisruptionBudget\nmetadata: {name: pdb, namespace: default}\n"
+        "spec: {maxUnavailable: 0, selector: {matchLabels: {app: x}}}\n---\n"
+        "apiVersion: v1\nkind: Pod\nmetadata: {name: x, namespace: default}\nspec: {containers: [{name: c, image: i}]}\n"
+        "---\napiVersion: v1\nkind: Node\nmetadata: {name: n}\n---\n"
+        "apiVersion: resource.k8s.io/v1beta1\nkind: ResourceClaim\nmetadata: {name: c, namespace: default}\n"
+        "spec: {devices: {requests: [{name: r, deviceClassName: gpu.example.com}]}}\n---\n" + CLASS
+    )
+    result = run("-o", "name", str(tmp_path))
+    assert result.exit_code == 0, result.output
+    assert result.stdout.splitlines() == [
+        "podgroup.scheduling.k8s.io/grp",
+        "poddisruptionbudget.policy/pdb",
+        "pod/x",
+        "node/n",
+        "resourceclaim.resource.k8s.io/c",
+        "deviceclass.resource.k8s.io/gpu.example.com",
+    ]

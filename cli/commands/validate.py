@@ -140,9 +140,11 @@ def _report(verdicts: list[Verdict], quiet: bool) -> None:
 
 def _report_names(verdicts: list[Verdict]) -> None:
     """kubectl's ``-o name``: the objects that passed on stdout (a script may act on them), and every problem
-    on stderr as kubectl tells an error — an invalid object's name on stdout would read as a success."""
+    on stderr as kubectl tells an error — an invalid object's name on stdout would read as a success. Each
+    name carries its object's apiVersion, whose group kubectl writes after the kind (poddisruptionbudget.policy)."""
     valid = [entry.obj for entry, problems in verdicts if isinstance(entry, Loaded) and not problems]
-    echo(render_data(None, "name", [{"kind": obj.kind, "metadata": {"name": obj.name}} for obj in valid]), nl=False)
+    named = [{"apiVersion": obj.api_version, "kind": obj.kind, "metadata": {"name": obj.name}} for obj in valid]
+    echo(render_data(None, "name", named), nl=False)
     for entry, problems in verdicts:
         for problem in [entry] if isinstance(entry, InputProblem) else problems:
             echo(f"error: {problem}", err=True)

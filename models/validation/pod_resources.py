@@ -6,12 +6,16 @@ resource such as ``nvidia.com/gpu``, and ``pods``), a request above its limit, a
 for resources that cannot be overcommitted (extended resources, hugepages) — a
 request that differs from its limit or has none. Its words are kept here.
 
-Resource names are checked as ``validateContainerResourceName`` checks them: a
-qualified name (``IsQualifiedName``: an optional DNS-subdomain prefix, a name part of
-at most 63 characters), a standard resource for a container when there is no domain,
-and an extended resource name (``IsExtendedResourceName``) when the domain is not
-kubernetes.io's — otherwise ``"bad name/gpu"`` would be scheduled as a resource no
-cluster could hold.
+Resource names are checked as ``validateResourceName`` checks them — a qualified name
+(``IsQualifiedName``: an optional DNS-subdomain prefix, a name part of at most 63
+characters) and, without a domain, a standard resource — and then by where they are
+written. A container's, an init container's and the overhead's
+(``validateContainerResourceName``) must be a standard resource for a container when
+there is no domain, and an extended resource name (``IsExtendedResourceName``) when the
+domain is not kubernetes.io's — otherwise ``"bad name/gpu"`` would be scheduled as a
+resource no cluster could hold. The pod-level ``spec.resources``
+(``validatePodResourceName``) takes only what pod-level resources support: cpu, memory
+and hugepages. Hugepages come in whole pages, and only beside cpu or memory.
 
 One check goes beyond the API server's: a quantity kube-scheduler cannot count.
 The scheduler adds requests up in 64-bit integers (``MilliValue()`` for cpu,
@@ -22,9 +26,12 @@ number. drasat refuses such a quantity rather than answer for a number nobody wr
 
 from __future__ import annotations
 
+from enum import Enum
+from functools import lru_cache
+
 from drasat.models.core import Pod, PodSpec
 from drasat.models.errors import InputProblem, Location
-from drasat.models.quantity import Quantity
+from drasat.models.quantity import Quantity, QuantityError
 
 from .formats import Findings, index, key, label_key_errors, show
 
@@ -43,9 +50,37 @@ _STANDARD_INTEGER = frozenset(
         "services.loadbalancers",
     }
 )
+_STANDARD = frozenset(  # IsStandardResourceName, besides hugepages
+    {
+        *_STANDARD_CONTAINER,
+        *_STANDARD_INTEGER,
+        "requests.cpu",
+        "requests.memory",
+        "requests.ephemeral-storage",
+        "limits.cpu",
+        "limits.memory",
+        "limits.ephemeral-storage",
+        "storage",
+        "requests.storage",
+    }
+)
+_CPU_OR_MEMORY = ("cpu", "memory")
+HUGEPAGES = "hugepages-"
 NEGATIVE = "must be greater than or equal to 0"
 NOT_INTEGER = "must be an integer"
 NO_LIMIT = "Limit must be set for non overcommitable resources"
+NOT_STANDARD = "must be a standard resource type or fully qualified"
+NOT_FOR_CONTAINERS = "must be a standard resource for containers"
+NOT_EXTENDED = "doesn't follow extended resource name standard"
+POD_LEVEL_SUPPORTED = 'supported values: "cpu", "hugepages-", "memory"'  # sets.List(SupportedPodLevelResources())
+HUGEPAGES_ALONE = "Forbidden: HugePages require cpu or memory"
+
+
+class ResourceNames(Enum):
+    """Which of Kubernetes' name rules a ``resources`` map follows: where it is written decides."""
+
+    CONTAINER = "validateContainerResourceName"  # a container's, an init container's, the pod's overhead
+    POD = "validatePodResourceName"  # the pod-level spec.resources
 
 
 def is_native(name: str) -> bool:
@@ -55,7 +90,29 @@ def is_native(name: str) -> bool:
 
 def is_hugepages(name: str) -> bool:
     """``IsHugePageResourceName``: ``hugepages-2Mi`` and the like, counted apart and never overcommitted."""
-    return name.startswith("hugepages-")
+    return name.startswith(HUGEPAGES)
+
+
+def is_standard(name: str) -> bool:
+    """``IsStandardResourceName``: a resource Kubernetes itself knows (quota's names and hugepages included)."""
+    return name in _STANDARD or name.startswith((HUGEPAGES, "requests." + HUGEPAGES))
+
+
+def supported_at_pod_level(name: str) -> bool:
+    """``IsSupportedPodLevelResource``: what the pod-level ``spec.resources`` may hold."""
+    return name in _CPU_OR_MEMORY or is_hugepages(name)
+
+
+def whole_pages(name: str, quantity: Quantity) -> bool:
+    """``IsHugePageResourceValueDivisible``: ``quantity`` is a whole number of the pages ``name`` sizes (a
+    page size that is no positive whole quantity divides nothing)."""
+    try:
+        page = Quantity.parse(name[len(HUGEPAGES) :])
+    except QuantityError:
+        return False
+    if page <= 0 or page.milli_value() % 1000:
+        return False
+    return quantity.ceil_int() % page.ceil_int() == 0
 
 
 def is_extended(name: str) -> bool:
@@ -69,6 +126,7 @@ def overcommit_allowed(name: str) -> bool:
     return is_native(name) and not is_hugepages(name)
 
 
+@lru_cache(maxsize=4096)
 def counted_whole(name: str) -> bool:
     """``IsIntegerResourceName``: resources counted in whole units."""
     return name in _STANDARD_INTEGER or is_extended(name)
@@ -84,44 +142,53 @@ def pod_requirement_problems(pod: Pod, where: Location | None = None) -> list[In
 
 
 def check_pod_requirements(out: Findings, at: Location, spec: PodSpec) -> None:
-    """``ValidateResourceRequirements`` on each container's and init container's resources, the overhead and the
-    pod-level resources of the spec at ``at``."""
+    """``ValidateResourceRequirements`` on each container's and init container's resources, the overhead (as a
+    container's limits, at ``overhead.limits`` as upstream's ``validateOverhead`` names them) and the pod-level
+    resources of the spec at ``at``."""
     for field, containers in (("containers", spec.containers), ("initContainers", spec.init_containers)):
         for i, container in enumerate(containers):
             if container.resources is not None:
                 here, resources = index(at.child(field), i).child("resources"), container.resources
-                check_requirements(out, here, resources.limits, resources.requests, container=True)
+                check_requirements(out, here, resources.limits, resources.requests, ResourceNames.CONTAINER)
     if spec.overhead:
-        check_requirements(out, at.child("overhead"), spec.overhead, {}, container=False)
+        check_requirements(out, at.child("overhead"), spec.overhead, {}, ResourceNames.CONTAINER)
     if spec.resources is not None:
-        check_requirements(out, at.child("resources"), spec.resources.limits, spec.resources.requests, container=False)
+        check_requirements(
+            out, at.child("resources"), spec.resources.limits, spec.resources.requests, ResourceNames.POD
+        )
 
 
 def check_requirements(
-    out: Findings, at: Location, limits: dict[str, Quantity], requests: dict[str, Quantity], *, container: bool
+    out: Findings, at: Location, limits: dict[str, Quantity], requests: dict[str, Quantity], names: ResourceNames
 ) -> None:
-    """Kubernetes' ``ValidateResourceRequirements`` on one container's (or the pod's) ``resources``.
-
-    ``container`` adds the rule on a container's resource names (standard or extended)."""
+    """Kubernetes' ``validateResourceRequirements`` on one container's (or the pod's) ``resources``, in its
+    order: each limit, each request against its limit, then hugepages without cpu or memory."""
+    limits_at, requests_at = at.child("limits"), at.child("requests")
     for name, quantity in limits.items():
-        _check_value(out, key(at.child("limits"), name), name, quantity, container)
+        here = key(limits_at, name)
+        _check_value(out, here, name, quantity, names)
+        _check_pages(out, here, name, quantity)
     for name, quantity in requests.items():
-        _check_value(out, key(at.child("requests"), name), name, quantity, container)
+        here = key(requests_at, name)
+        _check_value(out, here, name, quantity, names)
         limit = limits.get(name)
         if limit is not None:
             if quantity != limit and not overcommit_allowed(name):
-                out.add(at.child("requests"), f'Invalid value: "{quantity}": must be equal to {name} limit of {limit}')
+                out.add(requests_at, f'Invalid value: "{quantity}": must be equal to {name} limit of {limit}')
             elif quantity > limit:
                 out.add(
-                    at.child("requests"),
-                    f'Invalid value: "{quantity}": must be less than or equal to {name} limit of {limit}',
+                    requests_at, f'Invalid value: "{quantity}": must be less than or equal to {name} limit of {limit}'
                 )
         elif not overcommit_allowed(name):
-            out.add(at.child("limits"), f"Required value: {NO_LIMIT} ({name} is requested)")
+            out.add(limits_at, f"Required value: {NO_LIMIT} ({name} is requested)")
+        _check_pages(out, here, name, quantity)
+    if _hugepages_alone(limits, requests):
+        out.add(at, HUGEPAGES_ALONE)
 
 
-def _check_value(out: Findings, at: Location, name: str, quantity: Quantity, container: bool) -> None:
-    _check_name(out, at, name, container)
+def _check_value(out: Findings, at: Location, name: str, quantity: Quantity, names: ResourceNames) -> None:
+    for message in _name_messages(name, names):
+        out.add(at, message)
     if quantity < 0:
         out.add(at, f'Invalid value: "{quantity}": {NEGATIVE}')
         return
@@ -131,15 +198,43 @@ def _check_value(out: Findings, at: Location, name: str, quantity: Quantity, con
     check_countable(out, at, name, quantity)
 
 
-def _check_name(out: Findings, at: Location, name: str, container: bool) -> None:
-    """``validateContainerResourceName`` (``container``), or its qualified-name and extended-name parts."""
-    for message in label_key_errors(name):
-        out.add(at, f"Invalid value: {show(name)}: {message}")
-    if "/" not in name:
-        if container and name not in _STANDARD_CONTAINER and not is_hugepages(name):
-            out.add(at, f"Invalid value: {show(name)}: must be a standard resource for containers")
+@lru_cache(maxsize=4096)
+def _name_messages(name: str, names: ResourceNames) -> tuple[str, ...]:
+    """``validateResourceName``'s words, then those of the rule for where the name is written (``names``).
+    Cached: a fleet's pods ask for a handful of names, and every pod of it is checked when read."""
+    errors = _resource_name_errors(name)
+    out = [f"Invalid value: {show(name)}: {message}" for message in errors]
+    if names is ResourceNames.POD:
+        if not errors and not supported_at_pod_level(name):
+            out.append(f"Unsupported value: {show(name)}: {POD_LEVEL_SUPPORTED}")
+    elif "/" not in name:
+        if name not in _STANDARD_CONTAINER and not is_hugepages(name):
+            out.append(f"Invalid value: {show(name)}: {NOT_FOR_CONTAINERS}")
     elif not is_native(name) and not is_extended(name):
-        out.add(at, f"Invalid value: {show(name)}: doesn't follow extended resource name standard")
+        out.append(f"Invalid value: {show(name)}: {NOT_EXTENDED}")
+    return tuple(out)
+
+
+def _resource_name_errors(name: str) -> list[str]:
+    """``validateResourceName``: a qualified name and, without a domain, a standard resource."""
+    errors = label_key_errors(name)
+    if not errors and "/" not in name and not is_standard(name):
+        errors.append(NOT_STANDARD)
+    return errors
+
+
+def _check_pages(out: Findings, at: Location, name: str, quantity: Quantity) -> None:
+    """``validateResourceQuantityHugePageValue``, always on for a pod being created (only an update may keep
+    the indivisible values the old pod had)."""
+    if is_hugepages(name) and not whole_pages(name, quantity):
+        out.add(at, f'Invalid value: "{quantity}": {quantity} is not positive integer multiple of {name}')
+
+
+def _hugepages_alone(limits: dict[str, Quantity], requests: dict[str, Quantity]) -> bool:
+    """Hugepages asked for with neither cpu nor memory in the limits or the requests."""
+    if any(name in limits or name in requests for name in _CPU_OR_MEMORY):
+        return False
+    return any(is_hugepages(name) for name in limits) or any(is_hugepages(name) for name in requests)
 
 
 def check_countable(out: Findings, at: Location, name: str, quantity: Quantity) -> None:
