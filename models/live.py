@@ -143,6 +143,8 @@ def default_kubeconfig() -> str | None:
 
 
 def _api_client(kubeconfig: str | None, context: str | None) -> Any:
+    if kubeconfig is not None and not os.path.exists(os.path.expanduser(kubeconfig)):
+        raise InputError(f"cannot read kubeconfig {kubeconfig}: no such file")  # kubectl: stat ...: no such file
     kubeconfig = kubeconfig or default_kubeconfig() or os.path.expanduser(DEFAULT_KUBECONFIG)
     try:
         from kubernetes import config
@@ -274,5 +276,25 @@ def _api_message(exc: Any) -> str:
 
 
 def _short(exc: Exception) -> str:
+    """Why a call failed, in a line: the system's reason where the client wraps one (urllib3 nests a refused
+    connection three exceptions deep, each repeating the URL), as kubectl says it."""
+    reason = _system_reason(exc)
+    if reason is not None:
+        return f"{str(reason.strerror).lower()} (did you specify the right host or port?)"
     text = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
     return text[:300]
+
+
+def _system_reason(exc: BaseException | None) -> OSError | None:
+    """The first OSError with a system reason among ``exc``, the errors it wraps and their causes."""
+    seen: set[int] = set()
+    while exc is not None and id(exc) not in seen:
+        seen.add(id(exc))
+        if isinstance(exc, OSError) and exc.strerror:
+            return exc
+        exc = (
+            getattr(exc, "reason", None)
+            if isinstance(getattr(exc, "reason", None), BaseException)
+            else (exc.__cause__ or exc.__context__)
+        )
+    return None
