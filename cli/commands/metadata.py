@@ -43,8 +43,8 @@ followed or written through: a link, a FIFO or a device there is refused.
 \b
 Exit status: 0 written (a table of the files); 2 invalid input, two claims
 writing one path of one pod, a device missing from the slices, a name that
-is not what the API server accepts for it (a namespace "..", a claim "a/b"), or
-a link, FIFO or device below DIR: then nothing is written.
+is not what the API server accepts for it (a namespace "..", a claim "a/b"),
+or a link, FIFO or device below DIR: then nothing is written.
 
 \b
 Examples:
