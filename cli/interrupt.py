@@ -4,7 +4,7 @@ Python runs a signal handler only between bytecodes of the main thread, and dras
 main thread can sit for seconds inside CP-SAT or a CEL engine's C++ code. So the
 handler here is a thread blocked on the signal wake-up pipe: the C-level handler
 writes to the pipe whatever the main thread is doing, and the thread removes any
-output still being written (see :func:`write_atomically`), stops what was registered
+output still being written (see :func:`removed_if_interrupted`), stops what was registered
 with :func:`stopped_on_interrupt` (worker processes, a Ray instance started here) and
 ends the process. ``os._exit`` runs no ``finally`` and no ``atexit``: without that
 registration, worker processes would be left running for ever.
@@ -27,7 +27,6 @@ import signal
 import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from pathlib import Path
 
 EXIT_INTERRUPTED = 128 + signal.SIGINT  # 130, what shells report for a process ended by Ctrl-C
 #: The signals that end a run politely, and the line each leaves on stderr; the exit status is 128 + the signal.
@@ -37,7 +36,7 @@ ENDING = {
     **({signal.SIGHUP: b"drasat: hangup\n"} if hasattr(signal, "SIGHUP") else {}),
 }
 MESSAGE = ENDING[signal.SIGINT]
-_PARTIAL: set[str] = set()
+_PARTIAL: set[tuple[int, str]] = set()  # (folder descriptor, name) of each temporary being written
 _LOCK = threading.Lock()
 _STOPS: list[Callable[[], None]] = []
 STOP_WAIT = 5.0  # seconds the stops may take before the process ends anyway (a Ray shutdown can hang)
@@ -135,36 +134,25 @@ def _run_stops() -> None:
             pass
 
 
-def write_atomically(path: str | Path, data: str | bytes) -> None:
-    """Write ``path`` under a temporary name in the same directory and rename it when complete,
-    so that an interrupted or failed write never leaves a half-written file under the real name.
-
-    A link is followed: the temporary goes beside its target and replaces the target, the link stays.
-    Only for a regular file (or none yet): renaming over a FIFO or a device would replace it (see
-    :mod:`.output_file`, which writes those straight through)."""
-    target = Path(os.path.realpath(path))
-    temporary = target.with_name(f".{target.name}.{os.getpid()}.partial")
+@contextmanager
+def removed_if_interrupted(folder: int, name: str) -> Iterator[None]:
+    """Within the block, a signal that ends the run first removes the file ``name`` in the open folder
+    ``folder`` (a temporary being written: see :mod:`.atomic_file`)."""
     with _LOCK:
-        _PARTIAL.add(str(temporary))
+        _PARTIAL.add((folder, name))
     try:
-        with open(temporary, "wb") as out:
-            out.write(data.encode() if isinstance(data, str) else data)
-            out.flush()
-            os.fsync(out.fileno())
-        os.replace(temporary, target)
+        yield
     finally:
         with _LOCK:
-            _PARTIAL.discard(str(temporary))
-        if temporary.exists():
-            temporary.unlink()
+            _PARTIAL.discard((folder, name))
 
 
 def remove_partial_outputs() -> None:
-    """Delete every file :func:`write_atomically` has not finished."""
+    """Delete every file registered with :func:`removed_if_interrupted` whose block has not ended."""
     with _LOCK:
-        for name in list(_PARTIAL):
+        for folder, name in list(_PARTIAL):
             try:
-                os.unlink(name)
+                os.unlink(name, dir_fd=folder)
             except OSError:
                 pass
         _PARTIAL.clear()

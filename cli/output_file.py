@@ -1,23 +1,32 @@
-"""An output file the user named (``--html FILE``, ``--output-state FILE``, ``metadata --out``'s files).
+"""An output file the user named (``--html FILE``, ``--output-state FILE``).
 
 What is at the path is written, never replaced by something else: a regular file is replaced whole (a
-temporary beside it, renamed over it: never half written, even on Ctrl-C, see :mod:`.interrupt`); a link
-is followed and its target replaced so (the link stays a link, as ``cmd > link`` leaves it); a FIFO or a
-device (``/dev/stdout``, ``/dev/null``, a named pipe another program reads) is written straight through,
-as a shell's ``>`` would, since renaming a file over it would take its place and write nothing where
-the user meant. A path that cannot be written is bad input (exit 2), named in the message — a full
-device or a reader that went away as much as a missing folder — and never followed by "wrote".
+temporary beside it, renamed over it: never half written, even on Ctrl-C; its mode and owner kept; see
+:mod:`.atomic_file`); a link is followed and its target replaced so (the link stays a link, as ``cmd > link``
+leaves it); a FIFO or a device (``/dev/null``, a named pipe another program reads) is written straight
+through, as a shell's ``>`` would, since renaming a file over it would take its place and write nothing where
+the user meant. A path that names a descriptor drasat already has open (``/dev/stdout``, ``/dev/stderr``,
+``/dev/fd/N``, ``/proc/self/fd/N``, as typed, before any link is resolved) is written to that descriptor
+as it stands, never opened anew nor renamed over: through ``/proc`` it leads to whatever the shell opened,
+a file ``>>`` appends to, a file a group of commands shares — replacing that would throw away what others
+wrote there. ``/dev/stdout`` is written as ``-`` is (see :mod:`.standard_output`: a reader gone ends the run
+quietly, 141). A path that cannot be written is bad input (exit 2), named in the message — a full device or a
+reader that went away as much as a missing folder — and never followed by "wrote".
+
+The files ``metadata --out`` names itself below the folder given are not written here: see :mod:`.output_tree`.
 """
 
 from __future__ import annotations
 
 import os
+import re
 import stat
+import sys
 
 from drasat.cli.render.text import echo
 from drasat.models.errors import InputError
 
-from .interrupt import write_atomically
+from .atomic_file import write_atomically
 
 __all__ = ["folder_problem", "write_output"]
 
@@ -26,16 +35,32 @@ def write_output(path: str, text: str) -> None:
     """Write ``text`` to ``path`` as the module says; ``-`` is standard output, as kubectl reads it,
     never a file named ``-``. No folder is created: a missing one is most often a typo, and writing
     there would put the output where the user did not look."""
-    if path == "-":
+    descriptor = _open_descriptor(path)
+    if descriptor == STDOUT:
         echo(text, nl=False)
         return
-    problem = folder_problem(os.path.dirname(path) or ".")
+    problem = None if descriptor is not None else folder_problem(os.path.dirname(path) or ".")
     if problem is not None:
         raise InputError(f"cannot write {path}: {problem}")
     try:
-        _write(path, text.encode())
+        if descriptor is None:
+            _write(path, text.encode())
+        else:
+            sys.stderr.flush()  # what drasat said before goes first, when the descriptor is (a copy of) stderr
+            _write_all(descriptor, text.encode())
     except OSError as exc:
         raise InputError(f"cannot write {path}: {exc.strerror or exc}") from None
+
+
+STDOUT = 1
+_STANDARD = {"-": STDOUT, "/dev/stdin": 0, "/dev/stdout": STDOUT, "/dev/stderr": 2}
+_NUMBERED = re.compile(r"/(?:dev|proc/self)/fd/(\d+)")
+
+
+def _open_descriptor(path: str) -> int | None:
+    """The descriptor ``path`` names as typed (``-`` is standard output), or None for a path to open."""
+    numbered = _NUMBERED.fullmatch(path)
+    return int(numbered.group(1)) if numbered else _STANDARD.get(path)
 
 
 def folder_problem(folder: str) -> str | None:
@@ -61,7 +86,7 @@ def _write(path: str, data: bytes) -> None:
         raise InputError(f"cannot write {path}: it is a folder")
     if stat.S_ISREG(found.st_mode) and _named(found, os.path.realpath(path)):
         write_atomically(path, data)
-    else:  # a FIFO or a device; or a file only an open descriptor names (/dev/stdout > file): no name to rename to
+    else:  # a FIFO or a device; or a file only /proc's links reach (a deleted one): no name to rename to
         _write_through(path, data)
 
 
@@ -83,11 +108,16 @@ def _named(found: os.stat_result, path: str) -> bool:
 
 
 def _write_through(path: str, data: bytes) -> None:
-    """Every byte written to what is at ``path`` (a pipe or a device may take them a part at a time)."""
+    """What is at ``path`` (a FIFO, a device), opened as a shell's ``>`` opens it, written through."""
     descriptor = os.open(path, os.O_WRONLY | os.O_TRUNC)
     try:
-        view = memoryview(data)
-        while view:
-            view = view[os.write(descriptor, view) :]
+        _write_all(descriptor, data)
     finally:
         os.close(descriptor)
+
+
+def _write_all(descriptor: int, data: bytes) -> None:
+    """Every byte, however few each write takes (a pipe or a device may take them a part at a time)."""
+    view = memoryview(data)
+    while view:
+        view = view[os.write(descriptor, view) :]

@@ -12,7 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from drasat.cli.interrupt import EXIT_INTERRUPTED, remove_partial_outputs, write_atomically
+from drasat.cli.atomic_file import write_atomically
+from drasat.cli.interrupt import EXIT_INTERRUPTED, remove_partial_outputs
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
 

@@ -4,11 +4,16 @@ API server checks it, before anything is written, and a path resolving elsewhere
 from __future__ import annotations
 
 import os
+import shutil
+import subprocess
+import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 from click.testing import CliRunner
 
+from drasat.cli.commands import metadata as metadata_command
 from drasat.cli.main import cli, load_all_commands
 
 GPU = Path(__file__).parent / "data" / "metadata" / "gpu.yaml"
@@ -144,3 +149,63 @@ def test_the_corpus_traversal_inputs_write_nothing(tmp_path: Path, path: Path) -
 
 def test_the_corpus_has_the_traversal_inputs() -> None:
     assert len(CORPUS) >= 3
+
+
+FILE = Path("gpu-test1/pods/pod0/resourceclaimtemplates/gpu/gpu/gpu.example.com-metadata.json")
+
+
+def metadata_run(out: Path) -> subprocess.CompletedProcess[str]:
+    """A process of its own: a FIFO opened for writing would block the test for ever."""
+    command = [sys.executable, "-m", "drasat.cli", "metadata", "--out", str(out), str(GPU)]
+    return subprocess.run(command, capture_output=True, text=True, timeout=60)
+
+
+def plant(out: Path, what: str) -> Path:
+    """Something other than a regular file or a folder where drasat names a file or a folder below ``out``."""
+    (out / FILE.parent).mkdir(parents=True)
+    (out / "kept.json").write_text("kept\n")
+    if what == "fifo":
+        os.mkfifo(out / FILE)
+        return out / FILE
+    if what == "file link":
+        (out / FILE).symlink_to(out / "kept.json")
+        return out / FILE
+    folder = out / "gpu-test1" / "pods"
+    os.rename(folder, out / "real-pods")
+    folder.symlink_to(out / "real-pods", target_is_directory=True)  # a link that stays inside --out
+    return folder
+
+
+@pytest.mark.parametrize("what, named", [("fifo", "a FIFO"), ("file link", "a link"), ("folder link", "a link")])
+def test_what_drasat_names_below_out_is_a_regular_file_or_nothing(tmp_path: Path, what: str, named: str) -> None:
+    out = tmp_path / "out"
+    planted = plant(out, what)
+    before = snapshot(tmp_path)
+    result = metadata_run(out)
+    assert (result.returncode, result.stdout) == (2, ""), result.stderr
+    assert result.stderr.startswith(f"error: ResourceClaim gpu-test1/pod0-gpu-2kqrd: cannot write {out / FILE}: ")
+    assert f"{planted} is {named}" in result.stderr or f"it is {named}" in result.stderr, result.stderr
+    assert snapshot(tmp_path) == before and (out / "kept.json").read_text() == "kept\n"
+
+
+def test_a_folder_swapped_for_a_link_after_the_check_is_not_followed(tmp_path: Path, monkeypatch) -> None:
+    outside, out = tmp_path / "outside", tmp_path / "out"
+    outside.mkdir()
+    (out / FILE.parent).mkdir(parents=True)
+    checked = metadata_command._inside
+
+    def swapped_after_the_check(out_dir: str, entry: Any) -> str:
+        target = checked(out_dir, entry)
+        shutil.rmtree(out / "gpu-test1")
+        (out / "gpu-test1").symlink_to(outside, target_is_directory=True)  # what another user could do meanwhile
+        return target
+
+    monkeypatch.setattr(metadata_command, "_inside", swapped_after_the_check)
+    load_all_commands()
+    result = CliRunner().invoke(cli, ["metadata", "--out", str(out), str(GPU)], catch_exceptions=False)
+    assert (result.exit_code, result.stdout) == (2, ""), result.output
+    assert (
+        result.stderr
+        == f"error: cannot write {out / FILE}: {out / 'gpu-test1'} is a link (drasat follows none below --out)\n"
+    )
+    assert list(outside.iterdir()) == []

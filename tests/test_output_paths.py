@@ -167,3 +167,94 @@ def test_a_reader_that_went_away_ends_the_run_quietly(args: list[str]) -> None:
     _, stderr = process.communicate(timeout=120)
     assert stderr == ""
     assert process.returncode == 128 + signal.SIGPIPE  # 141, as kubectl (and any C program) ends on a broken pipe
+
+
+def test_a_link_planted_at_a_temporary_name_is_never_written_through(tmp_path: Path) -> None:
+    """Anyone who can write the folder could guess ``.map.html.PID.partial`` and plant a link there."""
+    page, victim = tmp_path / "map.html", tmp_path / "victim"
+    page.write_text("old\n")
+    victim.write_text("precious\n")
+    planted = tmp_path / f".map.html.{os.getpid()}.partial"  # the name the CLI (run in this process) once chose
+    planted.symlink_to(victim)
+    result = run(*write("html", page))
+    assert result.exit_code == 0, result.stderr
+    assert victim.read_text() == "precious\n" and planted.is_symlink()
+    assert not page.is_symlink() and page.read_text().startswith(PAGE)
+    assert listing(tmp_path) == sorted(["map.html", "victim", planted.name])
+
+
+@pytest.mark.parametrize("kind", WRITERS)
+def test_a_replaced_file_keeps_its_mode_and_owner_and_a_new_one_follows_the_umask(tmp_path: Path, kind: str) -> None:
+    kept = tmp_path / "kept"
+    kept.write_text("old\n")
+    kept.chmod(0o600)
+    owner = (4321, 8765) if os.geteuid() == 0 else (os.getuid(), os.getgid())  # only root gives files away
+    os.chown(kept, *owner)
+    new = tmp_path / "new"
+    umask = os.umask(0o027)
+    try:
+        results = [run(*write(kind, kept)), run(*write(kind, new))]
+    finally:
+        os.umask(umask)
+    assert [r.exit_code for r in results] == [0, 0], [r.stderr for r in results]
+    found = kept.stat()
+    assert (stat.S_IMODE(found.st_mode), found.st_uid, found.st_gid) == (0o600, *owner)
+    assert kept.read_text() != "old\n"
+    assert stat.S_IMODE(new.stat().st_mode) == 0o640  # 0o666 less the umask, as a shell's > makes it
+    assert listing(tmp_path) == ["kept", "new"]
+
+
+DESCRIPTORS = ["/dev/stdout", "/dev/fd/1", "/proc/self/fd/1"]
+
+
+def appended(path: Path, text: str) -> None:
+    with open(path, "a") as out:
+        out.write(text)
+
+
+@pytest.mark.parametrize("named", DESCRIPTORS)
+def test_standard_output_named_is_written_where_it_stands_never_replaced(tmp_path: Path, named: str) -> None:
+    """``{ echo first; drasat inventory --html /dev/stdout ...; echo footer; } >> log``: all three in order."""
+    log = tmp_path / "log.txt"
+    log.write_text("first\n")
+    with open(log, "a") as out:
+        process = drasat_process("inventory", "--html", named, EXAMPLES, stdout=out)
+        _, stderr = process.communicate(timeout=120)
+    appended(log, "footer\n")
+    assert process.returncode == 0, stderr
+    text = log.read_text()
+    assert text.startswith(f"first\n{PAGE}") and text.endswith("</html>\nfooter\n"), text[:200]
+    assert listing(tmp_path) == ["log.txt"]
+
+
+def test_a_descriptor_named_is_written_as_it_stands(tmp_path: Path) -> None:
+    log, errors = tmp_path / "log.txt", tmp_path / "errors.txt"
+    log.write_text("first\n")
+    errors.write_text("first\n")
+    with open(log, "a") as out, open(errors, "a") as err:
+        command = [sys.executable, "-m", "drasat.cli", "inventory", "--html"]
+        through_fd = subprocess.run(
+            [*command, f"/dev/fd/{out.fileno()}", EXAMPLES], pass_fds=(out.fileno(),), capture_output=True, timeout=120
+        )
+        through_stderr = subprocess.run([*command, "/dev/stderr", EXAMPLES], stderr=err, timeout=120)
+    assert (through_fd.returncode, through_stderr.returncode) == (0, 0), through_fd.stderr
+    assert log.read_text().startswith(f"first\n{PAGE}") and log.read_text().endswith("</html>\n")
+    assert errors.read_text().startswith(f"first\n{PAGE}")
+    assert "</html>\nwrote /dev/stderr: " in errors.read_text()  # the page, then what inventory says of it
+    unopened = subprocess.run([*command, "/dev/fd/9", EXAMPLES], capture_output=True, text=True, timeout=120)
+    assert (unopened.returncode, unopened.stdout) == (2, "")
+    assert unopened.stderr == "error: cannot write /dev/fd/9: Bad file descriptor\n"
+    assert listing(tmp_path) == ["errors.txt", "log.txt"]
+
+
+def test_standard_output_named_fails_as_standard_output_does(tmp_path: Path) -> None:
+    """A reader gone: quiet, 141; a full disk: the message of ``-`` (not a file's), exit 2."""
+    process = drasat_process("inventory", "--html", "/dev/stdout", EXAMPLES, stdout=subprocess.PIPE)
+    assert process.stdout is not None
+    process.stdout.close()
+    _, stderr = process.communicate(timeout=120)
+    assert (process.returncode, stderr) == (128 + signal.SIGPIPE, "")
+    with open(device(tmp_path, FULL), "w") as full:
+        process = drasat_process("inventory", "--html", "/dev/stdout", EXAMPLES, stdout=full)
+        _, stderr = process.communicate(timeout=120)
+    assert (process.returncode, stderr) == (2, "error: writing standard output: No space left on device\n")

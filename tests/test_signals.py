@@ -102,7 +102,8 @@ def test_a_signal_ends_schedule_with_processes_and_leaves_nothing(
 
 WRITING = """
 import os, sys
-from drasat.cli.interrupt import exit_on_interrupt, write_atomically
+from drasat.cli.atomic_file import write_atomically
+from drasat.cli.interrupt import exit_on_interrupt
 
 def stuck(fd):  # the write is under way, its temporary file on disk, when the signal comes
     os.write(1, b"writing\\n")
@@ -123,7 +124,7 @@ def test_a_signal_during_a_write_leaves_the_old_file_and_no_temporary(tmp_path: 
         [sys.executable, "-c", WRITING, str(target)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
     )
     assert run.stdout is not None and run.stdout.readline() == "writing\n"
-    assert len(list(tmp_path.iterdir())) == 2  # the .state.yaml.PID.partial beside the old file
+    assert len(list(tmp_path.iterdir())) == 2  # the .state.yaml.RANDOM.partial beside the old file
     run.send_signal(number)
     assert run.wait(timeout=20) == code
     assert sorted(p.name for p in tmp_path.iterdir()) == ["state.yaml"] and target.read_text() == "old\n"

@@ -9,7 +9,8 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from drasat.cli.inputs import in_namespace_only, input_options, namespace_options_with, read_inputs
-from drasat.cli.output_file import folder_problem, write_output
+from drasat.cli.output_file import folder_problem
+from drasat.cli.output_tree import problem_below, write_below
 from drasat.cli.render.kubectl import forms_epilog, output_options
 from drasat.cli.render.text import echo
 from drasat.cli.reporting import exits_on_error
@@ -35,13 +36,15 @@ A claim counts as generated from a template when it has the annotation
 resource.kubernetes.io/pod-claim-name or a Pod's status.resourceClaimStatuses names
 it. Each file is a stream of DeviceMetadata objects (v1beta1, then v1alpha1) at
 generation 1, with each device's attributes from its ResourceSlice. Every file is
-written to a temporary name and then renamed, so none is ever half written.
+written to a temporary name and then renamed, so none is ever half written, and
+keeps the mode of the file it replaces. DIR may be a link; below it nothing is
+followed or written through: a link, a FIFO or a device there is refused.
 
 \b
 Exit status: 0 written (a table of the files); 2 invalid input, two claims
-writing one path of one pod, a device missing from the slices, or a name that
-is not what the API server accepts for it (a namespace "..", a claim "a/b"):
-then nothing is written.
+writing one path of one pod, a device missing from the slices, a name that
+is not what the API server accepts for it (a namespace "..", a claim "a/b"),
+or a link, FIFO or device below DIR: then nothing is written.
 
 \b
 Examples:
@@ -111,9 +114,8 @@ def metadata(
     made = metadata_files(claims, bundle.of_kind(ResourceSlice), bundle.of_kind(Pod), bundle.location_of)
     targets = [_inside(out_dir, entry) for entry in made]  # every path checked before anything is written
     _check_parent(out_dir)
-    for entry, target in zip(made, targets):
-        os.makedirs(os.path.dirname(target), exist_ok=True)  # the protocol's tree below --out, and no further up
-        write_output(target, stream(entry.objects))
+    for entry in made:  # the protocol's tree below --out, and no further up; no link, FIFO or device in it
+        write_below(out_dir, entry.path, stream(entry.objects))
     from drasat.cli.render.kubectl import render_answer
     from drasat.cli.render.metadata_files import written_answer
 
@@ -131,7 +133,8 @@ def _check_parent(out_dir: str) -> None:
 
 def _inside(out_dir: str, entry: MetadataFile) -> str:
     """The file's path below ``out_dir``; InputError if it resolves elsewhere (through a link already in
-    ``out_dir``, say): the names were checked already, this guards what they cannot."""
+    ``out_dir``, say): the names were checked already, this guards what they cannot. Nor may anything in
+    its way be a link, a FIFO or a device (see :mod:`drasat.cli.output_tree`, which checks again as it writes)."""
     root = os.path.realpath(out_dir)
     target = os.path.join(out_dir, entry.path)
     resolved = os.path.realpath(target)
@@ -140,6 +143,9 @@ def _inside(out_dir: str, entry: MetadataFile) -> str:
             f"ResourceClaim {entry.claim}: its metadata file {entry.path} resolves to {resolved}, "
             f"outside --out {out_dir}: nothing written"
         )
+    problem = problem_below(out_dir, entry.path)
+    if problem is not None:
+        raise InputError(f"ResourceClaim {entry.claim}: cannot write {target}: {problem}: nothing written")
     return target
 
 
