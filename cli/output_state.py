@@ -17,7 +17,6 @@ from typing import Any
 import click
 import yaml
 
-from .output_file import write_output
 
 Key = tuple[str, str, str]
 
@@ -50,6 +49,8 @@ def write_state(path: str, inputs: Iterable[Any], results: list[dict[str, Any]])
     items.extend(updated.values())
     listing = {"apiVersion": "v1", "kind": "List", "items": items}
     text = json.dumps(listing, indent=2) + "\n" if path.endswith(".json") else yaml.safe_dump(listing, sort_keys=False)
+    from .output_file import write_output  # only when a state is written: not on every solve's start
+
     write_output(path, text)
 
 
