@@ -17,7 +17,6 @@ from typing import Any
 import click
 import yaml
 
-
 Key = tuple[str, str, str]
 
 
