@@ -17,7 +17,6 @@ Kubernetes does even with objects the API server would have refused.
 from __future__ import annotations
 
 import os
-import stat
 import sys
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
@@ -34,6 +33,7 @@ from .fast_parse import Deferred, ReadAgain
 from .input_text import MAX_INPUT_BYTES, decode, read_at_most, read_file, too_large
 from .int64 import int64_problems
 from .kinds import KindInfo, lookup, split_api_version
+from .manifest_paths import ReadOnce
 from .pydantic_problems import problems_from
 from .resource import ResourceSlice
 from .shared_leaves import Shared
@@ -41,31 +41,33 @@ from .yaml_io import FREEZE_AFTER, Document, parse_documents
 
 STDIN = "-"
 STDIN_NAME = "<stdin>"
-EXTENSIONS = (".yaml", ".yml", ".json")
 
 __all__ = ["Bundle", "Loaded", "add_data", "load_objects", "load_paths", "load_text", "manifest_files"]
 
 
 def load_paths(paths: list[str], stdin: TextIO | None = None, *, max_bytes: int = MAX_INPUT_BYTES) -> Bundle:
     """Everything in ``paths``: files, directories (recursively, sorted) and ``-`` for ``stdin``; each file
-    (and stdin) at most ``max_bytes`` long."""
-    bundle = Bundle()
+    (and stdin) at most ``max_bytes`` long, and each read once however many paths lead to it
+    (:mod:`.manifest_paths`)."""
+    bundle, once = Bundle(), ReadOnce()
     for path in paths:
         if path == STDIN:
             _add_read(bundle, partial(_read_stream, stdin if stdin is not None else sys.stdin, max_bytes), STDIN_NAME)
         elif os.path.isdir(path):
-            files, problems, skipped = _walk(path)
-            for problem in problems:
+            walked = once.walk(path)
+            for problem in walked.problems:
                 bundle.add_problem(problem)
-            bundle.notices.extend(skipped)
-            if not files and not problems and not skipped:
+            bundle.notices.extend(walked.notices)
+            if not walked.files and not walked.problems and not walked.notices:
                 bundle.notices.append(f"{path}: no *.yaml, *.yml or *.json files in this directory")
-            for name in files:
+            for name in walked.files:
                 _add_read(bundle, partial(read_file, name, max_bytes), name)
-        elif os.path.exists(path):
-            _add_read(bundle, partial(read_file, path, max_bytes), path)
-        else:
+        elif not os.path.exists(path):
             bundle.add_problem(InputProblem(Location(path), "no such file or directory"))
+        elif (notice := once.take_file(path)) is not None:
+            bundle.notices.append(notice)
+        else:
+            _add_read(bundle, partial(read_file, path, max_bytes), path)
     return bundle
 
 
@@ -130,51 +132,7 @@ def typed_objects(items: Iterable[Any], name: str = "<objects>") -> list[Any]:
 
 def manifest_files(directory: str) -> list[str]:
     """Manifest files below ``directory``, sorted; hidden files and directories are left out."""
-    return _walk(directory)[0]
-
-
-def _walk(directory: str) -> tuple[list[str], list[InputProblem], list[str]]:
-    """Manifest files below ``directory`` (links followed), a problem for every directory that could not
-    be read or that leads back into itself, and a notice for every FIFO, socket or device passed over —
-    nothing is passed over silently."""
-    found: list[str] = []
-    problems: list[InputProblem] = []
-    seen: set[str] = set()
-
-    def unreadable(exc: OSError) -> None:
-        problems.append(
-            InputProblem(Location(exc.filename or directory), f"cannot read this directory: {exc.strerror or exc}")
-        )
-
-    for root, dirs, files in os.walk(directory, onerror=unreadable, followlinks=True):
-        real = os.path.realpath(root)
-        if real in seen:
-            problems.append(
-                InputProblem(
-                    Location(root),
-                    f"is a link back to {real}, already read; drasat does not read it twice (a symbolic link loop?)",
-                )
-            )
-            dirs[:] = []
-            continue
-        seen.add(real)
-        dirs[:] = sorted(d for d in dirs if not d.startswith("."))
-        found.extend(os.path.join(root, f) for f in files if not f.startswith(".") and f.lower().endswith(EXTENSIONS))
-    regular = {path for path in found if _regular_or_unknown(path)}
-    skipped = [
-        f"{path}: skipped, not a regular file (a FIFO, socket or device may never end); "
-        "name it on the command line to read it"
-        for path in sorted(set(found) - regular)
-    ]
-    return sorted(regular), problems, skipped
-
-
-def _regular_or_unknown(path: str) -> bool:
-    """Whether ``path`` is a regular file, or cannot be looked at (reading it then reports why)."""
-    try:
-        return stat.S_ISREG(os.stat(path).st_mode)
-    except OSError:
-        return True
+    return ReadOnce().walk(directory).files
 
 
 def _read_stream(stream: TextIO, max_bytes: int) -> tuple[str | None, InputProblem | None]:

@@ -1,0 +1,153 @@
+"""What every command's objects go through on their way in: each file read once, however many paths lead to
+it; one notice for the objects of kinds drasat does not use; the API server's rules for every command."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+import yaml
+
+from .test_inputs_cli import EXAMPLES, run
+
+CLUSTER = EXAMPLES / "cluster.yaml"
+NAMES = 8  # the objects of examples/cluster.yaml
+
+
+def _names(stdout: str) -> list[str]:
+    return stdout.splitlines()
+
+
+@pytest.fixture
+def tree(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """``t/v2/cluster.yaml`` and ``t/current``, a link to ``v2``, with ``t`` the working directory's."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "t" / "v2").mkdir(parents=True)
+    shutil.copy(CLUSTER, tmp_path / "t" / "v2" / "cluster.yaml")
+    (tmp_path / "t" / "current").symlink_to("v2")
+    return tmp_path
+
+
+def test_a_folder_and_a_link_to_it_are_read_once_and_the_link_is_named(tree: Path) -> None:
+    result = run("validate", "-o", "name", "t")
+    assert result.exit_code == 0, result.stderr
+    assert len(_names(result.stdout)) == NAMES
+    assert result.stderr == "notice: t/current: links to t/v2, which is read; passed over\n"
+
+
+@pytest.mark.parametrize(
+    "args, notice",
+    [
+        (["t/v2", "t/current"], "t/current: links to t/v2, which is read; passed over"),
+        (["t/current", "t/v2"], "t/v2: read already as t/current; passed over"),
+        (["t", "t/v2"], "t/v2: read already; passed over"),
+        (["t/v2", "t"], "t/v2: read already; passed over"),
+    ],
+)
+def test_a_folder_given_by_two_paths_is_read_once(tree: Path, args: list[str], notice: str) -> None:
+    result = run("validate", "-o", "name", *args)
+    assert result.exit_code == 0, result.stderr
+    assert len(_names(result.stdout)) == NAMES
+    assert f"notice: {notice}\n" in result.stderr
+
+
+def test_a_link_to_a_folder_it_is_in_is_a_loop_named_by_the_link(tree: Path) -> None:
+    (tree / "t" / "v2" / "up").symlink_to("..")
+    result = run("inventory", "t")
+    assert result.exit_code == 2 and result.stdout == ""
+    assert "error: t/v2/up: links to t, a folder it is in (a symbolic link loop); drasat does not follow it\n" in (
+        result.stderr
+    )
+
+
+GENERATED = """\
+apiVersion: resource.k8s.io/v1
+kind: ResourceClaim
+metadata: {generateName: gpu-, namespace: default}
+spec:
+  devices:
+    requests:
+    - name: gpu
+      exactly: {deviceClassName: gpu.example.com}
+"""
+
+
+@pytest.mark.parametrize(
+    "args, notice",
+    [
+        (["t/v2/claim.yaml", "t/v2/claim.yaml"], "t/v2/claim.yaml: read already; passed over"),
+        (["t/v2", "t/v2/claim.yaml"], "t/v2/claim.yaml: read already; passed over"),
+        (["t/v2/claim.yaml", "t/v2"], "t/v2/claim.yaml: read already; passed over"),
+        (["t/v2/claim.yaml", "t/current/claim.yaml"], "t/current/claim.yaml: read already as t/v2/claim.yaml; passed over"),
+    ],
+)
+def test_a_file_given_twice_is_read_once(tree: Path, args: list[str], notice: str) -> None:
+    """A claim with generateName only has no identity to tell a second copy by: read twice, it was two claims."""
+    (tree / "t" / "v2" / "claim.yaml").write_text(GENERATED)
+    result = run("validate", *args)
+    assert result.exit_code == 0, result.stderr
+    assert result.stdout.count("ResourceClaim/?") == 1
+    assert f"notice: {notice}\n" in result.stderr
+
+
+def test_a_file_link_beside_its_target_is_passed_over_by_name(tree: Path) -> None:
+    (tree / "t" / "v2" / "alias.yaml").symlink_to("cluster.yaml")
+    result = run("validate", "-o", "name", "t/v2")
+    assert result.exit_code == 0, result.stderr
+    assert result.stderr == "notice: t/v2/alias.yaml: links to t/v2/cluster.yaml, which is read; passed over\n"
+
+
+def test_objects_of_unused_kinds_are_one_notice_per_file(tmp_path: Path) -> None:
+    """A ``kubectl get all -A -o yaml`` dump holds thousands of objects drasat does not use: one line says so."""
+    items = [{"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": f"c{i}"}} for i in range(50)]
+    items += [{"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": f"d{i}"}} for i in range(5)]
+    items.insert(3, {"apiVersion": "v1", "kind": "Node", "metadata": {"name": "n"}})
+    noise = tmp_path / "noise.yaml"
+    noise.write_text(yaml.safe_dump({"apiVersion": "v1", "kind": "List", "items": items}))
+    result = run("schedule", "-o", "name", str(EXAMPLES), str(noise))
+    assert result.exit_code == 0, result.stderr
+    skipped = [line for line in result.stderr.splitlines() if "skipped" in line]
+    assert skipped == [
+        f"notice: {noise}: skipped 50 v1 ConfigMap and 5 apps/v1 Deployment objects: drasat does not use these kinds"
+    ]
+
+
+RULE = """\
+apiVersion: resource.k8s.io/v1
+kind: DeviceTaintRule
+metadata: {name: drain}
+spec:
+  deviceSelector: {driver: gpu.example.com}
+  taint: {key: maintenance, effect: NoExecute}
+"""
+COMMANDS = {
+    "inventory": ["inventory"],
+    "pool-status": ["pool-status", "--driver", "gpu.example.com"],
+    "taint-impact": ["taint-impact", "RULE"],
+    "metadata": ["metadata", "--out", "OUT"],
+    "solve": ["solve", "--node", "gpu-node-1"],
+    "compare": ["compare", "--node", "gpu-node-1"],
+    "explain": ["explain", "--node", "gpu-node-1", "--claims", "default/two-gpus"],
+    "schedule": ["schedule"],
+    "fit": ["fit", "WORKLOAD"],
+    "defrag": ["defrag"],
+    "podresources": ["podresources"],
+}
+
+
+@pytest.mark.parametrize("command", list(COMMANDS))
+def test_every_command_refuses_an_object_the_api_server_refuses(tmp_path: Path, command: str) -> None:
+    """A Node the API server would never store (its name is no DNS subdomain) is refused by every command,
+    whether or not the command's question uses it."""
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("apiVersion: v1\nkind: Node\nmetadata: {name: Bad_Name}\n")
+    (tmp_path / "rule.yaml").write_text(RULE)
+    workload = tmp_path / "workload.yaml"
+    workload.write_text("apiVersion: v1\nkind: Pod\nmetadata: {name: w}\nspec: {containers: [{name: c, image: x}]}\n")
+    places = {"RULE": str(tmp_path / "rule.yaml"), "OUT": str(tmp_path / "out"), "WORKLOAD": str(workload)}
+    args = [places.get(a, a) for a in COMMANDS[command]]
+    result = run(*args, str(EXAMPLES), str(bad))
+    assert result.exit_code == 2 and result.stdout == "", result.output
+    assert f'error: {bad}[0]: Node/Bad_Name: metadata.name: "Bad_Name" must be a DNS subdomain' in result.stderr
+    assert not (tmp_path / "out").exists()
