@@ -2,8 +2,8 @@
 
 Input is what ``kubectl get -o yaml`` prints or what people write by hand:
 multi-document YAML, JSON, ``kind: List`` and typed lists (``ResourceSliceList``),
-older API versions (converted to v1), and kinds drasat does not use (skipped with
-one notice each). Reading never raises for bad input: every problem (broken
+older API versions (converted to v1), and kinds drasat does not use (skipped, one
+notice an input saying how many of each kind). Reading never raises for bad input: every problem (broken
 YAML, wrong types, unknown fields, huge or binary files, alias bombs) is recorded
 with file, document index, kind/name and field path, and one bad object does not
 stop the others from loading.
@@ -169,6 +169,7 @@ class _Reading:
     owned: bool  # the parsed data is the loader's own: each list item is let go once read (peak memory)
     fits_int64: bool = False  # of the document being read: see Document.fits_int64
     converted: dict[str, int] = field(default_factory=dict)  # older apiVersion -> objects converted from it
+    skipped: dict[str, int] = field(default_factory=dict)  # "apiVersion Kind" drasat does not use -> objects of it
     shared: Shared = field(default_factory=Shared)  # a fleet's repeated small values, built once (owned data only)
 
 
@@ -206,19 +207,31 @@ def _add_each(bundle: Bundle, documents: Iterator[Document], name: str, reading:
             f"{name}: converted {count} object{'s' if count > 1 else ''} from {version} to "
             "resource.k8s.io/v1; messages name the fields as v1 spells them"
         )
+    if reading.skipped:
+        bundle.notices.append(_skipped_notice(name, reading.skipped))
+
+
+def _skipped_notice(name: str, skipped: dict[str, int]) -> str:
+    """One line for every object of kinds drasat does not use in one input (a ``kubectl get all -A -o yaml``
+    dump holds thousands of them): how many of each kind, in the order they came."""
+    counts = [f"{count} {kind}" for kind, count in skipped.items()]
+    listed = ", ".join(counts[:-1]) + " and " + counts[-1] if len(counts) > 1 else counts[0]
+    objects = "object" if sum(skipped.values()) == 1 else "objects"
+    kinds = "this kind" if len(skipped) == 1 else "these kinds"
+    return f"{name}: skipped {listed} {objects}: drasat does not use {kinds}"
 
 
 def _add_deferred(bundle: Bundle, document: Document, where: Location, reading: _Reading) -> None:
     """A List whose items are still text, each read as it is built (never the whole list parsed at once),
     into a bundle of its own kept once every item was read; where one cannot be read alone, the
     document read whole is added instead, as any other (its error, if it has one)."""
-    trial, converted = Bundle(), dict(reading.converted)
+    trial, converted, skipped = Bundle(), dict(reading.converted), dict(reading.skipped)
     try:
         _add_document(trial, document.data, where, reading)
         if any(isinstance(item, Deferred) for item in document.data["items"]):
             raise ReadAgain  # not read as a List's items (another kind, no kind): their text was never checked
     except ReadAgain:
-        reading.converted = converted
+        reading.converted, reading.skipped = converted, skipped
         whole = document.again() if document.again is not None else None
         if whole is not None and whole.problem is not None:
             bundle.add_problem(whole.problem)
@@ -255,13 +268,11 @@ def _add_document(bundle: Bundle, data: Any, where: Location, reading: _Reading)
         _add_list(bundle, data, where, item_kind, reading)
         return
     info = lookup(api_version, kind)
-    named = Location(where.file, where.document, kind, display_name(data), where.path)
     if info is None:
-        bundle.notices.append(
-            f"{_prefix(named)}skipped {api_version} {kind}/{named.name or '?'}: drasat does not use this kind"
-        )
+        unused = f"{api_version} {kind}"
+        reading.skipped[unused] = reading.skipped.get(unused, 0) + 1  # said once for the input (_add_each)
         return
-    _add_object(bundle, data, named, info, reading)
+    _add_object(bundle, data, Location(where.file, where.document, kind, display_name(data), where.path), info, reading)
 
 
 def _list_item_kind(api_version: str, kind: str, data: dict[str, Any]) -> str | None:
@@ -341,11 +352,6 @@ def display_name(data: dict[str, Any]) -> str | None:
     if not isinstance(name, str) or not name:
         return None
     return f"{namespace}/{name}" if isinstance(namespace, str) and namespace else name
-
-
-def _prefix(where: Location) -> str:
-    place = where.file if where.document is None else f"{where.file}[{where.document}]"
-    return f"{place}{': ' + where.path if where.path else ''}: "
 
 
 def _shape(value: Any) -> str:

@@ -62,7 +62,9 @@ class ReadOnce:
         found: list[str] = []
         for root, dirs, files in os.walk(directory, onerror=unreadable, followlinks=True):
             dirs[:] = [
-                d for d in sorted(dirs) if not d.startswith(".") and self._enter(os.path.join(root, d), top, directory, walked)
+                d
+                for d in sorted(dirs)
+                if not d.startswith(".") and self._enter(os.path.join(root, d), top, directory, walked)
             ]
             for name in sorted(files):
                 if not name.startswith(".") and name.lower().endswith(EXTENSIONS):

@@ -134,7 +134,7 @@ def test_kubectl_list_output_loads_as_is() -> None:
     assert node is not None and node.status is not None and str(node.status.allocatable["memory"]) == "32Gi"
     assert node.to_api()["spec"]["providerID"] == "kind://docker/kind/node-1"  # untyped Node fields are kept
     assert [loaded.location.path for loaded in bundle.objects] == ["items[0]", "items[1]"]
-    assert bundle.notices == ["get.yaml[0]: items[2]: skipped apps/v1 Deployment/web: drasat does not use this kind"]
+    assert bundle.notices == ["get.yaml: skipped 1 apps/v1 Deployment object: drasat does not use this kind"]
 
 
 def test_typed_list_items_take_the_list_kind() -> None:
@@ -292,7 +292,7 @@ def test_documents_that_are_not_objects(text: str, words: str) -> None:
     assert words in bundle.problems[0].message
 
 
-def test_unused_kinds_and_scenarios_are_skipped_with_one_notice_each() -> None:
+def test_unused_kinds_and_scenarios_are_skipped_with_one_notice_for_the_input() -> None:
     text = (
         "apiVersion: scenario.drasat.dev/v1\nkind: Scenario\nmetadata: {name: s}\n---\n"
         "apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\n---\n" + CLASS
@@ -300,8 +300,8 @@ def test_unused_kinds_and_scenarios_are_skipped_with_one_notice_each() -> None:
     bundle = load_text(text, "s.yaml")
     assert bundle.ok and [o.name for o in bundle] == ["gpu.example.com"]
     assert bundle.notices == [
-        "s.yaml[0]: skipped scenario.drasat.dev/v1 Scenario/s: drasat does not use this kind",
-        "s.yaml[1]: skipped kubescheduler.config.k8s.io/v1 KubeSchedulerConfiguration/?: drasat does not use this kind",
+        "s.yaml: skipped 1 scenario.drasat.dev/v1 Scenario and 1 kubescheduler.config.k8s.io/v1 "
+        "KubeSchedulerConfiguration objects: drasat does not use these kinds"
     ]
 
 

@@ -79,7 +79,10 @@ spec:
         (["t/v2/claim.yaml", "t/v2/claim.yaml"], "t/v2/claim.yaml: read already; passed over"),
         (["t/v2", "t/v2/claim.yaml"], "t/v2/claim.yaml: read already; passed over"),
         (["t/v2/claim.yaml", "t/v2"], "t/v2/claim.yaml: read already; passed over"),
-        (["t/v2/claim.yaml", "t/current/claim.yaml"], "t/current/claim.yaml: read already as t/v2/claim.yaml; passed over"),
+        (
+            ["t/v2/claim.yaml", "t/current/claim.yaml"],
+            "t/current/claim.yaml: read already as t/v2/claim.yaml; passed over",
+        ),
     ],
 )
 def test_a_file_given_twice_is_read_once(tree: Path, args: list[str], notice: str) -> None:

@@ -58,7 +58,7 @@ def test_stdin_and_notices_on_stderr() -> None:
     result = run("-", input=text)
     assert result.exit_code == 0
     assert result.stdout.startswith("ok     <stdin>[1]: DeviceClass/gpu.example.com")
-    assert result.stderr == "notice: <stdin>[0]: skipped apps/v1 Deployment/web: drasat does not use this kind\n"
+    assert result.stderr == "notice: <stdin>: skipped 1 apps/v1 Deployment object: drasat does not use this kind\n"
 
 
 @pytest.mark.parametrize(
@@ -142,7 +142,7 @@ def test_upstream_scenario_objects_are_valid_unless_the_api_rejects_them(path: P
     expected = {str(SHARED / key) for key in API_REJECTS if key.startswith(str(path.relative_to(SHARED)) + "[")}
     assert failed == expected, result.stdout
     assert result.exit_code == (2 if expected else 0)
-    assert "skipped scenario.drasat.dev/v1 Scenario" in result.stderr
+    assert "skipped 1 scenario.drasat.dev/v1 Scenario object: drasat does not use this kind" in result.stderr
     assert "error " not in result.stdout
 
 
