@@ -30,10 +30,9 @@ from .collector import collector_paused
 from .convert import needs_conversion, to_v1
 from .errors import InputError, InputProblem, Location
 from .fast_parse import Deferred, ReadAgain
-from .input_text import MAX_INPUT_BYTES, decode, read_at_most, read_file, too_large
+from .input_text import MAX_INPUT_BYTES, ReadOnce, decode, read_at_most, read_file, too_large
 from .int64 import int64_problems
 from .kinds import KindInfo, lookup, split_api_version
-from .manifest_paths import ReadOnce
 from .pydantic_problems import problems_from
 from .resource import ResourceSlice
 from .shared_leaves import Shared
@@ -48,7 +47,7 @@ __all__ = ["Bundle", "Loaded", "add_data", "load_objects", "load_paths", "load_t
 def load_paths(paths: list[str], stdin: TextIO | None = None, *, max_bytes: int = MAX_INPUT_BYTES) -> Bundle:
     """Everything in ``paths``: files, directories (recursively, sorted) and ``-`` for ``stdin``; each file
     (and stdin) at most ``max_bytes`` long, and each read once however many paths lead to it
-    (:mod:`.manifest_paths`)."""
+    (:class:`.input_text.ReadOnce`)."""
     bundle, once = Bundle(), ReadOnce()
     for path in paths:
         if path == STDIN:
