@@ -95,15 +95,14 @@ def load_objects(items: Iterable[Any], name: str = "<objects>", *, strict: bool 
     from .client_objects import unread_kind, wire_form
     from .meta import TypedObject
 
-    bundle = Bundle()
+    bundle, reading = Bundle(), _Reading(owned=False)  # one reading: one notice for all that is skipped
     for index, item in enumerate(items):
         if isinstance(item, TypedObject):
             bundle.add(Loaded(item, Location(name, index, item.kind, item.name)))
             continue
         kind = unread_kind(item)
         if kind is not None:
-            named = getattr(getattr(item, "metadata", None), "name", None) or "?"
-            bundle.notices.append(f"{name}[{index}]: skipped {kind}/{named}: drasat does not use this kind")
+            reading.skip(kind)
             continue
         try:
             data = wire_form(item)
@@ -111,7 +110,9 @@ def load_objects(items: Iterable[Any], name: str = "<objects>", *, strict: bool 
             for problem in exc.problems:
                 bundle.add_problem(InputProblem(Location(name, index), problem.message))
             continue
-        add_data(bundle, data, name, index)
+        with collector_paused(FREEZE_AFTER):
+            _add_each(bundle, iter([Document(index, data)]), name, reading)
+    _tell(bundle, name, reading)
     if strict and bundle.problems:
         raise InputError(bundle.problems)
     return bundle
@@ -171,10 +172,16 @@ class _Reading:
     skipped: dict[str, int] = field(default_factory=dict)  # "apiVersion Kind" drasat does not use -> objects of it
     shared: Shared = field(default_factory=Shared)  # a fleet's repeated small values, built once (owned data only)
 
+    def skip(self, kind: str) -> None:
+        """One more object of ``kind`` (``apiVersion Kind``), which drasat does not use: told once (:func:`_tell`)."""
+        self.skipped[kind] = self.skipped.get(kind, 0) + 1
+
 
 def _add_documents(bundle: Bundle, documents: Iterator[Document], name: str, owned: bool = True) -> None:
+    reading = _Reading(owned)
     with collector_paused(FREEZE_AFTER):  # building thousands of models triggers collections that find nothing
-        _add_each(bundle, documents, name, _Reading(owned))
+        _add_each(bundle, documents, name, reading)
+    _tell(bundle, name, reading)
 
 
 def _add_each(bundle: Bundle, documents: Iterator[Document], name: str, reading: _Reading) -> None:
@@ -201,6 +208,10 @@ def _add_each(bundle: Bundle, documents: Iterator[Document], name: str, reading:
                     f"({type(exc).__name__}: {exc}); please report it",
                 )
             )
+
+
+def _tell(bundle: Bundle, name: str, reading: _Reading) -> None:
+    """The notices for an input once it is read: conversions from each older version, kinds skipped."""
     for version, count in sorted(reading.converted.items()):
         bundle.notices.append(
             f"{name}: converted {count} object{'s' if count > 1 else ''} from {version} to "
@@ -268,8 +279,7 @@ def _add_document(bundle: Bundle, data: Any, where: Location, reading: _Reading)
         return
     info = lookup(api_version, kind)
     if info is None:
-        unused = f"{api_version} {kind}"
-        reading.skipped[unused] = reading.skipped.get(unused, 0) + 1  # said once for the input (_add_each)
+        reading.skip(f"{api_version} {kind}")
         return
     _add_object(bundle, data, Location(where.file, where.document, kind, display_name(data), where.path), info, reading)
 

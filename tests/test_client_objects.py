@@ -88,5 +88,5 @@ def test_a_list_item_of_a_kind_drasat_does_not_read_is_skipped_by_its_kind() -> 
     config_map = client.V1ConfigMap(metadata=client.V1ObjectMeta(name="settings"))
     bundle = load_objects([config_map], strict=True)
     assert bundle.objects == [] and bundle.notices == [
-        "<objects>[0]: skipped ConfigMap/settings: drasat does not use this kind"
+        "<objects>: skipped 1 ConfigMap object: drasat does not use this kind"
     ]
