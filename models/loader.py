@@ -2,11 +2,11 @@
 
 Input is what ``kubectl get -o yaml`` prints or what people write by hand:
 multi-document YAML, JSON, ``kind: List`` and typed lists (``ResourceSliceList``),
-older API versions (converted to v1), and kinds drasat does not use (skipped, one
-notice an input saying how many of each kind). Reading never raises for bad input: every problem (broken
-YAML, wrong types, unknown fields, huge or binary files, alias bombs) is recorded
-with file, document index, kind/name and field path, and one bad object does not
-stop the others from loading.
+older API versions (converted to v1), and kinds drasat does not use (skipped, with
+one notice an input saying how many of each kind). Reading never raises for bad
+input: every problem (broken YAML, wrong types, unknown fields, huge or binary
+files, alias bombs) is recorded with file, document index, kind/name and field
+path, and one bad object does not stop the others from loading.
 
 Loading checks structure only (types, required and unknown fields). Whether an
 object follows Kubernetes' semantic rules is :mod:`drasat.models.validation`'s
