@@ -25,6 +25,7 @@ from drasat.cli.inputs import (
 from drasat.cli.output_state import state_option, write_state
 from drasat.cli.render.allocation import allocation_table
 from drasat.cli.render.kubectl import forms_epilog, output_options, render_list
+from drasat.cli.render.tables import echo_table
 from drasat.cli.render.text import echo
 from drasat.models.errors import DrasatError, InternalError, Unschedulable
 from drasat.solver.allocation.options import Objective, Solver
@@ -151,8 +152,7 @@ def solve(
     except DrasatError as exc:
         exit_on_error(told_as_validate(exc, bundle), verbose, timeout)
         return
-    text = render(allocated, output)
-    echo(text, nl=not text.endswith("\n"))
+    echo_table(render(allocated, output), output, namespace)
     if not exact:
         echo(
             f"warning: the time limit ({timeout:g} s) was reached: this allocation is valid (verified) but "

@@ -53,6 +53,8 @@ def inventory_tables(reports: Sequence[Any], *, wide: bool = False) -> str:
                 ",".join(d.counter_sets),
             )
     parts: list[str] = [table_text(devices, wide=wide)]
+    if not parts[0]:  # no device: no lone headers (the command says "No resources found")
+        return ""
     counters = [(r.node, c) for r in reports for c in r.counters]
     if counters:
         table = TextTable(title="Counters")

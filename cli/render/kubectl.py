@@ -248,7 +248,7 @@ def custom_columns(items: list[dict[str, Any]], spec: str) -> str:
         table.add_column(header)
     for item in items:
         table.add_row(*(",".join(scalar(v) for v in values(path, item)) or "<none>" for _, path in columns))
-    return table_text(table, upper=False)
+    return table_text(table, upper=False, header_alone=True)
 
 
 def _columns(spec: str) -> list[tuple[str, str]]:

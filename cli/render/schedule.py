@@ -25,7 +25,7 @@ def placement_table(placements: list[Any], wide: bool = False) -> str:
             continue
         node = f"{p.node} (PreBind)" if getattr(p, "waiting", None) else p.node  # not bound until conditions hold
         rows = [
-            (c.name, r)
+            (f"{c.namespace}/{c.name}", r)
             for c in p.claims
             for r in (c.status.allocation.devices.results if c.status and c.status.allocation else [])
         ]
