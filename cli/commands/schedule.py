@@ -24,6 +24,7 @@ from drasat.cli.inputs import (
     told_as_validate,
 )
 from drasat.cli.interrupt import halted_on_first_interrupt, stopped_on_interrupt
+from drasat.cli.nothing_to_do import say_no_pending_pods
 from drasat.cli.output_state import state_option, write_state
 from drasat.cli.progress import Bar, Status
 from drasat.cli.render.html import html_option
@@ -298,7 +299,7 @@ def _report(placements: list, objective: Objective, verbose: bool) -> list:
     from drasat.solver.scheduling.plugins.binding_conditions import deallocation_note
 
     if not placements:
-        echo("notice: no pending pods in the input (pods without spec.nodeName)", err=True)
+        say_no_pending_pods()
     for p in placements:
         if p.node is not None and not p.exact:
             echo(
