@@ -33,7 +33,8 @@ if TYPE_CHECKING:
 
 EPILOG = """\b
 Exit status: 0 the comparison was made (whatever either side's verdict: read
-it in the output); 2 invalid input, unknown node or claim, or an input both
+it in the output), or there was nothing to compare (a notice says so, as
+solve's); 2 invalid input, unknown node or claim, or an input both
 searches refuse (a claim naming a DeviceClass that is not there).
 
 \b

@@ -46,9 +46,10 @@ if TYPE_CHECKING:
 
 EPILOG = """\b
 Exit status: 0 the claims can be allocated together (explain says so and
-shows the devices solve would choose); 1 they cannot (the explanation is
-printed), or no answer within --timeout; 2 invalid input, or an error
-Kubernetes' allocator itself would return.
+shows the devices solve would choose), or there is nothing to explain (no
+pending claim or pod: a notice says so, as solve's); 1 they cannot (the
+explanation is printed), or no answer within --timeout; 2 invalid input, or
+an error Kubernetes' allocator itself would return.
 
 \b
 Examples:

@@ -56,7 +56,7 @@ class LargestFree:
     partitioned: bool = False
 
     def __str__(self) -> str:
-        """ "1/2 of a device on 3 of 4 nodes"; a whole device said so (not "1 of a device"); "none free"."""
+        """1/2 of a device on 3 of 4 nodes; a whole device said so (not "1 of a device"); or none free."""
         if not self.size:
             return "none free"
         what = "a whole device" if self.size == 1 else f"{self.size} of a device"
