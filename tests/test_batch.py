@@ -121,6 +121,28 @@ def test_compare_schedule_cli_prints_data_and_refuses_node(tmp_path):
     assert refused.exit_code == 2 and not refused.stdout and "--schedule" in refused.stderr
 
 
+def test_compare_schedule_words_whole_devices_and_partitions_for_what_they_are():
+    """Whole GPUs only (examples/): "largest free device: a whole device", not "partition: 1 of a device", and
+    the node type's counts say devices per node; a partitioned node keeps "largest free partition"."""
+    from click.testing import CliRunner
+
+    from drasat.cli.main import cli, load_all_commands
+
+    load_all_commands()
+    whole = CliRunner().invoke(cli, ["compare", "--schedule", str(Path(__file__).resolve().parents[1] / "examples")])
+    assert whole.exit_code == 0, whole.stderr
+    lines = whole.stdout.splitlines()
+    row = next(line for line in lines if line.startswith("largest"))
+    assert [cell.strip() for cell in row.split("   ") if cell.strip()][:2] == [
+        "largest free device",
+        "a whole device on 2 of 2 nodes",
+    ]
+    assert "node type: 4 gpu.example.com devices, 2 nic.example.com devices per node (2 nodes)" in lines
+    split = CliRunner().invoke(cli, ["compare", "--schedule", str(OWN / "batch-gang-whole-or-half.yaml")]).stdout
+    assert "largest free partition" in split and "largest free device" not in split
+    assert "node type: 3 gpu.example.com devices; 1 counter set per node (1 node)" in split.splitlines()
+
+
 def test_a_gang_sharing_its_group_claims_is_placed_one_by_one_and_kept_whole():
     """PodGroup claims are shared by the members: the joint model cannot count such pods, so the gang is
     placed one by one (on a copy first) and kept because every member fits — as the scheduler would."""

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 from itertools import combinations, product
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -93,6 +94,15 @@ def test_the_command_prints_ordered_steps_in_each_form(tmp_path: Any) -> None:
     data = json.loads(runner.invoke(cli, ["defrag", "-o", "json", path]).stdout)
     assert [m["step"] for m in data["moves"]] == [1, 2] and data["wholeDevicesFree"] == {"before": 0, "after": 1}
     assert yaml.safe_load(runner.invoke(cli, ["defrag", "-o", "yaml", "--moves", "1", path]).stdout)["proven"]
+
+
+def test_a_cluster_without_partitions_has_no_share_to_speak_of() -> None:
+    """examples/ has whole GPUs only: no "largest free GPU share 0 -> 0" that reads as no GPU free."""
+    result = CliRunner().invoke(cli, ["defrag", str(Path(__file__).resolve().parents[1] / "examples" / "cluster.yaml")])
+    assert result.stdout == (
+        "defrag: 0 moves; whole devices free 12 -> 12; no partitionable device (no counter set): whole devices "
+        "only; proven\n"
+    )
 
 
 @pytest.mark.parametrize("args,code", [(["--moves", "-1"], 2), (["--moves", "99"], 2)])

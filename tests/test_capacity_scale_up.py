@@ -258,6 +258,18 @@ def test_a_bad_cost_flag_exits_2(tmp_path: Any) -> None:
         assert result.exit_code == 2 and result.stdout == "", (flag, result.output)
 
 
+def test_a_flag_naming_no_template_says_which_flag_and_the_templates(tmp_path: Any) -> None:
+    cluster = _write(tmp_path, "c.yaml", [pod("p")])
+    template = _write(tmp_path, "t.yaml", [node("big"), node("small")])
+    flags = ["--cost", "nosuch=2.5", "--max-count", "other=3", "--cost", "big=1"]
+    result = CliRunner().invoke(cli, ["scale-up", "--node-template", template, *flags, cluster])
+    assert (result.exit_code, result.stdout) == (2, "")
+    assert result.stderr == (
+        "error: --cost nosuch=2.5: no node template is named nosuch; --max-count other=3: no node template is "
+        "named other (templates: big, small)\n"
+    )
+
+
 def test_a_gang_is_placed_whole_or_not_at_all() -> None:
     """Two whole-GPU pods in a gang PodGroup, one GPU a template node: two nodes, or with one node allowed none
     of the gang (one pod alone would not run)."""

@@ -37,6 +37,34 @@ def run(*args: str, stdin: str | None = None) -> Result:
     return CliRunner().invoke(cli, ["compare", *args], input=stdin, catch_exceptions=False)
 
 
+NOTHING = "notice: nothing to allocate: the input has no ResourceClaim without status.allocation\n"
+
+
+@pytest.mark.parametrize("command", ["solve", "explain", "compare"])
+def test_nothing_to_allocate_is_one_notice_exit_0_for_solve_explain_and_compare(command: str) -> None:
+    """No pending claim on the node: the same notice and exit 0 from all three, no error, no empty table."""
+    load_all_commands()
+    cluster = str(ROOT / "examples" / "cluster.yaml")
+    text = CliRunner().invoke(cli, [command, "--node", "gpu-node-1", "-o", "name", cluster])
+    assert (text.exit_code, text.stdout, text.stderr) == (0, "", NOTHING)
+    if command != "explain":  # explain has no table form; its text is nothing
+        table = CliRunner().invoke(cli, [command, "--node", "gpu-node-1", "-o", "table", cluster])
+        assert (table.exit_code, table.stdout, table.stderr) == (0, "", NOTHING + "No resources found\n")
+    plain = CliRunner().invoke(cli, [command, "--node", "gpu-node-1", cluster])
+    assert plain.exit_code == 0 and plain.stderr.startswith(NOTHING) and "identical choices" not in plain.stdout
+
+
+def test_compare_of_empty_claims_in_json_is_an_empty_list() -> None:
+    result = run("--node", "gpu-node-1", "-o", "json", str(ROOT / "examples" / "cluster.yaml"))
+    assert result.exit_code == 0 and json.loads(result.stdout) == {"apiVersion": "v1", "kind": "List", "items": []}
+
+
+def test_compare_schedule_with_no_pending_pod_compares_nothing() -> None:
+    result = run("--schedule", str(ROOT / "examples" / "cluster.yaml"))
+    assert (result.exit_code, result.stdout) == (0, "")
+    assert result.stderr == "notice: no pending pods in the input (pods without spec.nodeName)\nNo resources found\n"
+
+
 def test_example_first_fit_is_identical_on_both_sides() -> None:
     problem = _problem(EXAMPLES, "gpu-node-1")
     comparison = compare(problem)

@@ -96,16 +96,22 @@ def test_pods_on_one_node_get_that_node_s_own_verdict_and_none_is_dropped() -> N
     assert unknown.exit_code == 2 and unknown.stdout == "" and "--node nosuch" in unknown.stderr
 
 
-def test_nothing_to_explain_and_claims_beside_pods_are_bad_input() -> None:
+def test_nothing_to_explain_is_a_notice_as_solve_says_it() -> None:
+    """No pending pod (or claim) in the namespace: a notice and exit 0, as solve and schedule answer it."""
     load_all_commands()
-    for args in (
-        ["-n", "nosuchns"],
-        ["-n", "nosuchns", "--node", "gpu-node-1"],
-        ["--pods", "default/huge", "--claims", "default/nosuch"],
-    ):
-        result = CliRunner().invoke(cli, ["explain", *args, *INPUTS])
-        assert result.exit_code == 2 and result.stdout == "", (args, result.stdout)
-        assert "nothing to explain" in result.stderr or "--claims cannot be combined" in result.stderr
+    pods = CliRunner().invoke(cli, ["explain", "-n", "nosuchns", *INPUTS])
+    assert (pods.exit_code, pods.stdout) == (0, "")
+    assert pods.stderr == "notice: no pending pods in namespace nosuchns (pods without spec.nodeName)\n"
+    claims = CliRunner().invoke(cli, ["explain", "-n", "nosuchns", "--node", "gpu-node-1", *INPUTS])
+    solved = CliRunner().invoke(cli, ["solve", "-n", "nosuchns", "--node", "gpu-node-1", *INPUTS])
+    assert (claims.exit_code, claims.stdout, claims.stderr) == (0, "", solved.stderr)
+    assert solved.stderr.startswith("notice: nothing to allocate: ")
+
+
+def test_claims_beside_pods_are_bad_input() -> None:
+    load_all_commands()
+    result = CliRunner().invoke(cli, ["explain", "--pods", "default/huge", "--claims", "default/nosuch", *INPUTS])
+    assert result.exit_code == 2 and result.stdout == "" and "--claims cannot be combined" in result.stderr
 
 
 def test_json_is_one_object_whatever_the_question(tmp_path: Path) -> None:

@@ -89,7 +89,7 @@ def test_table_and_wide_output_for_one_node():
     assert table.exit_code == 0 and "default/train" in table.stdout and "node-b" not in table.stdout
     fits = table.stdout.split("\n\n")[-1].splitlines()
     assert fits[0].split() == ["NODE", "DRIVER", "LARGEST", "FIT", "FREE", "WHOLE"]
-    assert fits[1].split() == ["node-a", "gpu.example.com", "<none>", "1"]
+    assert fits[1].split() == ["node-a", "gpu.example.com", "whole×1", "1"]  # no partitions: its whole devices
     assert "COUNTER SETS" not in table.stdout and "REASON" not in table.stdout
     wide = run("-o", "wide", "--node", "worker-1", "--default-partition-type-attribute", PROFILE, CLUSTER)
     assert "COUNTER SETS" in wide.stdout and "1g×6,2g×3,7g×0" in wide.stdout

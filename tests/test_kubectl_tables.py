@@ -135,6 +135,46 @@ def test_no_headers_leaves_out_the_header_row_only(command: str) -> None:
     ]
 
 
+def test_schedule_wide_names_the_claim_with_its_namespace_as_solve_does() -> None:
+    code, out, err = run("schedule", "-o", "wide", EXAMPLES)
+    assert code == 0, err
+    claims = {line.split()[2] for line in out.splitlines()[1:]}
+    assert claims == {"default/trainer-0-gpu-and-nic-kmq86", "default/notebook-0-extended-resources-vqtlt"}
+
+
+CLUSTER_ONLY = str(Path(EXAMPLES) / "cluster.yaml")  # no pending pod, no pending claim
+NO_DEVICES = {"kind": "Node", "apiVersion": "v1", "metadata": {"name": "n1"}}
+EMPTY_TABLES = {
+    "solve": ["solve", "--node", "gpu-node-1", "-o", "table", CLUSTER_ONLY],
+    "schedule": ["schedule", "-o", "table", CLUSTER_ONLY],
+    "schedule wide": ["schedule", "-o", "wide", CLUSTER_ONLY],
+    "inventory": ["inventory", "NO_DEVICES"],
+    "pool-status": ["pool-status", "--driver", "other.example.com", "-o", "table", CLUSTER_ONLY],
+    "podresources": ["podresources", "NO_DEVICES"],
+}
+
+
+@pytest.mark.parametrize("command", sorted(EMPTY_TABLES))
+def test_a_table_without_rows_prints_nothing_and_says_no_resources_found(command: str, tmp_path: Path) -> None:
+    """kubectl get prints no lone header: nothing on stdout, "No resources found" on stderr."""
+    (tmp_path / "node.yaml").write_text(json.dumps(NO_DEVICES))
+    args = [a if a != "NO_DEVICES" else str(tmp_path / "node.yaml") for a in EMPTY_TABLES[command]]
+    code, out, err = run(*args)
+    assert (code, out) == (0, "") and err.splitlines()[-1] == "No resources found", err
+
+
+def test_no_resources_found_names_the_namespace_asked_for() -> None:
+    code, out, err = run("schedule", "-o", "table", "-n", "team-a", CLUSTER_ONLY)
+    assert (code, out) == (0, "") and err.splitlines()[-1] == "No resources found in team-a namespace."
+
+
+@pytest.mark.parametrize("form", ["yaml", "json"])
+def test_an_empty_answer_in_yaml_or_json_is_an_empty_list(form: str) -> None:
+    code, out, err = run("schedule", "-o", form, CLUSTER_ONLY)
+    assert code == 0 and yaml.safe_load(out) == {"apiVersion": "v1", "kind": "List", "items": []}
+    assert "No resources found" not in err
+
+
 def test_custom_columns_as_kubectl_reads_them() -> None:
     spec = "NAME:.metadata.name,Devices:.status.allocation.devices.results[*].device,ADMIN:{.spec.nothing}"
     code, out, err = run("solve", "--node", "gpu-node-1", "-o", f"custom-columns={spec}", EXAMPLES)

@@ -35,12 +35,38 @@ def run(*args: str) -> Result:
         ("names: {.items[0].metadata.name}!", "names: a!"),
         ("{.items[0].status.allocation.devices.results[*].device}", "gpu-0 nic-1"),
         ("{.items[1].spec}", '{"nodeName":"n1"}'),
-        ("{.items[5].metadata.name}", ""),
         ("{.items[0].metadata.name}{'\\t'}{\"\u00e9\"}", "a\t\u00e9"),
     ],
 )
 def test_jsonpath_templates_as_kubectl_prints_them(template: str, printed: str) -> None:
     assert render_list(ITEMS, f"jsonpath={template}") == printed
+
+
+@pytest.mark.parametrize(
+    "template, why",
+    [
+        ("{.nothing.here}", "nothing is not found"),
+        ("{.items[0].metadata.nothing}", "nothing is not found"),
+        ("{range .items[*]}{.spec.nodeName}{end}", "nodeName is not found"),
+        ("{.items[5].metadata.name}", "array index out of bounds: index 5, length 4"),
+    ],
+)
+def test_jsonpath_missing_keys_are_kubectls_error_not_an_empty_answer(template: str, why: str) -> None:
+    """kubectl runs -o jsonpath with missing keys not allowed: a script must not read nothing as an answer."""
+    result = run("schedule", "-o", f"jsonpath={template}", EXAMPLES)
+    assert (result.exit_code, result.stdout) == (1, "")
+    assert result.stderr == f'error: error executing jsonpath "{template}": Error executing template: {why}.\n'
+
+
+def test_jsonpath_steps_after_nothing_say_nothing() -> None:
+    """As kubectl: a field after a wildcard over no items finds nothing without an error (an empty answer)."""
+    result = run("schedule", "-o", "jsonpath={.items[*].metadata.name}", str(Path(EXAMPLES) / "cluster.yaml"))
+    assert (result.exit_code, result.stdout) == (0, "")
+
+
+def test_custom_columns_keep_none_for_missing_keys() -> None:
+    result = run("schedule", "-o", "custom-columns=NAME:.metadata.name,X:.nothing", EXAMPLES)
+    assert result.exit_code == 0 and result.stdout.splitlines()[1].split()[1] == "<none>"
 
 
 def test_name_form() -> None:
@@ -67,6 +93,9 @@ def test_solve_and_schedule_print_every_form() -> None:
         ("jsonpath=plain text", "has no {expression}"),
         ("jsonpath={.items[?(@.x ==}", "is not valid"),
         ('jsonpath={.items[0]}{"\\q"}', "is not valid (Invalid \\escape)"),
+        ("jsonpath={.items[", "error parsing jsonpath {.items[, unterminated array"),
+        ("jsonpath={.items[0].metadata", "error parsing jsonpath {.items[0].metadata, unclosed action"),
+        ("jsonpath={.a}{.b", "error parsing jsonpath {.a}{.b, unclosed action"),
     ],
 )
 def test_bad_output_forms_are_refused_before_any_work(form: str, message: str) -> None:

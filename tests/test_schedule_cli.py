@@ -68,7 +68,8 @@ def test_a_pending_pod_exits_1_with_the_summary_and_the_placed_pods_still_printe
 def test_verbose_lists_each_nodes_reason():
     text = _stream(device_class(), node("n0", cpu="1"), pod("big", requests={"cpu": "2"}))
     result = drasat("schedule", "-v", "-", stdin=text)
-    assert result.exit_code == 1 and "  n0: Insufficient cpu" in result.stderr and result.stdout == ""
+    assert result.exit_code == 1 and "  n0: Insufficient cpu" in result.stderr
+    assert yaml.safe_load(result.stdout)["items"] == []  # nothing placed: kubectl's empty List
 
 
 def test_pods_option_orders_and_refuses_unknown_or_ambiguous_names():
@@ -90,7 +91,8 @@ def test_pods_option_orders_and_refuses_unknown_or_ambiguous_names():
 
 def test_no_pending_pods_is_said_not_silent():
     result = drasat("schedule", "-", stdin=_stream(node("n0"), pod("x", nodeName="n0")))
-    assert result.exit_code == 0 and result.stdout == "" and "no pending pods" in result.stderr
+    assert result.exit_code == 0 and "no pending pods" in result.stderr
+    assert yaml.safe_load(result.stdout) == {"apiVersion": "v1", "kind": "List", "items": []}
 
 
 def test_bad_input_is_exit_2_without_traceback():

@@ -55,6 +55,24 @@ def test_each_effect_is_worded_as_the_controller_words_it(tmp_path: Path):
     assert (nothing["reason"], nothing["message"]) == ("NotStarted", "")
 
 
+def test_a_no_execute_rule_that_evicts_nothing_still_counts_what_it_selects(tmp_path: Path):
+    """The controller writes no message for NotStarted; the text still says what the rule selects, in the
+    words of its dry run, rather than "(no message)"."""
+    (tmp_path / "rule.yaml").write_text(
+        rule("{driver: gpu.example.com, pool: gpu-node-2}", effect="NoExecute", name="drain-gpu0")
+    )
+    load_all_commands()
+    examples = str(Path(__file__).resolve().parents[1] / "examples")
+    result = CliRunner().invoke(cli, ["taint-impact", str(tmp_path / "rule.yaml"), examples])
+    assert result.exit_code == 0, result.stderr
+    assert result.stdout.splitlines() == [
+        "DeviceTaintRule drain-gpu0: NotStarted (no pod needs to be evicted)",
+        "  4 published devices selected. 1 allocated device selected.",
+    ]
+    no_schedule = impact(tmp_path, _timed("NoSchedule"))
+    assert no_schedule.stdout.splitlines()[1].endswith("allocated devices selected.")
+
+
 def test_a_device_class_selector_validate_refuses_is_refused(tmp_path: Path):
     docs = list(yaml.safe_load_all(Path(CLUSTER).read_text()))
     docs.append(

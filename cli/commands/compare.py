@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import sys
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 import click
 
@@ -17,10 +17,12 @@ from drasat.cli.allocation_options import (
     names_option,
 )
 from drasat.cli.inputs import input_options, read_inputs, scheduling_needs, told_as_validate
+from drasat.cli.nothing_to_do import say_nothing_to_allocate
 from drasat.cli.options import Seconds
 from drasat.cli.render.allocation import comparison_table
 from drasat.cli.render.html import html_option
 from drasat.cli.render.kubectl import forms_epilog, named_object, output_options, render_list, report_object
+from drasat.cli.render.tables import TABLE_FORMS, echo_table
 from drasat.cli.render.text import echo
 from drasat.models.errors import DrasatError, InputError
 from drasat.solver.allocation.options import Objective
@@ -31,7 +33,8 @@ if TYPE_CHECKING:
 
 EPILOG = """\b
 Exit status: 0 the comparison was made (whatever either side's verdict: read
-it in the output); 2 invalid input, unknown node or claim, or an input both
+it in the output), or there was nothing to compare (a notice says so, as
+solve's); 2 invalid input, unknown node or claim, or an input both
 searches refuse (a claim naming a DeviceClass that is not there).
 
 \b
@@ -128,34 +131,49 @@ def compare(
         bundle = read_inputs(
             files, kubeconfig, context, filenames, needs=scheduling_needs(pods_mode or pods is not None)
         )
+        answer: Compared | None = None
         if pods_mode:
             from .compare_schedule import compare_schedule
 
-            data, table, pods_compared = compare_schedule(
+            placed = compare_schedule(
                 bundle, node, claims, pods, feature_gates, objective, timeout, workers, cel_engine, html_file
             )
-            item = report_object("ScheduleComparison", "schedule", data)
-            about = [("Pod", pod) for pod in pods_compared]
+            if placed is not None:
+                data, table, pods_compared = placed
+                item = report_object("ScheduleComparison", "schedule", data)
+                answer = Compared(table, item, [("Pod", pod) for pod in pods_compared])
         else:
             result = _compare(bundle, node, feature_gates, claims, pods, objective, timeout, workers, cel_engine)
-            data, table = result.to_data(), comparison_table(result, wide=output == "wide")
-            item = report_object("AllocationComparison", result.node, data)
-            about = [("ResourceClaim", claim) for claim in result.claims]
+            if result is not None:
+                item = report_object("AllocationComparison", result.node, result.to_data())
+                table = comparison_table(result, wide=output == "wide")
+                answer = Compared(table, item, [("ResourceClaim", claim) for claim in result.claims])
     except DrasatError as exc:
         exc = told_as_validate(exc, bundle)
         echo(f"error: {exc}", err=True)
         sys.exit(exc.exit_code)
-    _print(output, table, item, about)
+    _print(output, answer)
 
 
-def _print(output: str, table: str, item: dict, about: list[tuple[str, str]]) -> None:
-    """The table, the comparison object in a kubectl form, or (-o name) what was compared, without namespace."""
-    if output in ("table", "wide"):
-        echo(table, nl=False)
+class Compared(NamedTuple):
+    """A comparison made: its table, its object for yaml/json/jsonpath, and what it compared (kind, name)."""
+
+    table: str
+    item: dict
+    about: list[tuple[str, str]]
+
+
+def _print(output: str, answer: Compared | None) -> None:
+    """The table, the comparison object in a kubectl form, or (-o name) what was compared, without namespace;
+    nothing compared (None): kubectl's empty answer, an empty List (a table: nothing, "No resources found")."""
+    if answer is None:
+        echo_table("" if output in TABLE_FORMS else render_list([], output), output)
+    elif output in TABLE_FORMS:
+        echo(answer.table, nl=False)
     elif output == "name":
-        echo(render_list([named_object(kind, name) for kind, name in about], output), nl=False)
+        echo(render_list([named_object(kind, name) for kind, name in answer.about], output), nl=False)
     else:
-        echo(render_list([item], output, single=True), nl=False)
+        echo(render_list([answer.item], output, single=True), nl=False)
 
 
 def _compare(
@@ -168,8 +186,9 @@ def _compare(
     timeout: float,
     workers: int,
     cel_engine: str | None,
-) -> Comparison:
-    """The question `drasat solve` would answer for these options, put to both searches."""
+) -> Comparison | None:
+    """The question `drasat solve` would answer for these options, put to both searches; None when it has no
+    claim (the notice says why, as solve's)."""
     from drasat.models.errors import AllocationError
     from drasat.solver import Features
     from drasat.solver.report.comparison import ERROR
@@ -187,6 +206,9 @@ def _compare(
     for pod, why in question.left_out:
         echo(f"pod {pod} is not allocated: {why}", err=True)
     problem = question.problem
+    if not problem.claims:
+        say_nothing_to_allocate(list(bundle), claims)
+        return None
     result = run_compare(problem, objective=objective, time_limit=timeout, workers=workers, cel_engine=cel_engine)
     if result.greedy.verdict == ERROR and result.cp_sat.verdict == ERROR:
         # both refuse the input in the allocator's words (a DeviceClass that is not there): that is bad

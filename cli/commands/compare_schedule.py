@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from drasat.cli.allocation_options import names_option
+from drasat.cli.nothing_to_do import say_no_pending_pods
 from drasat.cli.render.schedule import schedule_comparison_table
 from drasat.cli.render.text import echo
 from drasat.models.errors import InputError
@@ -25,9 +26,9 @@ def compare_schedule(
     workers: int,
     cel_engine: str | None,
     html_file: str | None = None,
-) -> tuple[dict[str, Any], str, list[str]]:
+) -> tuple[dict[str, Any], str, list[str]] | None:
     """The comparison as data and as a table, and the pods compared (``ns/name``); --node and --claims belong
-    to the claims comparison."""
+    to the claims comparison. None when no pod is pending: nothing to compare (the notice says so)."""
     from drasat.solver import Features
     from drasat.solver.cel import SelectorEvaluator
     from drasat.solver.report.schedule_comparison import compare_schedules
@@ -45,7 +46,8 @@ def compare_schedule(
     chosen = select_pods(cluster, names_option(pods) or []) if pods is not None else pending_pods(cluster)
     refuse_unstorable_pods(cluster, chosen, bundle.location_of)
     if not chosen:
-        echo("notice: no pending pods in the input (pods without spec.nodeName)", err=True)
+        say_no_pending_pods()
+        return None
     options = AllocateOptions(Solver.CP_SAT, objective, timeout, workers, SelectorEvaluator(cel_engine))
     result = compare_schedules(cluster, chosen, options=options)
     if html_file is not None:

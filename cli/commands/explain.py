@@ -27,6 +27,7 @@ from drasat.cli.inputs import (
     scheduling_needs,
     told_as_validate,
 )
+from drasat.cli.nothing_to_do import say_no_pending_pods, say_nothing_to_allocate
 from drasat.cli.options import Seconds
 from drasat.cli.progress import Bar
 from drasat.cli.render.explain import explanation_text, pod_text
@@ -45,9 +46,10 @@ if TYPE_CHECKING:
 
 EPILOG = """\b
 Exit status: 0 the claims can be allocated together (explain says so and
-shows the devices solve would choose); 1 they cannot (the explanation is
-printed), or no answer within --timeout; 2 invalid input, or an error
-Kubernetes' allocator itself would return.
+shows the devices solve would choose), or there is nothing to explain (no
+pending claim or pod: a notice says so, as solve's); 1 they cannot (the
+explanation is printed), or no answer within --timeout; 2 invalid input, or
+an error Kubernetes' allocator itself would return.
 
 \b
 Examples:
@@ -159,8 +161,11 @@ def explain(
                 cel_engine,
                 clock,
             )
-            data = {"kind": "ClaimsExplanation", **found.to_data()}
-            text, feasible = explanation_text(found), found.feasible
+            if found is None:  # nothing to allocate (the notice says why): nothing to explain, as solve's answer
+                data, text, feasible = {"kind": "ClaimsExplanation", **_nothing().to_data()}, "", True
+            else:
+                data = {"kind": "ClaimsExplanation", **found.to_data()}
+                text, feasible = explanation_text(found), found.feasible
     except DrasatError as exc:
         exit_on_error(told_as_validate(exc, bundle), False, timeout)
         return
@@ -170,7 +175,7 @@ def explain(
         echo(yaml.safe_dump(data, sort_keys=False), nl=False)
     elif output == "name":
         echo(render_data(data, output, _explained(data)), nl=False)
-    else:
+    elif text:
         echo(text)
     sys.exit(0 if feasible else 1)
 
@@ -192,7 +197,8 @@ def _explain(
     timeout: float,
     cel_engine: str | None,
     clock: Any = None,
-) -> Explanation:
+) -> Explanation | None:
+    """The explanation of the pending claims on the node; None when there is none (the notice says why)."""
     with importing():
         from drasat.solver import Features
         from drasat.solver.cel import SelectorEvaluator
@@ -214,8 +220,16 @@ def _explain(
     for pod, why in question.left_out:
         echo(f"pod {pod} is not explained: {why}", err=True)
     if not question.problem.claims:
-        raise InputError("nothing to explain: no pending claim" + (f" in namespace {namespace}" if namespace else ""))
+        say_nothing_to_allocate(list(bundle), claims)
+        return None
     return run_explain(question.problem, evaluator=SelectorEvaluator(cel_engine), time_limit=timeout)
+
+
+def _nothing() -> Explanation:
+    """The explanation of no claim at all, as data: they fit (there is nothing to fit), no funnel, no choice."""
+    from drasat.solver.explanation.explain import Explanation
+
+    return Explanation(feasible=True, funnel=[])
 
 
 def _pods_over_nodes(bundle: Bundle) -> bool:
@@ -254,7 +268,8 @@ def _explain_pods(
         chosen = [p for p in pending_pods(cluster) if namespace is None or key_of(p)[0] == namespace]
     refuse_unstorable_pods(cluster, chosen, bundle.location_of)
     if not chosen:
-        raise InputError("nothing to explain: no pending pod" + (f" in namespace {namespace}" if namespace else ""))
+        say_no_pending_pods(namespace)
+        return []
     started = time.monotonic()
     evaluator = SelectorEvaluator(cel_engine)
     with Bar("explaining pods", output=output) as bar:

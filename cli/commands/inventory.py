@@ -9,6 +9,7 @@ from drasat.cli.progress import Bar
 from drasat.cli.render.html import html_option
 from drasat.cli.render.inventory import as_data, detail, inventory_item, inventory_tables
 from drasat.cli.render.kubectl import forms_epilog, output_options, render_list
+from drasat.cli.render.tables import TABLE_FORMS, echo_table
 from drasat.cli.render.text import echo
 from drasat.cli.reporting import exits_on_error
 
@@ -106,7 +107,7 @@ def inventory(
         if html_file != "-":
             echo(f"wrote {html_file}: {sum(len(r.devices) for r in reports)} devices on {len(reports)} nodes", err=True)
         return
-    if output in ("table", "wide"):
-        echo(inventory_tables(reports, wide=output == "wide"), nl=False)
+    if output in TABLE_FORMS:
+        echo_table(inventory_tables(reports, wide=output == "wide"), output)
     else:
         echo(render_list([inventory_item(r) for r in reports], output), nl=False)

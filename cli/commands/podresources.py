@@ -15,6 +15,7 @@ from drasat.cli.allocation_options import (
 )
 from drasat.cli.inputs import in_namespace, input_options, namespace_options, read_inputs
 from drasat.cli.render.kubectl import forms_epilog, output_options
+from drasat.cli.render.tables import echo_table
 from drasat.cli.render.text import echo
 from drasat.models.errors import DrasatError
 from drasat.solver.allocation.options import Objective, Solver
@@ -110,7 +111,7 @@ def podresources(
 
     names = [named_object("Pod", pod["name"]) for pod in report]
     answer = Answer(lambda wide: pod_resources_table(report, wide), {"pod_resources": report}, list(report), names)
-    echo(render_answer(answer, output), nl=False)
+    echo_table(render_answer(answer, output), output, namespace)
     if pending:
         raise SystemExit(1)
 

@@ -7,6 +7,7 @@ import click
 from drasat.cli.inputs import CLUSTER_SCOPED, in_namespace_only, input_options, namespace_options_with, read_inputs
 from drasat.cli.render.kubectl import forms_epilog, output_options, render_list
 from drasat.cli.render.pools import pools_table
+from drasat.cli.render.tables import echo_table
 from drasat.cli.render.text import echo
 from drasat.cli.reporting import exits_on_error
 from drasat.models.errors import InputError
@@ -98,7 +99,7 @@ def pool_status(
         except InputError as exc:
             where = bundle.location_of(request)
             raise InputError(f"{where}: {exc}" if where else str(exc)) from None
-    echo(_render(answered, output), nl=False)
+    echo_table(_render(answered, output), output)
 
 
 def _requests(

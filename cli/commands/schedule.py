@@ -24,11 +24,13 @@ from drasat.cli.inputs import (
     told_as_validate,
 )
 from drasat.cli.interrupt import halted_on_first_interrupt, stopped_on_interrupt
+from drasat.cli.nothing_to_do import say_no_pending_pods
 from drasat.cli.output_state import state_option, write_state
 from drasat.cli.progress import Bar, Status
 from drasat.cli.render.html import html_option
 from drasat.cli.render.kubectl import forms_epilog, output_options, render_list
 from drasat.cli.render.schedule import batch_summary_line, placement_table
+from drasat.cli.render.tables import echo_table
 from drasat.cli.render.text import echo
 from drasat.models.errors import DrasatError
 from drasat.solver.allocation.options import Objective, Solver
@@ -162,8 +164,7 @@ def schedule(
     except DrasatError as exc:
         exit_on_error(told_as_validate(exc, bundle), verbose, timeout)
         return
-    if text:
-        echo(text, nl=not text.endswith("\n"))
+    echo_table(text, output, namespace)
     if pending:
         raise SystemExit(1)
 
@@ -221,7 +222,7 @@ def _schedule(
     pending += [p for p in placements if p.waiting]  # not bound until their binding conditions are True
     if output in ("table", "wide"):
         return placement_table(placements, wide=output == "wide"), len(pending), placed
-    return (render_list(placed, output) if placed else ""), len(pending), placed
+    return render_list(placed, output), len(pending), placed
 
 
 def _controller_notes(cluster) -> None:
@@ -298,7 +299,7 @@ def _report(placements: list, objective: Objective, verbose: bool) -> list:
     from drasat.solver.scheduling.plugins.binding_conditions import deallocation_note
 
     if not placements:
-        echo("notice: no pending pods in the input (pods without spec.nodeName)", err=True)
+        say_no_pending_pods()
     for p in placements:
         if p.node is not None and not p.exact:
             echo(

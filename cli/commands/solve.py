@@ -22,9 +22,11 @@ from drasat.cli.inputs import (
     scheduling_needs,
     told_as_validate,
 )
+from drasat.cli.nothing_to_do import say_nothing_to_allocate
 from drasat.cli.output_state import state_option, write_state
 from drasat.cli.render.allocation import allocation_table
 from drasat.cli.render.kubectl import forms_epilog, output_options, render_list
+from drasat.cli.render.tables import echo_table
 from drasat.cli.render.text import echo
 from drasat.models.errors import DrasatError, InternalError, Unschedulable
 from drasat.solver.allocation.options import Objective, Solver
@@ -151,8 +153,7 @@ def solve(
     except DrasatError as exc:
         exit_on_error(told_as_validate(exc, bundle), verbose, timeout)
         return
-    text = render(allocated, output)
-    echo(text, nl=not text.endswith("\n"))
+    echo_table(render(allocated, output), output, namespace)
     if not exact:
         echo(
             f"warning: the time limit ({timeout:g} s) was reached: this allocation is valid (verified) but "
@@ -258,7 +259,7 @@ def _say_what_is_left(question: Any, objects: list, claims: str | None, namespac
     for pod, why in question.left_out:
         echo(f"pod {pod} is not allocated: {why}", err=True)
     if not question.problem.claims:
-        echo(f"notice: nothing to allocate: {_nothing_because(objects, claims)}", err=True)
+        say_nothing_to_allocate(objects, claims)
     if claims is None:
         _say_left_alone(objects, {claim_key(c) for c in question.problem.claims}, namespace)
 
@@ -282,14 +283,6 @@ def _say_left_alone(objects: list, chosen: set[str], namespace: str | None) -> N
             f"{', '.join(left)}",
             err=True,
         )
-
-
-def _nothing_because(objects: list, claims: str | None) -> str:
-    if claims is not None:
-        return "--claims names no claim"
-    if any(o.kind == "Pod" for o in objects):
-        return "no pending Pod needs a claim (claims no pod uses are left alone unless named with --claims)"
-    return "the input has no ResourceClaim without status.allocation"
 
 
 def render(claims: list[dict[str, Any]], output: str) -> str:

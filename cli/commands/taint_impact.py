@@ -17,7 +17,8 @@ from drasat.models.errors import InputError, InputProblem, Location
 
 EPILOG = """The first line is the condition message Kubernetes writes into a rule with
 effect: None (a dry run: the effect is taken as NoExecute), then the pods that
-would be evicted. Selectors: driver, pool and device (resource.k8s.io/v1), and
+would be evicted; for other effects, the devices the rule selects follow it,
+counted in the dry run's words. Selectors: driver, pool and device (resource.k8s.io/v1), and
 deviceClassName and CEL selectors as older versions wrote them; no
 deviceSelector selects nothing, an empty one (deviceSelector: {}) every device.
 A toleration with effect NoExecute in
@@ -113,7 +114,9 @@ def taint_impact(
         echo(render_data(data, output, evicted), nl=False)
         return
     for impact in impacts:
-        echo(f"DeviceTaintRule {impact.rule}: {impact.message() or f'{impact.reason()} (no message)'}")
+        echo(f"DeviceTaintRule {impact.rule}: {impact.message() or f'{impact.reason()} (no pod needs to be evicted)'}")
+        if impact.effect != "None":  # the dry run's message counts the devices already; the others do not
+            echo(f"  {impact.selected()}")
         if impact.effect not in ("None", "NoExecute"):
             echo(f"  no pod is evicted: a {impact.effect} taint only keeps new allocations off the devices")
             continue

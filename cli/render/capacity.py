@@ -140,13 +140,17 @@ DEFRAG_COLUMNS = (
 
 
 def defrag_headline(result: Any) -> str:
-    """How many moves, the whole devices free and the largest free share before and after, and the proof."""
+    """How many moves, the whole devices free and the largest free share before and after, and the proof; a
+    cluster without partitionable devices (no counter set) has no share to free, and says so instead of 0 -> 0."""
     b, a = result.before, result.after
     proof = "proven" if result.proven else "not proven: the time ran out"
-    return (
-        f"defrag: {len(result.moves)} move{'s' * (len(result.moves) != 1)}; whole devices free {b.whole} -> {a.whole}; "
-        f"largest free GPU share, summed over nodes, {float(b.largest):g} -> {float(a.largest):g}; {proof}"
+    shares = (
+        f"largest free GPU share, summed over nodes, {float(b.largest):g} -> {float(a.largest):g}"
+        if b.counter_sets or a.counter_sets
+        else "no partitionable device (no counter set): whole devices only"
     )
+    moves = f"{len(result.moves)} move{'s' * (len(result.moves) != 1)}"
+    return f"defrag: {moves}; whole devices free {b.whole} -> {a.whole}; {shares}; {proof}"
 
 
 def defrag_answer(result: Any) -> Answer:

@@ -53,6 +53,8 @@ def inventory_tables(reports: Sequence[Any], *, wide: bool = False) -> str:
                 ",".join(d.counter_sets),
             )
     parts: list[str] = [table_text(devices, wide=wide)]
+    if not parts[0]:  # no device: no lone headers (the command says "No resources found")
+        return ""
     counters = [(r.node, c) for r in reports for c in r.counters]
     if counters:
         table = TextTable(title="Counters")
@@ -68,15 +70,20 @@ def inventory_tables(reports: Sequence[Any], *, wide: bool = False) -> str:
 
 def fit_table(reports: Sequence[Any]) -> str:
     """Per node and driver: the largest request of each partition type that still fits, and how many whole
-    devices (without a partition type) can still be allocated together."""
+    devices (without a partition type) can still be allocated together. A driver whose devices on the node
+    have no partition type fits at most its free whole devices: LARGEST FIT says ``whole×N`` (``<none>``
+    only when nothing fits), never ``<none>`` beside four free GPUs."""
     table = TextTable(title="Largest request that still fits")
     for header in ("node", "driver", "largest fit", "free whole"):
         table.add_column(header)
     for report in reports:
-        drivers = sorted({driver for driver, _ in report.largest_fit} | set(report.free_whole))
+        drivers = sorted(
+            {d for d, _ in report.largest_fit} | set(report.free_whole) | {d.driver for d in report.devices}
+        )
         for driver in drivers:
+            whole = report.free_whole.get(driver, 0)
             fits = ",".join(f"{kind}×{n}" for (d, kind), n in sorted(report.largest_fit.items()) if d == driver)
-            table.add_row(report.node, driver, fits or "<none>", str(report.free_whole.get(driver, 0)))
+            table.add_row(report.node, driver, fits or (f"whole×{whole}" if whole else "<none>"), str(whole))
         if not drivers:
             table.add_row(report.node, "<none>", "<none>", "0")
     return table_text(table)

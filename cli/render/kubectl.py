@@ -8,14 +8,12 @@ one row per object, a JSONPath per column (kubectl's syntax, ``<none>`` where a 
 ``{.items[*].metadata.name}``, ``{range .items[*]}{.metadata.name}{"\\n"}{end}`` —
 whose expressions are JSONPath evaluated by ``jsonpath-ng``; the template around them
 (literal text, ``{range}``/``{end}``, quoted strings) is kubectl's own small language,
-read here.
+read in :mod:`.jsonpath`.
 """
 
 from __future__ import annotations
 
-import functools
 import json
-import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, TypeVar
@@ -25,11 +23,12 @@ import yaml
 
 from drasat.models.errors import InputError
 
+from .jsonpath import compiled_text, expand_template, parse_template, scalar, values
+
 F = TypeVar("F", bound=Callable[..., Any])
 
 LIST_FORMS = ("yaml", "json", "name")
 CUSTOM_COLUMNS = "custom-columns="
-_TOKEN = re.compile(r"""\{\s*(?:"((?:[^"\\]|\\.)*)"|'((?:[^'\\]|\\.)*)'|([^{}]*))\s*\}""")
 
 
 class OutputFormat(click.ParamType):
@@ -47,7 +46,7 @@ class OutputFormat(click.ParamType):
             return text
         if text.startswith("jsonpath="):
             try:
-                _parse(text.partition("=")[2])
+                parse_template(text.partition("=")[2])
             except InputError as exc:
                 self.fail(str(exc), param, ctx)
             return text
@@ -149,7 +148,7 @@ def render_answer(answer: Answer, output: str) -> str:
         return "".join(f"{resource_name(item)}\n" for item in answer.named)
     if output.startswith(CUSTOM_COLUMNS):
         return custom_columns(answer.rows, output[len(CUSTOM_COLUMNS) :])
-    return _expand(_parse(output.partition("=")[2]), answer.document)
+    return expand_template(output.partition("=")[2], answer.document)
 
 
 def _no_table(_wide: bool) -> str:
@@ -248,8 +247,8 @@ def custom_columns(items: list[dict[str, Any]], spec: str) -> str:
     for header, _ in columns:
         table.add_column(header)
     for item in items:
-        table.add_row(*(",".join(_scalar(v) for v in _values(path, item)) or "<none>" for _, path in columns))
-    return table_text(table, upper=False)
+        table.add_row(*(",".join(scalar(v) for v in values(path, item)) or "<none>" for _, path in columns))
+    return table_text(table, upper=False, header_alone=True)
 
 
 def _columns(spec: str) -> list[tuple[str, str]]:
@@ -269,100 +268,7 @@ def _columns(spec: str) -> list[tuple[str, str]]:
         if not path.startswith((".", "[")):
             path = "." + path
         try:
-            columns.append((header, _compiled_text(path)))
+            columns.append((header, compiled_text(path)))
         except InputError as exc:
             raise InputError(f"custom-columns: column {header}: {exc}") from None
     return columns
-
-
-Part = tuple[str, str]  # ("text", literal) | ("path", jsonpath) | ("range", jsonpath) | ("end", "")
-
-
-def _parse(template: str) -> list[Part]:
-    """kubectl's template: literal text, {"quoted"}, {expression}, {range expression} ... {end}."""
-    parts: list[Part] = []
-    at = 0
-    for match in _TOKEN.finditer(template):
-        parts.append(("text", template[at : match.start()]))
-        double, single, expression = match.groups()
-        if double is not None or single is not None:
-            literal = double if double is not None else single.replace("\\'", "'").replace('"', '\\"')
-            try:
-                parts.append(("text", json.loads(f'"{literal}"', strict=False)))
-            except json.JSONDecodeError as exc:
-                raise InputError(
-                    f"jsonpath template {template!r}: the quoted text {match.group(0)} is not valid ({exc.msg})"
-                ) from None
-        elif expression.strip() == "end":
-            parts.append(("end", ""))
-        elif expression.strip().startswith("range "):
-            parts.append(("range", _compiled_text(expression.strip()[6:])))
-        else:
-            parts.append(("path", _compiled_text(expression)))
-        at = match.end()
-    parts.append(("text", template[at:]))
-    if sum(k == "range" for k, _ in parts) != sum(k == "end" for k, _ in parts):
-        raise InputError(f"jsonpath template {template!r}: every {{range}} needs an {{end}}")
-    if not any(k == "path" or k == "range" for k, _ in parts):
-        raise InputError(f"jsonpath template {template!r} has no {{expression}}, e.g. {{.items[*].metadata.name}}")
-    return [p for p in parts if p != ("text", "")]
-
-
-def _compiled_text(expression: str) -> str:
-    """A kubectl expression as jsonpath-ng reads it ('.items[*]' -> '$.items[*]'), checked now."""
-    from jsonpath_ng.exceptions import JsonPathLexerError, JsonPathParserError
-
-    text = expression.strip()
-    path = "$" + text if text.startswith((".", "[")) else text or "$"
-    try:
-        _parsed(path)
-    except (JsonPathLexerError, JsonPathParserError, Exception) as exc:  # noqa: BLE001  (ply raises plain Exception)
-        raise InputError(f"jsonpath expression {expression!r} is not valid: {exc}") from None
-    return path
-
-
-def _values(path: str, data: Any) -> list[Any]:
-    return [match.value for match in _parsed(path).find(data)]
-
-
-@functools.lru_cache(maxsize=64)
-def _parsed(path: str) -> Any:
-    """A JSONPath parsed once, however many items a {range} applies it to."""
-    from jsonpath_ng.ext import parse
-
-    return parse(path)
-
-
-def _expand(parts: list[Part], data: Any) -> str:
-    """Text for ``parts`` against ``data``: expressions print their values joined by spaces (as kubectl)."""
-    out: list[str] = []
-    i = 0
-    while i < len(parts):
-        kind, value = parts[i]
-        if kind == "text":
-            out.append(value)
-        elif kind == "path":
-            out.append(" ".join(_scalar(v) for v in _values(value, data)))
-        elif kind == "range":
-            body, i = _body(parts, i)
-            out.extend(_expand(body, item) for item in _values(value, data))
-        i += 1
-    return "".join(out)
-
-
-def _body(parts: list[Part], start: int) -> tuple[list[Part], int]:
-    """The parts between a range at ``start`` and its matching end, and the end's index."""
-    depth = 0
-    for j in range(start + 1, len(parts)):
-        depth += {"range": 1, "end": -1}.get(parts[j][0], 0)
-        if depth < 0:
-            return parts[start + 1 : j], j
-    raise InputError("jsonpath template: {range} without {end}")
-
-
-def _scalar(value: Any) -> str:
-    if isinstance(value, (dict, list)):
-        return json.dumps(value, separators=(",", ":"))
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    return str(value)

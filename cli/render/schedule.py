@@ -25,7 +25,7 @@ def placement_table(placements: list[Any], wide: bool = False) -> str:
             continue
         node = f"{p.node} (PreBind)" if getattr(p, "waiting", None) else p.node  # not bound until conditions hold
         rows = [
-            (c.name, r)
+            (f"{c.namespace}/{c.name}", r)
             for c in p.claims
             for r in (c.status.allocation.devices.results if c.status and c.status.allocation else [])
         ]
@@ -73,6 +73,12 @@ def standing(summary: Any, placed: int | None = None) -> str:
     return f"within {gap:,} of the bound {summary.bound:,}" if gap > 0 else f"at the bound {summary.bound:,}"
 
 
+def _per_node(node_type: str, usage: Any) -> str:
+    """A node type's legend: what each node of it has, and how many nodes are of it."""
+    nodes = usage.largest_free[node_type].of_nodes
+    return f"{node_type} per node ({nodes} node{'s' * (nodes != 1)})"
+
+
 def schedule_comparison_table(comparison: Any) -> str:
     """One-by-one and batch side by side, then the pods whose outcome differs."""
     one, batch = comparison.one_by_one, comparison.batch
@@ -88,10 +94,11 @@ def schedule_comparison_table(comparison: Any) -> str:
     ]
     types = list(one.usage.largest_free)
     for number, node_type in enumerate(types, 1):
+        largest = one.usage.largest_free[node_type]
         rows.append(
             (
-                f"largest free (node type {number})" if len(types) > 1 else "largest free partition",
-                str(one.usage.largest_free[node_type]),
+                f"{largest.label} (node type {number})" if len(types) > 1 else largest.label,
+                str(largest),
                 str(batch.usage.largest_free.get(node_type, "-")),
             )
         )
@@ -99,7 +106,9 @@ def schedule_comparison_table(comparison: Any) -> str:
     rows.append(("wall time", f"{one.seconds:.2f} s", f"{batch.seconds:.2f} s"))
     for row in rows:
         table.add_row(*row)
-    legend = [f"node type {n}: {t}\n" if len(types) > 1 else f"node type: {t}\n" for n, t in enumerate(types, 1)]
+    legend = [
+        f"node type{f' {n}' if len(types) > 1 else ''}: {_per_node(t, one.usage)}\n" for n, t in enumerate(types, 1)
+    ]
     if comparison.differences:
         return rendered(
             table_text(table),

@@ -41,10 +41,12 @@ MAX_MOVES = 20
 
 @dataclass(frozen=True)
 class Score:
-    """What a state is worth: whole devices free, then the largest free share of a counter set per node."""
+    """What a state is worth: whole devices free, then the largest free share of a counter set per node;
+    ``counter_sets``: how many there are (none: no partitionable device, so no share to speak of)."""
 
     whole: int
     largest: Fraction
+    counter_sets: int = 0
 
     def key(self) -> tuple[int, Fraction]:
         return (self.whole, self.largest)
@@ -115,7 +117,7 @@ def defrag(cluster: Cluster, *, moves: int = 2, options: AllocateOptions | None 
 
 def score(cluster: Cluster) -> Score:
     """Whole devices free and the largest free shares, read from the device report of every node."""
-    whole, largest = 0, Fraction(0)
+    whole, largest, counter_sets = 0, Fraction(0), 0
     for report in node_reports(PoolInputs(cluster.slices, cluster.claims, cluster.taint_rules)):
         sets: dict[str, list[Fraction]] = {}
         for c in report.counters:
@@ -124,7 +126,8 @@ def score(cluster: Cluster) -> Score:
         whole += sum(1 for shares in sets.values() if all(s == 1 for s in shares))
         whole += sum(1 for d in report.devices if d.state == "free" and not d.counter_sets)
         largest += max((min(shares) for shares in sets.values()), default=Fraction(0))
-    return Score(whole, largest)
+        counter_sets += len(sets)
+    return Score(whole, largest, counter_sets)
 
 
 class _Search:

@@ -92,12 +92,18 @@ def node_templates(
             slices[s.spec.node_name].append(s)
     if problems:
         raise InputError(problems)
-    unknown = sorted((set(costs) | set(max_counts)) - names)
+    unknown = [
+        f"--cost {n}={_flag_value(c)}: no node template is named {n}" for n, c in costs.items() if n not in names
+    ]
+    unknown += [f"--max-count {n}={k}: no node template is named {n}" for n, k in max_counts.items() if n not in names]
     if unknown:
-        raise InputError(
-            f"--cost/--max-count name no node template: {', '.join(unknown)} (templates: {', '.join(sorted(names))})"
-        )
+        raise InputError(f"{'; '.join(unknown)} (templates: {', '.join(sorted(names))})")
     return [_template(n, slices[n.name], locate, costs, max_counts, max_nodes) for n in nodes]
+
+
+def _flag_value(value: Fraction) -> str:
+    """A --cost value as the user would have typed it (2.5, not 5/2)."""
+    return str(value.numerator) if value.denominator == 1 else f"{float(value):g}"
 
 
 def _template(

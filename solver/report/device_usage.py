@@ -47,14 +47,25 @@ class Usage:
 
 @dataclass(frozen=True)
 class LargestFree:
-    """The largest free partition on nodes of one type, and on how many of them it is free."""
+    """The largest free partition on nodes of one type, and on how many of them it is free; ``partitioned``:
+    the type has counter sets (partitionable devices), else its devices are whole or nothing."""
 
     size: Fraction  # share of a physical device (0: nothing free)
     nodes: int
     of_nodes: int
+    partitioned: bool = False
 
     def __str__(self) -> str:
-        return f"{self.size} of a device on {self.nodes} of {self.of_nodes} nodes" if self.size else "none free"
+        """1/2 of a device on 3 of 4 nodes; a whole device said so (not "1 of a device"); or none free."""
+        if not self.size:
+            return "none free"
+        what = "a whole device" if self.size == 1 else f"{self.size} of a device"
+        return f"{what} on {self.nodes} of {self.of_nodes} nodes"
+
+    @property
+    def label(self) -> str:
+        """What the row is about: the largest free partition, or on a type without partitions its devices."""
+        return "largest free partition" if self.partitioned else "largest free device"
 
 
 @dataclass
@@ -78,6 +89,7 @@ def usage(cluster: Cluster, new_claims: Iterable[ResourceClaim]) -> Usage:
     out = Usage(devices_touched=len(new))
     out.counter_sets_touched = len({cs for key in new for cs in _consumption(key, devices.get(key))})
     types: dict[str, list[Fraction]] = {}
+    partitioned: set[str] = set()
     for _, node in sorted(nodes.items()):
         whole = [cs[0] for cs in node.capacity if cs not in consumed]
         whole += [key[0] for key, d in node.devices.items() if not d.consumes_counters and key not in held]
@@ -88,9 +100,11 @@ def usage(cluster: Cluster, new_claims: Iterable[ResourceClaim]) -> Usage:
             _size(key, d, node) for key, d in node.devices.items() if key not in held and _fits(key, d, node, consumed)
         ]
         types.setdefault(_type_of(node), []).append(max(free, default=Fraction(0)))
+        if node.capacity:
+            partitioned.add(_type_of(node))
     for type_name, sizes in types.items():
         best = max(sizes)
-        out.largest_free[type_name] = LargestFree(best, sizes.count(best), len(sizes))
+        out.largest_free[type_name] = LargestFree(best, sizes.count(best), len(sizes), type_name in partitioned)
     return out
 
 
@@ -146,10 +160,11 @@ def _fits(key: DeviceKey, device: Device, node: _Node, consumed: dict[CounterSet
 
 
 def _type_of(node: _Node) -> str:
-    """A node type: how many devices and counter sets of each driver it has."""
+    """A node type: how many devices of each driver it has, and how many counter sets ("4 gpu.example.com
+    devices, 2 nic.example.com devices; 4 counter sets")."""
     drivers: dict[str, int] = {}
     for driver, _, _ in node.devices:
         drivers[driver] = drivers.get(driver, 0) + 1
     sets = len(node.capacity)
-    text = ", ".join(f"{n} {driver}" for driver, n in sorted(drivers.items())) or "no devices"
-    return f"{text}; {sets} counter sets" if sets else text
+    text = ", ".join(f"{n} {driver} device{'s' * (n != 1)}" for driver, n in sorted(drivers.items())) or "no devices"
+    return f"{text}; {sets} counter set{'s' * (sets != 1)}" if sets else text

@@ -90,13 +90,18 @@ class Impact:
         if self.effect != "None":
             return "Eviction only happens for the NoExecute effect."
         return (
-            f"{_count(len(self.published), 'published device')} selected. "
-            f"{_count(self.allocated, 'allocated device')} selected. "
+            f"{self.selected()} "
             f"{_count(len(self.evicted), 'pod')} would be evicted in "
             f"{'1 namespace' if self.namespaces == 1 else f'{self.namespaces} different namespaces'} "
             "if the effect was NoExecute. This information will not be updated again. "
             "Recreate the DeviceTaintRule to trigger an update."
         )
+
+    def selected(self) -> str:
+        """The devices the rule selects, in the controller's words for its dry run ("4 published devices
+        selected. 1 allocated device selected."): the controller writes them for effect None only, and a
+        NoExecute or NoSchedule rule is worth the same count (what it drains, what it keeps new pods off)."""
+        return f"{_count(len(self.published), 'published device')} selected. {_count(self.allocated, 'allocated device')} selected."
 
     def reason(self) -> str:
         """The condition's reason: NoEffect, PodsPendingEviction, NotStarted or OtherEffect."""
