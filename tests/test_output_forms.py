@@ -45,17 +45,34 @@ def test_jsonpath_templates_as_kubectl_prints_them(template: str, printed: str) 
 @pytest.mark.parametrize(
     "template, why",
     [
-        ("{.nothing.here}", "nothing is not found"),
-        ("{.items[0].metadata.nothing}", "nothing is not found"),
-        ("{range .items[*]}{.spec.nodeName}{end}", "nodeName is not found"),
         ("{.items[5].metadata.name}", "array index out of bounds: index 5, length 4"),
+        ("{.items[-5].metadata.name}", "array index out of bounds: index -1, length 4"),
+        ("{.items[0:6].metadata.name}", "array index out of bounds: index 5, length 4"),
+        ("{.items[5:6].metadata.name}", "array index out of bounds: index 5, length 4"),
     ],
 )
-def test_jsonpath_missing_keys_are_kubectls_error_not_an_empty_answer(template: str, why: str) -> None:
-    """kubectl runs -o jsonpath with missing keys not allowed: a script must not read nothing as an answer."""
+def test_jsonpath_out_of_bounds_is_kubectls_error_not_an_empty_answer(template: str, why: str) -> None:
+    """kubectl checks an index or a slice against the list whatever --allow-missing-template-keys says."""
     result = run("schedule", "-o", f"jsonpath={template}", EXAMPLES)
     assert (result.exit_code, result.stdout) == (1, "")
     assert result.stderr == f'error: error executing jsonpath "{template}": Error executing template: {why}.\n'
+
+
+@pytest.mark.parametrize(
+    "template, printed",
+    [
+        ("{.nothing.here}", ""),
+        ("{.items[0].metadata.nothing}", ""),
+        ("{range .items[*]}{.metadata.name}:{.metadata.annotations.nothing};{end}", "trainer-0:;"),
+        ("{.items[1:1].metadata.name}", ""),  # an empty slice is no error
+    ],
+)
+def test_jsonpath_missing_keys_print_nothing_as_kubectl_get_does(template: str, printed: str) -> None:
+    """kubectl get's --allow-missing-template-keys is true by default: an optional label or annotation a
+    script reads is simply empty where it is missing."""
+    result = run("schedule", "-o", f"jsonpath={template}", EXAMPLES)
+    assert result.exit_code == 0, result.stderr
+    assert result.stdout.startswith(printed)
 
 
 def test_jsonpath_steps_after_nothing_say_nothing() -> None:
@@ -119,3 +136,10 @@ def test_share_ids_are_the_same_on_every_run_and_unique(shared: Path) -> None:
     assert first.exit_code == again.exit_code == 0, first.stderr
     ids = first.stdout.split()
     assert ids and ids == again.stdout.split() and len(set(ids)) == len(ids)
+
+
+def test_jsonpath_reads_a_label_key_with_escaped_dots_as_kubectl_does() -> None:
+    """kubectl's way to a label whose key has dots: app\\.kubernetes\\.io/name."""
+    items = [{"kind": "Pod", "metadata": {"name": "a", "labels": {"app.kubernetes.io/name": "web", "app": "x"}}}]
+    template = "{.items[0].metadata.labels.app\\.kubernetes\\.io/name}"
+    assert render_list(items, f"jsonpath={template}") == "web"

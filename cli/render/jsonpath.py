@@ -3,10 +3,11 @@
 
 The template is literal text, ``{"quoted"}`` text, ``{expression}`` and ``{range expression}`` ... ``{end}``.
 kubectl parses it before it asks the server anything (a broken template is refused as "error parsing
-jsonpath TEMPLATE, unclosed action"), and runs ``-o jsonpath`` with missing keys *not* allowed: a field that
-none of the values before it has, or an index past a list's end, ends the command with "error executing
-jsonpath" and exit 1 rather than printing nothing a script would take for an empty answer
-(``custom-columns`` allows them and prints ``<none>``: :func:`values` is that lenient reading).
+jsonpath TEMPLATE, unclosed action"). ``kubectl get -o jsonpath`` allows missing keys
+(``--allow-missing-template-keys`` is true by default): a field no value has prints nothing, so a script can
+read an optional label. An index or a slice past a list's end is an error whatever that flag says: "error
+executing jsonpath ... array index out of bounds", exit 1 (``custom-columns`` prints ``<none>`` there too:
+:func:`values` is that lenient reading).
 """
 
 from __future__ import annotations
@@ -98,11 +99,16 @@ def _refuse_unclosed(template: str, start: int, end: int) -> None:
     raise InputError(f"error parsing jsonpath {template}, {why}")
 
 
+_ESCAPED_DOTS = re.compile(r"(?<=\.)((?:[\w/-]|\\\.)*\\\.(?:[\w/-]|\\\.)*)")
+"""A field name with escaped dots, as kubectl reads a label key: ``.labels.app\\.kubernetes\\.io/name``."""
+
+
 def compiled_text(expression: str) -> str:
-    """A kubectl expression as jsonpath-ng reads it ('.items[*]' -> '$.items[*]'), checked now."""
+    """A kubectl expression as jsonpath-ng reads it ('.items[*]' -> '$.items[*]', an escaped dot's field
+    quoted: '.labels.app\\.kubernetes\\.io/name' -> ".labels.'app.kubernetes.io/name'"), checked now."""
     from jsonpath_ng.exceptions import JsonPathLexerError, JsonPathParserError
 
-    text = expression.strip()
+    text = _ESCAPED_DOTS.sub(lambda m: "'" + m[1].replace("\\.", ".") + "'", expression.strip())
     path = "$" + text if text.startswith((".", "[")) else text or "$"
     try:
         _parsed(path)
@@ -153,29 +159,27 @@ def _expand(parts: list[Part], data: Any) -> str:
 
 
 def _strict_values(path: str, data: Any) -> list[Any]:
-    """:func:`values`, but as kubectl with missing keys not allowed (see :func:`_found`)."""
+    """:func:`values`, with kubectl's bounds checks (see :func:`_found`)."""
     from jsonpath_ng.jsonpath import DatumInContext
 
     return [match.value for match in _found(_parsed(path), DatumInContext.wrap(data))]
 
 
 def _found(path: Any, datum: Any) -> list[Any]:
-    """jsonpath-ng's matches of ``path``, step by step as kubectl walks it: a field step that finds nothing in
-    any of the values before it is "NAME is not found"; an index past the end of a list is "array index out
-    of bounds". Steps after an empty one find nothing and say nothing (``.items[*].metadata`` of no items)."""
-    from jsonpath_ng.jsonpath import Child, Fields, Index
+    """jsonpath-ng's matches of ``path``, step by step as kubectl walks it: an index or a slice past the end
+    of a list is "array index out of bounds" (a missing field finds nothing and says nothing)."""
+    from jsonpath_ng.jsonpath import Child, Index, Slice
 
     if not isinstance(path, Child):
         return list(path.find(datum))
     before = _found(path.left, datum)
     step = path.right
-    after = [match for found in before for match in _found(step, found)]
-    if before and not after and isinstance(step, Fields) and step.fields != ("*",):
-        raise _Missing(f"{step.fields[0]} is not found")
-    if isinstance(step, Index) and len(step.indices) == 1:
-        for found in before:
+    for found in before:
+        if isinstance(step, Index) and len(step.indices) == 1:
             _check_index(step.indices[0], found.value)
-    return after
+        elif isinstance(step, Slice):
+            _check_slice(step.start, step.end, found.value)
+    return [match for found in before for match in _found(step, found)]
 
 
 def _check_index(index: int, value: Any) -> None:
@@ -184,6 +188,24 @@ def _check_index(index: int, value: Any) -> None:
         at = index + len(value) if index < 0 else index
         if not 0 <= at < len(value):
             raise _Missing(f"array index out of bounds: index {at}, length {len(value)}")
+
+
+def _check_slice(start: int | None, end: int | None, value: Any) -> None:
+    """kubectl's checks of ``[start:end]`` on a list (its evalArray): an empty slice passes, a start or an
+    end past the list is out of bounds, a start after the end is refused."""
+    if not isinstance(value, list):
+        return
+    length = len(value)
+    first = 0 if start is None else start + length if start < 0 else start
+    last = length if end is None else end + length if end < 0 or end == 0 and start is None else end
+    if first == last:
+        return
+    if not 0 <= first < length:
+        raise _Missing(f"array index out of bounds: index {first}, length {length}")
+    if not 0 <= last <= length:
+        raise _Missing(f"array index out of bounds: index {last - 1}, length {length}")
+    if first > last:
+        raise _Missing(f"starting index {first} is greater than ending index {last}")
 
 
 def _body(parts: list[Part], start: int) -> tuple[list[Part], int]:
