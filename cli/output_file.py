@@ -58,9 +58,20 @@ _NUMBERED = re.compile(r"/(?:dev|proc/self)/fd/(\d+)")
 
 
 def _open_descriptor(path: str) -> int | None:
-    """The descriptor ``path`` names as typed (``-`` is standard output), or None for a path to open."""
+    """The descriptor ``path`` names as typed (``-`` is standard output), or None for a path to open. A number
+    must be a descriptor the command was given (inherited from the shell, as ``3>file`` gives one): drasat's
+    own (its signal watcher's pipe) are not inheritable, and writing there would lose the output unseen."""
     numbered = _NUMBERED.fullmatch(path)
-    return int(numbered.group(1)) if numbered else _STANDARD.get(path)
+    if numbered is None:
+        return _STANDARD.get(path)
+    descriptor = int(numbered.group(1))
+    try:
+        given = descriptor <= 2 or os.get_inheritable(descriptor)
+    except OSError:
+        given = False
+    if not given:
+        raise InputError(f"cannot write {path}: Bad file descriptor")
+    return descriptor
 
 
 def folder_problem(folder: str) -> str | None:

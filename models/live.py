@@ -277,10 +277,12 @@ def _api_message(exc: Any) -> str:
 
 def _short(exc: Exception) -> str:
     """Why a call failed, in a line: the system's reason where the client wraps one (urllib3 nests a refused
-    connection three exceptions deep, each repeating the URL), as kubectl says it."""
+    connection three exceptions deep, each repeating the URL); a refused connection as kubectl says it."""
     reason = _system_reason(exc)
-    if reason is not None:
-        return f"{str(reason.strerror).lower()} (did you specify the right host or port?)"
+    if isinstance(reason, ConnectionRefusedError):  # kubectl's words, and its hint
+        return "connection refused (did you specify the right host or port?)"
+    if reason is not None:  # a name not resolved, a certificate refused, a time-out: the system's reason
+        return str(reason.strerror or reason)[:300]
     text = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
     return text[:300]
 

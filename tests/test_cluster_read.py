@@ -177,3 +177,19 @@ class _Recorder(list):  # type: ignore[type-arg]
     def append(self, path: str) -> None:
         super().append(path)
         self.events.append(f"GET {path.split('?', 1)[0]}")
+
+
+def test_only_a_refused_connection_gets_the_host_or_port_hint() -> None:
+    """A certificate refused is said in the system's words, not told to check the host or port."""
+    import ssl
+
+    from drasat.models.live import _short
+
+    class Wrapped(Exception):  # as urllib3's MaxRetryError holds its reason
+        reason: BaseException
+
+    refused, tls = Wrapped("Max retries exceeded"), Wrapped("Max retries exceeded")
+    refused.reason = ConnectionRefusedError(111, "Connection refused")
+    tls.reason = ssl.SSLCertVerificationError(1, "[SSL: CERTIFICATE_VERIFY_FAILED] certificate verify failed")
+    assert _short(refused) == "connection refused (did you specify the right host or port?)"
+    assert _short(tls) == "[SSL: CERTIFICATE_VERIFY_FAILED] certificate verify failed"

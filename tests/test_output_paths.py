@@ -247,6 +247,24 @@ def test_a_descriptor_named_is_written_as_it_stands(tmp_path: Path) -> None:
     assert listing(tmp_path) == ["errors.txt", "log.txt"]
 
 
+def test_a_descriptor_drasat_opened_itself_is_not_written_to() -> None:
+    """/dev/fd/N names a descriptor the command was given: one drasat opened (its signal watcher's pipe, which
+    a user may hit by chance) is refused, not written into, which would lose the output unseen."""
+    from drasat.cli.output_file import write_output
+    from drasat.models.errors import InputError
+
+    read, write = os.pipe()  # Python's own descriptors are not inheritable, as drasat's are not
+    try:
+        with pytest.raises(InputError, match=f"cannot write /dev/fd/{write}: Bad file descriptor"):
+            write_output(f"/dev/fd/{write}", "page")
+        os.set_blocking(read, False)
+        with pytest.raises(BlockingIOError):
+            os.read(read, 10)  # nothing went in
+    finally:
+        os.close(read)
+        os.close(write)
+
+
 def test_standard_output_named_fails_as_standard_output_does(tmp_path: Path) -> None:
     """A reader gone: quiet, 141; a full disk: the message of ``-`` (not a file's), exit 2."""
     process = drasat_process("inventory", "--html", "/dev/stdout", EXAMPLES, stdout=subprocess.PIPE)
