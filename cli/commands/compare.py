@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import sys
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import click
 
@@ -131,28 +131,36 @@ def compare(
         bundle = read_inputs(
             files, kubeconfig, context, filenames, needs=scheduling_needs(pods_mode or pods is not None)
         )
-        answer: Compared | None = None
-        if pods_mode:
-            from .compare_schedule import compare_schedule
-
-            placed = compare_schedule(
-                bundle, node, claims, pods, feature_gates, objective, timeout, workers, cel_engine, html_file
-            )
-            if placed is not None:
-                data, table, pods_compared = placed
-                item = report_object("ScheduleComparison", "schedule", data)
-                answer = Compared(table, item, [("Pod", pod) for pod in pods_compared])
-        else:
-            result = _compare(bundle, node, feature_gates, claims, pods, objective, timeout, workers, cel_engine)
-            if result is not None:
-                item = report_object("AllocationComparison", result.node, result.to_data())
-                table = comparison_table(result, wide=output == "wide")
-                answer = Compared(table, item, [("ResourceClaim", claim) for claim in result.claims])
+        question = (bundle, node, claims, pods, feature_gates, objective, timeout, workers, cel_engine)
+        answer = _scheduled(*question, html_file) if pods_mode else _allocated(*question, wide=output == "wide")
     except DrasatError as exc:
         exc = told_as_validate(exc, bundle)
         echo(f"error: {exc}", err=True)
         sys.exit(exc.exit_code)
     _print(output, answer)
+
+
+def _scheduled(*question: Any) -> Compared | None:
+    """``--schedule``: one by one beside batch (see :mod:`.compare_schedule`), or None when no pod is pending."""
+    from .compare_schedule import compare_schedule
+
+    placed = compare_schedule(*question)
+    if placed is None:
+        return None
+    data, table, pods_compared = placed
+    return Compared(table, report_object("ScheduleComparison", "schedule", data), [("Pod", p) for p in pods_compared])
+
+
+def _allocated(
+    bundle: Bundle, node: str | None, claims: str | None, pods: str | None, *options: Any, wide: bool
+) -> Compared | None:
+    """The two searches on the claims `drasat solve` would allocate, or None when there are none."""
+    feature_gates, objective, timeout, workers, cel_engine = options
+    result = _compare(bundle, node, feature_gates, claims, pods, objective, timeout, workers, cel_engine)
+    if result is None:
+        return None
+    item = report_object("AllocationComparison", result.node, result.to_data())
+    return Compared(comparison_table(result, wide=wide), item, [("ResourceClaim", c) for c in result.claims])
 
 
 class Compared(NamedTuple):
