@@ -7,8 +7,12 @@ and :mod:`.output_tree` writes in folders it holds open: a guessable name (``.ma
 anyone who can write the folder plant a link there, and the writer would write the link's target and then
 rename the link over the output.
 
-The new file keeps the mode, owner and group of the one it replaces, as a shell's ``>`` keeps them (an owner
-only root can give; a group, any member of it); a new one gets ``0o666`` less the umask, as ``>`` makes it. A
+A file is replaced only if the user may write it, as ``>`` writes it only then (Permission denied, else): the
+rename itself needs only the folder's write permission, and would let a user replace root's file in a folder
+anyone may write, or their own read-only one. The new file keeps the mode, owner and group of the one it
+replaces, as a shell's ``>`` keeps them (an owner only root can give, so a file another user owns and lets
+everyone write becomes the writer's; a group, any member of it); a new one gets ``0o666`` less the umask, as
+``>`` makes it. A
 hard link to the old file keeps the old content: the rename that makes a half-written file impossible gives
 the name a new file. Writing in place when the file has other links would make the outcome depend on
 something ``ls`` does not show, and a failed write would leave every link to it half written.
@@ -51,6 +55,8 @@ def replace_in(folder: int, name: str, data: bytes) -> None:
     """Replace ``name`` in the open folder ``folder`` by a file holding ``data``. The rename replaces the name
     itself: what is there must be a regular file or nothing (else :class:`NotRegular`), never followed."""
     replaced = _regular_or_none(folder, name)
+    if replaced is not None:
+        _check_writable(folder, name)
     mode = 0o666 if replaced is None else 0o600  # the kernel takes the umask off; a replaced file's mode follows
     while True:
         temporary = f".{name}.{secrets.token_hex(6)}.partial"
@@ -86,6 +92,20 @@ def _regular_or_none(folder: int, name: str) -> os.stat_result | None:
     if not stat.S_ISREG(found.st_mode):
         raise NotRegular(found.st_mode)
     return found
+
+
+def _check_writable(folder: int, name: str) -> None:
+    """PermissionError unless the user may write the file ``name``, as ``>`` would need: the rename needs only
+    the folder's permission, and would let a user replace root's file (or their own read-only one). The
+    kernel is asked first; only a refusal opens the file (never truncated), for the errno ``>`` would meet."""
+    if _ACCESS_CHECKED and os.access(name, os.W_OK, dir_fd=folder, effective_ids=True, follow_symlinks=False):
+        return
+    os.close(os.open(name, os.O_WRONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC, dir_fd=folder))
+
+
+_ACCESS_CHECKED = all(
+    os.access in supported for supported in (os.supports_dir_fd, os.supports_effective_ids, os.supports_follow_symlinks)
+)
 
 
 def _write(descriptor: int, data: bytes, replaced: os.stat_result | None) -> None:

@@ -8,8 +8,9 @@ a missing, unreadable, oversized, binary or non-UTF-8 input into a :class:`Input
 
 Folders are read recursively, links followed (a link to a folder elsewhere is read as part of the
 folder that holds it). Two paths to one file or folder — a link beside its target (``current`` ->
-``v2``), the same file given twice, a file inside a folder also given — would read its objects twice:
-unnamed objects (``generateName``) doubled, every problem said twice. The real file is read once, by the
+``v2``), the same file given twice, a file inside a folder also given, two hard links to it — would read
+its objects twice: unnamed objects (``generateName``) doubled, every problem said twice. Files and folders are
+told apart by device and inode, which every path to one shares. The file is read once, by the
 path that reaches it without a link where there is one, and each path passed over is named in a notice
 (:class:`ReadOnce`). A link to a folder it is in (a symbolic link loop) is a problem named by the link;
 nothing is passed over silently, FIFOs, sockets and devices in a folder included.
@@ -100,37 +101,64 @@ class Walked:
     notices: list[str] = field(default_factory=list)
 
 
+Identity = tuple[int, int] | str
+"""A file or folder as the system knows it: device and inode, which every path to it shares (a symbolic link,
+a hard link, a bind mount); its real path when it cannot be looked at (reading it then says why)."""
+
+
+@dataclass(frozen=True)
+class Entry:
+    """What a path leads to: its identity, its status (None when it cannot be looked at), whether it is a link."""
+
+    identity: Identity
+    status: os.stat_result | None
+    link: bool
+
+    @classmethod
+    def of(cls, path: str) -> Entry:
+        """One ``lstat`` for a path that is no link (most are); a link's target is looked at too. ``current/``
+        is a link: the slash only says it leads to a folder."""
+        link = False
+        try:
+            status = os.lstat(path.rstrip(os.sep) or path)
+            link = stat.S_ISLNK(status.st_mode)
+            status = os.stat(path) if link else status
+        except OSError:
+            return cls(os.path.realpath(path), None, link)
+        return cls((status.st_dev, status.st_ino), status, link)
+
+
 @dataclass
 class ReadOnce:
-    """The files and folders taken so far, by real path, with the path each is read by."""
+    """The files and folders taken so far, by identity (:data:`Identity`), with the path each is read by."""
 
-    files: dict[str, str] = field(default_factory=dict)
-    folders: dict[str, str] = field(default_factory=dict)
+    files: dict[Identity, str] = field(default_factory=dict)
+    folders: dict[Identity, str] = field(default_factory=dict)
 
     def take_file(self, path: str) -> str | None:
         """None when ``path`` is to be read now; else the notice that it was passed over, and why."""
-        real = os.path.realpath(path)
-        first = self.files.get(real)
+        entry = Entry.of(path)
+        first = self.files.get(entry.identity)
         if first is not None:
-            return passed_over(path, first, link=_is_link(path))
-        self.files[real] = path
+            return passed_over(path, first, link=entry.link)
+        self.files[entry.identity] = path
         return None
 
     def walk(self, directory: str) -> Walked:
         """The manifest files below ``directory`` not taken yet (sorted, hidden ones left out)."""
         walked = Walked()
-        top = os.path.realpath(directory)
-        first = self.folders.get(top)
+        entry = Entry.of(directory)
+        first = self.folders.get(entry.identity)
         if first is not None:
-            walked.notices.append(passed_over(directory, first, link=_is_link(directory)))
+            walked.notices.append(passed_over(directory, first, link=entry.link, kind="folder"))
             return walked
-        self.folders[top] = directory
+        self.folders[entry.identity] = directory
+        top = os.path.realpath(directory)
 
         def unreadable(exc: OSError) -> None:
             where = Location(exc.filename or directory)
             walked.problems.append(InputProblem(where, f"cannot read this directory: {exc.strerror or exc}"))
 
-        found: list[str] = []
         for root, dirs, files in os.walk(directory, onerror=unreadable, followlinks=True):
             dirs[:] = [
                 d
@@ -141,80 +169,75 @@ class ReadOnce:
                 if not name.startswith(".") and name.lower().endswith(EXTENSIONS):
                     path = os.path.join(root, name)
                     if self._take_walked_file(path, top, directory, walked):
-                        found.append(path)
-        regular = {path for path in found if _regular_or_unknown(path)}
-        walked.notices += [
-            f"{path}: skipped, not a regular file (a FIFO, socket or device may never end); "
-            "name it on the command line to read it"
-            for path in sorted(set(found) - regular)
-        ]
-        walked.files = sorted(regular)  # sorted whole paths, as drasat always read a folder: input order counts
+                        walked.files.append(path)
+        walked.files.sort()  # sorted whole paths, as drasat always read a folder: input order counts
         return walked
 
     def _enter(self, path: str, top: str, directory: str, walked: Walked) -> bool:
         """Whether the walk goes into the folder ``path``: not when it was taken already, when a link leads
         to a folder this walk reaches without it, or when it is a link to a folder it is in (a loop)."""
-        real, root = os.path.realpath(path), os.path.realpath(os.path.dirname(path))
-        link = os.path.islink(path)
-        if link and (root == real or root.startswith(real.rstrip(os.sep) + os.sep)):
+        entry = Entry.of(path)
+        real = os.path.realpath(path) if entry.link else ""
+        if entry.link and _contains(real, os.path.realpath(os.path.dirname(path))):
             walked.problems.append(
                 InputProblem(
                     Location(path),
-                    f"links to {self.folders.get(real, real)}, a folder it is in (a symbolic link loop); "
+                    f"links to {self.folders.get(entry.identity, real)}, a folder it is in (a symbolic link loop); "
                     "drasat does not follow it",
                 )
             )
             return False
-        first = self.folders.get(real) or (_reached_within(real, top, directory) if link else None)
+        first = self.folders.get(entry.identity) or (_reached_within(real, top, directory) if entry.link else None)
         if first is not None:
-            walked.notices.append(passed_over(path, first, link=link))
+            walked.notices.append(passed_over(path, first, link=entry.link, kind="folder"))
             return False
-        self.folders[real] = path
+        self.folders[entry.identity] = path
         return True
 
     def _take_walked_file(self, path: str, top: str, directory: str, walked: Walked) -> bool:
-        """Whether the walk reads ``path``: not when it was taken already, or when it is a link to a manifest
-        this walk reads without it."""
-        real = os.path.realpath(path)
-        link = os.path.islink(path)
-        first = self.files.get(real)
-        if first is None and link and real.lower().endswith(EXTENSIONS):
-            first = _reached_within(real, top, directory)
-        if first is not None:
-            walked.notices.append(passed_over(path, first, link=link))
+        """Whether the walk reads ``path``: not when it was taken already, when it is no regular file (a FIFO
+        may never end), or when it is a link to a manifest this walk reads without it."""
+        entry = Entry.of(path)
+        first = self.files.get(entry.identity)
+        if first is None and entry.status is not None and not stat.S_ISREG(entry.status.st_mode):
+            walked.notices.append(
+                f"{path}: skipped, not a regular file (a FIFO, socket or device may never end); "
+                "name it on the command line to read it"
+            )
             return False
-        self.files[real] = path
+        if first is None and entry.link:
+            real = os.path.realpath(path)
+            first = _reached_within(real, top, directory) if real.lower().endswith(EXTENSIONS) else None
+        if first is not None:
+            walked.notices.append(passed_over(path, first, link=entry.link))
+            return False
+        self.files[entry.identity] = path
         return True
 
 
-def passed_over(path: str, first: str, *, link: bool = False) -> str:
-    """The notice for ``path``, not read because its file or folder is read as ``first``."""
-    if link:
-        return f"{path}: links to {first}, which is read; passed over"
+def passed_over(path: str, first: str, *, link: bool = False, kind: str = "file") -> str:
+    """The notice for ``path`` (a ``kind``), not read because it is read as ``first``. Paths to one file that
+    no link explains (a hard link, a bind mount) are the same file, said so."""
     if path == first:
         return f"{path}: read already; passed over"
+    if os.path.realpath(path) != os.path.realpath(first):
+        return f"{path}: the same {kind} as {first}, read already; passed over"
+    if link:
+        return f"{path}: links to {first}, which is read; passed over"
     return f"{path}: read already as {first}; passed over"
+
+
+def _contains(folder: str, path: str) -> bool:
+    """Whether the real path ``path`` is the real folder ``folder`` or below it."""
+    return path == folder or path.startswith(folder.rstrip(os.sep) + os.sep)
 
 
 def _reached_within(real: str, top: str, directory: str) -> str | None:
     """The path the walk of ``directory`` (real path ``top``) reads ``real`` by without following a link,
     or None when it does not reach it so (outside the folder, or below a hidden name)."""
-    if not real.startswith(top.rstrip(os.sep) + os.sep):
+    if not _contains(top, real) or real == top:
         return None
     inside = os.path.relpath(real, top)
     if any(part.startswith(".") for part in inside.split(os.sep)):
         return None
     return os.path.join(directory, inside)
-
-
-def _is_link(path: str) -> bool:
-    """Whether ``path`` as given is a symbolic link (``current/`` is: the slash only says it leads to a folder)."""
-    return os.path.islink(path.rstrip(os.sep) or path)
-
-
-def _regular_or_unknown(path: str) -> bool:
-    """Whether ``path`` is a regular file, or cannot be looked at (reading it then reports why)."""
-    try:
-        return stat.S_ISREG(os.stat(path).st_mode)
-    except OSError:
-        return True

@@ -3,6 +3,7 @@ it; one notice for the objects of kinds drasat does not use; the API server's ru
 
 from __future__ import annotations
 
+import os
 import shutil
 from pathlib import Path
 
@@ -114,3 +115,48 @@ def test_objects_of_unused_kinds_are_one_notice_per_file(tmp_path: Path) -> None
     assert skipped == [
         f"notice: {noise}: skipped 50 v1 ConfigMap and 5 apps/v1 Deployment objects: drasat does not use these kinds"
     ]
+
+
+HARD_LINK = "hl/d.yaml: the same file as hl/c.yaml, read already; passed over"
+
+
+@pytest.mark.parametrize(
+    "args, notices",
+    [
+        (["hl"], [HARD_LINK]),
+        (["hl/c.yaml", "hl/d.yaml"], [HARD_LINK]),
+        (["hl/c.yaml", "hl"], ["hl/c.yaml: read already; passed over", HARD_LINK]),
+    ],
+)
+def test_hard_links_to_one_file_are_read_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, args: list[str], notices: list[str]
+) -> None:
+    """Two names of one file (a hard link, or a bind mount) have no link to tell by: the file itself is the key."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "hl").mkdir()
+    (tmp_path / "hl" / "c.yaml").write_text(GENERATED)
+    os.link(tmp_path / "hl" / "c.yaml", tmp_path / "hl" / "d.yaml")
+    result = run("validate", "-o", "name", *args)
+    assert result.exit_code == 0, result.stderr
+    assert len(_names(result.stdout)) == 1, result.stdout  # one claim, not two
+    assert result.stderr.splitlines() == [f"notice: {notice}" for notice in notices]
+
+
+def test_a_link_given_and_then_reached_again_is_read_already_not_a_link_to_itself(tree: Path) -> None:
+    result = run("validate", "-o", "name", "t/current", "t")
+    assert result.exit_code == 0, result.stderr
+    assert len(_names(result.stdout)) == NAMES
+    assert result.stderr == (
+        "notice: t/current: read already; passed over\nnotice: t/v2: read already as t/current; passed over\n"
+    )
+
+
+def test_a_link_to_a_fifo_is_skipped_as_the_fifo_is_never_said_to_be_read(tree: Path) -> None:
+    os.mkfifo(tree / "t" / "v2" / "pipe.yaml")
+    (tree / "t" / "v2" / "alias.yaml").symlink_to("pipe.yaml")
+    result = run("validate", "-o", "name", "t/v2")
+    assert result.exit_code == 0, result.stderr
+    skipped = (
+        "skipped, not a regular file (a FIFO, socket or device may never end); name it on the command line to read it"
+    )
+    assert result.stderr == f"notice: t/v2/alias.yaml: {skipped}\nnotice: t/v2/pipe.yaml: {skipped}\n"

@@ -8,12 +8,15 @@ reader that went away (``drasat ... | head -1``) ends the run quietly, as kubect
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import stat
 import subprocess
 import sys
+import tempfile
 import threading
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -276,3 +279,73 @@ def test_standard_output_named_fails_as_standard_output_does(tmp_path: Path) -> 
         process = drasat_process("inventory", "--html", "/dev/stdout", EXAMPLES, stdout=full)
         _, stderr = process.communicate(timeout=120)
     assert (process.returncode, stderr) == (2, "error: writing standard output: No space left on device\n")
+
+
+NOBODY = 65534  # the ids a root test drops to, to write as a user who owns nothing
+
+
+@pytest.fixture
+def open_folder() -> Iterator[Path]:
+    """A folder anyone may write (``0o777``), where nobody can reach it: pytest's own is root's alone."""
+    if os.geteuid() != 0:
+        pytest.skip("dropping to another user needs root")
+    with tempfile.TemporaryDirectory() as made:
+        os.chmod(made, 0o777)
+        yield Path(made)
+
+
+def as_nobody(*command: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    drop = {"user": NOBODY, "group": NOBODY, "extra_groups": []}
+    return subprocess.run(command, capture_output=True, text=True, timeout=120, cwd=cwd, **drop)
+
+
+def drasat_as_nobody(*args: str) -> tuple[int, str, str]:
+    """``drasat ARGS`` (exit code, stdout, stderr) in a child of this process that dropped to nobody's ids.
+    A fork, not a new interpreter: the interpreter may lie where nobody can read it (root's home), and what
+    it would import lazily is imported already when the same command ran here as root first."""
+    reader, writer = os.pipe()
+    child = os.fork()
+    if child == 0:  # pragma: no cover - the child's coverage is not collected
+        try:
+            os.setgroups([])
+            os.setgid(NOBODY)
+            os.setuid(NOBODY)
+            result = run(*args)
+            os.write(writer, json.dumps([result.exit_code, result.stdout, result.stderr]).encode())
+        finally:
+            os._exit(0)
+    os.close(writer)
+    with os.fdopen(reader) as answer:
+        said = answer.read()
+    os.waitpid(child, 0)
+    code, stdout, stderr = json.loads(said)
+    return code, stdout, stderr
+
+
+@pytest.mark.parametrize(("owner", "mode"), [(0, 0o644), (NOBODY, 0o444)], ids=["roots", "own-read-only"])
+@pytest.mark.parametrize("kind", [*WRITERS, "metadata"])
+def test_a_file_the_user_may_not_write_is_refused_as_a_shells_redirection_refuses_it(
+    open_folder: Path, kind: str, owner: int, mode: int
+) -> None:
+    """Renaming over a file needs only the folder's write permission; ``>`` needs the file's: drasat asks
+    for what ``>`` asks, so a user never replaces (and takes over) root's file, nor their own read-only one."""
+    out = open_folder / "meta"
+    args = ["metadata", "--out", str(out), EXAMPLES] if kind == "metadata" else write(kind, open_folder / "out")
+    assert run(*args).exit_code == 0  # as root: the file made, and all the command imports imported
+    for folder, _, _ in os.walk(open_folder):
+        os.chmod(folder, 0o777)
+    (path,) = out.rglob("*.json") if kind == "metadata" else [open_folder / "out"]
+    path.write_text("old\n")
+    os.chown(path, owner, owner)
+    path.chmod(mode)
+    before = listing(path.parent)
+    shell = as_nobody("sh", "-c", f"echo new > {path}", cwd=open_folder)
+    assert shell.returncode != 0 and "Permission denied" in shell.stderr  # the behaviour to match
+    assert drasat_as_nobody(*args) == (2, "", f"error: cannot write {path}: Permission denied\n")
+    found = path.stat()
+    assert (path.read_text(), found.st_uid, stat.S_IMODE(found.st_mode)) == ("old\n", owner, mode)
+    assert listing(path.parent) == before
+    path.chmod(0o666)  # one the user may write: replaced, as `>` would write it
+    code, _, stderr = drasat_as_nobody(*args)
+    assert code == 0, stderr
+    assert path.read_text() != "old\n"
