@@ -42,10 +42,10 @@ def wire_form(item: Any) -> Any:
 def _typed(item: Any, data: Any) -> Any:
     """``data`` with the kind and apiVersion its model class stands for, where it has none: the API server
     leaves them out of a list's items, so ``list_node().items`` are V1Nodes without either."""
-    match = _MODEL_NAME.fullmatch(type(item).__name__)
-    if not isinstance(data, dict) or match is None or (data.get("kind") and data.get("apiVersion")):
+    named = _model_kind(item)
+    if not isinstance(data, dict) or named is None or (data.get("kind") and data.get("apiVersion")):
         return data
-    version, kind = match[1].lower(), match[2]
+    version, kind = named
     group = group_of(kind)
     if group is None:
         return data  # see unread_kind
@@ -59,8 +59,15 @@ def unread_kind(item: Any) -> str | None:
     not in the class's name, so it is skipped by its kind alone. None for anything else."""
     if not _is_client_model(item) or getattr(item, "kind", None):
         return None
+    named = _model_kind(item)
+    return named[1] if named is not None and group_of(named[1]) is None else None
+
+
+def _model_kind(item: Any) -> tuple[str, str] | None:
+    """The version and kind a client model's class name stands for (``V1beta1ResourceSlice``: v1beta1,
+    ResourceSlice), or None for a name of another shape."""
     match = _MODEL_NAME.fullmatch(type(item).__name__)
-    return match[2] if match is not None and group_of(match[2]) is None else None
+    return None if match is None else (match[1].lower(), match[2])
 
 
 def _is_client_model(item: Any) -> bool:

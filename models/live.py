@@ -294,9 +294,6 @@ def _system_reason(exc: BaseException | None) -> OSError | None:
         seen.add(id(exc))
         if isinstance(exc, OSError) and exc.strerror:
             return exc
-        exc = (
-            getattr(exc, "reason", None)
-            if isinstance(getattr(exc, "reason", None), BaseException)
-            else (exc.__cause__ or exc.__context__)
-        )
+        reason = getattr(exc, "reason", None)  # urllib3's errors hold theirs there
+        exc = reason if isinstance(reason, BaseException) else exc.__cause__ or exc.__context__
     return None

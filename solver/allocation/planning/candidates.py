@@ -22,7 +22,7 @@ from drasat.solver.cel import CelCompileError, CelRuntimeError, SelectorEvaluato
 
 from .attributes import derived_attribute
 from .inventory import Inventory, InventoryDevice
-from .plan import Alternative, Candidates, body_field
+from .plan import Alternative, Candidates
 
 __all__ = [
     "Alternative",
@@ -135,13 +135,13 @@ def _selector_field(alt: Alternative, of_class: bool, index: int) -> Location:
     """The object and field of a selector that failed: the class's own, or the request's."""
     if of_class:
         return Location(kind="DeviceClass", name=alt.device_class.name, path=f"spec.selectors[{index}].cel.expression")
-    field = body_field(alt.request, alt.rank, alt.sub_name is not None)
-    return Location(kind="ResourceClaim", name=alt.claim_label, path=f"{field}.selectors[{index}].cel.expression")
+    path = f"{alt.body_field()}.selectors[{index}].cel.expression"
+    return Location(kind="ResourceClaim", name=alt.claim_label, path=path)
 
 
 def _derived_field(alt: Alternative, index: int) -> Location:
-    field = body_field(alt.request, alt.rank, alt.sub_name is not None)
-    return Location(kind="ResourceClaim", name=alt.claim_label, path=f"{field}.derivedAttributes[{index}].expression")
+    path = f"{alt.body_field()}.derivedAttributes[{index}].expression"
+    return Location(kind="ResourceClaim", name=alt.claim_label, path=path)
 
 
 def static_block(

@@ -93,6 +93,10 @@ class Alternative:
     derived_specs: tuple[DeviceDerivedAttribute, ...] = ()
     derived: Mapping[int, Mapping[str, DeviceAttribute]] = field(default_factory=dict)
 
+    def body_field(self) -> str:
+        """Where this alternative's body sits in its claim: the field an error names."""
+        return body_field(self.request, self.rank, self.sub_name is not None)
+
     @classmethod
     def planned(
         cls,
